@@ -1,0 +1,140 @@
+//! The environment contract, in Gymnasium's terms.
+//!
+//! `reset(seed)` starts an episode and returns the first observation; `step(action)`
+//! applies one agent action and returns a [`Step`]. `terminated` means the task itself
+//! ended (escaped, gave up, out of mistakes); `truncated` means a limit outside the task
+//! stopped it (the step budget). Stepping after either is an API misuse and returns
+//! [`EnvError::EpisodeOver`]. A bad *agent* action is never an `Err`: it becomes feedback
+//! (`valid == false`, `error` set) and costs a step, like any other action.
+//!
+//! A [`World`] is the registry entry for one family of rules: it makes scenarios, builds
+//! suites, and opens environments and baseline agents for a scenario file.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Action, Agent, CoreError, EnvError, Observation, ToolSchema};
+
+/// The result of one [`Env::step`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// What the agent sees next (includes `feedback` in its text).
+    pub observation: Observation,
+    /// The world's answer to this action alone (execution result or error message).
+    pub feedback: String,
+    /// Task progress in `[0, 1]` (world-defined; tools: share of nodes resolved).
+    pub progress: f64,
+    /// The task ended: success, explicit give-up, or a rule that ends the task.
+    pub terminated: bool,
+    /// A limit outside the task ended the episode (step budget).
+    pub truncated: bool,
+    /// The action parsed and was applied as a legal move (even if it achieved nothing).
+    pub valid: bool,
+    /// World-specific error kind when the action failed (tools: the B.1 taxonomy name).
+    pub error: Option<String>,
+}
+
+/// Per-episode outcome: whether the agent escaped, and the world's metrics.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The episode's success criterion was met.
+    pub success: bool,
+    /// Number of agent actions taken.
+    pub steps: u32,
+    /// The world's per-episode metrics; a metric that is undefined for this episode
+    /// (e.g. discovery rate with no hidden nodes) is absent rather than NaN.
+    pub metrics: BTreeMap<String, f64>,
+}
+
+/// One playable instance of a world's rules (Gymnasium `Env`).
+pub trait Env {
+    /// Starts the episode from the scenario's initial state. `seed` drives any randomness
+    /// the world uses during play (e.g. shuffled action lists); same seed and same actions
+    /// give byte-identical observations.
+    fn reset(&mut self, seed: u64) -> Observation;
+
+    /// Applies one action. `Err` only for API misuse (no `reset`, or stepping after the
+    /// episode ended); a malformed or illegal agent action is feedback, not an error.
+    fn step(&mut self, action: &Action) -> Result<Step, EnvError>;
+
+    /// The system prompt this world gives an agent (rules, action protocol).
+    fn system_prompt(&self) -> String;
+
+    /// Function schemas for the native tool-calling protocol, given the current state.
+    fn tool_schemas(&self) -> Vec<ToolSchema>;
+
+    /// Outcome and metrics of the episode so far.
+    fn outcome(&self) -> Outcome;
+
+    /// Strings an agent must never see unless it earns them (answers, hidden names).
+    /// [`crate::check::check_env`] plays junk actions and asserts none appear.
+    fn secrets(&self) -> Vec<String>;
+}
+
+/// A named, versioned list of scenarios rebuilt byte for byte from seeds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteSpec {
+    /// Name with version, e.g. `agentescape@1`.
+    pub name: String,
+    /// The world the suite belongs to.
+    pub world: String,
+    /// One line for `escapade list`.
+    pub description: String,
+    /// `(difficulty, count)` tiers, in order.
+    pub tiers: Vec<(u32, u32)>,
+}
+
+/// The oracle's verdict on one scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OracleReport {
+    /// The oracle escaped.
+    pub solved: bool,
+    /// The oracle's action count, as the world's paper counts its minimum.
+    pub steps: u32,
+}
+
+/// A family of rules: makes scenarios and opens environments and baseline agents.
+///
+/// Scenarios cross this boundary as JSON text so the runner stays world-agnostic.
+pub trait World: Send + Sync {
+    /// Short name: `tools`, `vis`, `comma`, `craft`.
+    fn name(&self) -> &'static str;
+    /// One line for `escapade list`.
+    fn description(&self) -> &'static str;
+    /// The suites this world ships.
+    fn suites(&self) -> Vec<SuiteSpec>;
+    /// Generates one scenario as JSON. Same inputs ⇒ same bytes.
+    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError>;
+    /// Builds every scenario of a suite, in suite order, as JSON.
+    fn build_suite(&self, suite: &str) -> Result<Vec<String>, CoreError>;
+    /// Opens an environment on a scenario.
+    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError>;
+    /// Makes a baseline agent (`oracle`, `random`) for a scenario.
+    fn agent(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        seed: u64,
+    ) -> Result<Box<dyn Agent + Send>, CoreError>;
+    /// Names of the baseline agents [`World::agent`] accepts.
+    fn agent_kinds(&self) -> Vec<&'static str>;
+    /// Plays the oracle on a scenario.
+    fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
+        let mut env = self.env(scenario_json)?;
+        let mut agent = self.agent("oracle", scenario_json, 0)?;
+        let (outcome, _) = crate::agent::play(env.as_mut(), agent.as_mut(), 0, 100_000)?;
+        Ok(OracleReport {
+            solved: outcome.success,
+            steps: outcome
+                .metrics
+                .get("oracle_steps")
+                .map(|v| *v as u32)
+                .unwrap_or(outcome.steps),
+        })
+    }
+    /// A multi-line catalogue of the world's building blocks for `escapade list <world>`.
+    fn catalogue(&self) -> String {
+        String::new()
+    }
+}

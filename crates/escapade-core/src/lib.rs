@@ -1,0 +1,39 @@
+//! The contracts every escapade world, agent and runner share.
+//!
+//! escapade is an arena where agents try to escape rooms drawn from four published
+//! benchmarks. This crate holds only the vocabulary and the contracts: a **world** makes
+//! **scenarios** and plays them through the [`Env`] trait (Gymnasium semantics); an
+//! **agent** ([`Agent`]) picks [`Action`]s from [`Observation`]s; one play is an
+//! **episode**, recorded as [`StepRow`]s and an [`EpisodeRow`]; a **run** is a suite ×
+//! agent × epochs; a **report** aggregates runs with [`metrics::MeanSe`]. It does no I/O:
+//! files, processes and networks live in `escapade-run` and the binary.
+//!
+//! Start reading at [`Env`].
+//!
+//! ```
+//! use escapade_core::{metrics::MeanSe, seed};
+//! let se = MeanSe::of(&[1.0, 0.0, 1.0, 1.0]);
+//! assert_eq!(se.mean, 0.75);
+//! assert_eq!(seed::derive(7, "tier", 3), seed::derive(7, "tier", 3));
+//! ```
+#![deny(missing_docs)]
+
+pub mod action; // what an agent sends: free text, a function call, or raw bytes
+pub mod agent; // the Agent trait and what one turn of an agent produces
+pub mod check; // check_env: the conformance checker every world runs over its suite
+pub mod env; // the Env contract (reset/step), Step, and the World registry trait
+pub mod error; // CoreError and EnvError
+pub mod hash; // stable content hashes of canonical JSON
+pub mod metrics; // mean ± standard error and rates
+pub mod observation; // Observation, Image, ToolSchema
+pub mod scenario; // the scenario header every world's scenario file carries
+pub mod seed; // seeded ChaCha RNGs and seed derivation
+pub mod trajectory; // the run-directory row types (step rows, episode rows, usage)
+
+pub use action::Action;
+pub use agent::{Agent, AgentTurn};
+pub use env::{Env, Step, World};
+pub use error::{CoreError, EnvError};
+pub use observation::{Image, Observation, ToolSchema};
+pub use scenario::ScenarioHeader;
+pub use trajectory::{EpisodeRow, FORMAT_VERSION, StepRow, Usage};

@@ -1,0 +1,180 @@
+//! The rows of a run directory (format version [`FORMAT_VERSION`]).
+//!
+//! `episodes.jsonl` holds one [`EpisodeRow`] per finished episode and
+//! `trajectories/<scenario>/<epoch>.jsonl` one [`StepRow`] per step. Both carry
+//! `format_version`; a change to either shape bumps it. `escapade schema` prints the JSON
+//! Schema generated from these types.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Action;
+
+/// Version of the run-directory format written by this build.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Token usage, cost and latency of one model call, a step or a whole episode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input: u64,
+    /// Completion tokens (including reasoning tokens).
+    pub output: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached: u64,
+    /// Cost in US dollars from the price table.
+    pub cost_usd: f64,
+    /// Wall time spent waiting for the model, in milliseconds.
+    pub latency_ms: u64,
+}
+
+impl Usage {
+    /// Adds another usage into this one.
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cached += other.cached;
+        self.cost_usd += other.cost_usd;
+        self.latency_ms += other.latency_ms;
+    }
+}
+
+/// The observation as logged: text and the addresses of its images under `media/`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoggedObservation {
+    /// The text the agent read.
+    pub text: String,
+    /// SHA-256 of each image, stored as `media/<sha>.png`.
+    pub images: Vec<String>,
+}
+
+/// One step of one episode (`trajectories/<scenario>/<epoch>.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StepRow {
+    /// Run-directory format version.
+    pub format_version: u32,
+    /// Step index, from 1.
+    pub step: u32,
+    /// Milliseconds since the episode started.
+    pub t_ms: u64,
+    /// Who acted: `agent` in one-agent worlds; `solver`/`expert` in COMMA.
+    pub role: String,
+    /// What the agent saw before acting.
+    pub observation: LoggedObservation,
+    /// Messages sent to the model (or a hash of them); null for baselines.
+    pub request: Option<serde_json::Value>,
+    /// The model's raw reply; null for baselines.
+    pub raw_response: Option<String>,
+    /// Reasoning the model exposed, if any.
+    pub reasoning: Option<String>,
+    /// The action as sent to the environment.
+    pub action: Action,
+    /// Whether the action parsed and was a legal move.
+    pub valid: bool,
+    /// The environment's answer.
+    pub feedback: String,
+    /// Task progress after the step, in [0, 1].
+    pub progress: f64,
+    /// The task ended at this step.
+    pub terminated: bool,
+    /// A limit ended the episode at this step.
+    pub truncated: bool,
+    /// Usage of the model call(s) behind this step.
+    pub usage: Usage,
+    /// World error kind for a failed action (tools: the B.1 taxonomy), else null.
+    pub error: Option<String>,
+}
+
+/// One finished episode (`episodes.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct EpisodeRow {
+    /// Run-directory format version.
+    pub format_version: u32,
+    /// Suite name with version, or `file:<name>` for a single scenario file.
+    pub suite: String,
+    /// Scenario id.
+    pub scenario: String,
+    /// Scenario content hash.
+    pub scenario_hash: String,
+    /// World name.
+    pub world: String,
+    /// Difficulty tier.
+    pub difficulty: u32,
+    /// Epoch index, from 0.
+    pub epoch: u32,
+    /// Seed given to `reset` and to the agent.
+    pub seed: u64,
+    /// Agent name.
+    pub agent: String,
+    /// Hash of the resolved run configuration (resume never mixes hashes).
+    pub config_hash: String,
+    /// Whether the agent escaped.
+    pub success: bool,
+    /// Number of agent actions.
+    pub steps: u32,
+    /// The world's per-episode metrics (undefined ones are absent).
+    pub metrics: BTreeMap<String, f64>,
+    /// Total usage over the episode.
+    pub usage: Usage,
+    /// Wall time of the episode in milliseconds.
+    pub duration_ms: u64,
+    /// Why the episode could not be played to its end, or null.
+    pub error: Option<String>,
+}
+
+/// JSON Schemas of the run-directory rows, keyed by file role.
+pub fn schemas() -> serde_json::Value {
+    serde_json::json!({
+        "format_version": FORMAT_VERSION,
+        "episode_row": schemars::schema_for!(EpisodeRow),
+        "step_row": schemars::schema_for!(StepRow),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_names_every_step_field() {
+        let s = schemas();
+        let props = &s["step_row"]["properties"];
+        for field in [
+            "step",
+            "t_ms",
+            "role",
+            "observation",
+            "request",
+            "raw_response",
+            "reasoning",
+            "action",
+            "valid",
+            "feedback",
+            "progress",
+            "terminated",
+            "truncated",
+            "usage",
+            "error",
+            "format_version",
+        ] {
+            assert!(props.get(field).is_some(), "missing {field}");
+        }
+    }
+
+    #[test]
+    fn usage_adds() {
+        let mut u = Usage {
+            input: 1,
+            ..Default::default()
+        };
+        u.add(&Usage {
+            input: 2,
+            output: 3,
+            cached: 1,
+            cost_usd: 0.5,
+            latency_ms: 7,
+        });
+        assert_eq!((u.input, u.output, u.cached, u.latency_ms), (3, 3, 1, 7));
+    }
+}

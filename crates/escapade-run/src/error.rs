@@ -1,0 +1,126 @@
+//! Errors of the runner: files, formats, configuration and sources.
+//!
+//! An agent or environment failing inside an episode is *not* a [`RunError`]: it ends that
+//! episode with `error` set in its row and the run goes on. These errors stop the command.
+
+use std::path::PathBuf;
+
+use escapade_core::CoreError;
+
+/// Errors of suites, run directories, runs and reports.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// Occurs when a file or directory cannot be read, written or created.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        /// What was being done (`cannot read`, `cannot create`, …).
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// Occurs when a line of a JSON Lines file is not a valid row (other than a torn last
+    /// line, which is skipped with a warning).
+    #[error("{}:{line}: invalid row: {message}", path.display())]
+    BadRow {
+        /// The file.
+        path: PathBuf,
+        /// Line number, from 1.
+        line: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// Occurs when a file (run.toml, suite.json, a scenario) does not have the expected
+    /// format.
+    #[error("{}: {message}", path.display())]
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// Occurs when a directory given as a run directory has no `run.toml` or no
+    /// `episodes.jsonl`.
+    #[error("{} is not a run directory ({missing} is missing)", path.display())]
+    NotARunDir {
+        /// The directory.
+        path: PathBuf,
+        /// The file that is missing.
+        missing: &'static str,
+    },
+    /// Occurs when resuming into a run directory made with a different configuration.
+    #[error(
+        "{} holds a run with config hash {found}, but this run's config hashes to {expected} \
+         (differs in: {fields}); choose another --out to start a new run",
+        path.display()
+    )]
+    ConfigMismatch {
+        /// The run directory.
+        path: PathBuf,
+        /// Hash of the configuration being run.
+        expected: String,
+        /// Hash recorded in the run directory.
+        found: String,
+        /// Comma-separated names of the configuration fields that differ.
+        fields: String,
+    },
+    /// Occurs when two scenarios of one run or suite share an id.
+    #[error("two scenarios share the id `{0}`")]
+    DuplicateScenario(String),
+    /// Occurs when a run is given no scenarios (empty suite, `--limit 0`, empty directory).
+    #[error("no scenarios to run")]
+    NoScenarios,
+    /// Occurs when a name (world, suite, source, scenario id, agent) is not known.
+    #[error("unknown {what} `{name}`; known: {known}")]
+    Unknown {
+        /// What kind of name.
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// Comma-separated known names, or `(none)`.
+        known: String,
+    },
+    /// Occurs when scenarios of different worlds are mixed in one run.
+    #[error("scenarios of different worlds in one run: `{0}` and `{1}`")]
+    MixedWorlds(String, String),
+    /// Occurs when a run setting is out of range (`--epochs 0`, `--concurrency 0`).
+    #[error("invalid setting: {0}")]
+    Invalid(String),
+    /// Occurs when a world refuses a request (bad scenario, unknown suite or agent kind).
+    #[error(transparent)]
+    Core(#[from] CoreError),
+}
+
+impl RunError {
+    /// Wraps an I/O error with what was being done and where.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        RunError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// A [`RunError::Unknown`] listing `known` (or `(none)`).
+    pub fn unknown<I, S>(what: &'static str, name: &str, known: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let known: Vec<String> = known.into_iter().map(|s| s.as_ref().to_string()).collect();
+        RunError::Unknown {
+            what,
+            name: name.to_string(),
+            known: if known.is_empty() {
+                "(none)".to_string()
+            } else {
+                known.join(", ")
+            },
+        }
+    }
+}
+
+/// Result with [`RunError`].
+pub type Result<T, E = RunError> = std::result::Result<T, E>;

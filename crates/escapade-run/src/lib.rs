@@ -1,0 +1,35 @@
+//! The escapade runner: suites, run directories, resume, and reports.
+//!
+//! It composes a world (`escapade_core::World`) with agents: [`build_suite`] verifies a
+//! suite with the oracle, [`run`] plays scenario × epoch episodes into a run directory
+//! ([`RunDir`], the documented log format), and [`report()`] turns run directories into
+//! mean ± standard error tables. It holds no world rules and no model code. Start reading
+//! at [`runner`].
+//!
+//! ```
+//! let dir = tempfile::tempdir()?;
+//! let row = r#"{"format_version":1,"suite":"s@1","scenario":"a","scenario_hash":"h","world":"tools","difficulty":5,"epoch":0,"seed":1,"agent":"random","config_hash":"c","success":true,"steps":4,"metrics":{},"usage":{"input":0,"output":0,"cached":0,"cost_usd":0.0,"latency_ms":0},"duration_ms":3,"error":null}"#;
+//! std::fs::write(dir.path().join("episodes.jsonl"), format!("{row}\n"))?;
+//! let report = escapade_run::report(&[dir.path().to_path_buf()])?;
+//! assert_eq!(report.groups[0].metrics["success"].mean, 1.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod error; // RunError, the one error type of this crate
+pub mod play; // a person plays one scenario in the terminal
+pub mod progress; // progress bars and warnings on standard error
+pub mod report; // mean ± se tables over episodes.jsonl, as JSON, CSV and Markdown
+pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, summaries
+pub mod runner; // plays scenario × epoch episodes with agents into a run directory
+pub mod source; // suite name, scenario file or directory → the scenarios to play
+pub mod suite; // builds and verifies suites, writes them to disk
+
+pub use error::RunError;
+pub use play::{PlayOptions, play_terminal};
+pub use progress::Progress;
+pub use report::{Format, Report, report};
+pub use rundir::{RunConfig, RunDir};
+pub use runner::{AgentFactory, Baseline, RunSpec, RunSummary, run};
+pub use source::{Source, resolve};
+pub use suite::{SuiteBuild, build_suite, write_suite};

@@ -1,0 +1,282 @@
+//! A person plays one scenario in the terminal (`escapade play`).
+//!
+//! The rules (system prompt) are printed once, then each observation; every input line
+//! becomes `Action::text(line)`, or `Action::Bytes` when it is not UTF-8. `:help` prints
+//! the rules again, `:quit` gives up, an empty line is ignored, and end of input ends the
+//! episode cleanly. With a record directory the episode is written as a run directory
+//! whose agent is `human`.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use escapade_core::{
+    Action, Agent, AgentTurn, CoreError, FORMAT_VERSION, Observation, ScenarioHeader, Step,
+    ToolSchema, World, hash,
+};
+
+use crate::error::Result;
+use crate::rundir::{RunConfig, RunDir, ScenarioRef};
+use crate::runner::{DEFAULT_MAX_STEPS, Played, Recorder, play_episode};
+
+/// The agent name of a person playing.
+pub const HUMAN: &str = "human";
+
+/// Settings of [`play_terminal`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayOptions {
+    /// Seed given to `reset`.
+    pub seed: u64,
+    /// Safety cap on steps.
+    pub max_steps: u32,
+    /// Write a run directory under this directory.
+    pub record: Option<PathBuf>,
+    /// The suite label recorded (`file:<name>` or the suite name).
+    pub suite: String,
+    /// The source recorded (suite name or absolute path).
+    pub source: String,
+}
+
+impl Default for PlayOptions {
+    fn default() -> Self {
+        PlayOptions {
+            seed: 0,
+            max_steps: DEFAULT_MAX_STEPS,
+            record: None,
+            suite: "play".into(),
+            source: String::new(),
+        }
+    }
+}
+
+/// How a played episode ended.
+#[derive(Debug, Clone)]
+pub struct PlayResult {
+    /// The episode's result.
+    pub played: Played,
+    /// The player gave up with `:quit`.
+    pub quit: bool,
+    /// Input ended before the episode did.
+    pub end_of_input: bool,
+    /// The run directory written, with `record`.
+    pub dir: Option<PathBuf>,
+}
+
+/// Plays `scenario_json` of `world` with a person at `input`/`output`.
+pub fn play_terminal(
+    world: &dyn World,
+    scenario_json: &str,
+    options: &PlayOptions,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> Result<PlayResult> {
+    let header = ScenarioHeader::parse(scenario_json)?;
+    let mut env = world.env(scenario_json)?;
+    let recording = match &options.record {
+        Some(parent) => Some(record_dir(world, &header, scenario_json, options, parent)?),
+        None => None,
+    };
+    let (played, quit, end_of_input) = {
+        let mut human = Human {
+            input,
+            output: &mut *output,
+            prompt: String::new(),
+            quit: false,
+            eof: false,
+        };
+        let mut recorder = match &recording {
+            Some(dir) => Some(Recorder {
+                dir,
+                trajectory: dir.trajectory(&header.id, 0)?,
+            }),
+            None => None,
+        };
+        let start = std::time::Instant::now();
+        let played = play_episode(
+            env.as_mut(),
+            &mut human,
+            options.seed,
+            options.max_steps,
+            recorder.as_mut(),
+        )?;
+        if let Some(dir) = &recording {
+            let row = escapade_core::EpisodeRow {
+                format_version: FORMAT_VERSION,
+                suite: options.suite.clone(),
+                scenario: header.id.clone(),
+                scenario_hash: hash::sha256_hex(scenario_json.as_bytes()),
+                world: world.name().to_string(),
+                difficulty: header.difficulty,
+                epoch: 0,
+                seed: options.seed,
+                agent: HUMAN.to_string(),
+                config_hash: dir.config_hash().to_string(),
+                success: played.outcome.success && played.error.is_none(),
+                steps: played.outcome.steps,
+                metrics: played
+                    .outcome
+                    .metrics
+                    .iter()
+                    .filter(|(_, v)| v.is_finite())
+                    .map(|(k, v)| (k.clone(), *v))
+                    .collect(),
+                usage: played.usage,
+                duration_ms: start.elapsed().as_millis() as u64,
+                error: played.error.clone(),
+            };
+            dir.append_episode(&row)?;
+            dir.write_summary()?;
+        }
+        (played, human.quit, human.eof)
+    };
+    print_ending(output, &played, quit, end_of_input);
+    Ok(PlayResult {
+        played,
+        quit,
+        end_of_input,
+        dir: recording.map(|d| d.path().to_path_buf()),
+    })
+}
+
+fn record_dir(
+    world: &dyn World,
+    header: &ScenarioHeader,
+    json: &str,
+    options: &PlayOptions,
+    parent: &Path,
+) -> Result<RunDir> {
+    let config = RunConfig {
+        suite: options.suite.clone(),
+        world: world.name().to_string(),
+        source: options.source.clone(),
+        agent: HUMAN.to_string(),
+        agent_options: Default::default(),
+        epochs: 1,
+        limit: None,
+        seed: options.seed,
+        max_steps: options.max_steps,
+        scenarios: vec![ScenarioRef {
+            id: header.id.clone(),
+            hash: hash::sha256_hex(json.as_bytes()),
+        }],
+    };
+    RunDir::create(parent, &config)
+}
+
+fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {
+    let mut text = String::new();
+    if let Some(step) = &played.last
+        && (step.terminated || step.truncated)
+    {
+        text.push_str(&format!("\n{}\n", step.observation.text));
+    }
+    let o = &played.outcome;
+    let how = if o.success {
+        "escaped".to_string()
+    } else if quit {
+        "gave up".to_string()
+    } else if eof {
+        "input ended".to_string()
+    } else if played.last.as_ref().is_some_and(|s| s.truncated) {
+        "out of steps".to_string()
+    } else if let Some(e) = &played.error {
+        format!("stopped: {e}")
+    } else {
+        "not escaped".to_string()
+    };
+    text.push_str(&format!(
+        "\n== episode over: {how} after {} steps\n",
+        o.steps
+    ));
+    for (name, value) in &o.metrics {
+        text.push_str(&format!("   {name}: {value}\n"));
+    }
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// A person at a terminal, as an [`Agent`].
+struct Human<'a> {
+    input: &'a mut dyn BufRead,
+    output: &'a mut dyn Write,
+    prompt: String,
+    quit: bool,
+    eof: bool,
+}
+
+impl Human<'_> {
+    fn say(&mut self, text: &str) {
+        let _ = self.output.write_all(text.as_bytes());
+        let _ = self.output.flush();
+    }
+
+    fn print_rules(&mut self) {
+        let text = format!(
+            "{}\n\n(type an action and press Enter; :help shows these rules again, :quit gives \
+             up)\n",
+            self.prompt.trim_end()
+        );
+        self.say(&text);
+    }
+}
+
+impl Agent for Human<'_> {
+    fn name(&self) -> String {
+        HUMAN.to_string()
+    }
+
+    fn reset(&mut self, _seed: u64, system_prompt: &str, _tools: &[ToolSchema]) {
+        self.prompt = system_prompt.to_string();
+        self.print_rules();
+    }
+
+    fn act(
+        &mut self,
+        observation: &Observation,
+        _last: Option<&Step>,
+    ) -> std::result::Result<AgentTurn, CoreError> {
+        let mut text = format!("\n{}\n", observation.text.trim_end());
+        for image in &observation.images {
+            text.push_str(&format!("[image media/{}.png]\n", image.sha256));
+        }
+        if let Some(actions) = &observation.actions {
+            text.push_str("available actions:\n");
+            for a in actions {
+                text.push_str(&format!("  {a}\n"));
+            }
+        }
+        self.say(&text);
+        loop {
+            self.say("> ");
+            let mut line = Vec::new();
+            let n = self
+                .input
+                .read_until(b'\n', &mut line)
+                .map_err(|e| CoreError::Agent(format!("cannot read input: {e}")))?;
+            if n == 0 {
+                self.eof = true;
+                self.say("\n");
+                return Err(CoreError::Agent("end of input".into()));
+            }
+            while matches!(line.last(), Some(b'\n' | b'\r')) {
+                line.pop();
+            }
+            match line.as_slice() {
+                b":quit" => {
+                    self.quit = true;
+                    return Err(CoreError::Agent("the player gave up".into()));
+                }
+                b":help" => self.print_rules(),
+                l if l.iter().all(u8::is_ascii_whitespace) => {}
+                _ => {
+                    let action = match String::from_utf8(line) {
+                        Ok(s) => Action::text(s),
+                        Err(e) => Action::Bytes {
+                            bytes: e.into_bytes(),
+                        },
+                    };
+                    return Ok(AgentTurn::action(action));
+                }
+            }
+        }
+    }
+}

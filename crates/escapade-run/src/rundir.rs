@@ -1,0 +1,598 @@
+//! The run directory: the log format users build on (DESIGN.md, "Run directory").
+//!
+//! ```text
+//! runs/<utc-time>-<suite>-<agent>-<id>/
+//!   run.toml                                resolved config, its hash, versions
+//!   episodes.jsonl                          one EpisodeRow per finished episode
+//!   trajectories/<scenario>/<epoch>.jsonl   one StepRow per step
+//!   media/<sha256>.png                      images, written once
+//!   summary.json, report.md                 the run's report (JSON and Markdown)
+//! ```
+//!
+//! Rows are appended and flushed one at a time, so a killed run loses at most the line
+//! being written; [`RunDir::resume`] ignores such a torn last line with a warning and cuts
+//! it off. The config hash is the SHA-256 of the canonical JSON of [`RunConfig`] without
+//! its `source` (the scenarios enter through their content hashes) plus the format
+//! version; resuming refuses a directory whose hash differs, so configs never mix.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use escapade_core::{EpisodeRow, FORMAT_VERSION, Image, StepRow, hash};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, RunError};
+use crate::report::{Format, Report, report};
+use crate::suite::file_stem;
+
+/// `run.toml`: the resolved configuration and its provenance.
+pub const RUN_TOML: &str = "run.toml";
+/// `episodes.jsonl`: one [`EpisodeRow`] per finished episode.
+pub const EPISODES: &str = "episodes.jsonl";
+/// `trajectories/`: one JSON Lines file of [`StepRow`]s per episode.
+pub const TRAJECTORIES: &str = "trajectories";
+/// `media/`: images by SHA-256.
+pub const MEDIA: &str = "media";
+/// `summary.json`: the run's report as JSON.
+pub const SUMMARY: &str = "summary.json";
+/// `report.md`: the run's report as Markdown.
+pub const REPORT_MD: &str = "report.md";
+
+/// The resolved configuration of a run: everything that decides its results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Suite label: suite name with version, `file:<name>` or `dir:<name>`.
+    pub suite: String,
+    /// World name.
+    pub world: String,
+    /// Where the scenarios were loaded from (suite name or absolute path), so that
+    /// `escapade resume` can load them again. Not hashed: `scenarios` carries their hashes.
+    pub source: String,
+    /// The agent spec as given (`random`, `oracle`, …).
+    pub agent: String,
+    /// Agent options (model, temperature, …), when the agent kind has any.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub agent_options: BTreeMap<String, String>,
+    /// Epochs per scenario (at least 1).
+    pub epochs: u32,
+    /// Only the first `limit` scenarios of the suite, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    /// Run seed; episode seeds are derived from it, the scenario id and the epoch.
+    #[serde(with = "toml_u64")]
+    pub seed: u64,
+    /// Safety cap on steps per episode (worlds normally truncate long before).
+    pub max_steps: u32,
+    /// The scenarios played, in suite order (after `limit`).
+    pub scenarios: Vec<ScenarioRef>,
+}
+
+/// A scenario of a run: its id and content hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioRef {
+    /// Scenario id.
+    pub id: String,
+    /// SHA-256 of the scenario's JSON bytes.
+    pub hash: String,
+}
+
+impl RunConfig {
+    /// The canonical JSON that is hashed: every field but `source`, plus the format version.
+    fn hashed(&self) -> serde_json::Map<String, serde_json::Value> {
+        let value = serde_json::to_value(self).expect("a run config always serializes");
+        let mut map = match value {
+            serde_json::Value::Object(map) => map,
+            _ => unreachable!("a struct serializes to an object"),
+        };
+        map.remove("source");
+        map.insert("format_version".into(), FORMAT_VERSION.into());
+        map
+    }
+
+    /// SHA-256 of the canonical JSON of the config (without `source`).
+    pub fn hash(&self) -> String {
+        hash::content_hash(&self.hashed())
+    }
+
+    /// Names of the hashed fields in which `self` and `other` differ.
+    pub fn differing_fields(&self, other: &RunConfig) -> Vec<String> {
+        let (a, b) = (self.hashed(), other.hashed());
+        let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+        keys.into_iter()
+            .filter(|k| a.get(*k) != b.get(*k))
+            .cloned()
+            .collect()
+    }
+}
+
+/// The contents of `run.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunToml {
+    /// Run-directory format version.
+    pub format_version: u32,
+    /// Version of escapade that made the directory.
+    pub escapade_version: String,
+    /// Git revision of the escapade source, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_revision: Option<String>,
+    /// When the run was created (UTC, RFC 3339).
+    pub created: String,
+    /// Hash of `config` (see [`RunConfig::hash`]).
+    pub config_hash: String,
+    /// The resolved configuration.
+    pub config: RunConfig,
+}
+
+/// Serializes a `u64` as a TOML integer when it fits in `i64`, else as a decimal string
+/// (TOML integers are signed 64-bit).
+mod toml_u64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(*v) {
+            Ok(i) => s.serialize_i64(i),
+            Err(_) => s.serialize_str(&v.to_string()),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Int(u64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        match Repr::deserialize(d)? {
+            Repr::Int(v) => Ok(v),
+            Repr::Text(t) => t.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Whether `dir` holds a run (has a `run.toml`).
+pub fn is_run_dir(dir: &Path) -> bool {
+    dir.join(RUN_TOML).is_file()
+}
+
+/// Reads and parses `<dir>/run.toml`.
+pub fn read_run_toml(dir: &Path) -> Result<RunToml> {
+    let path = dir.join(RUN_TOML);
+    if !dir.is_dir() {
+        return Err(RunError::io(
+            "cannot open",
+            dir,
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
+        ));
+    }
+    if !path.is_file() {
+        return Err(RunError::NotARunDir {
+            path: dir.to_path_buf(),
+            missing: RUN_TOML,
+        });
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| RunError::io("cannot read", &path, e))?;
+    toml::from_str(&text).map_err(|e| RunError::BadFile {
+        path,
+        message: e.to_string(),
+    })
+}
+
+/// Rows of an `episodes.jsonl` file, and warnings about a torn last line.
+#[derive(Debug, Clone, Default)]
+pub struct EpisodesFile {
+    /// The valid rows, in file order.
+    pub rows: Vec<EpisodeRow>,
+    /// Warnings (a torn last line).
+    pub warnings: Vec<String>,
+    /// Byte length of the valid prefix (everything up to the last valid line's newline).
+    pub valid_len: u64,
+    /// Whether the valid prefix ends without a newline (a complete last row, cut short
+    /// before its newline).
+    pub missing_newline: bool,
+}
+
+/// Reads an `episodes.jsonl` file. A malformed *last* line (a killed process) is skipped
+/// with a warning; a malformed line before it is an error. Blank lines are skipped.
+pub fn read_episodes(path: &Path) -> Result<EpisodesFile> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| RunError::io("cannot read", path, e))?;
+    let mut out = EpisodesFile::default();
+    let mut start = 0usize;
+    let mut line_no = 0usize;
+    while start < bytes.len() {
+        line_no += 1;
+        let (end, next) = match bytes[start..].iter().position(|&b| b == b'\n') {
+            Some(i) => (start + i, start + i + 1),
+            None => (bytes.len(), bytes.len()),
+        };
+        let line = &bytes[start..end];
+        let is_last = next >= bytes.len();
+        if line.iter().all(u8::is_ascii_whitespace) {
+            start = next;
+            if end < next {
+                out.valid_len = next as u64;
+            }
+            continue;
+        }
+        match serde_json::from_slice::<EpisodeRow>(line) {
+            Ok(row) => {
+                out.rows.push(row);
+                out.valid_len = next as u64;
+                out.missing_newline = end == next;
+            }
+            Err(e) if is_last => {
+                out.warnings.push(format!(
+                    "{}:{line_no}: ignoring a malformed last line (was the run killed?): {e}",
+                    path.display()
+                ));
+            }
+            Err(e) => {
+                return Err(RunError::BadRow {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    message: e.to_string(),
+                });
+            }
+        }
+        start = next;
+    }
+    Ok(out)
+}
+
+/// An open run directory that episodes are written into. Shareable between threads.
+#[derive(Debug)]
+pub struct RunDir {
+    path: PathBuf,
+    config_hash: String,
+    episodes: Mutex<File>,
+    media: Mutex<BTreeSet<String>>,
+}
+
+/// A run directory opened by [`RunDir::open`]: new or resumed.
+#[derive(Debug)]
+pub struct Opened {
+    /// The directory.
+    pub dir: RunDir,
+    /// Episodes already finished (empty for a new directory), with this config hash.
+    pub finished: Vec<EpisodeRow>,
+    /// Warnings met while opening (a torn last line, foreign rows).
+    pub warnings: Vec<String>,
+    /// Whether an existing run directory was resumed.
+    pub resumed: bool,
+}
+
+impl RunDir {
+    /// Resumes `out` if it is a run directory, else creates a new run directory under it.
+    pub fn open(out: &Path, config: &RunConfig) -> Result<Opened> {
+        if is_run_dir(out) {
+            Self::resume(out, config)
+        } else {
+            Ok(Opened {
+                dir: Self::create(out, config)?,
+                finished: Vec::new(),
+                warnings: Vec::new(),
+                resumed: false,
+            })
+        }
+    }
+
+    /// Creates `<parent>/<utc-time>-<suite>-<agent>-<id>/` with its `run.toml`.
+    pub fn create(parent: &Path, config: &RunConfig) -> Result<RunDir> {
+        Self::create_named(parent, config, &config.agent)
+    }
+
+    /// Like [`RunDir::create`], naming the directory after `agent_name` (for example the
+    /// model name of an LLM agent) instead of the agent spec.
+    pub fn create_named(parent: &Path, config: &RunConfig, agent_name: &str) -> Result<RunDir> {
+        std::fs::create_dir_all(parent).map_err(|e| RunError::io("cannot create", parent, e))?;
+        let now = chrono::Utc::now();
+        let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
+        let config_hash = config.hash();
+        let (suite, agent) = (file_stem(&config.suite), file_stem(agent_name));
+        let mut attempt = 0u64;
+        let path = loop {
+            let id = &hash::sha256_hex(
+                format!(
+                    "{config_hash}/{}/{}/{attempt}",
+                    now.timestamp_nanos_opt().unwrap_or_default(),
+                    std::process::id()
+                )
+                .as_bytes(),
+            )[..6];
+            let path = parent.join(format!("{stamp}-{suite}-{agent}-{id}"));
+            match std::fs::create_dir(&path) {
+                Ok(()) => break path,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                    attempt += 1;
+                }
+                Err(e) => return Err(RunError::io("cannot create", &path, e)),
+            }
+        };
+        let toml = RunToml {
+            format_version: FORMAT_VERSION,
+            escapade_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_revision: git_revision(),
+            created: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            config_hash: config_hash.clone(),
+            config: config.clone(),
+        };
+        let text = toml::to_string(&toml).map_err(|e| RunError::BadFile {
+            path: path.join(RUN_TOML),
+            message: format!("cannot serialize the run config: {e}"),
+        })?;
+        write_atomic(&path.join(RUN_TOML), text.as_bytes())?;
+        for sub in [TRAJECTORIES, MEDIA] {
+            let p = path.join(sub);
+            std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
+        }
+        let episodes = open_append(&path.join(EPISODES))?;
+        Ok(RunDir {
+            path,
+            config_hash,
+            episodes: Mutex::new(episodes),
+            media: Mutex::new(BTreeSet::new()),
+        })
+    }
+
+    /// Reopens an existing run directory for `config`. Refuses it when its config hash
+    /// differs; returns the episodes already finished. A torn last line of
+    /// `episodes.jsonl` is cut off (with a warning) so that new rows append cleanly.
+    pub fn resume(dir: &Path, config: &RunConfig) -> Result<Opened> {
+        let toml = read_run_toml(dir)?;
+        let expected = config.hash();
+        if toml.config_hash != expected {
+            let fields = config.differing_fields(&toml.config);
+            return Err(RunError::ConfigMismatch {
+                path: dir.to_path_buf(),
+                expected,
+                found: toml.config_hash,
+                fields: if fields.is_empty() {
+                    "the recorded hash".to_string()
+                } else {
+                    fields.join(", ")
+                },
+            });
+        }
+        let path = dir.join(EPISODES);
+        let mut warnings = Vec::new();
+        let mut finished = Vec::new();
+        if path.is_file() {
+            let file = read_episodes(&path)?;
+            warnings.extend(file.warnings.iter().cloned());
+            let mut f = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| RunError::io("cannot open", &path, e))?;
+            let len = f
+                .metadata()
+                .map_err(|e| RunError::io("cannot read", &path, e))?
+                .len();
+            if len > file.valid_len {
+                f.set_len(file.valid_len)
+                    .map_err(|e| RunError::io("cannot truncate", &path, e))?;
+            }
+            if file.missing_newline {
+                f.seek(SeekFrom::End(0))
+                    .and_then(|_| f.write_all(b"\n"))
+                    .map_err(|e| RunError::io("cannot write", &path, e))?;
+            }
+            let foreign = file
+                .rows
+                .iter()
+                .filter(|r| r.config_hash != expected)
+                .count();
+            if foreign > 0 {
+                warnings.push(format!(
+                    "{}: ignoring {foreign} row(s) with another config hash",
+                    path.display()
+                ));
+            }
+            finished = file
+                .rows
+                .into_iter()
+                .filter(|r| r.config_hash == expected)
+                .collect();
+        }
+        for sub in [TRAJECTORIES, MEDIA] {
+            let p = dir.join(sub);
+            std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
+        }
+        let episodes = open_append(&path)?;
+        Ok(Opened {
+            dir: RunDir {
+                path: dir.to_path_buf(),
+                config_hash: expected,
+                episodes: Mutex::new(episodes),
+                media: Mutex::new(BTreeSet::new()),
+            },
+            finished,
+            warnings,
+            resumed: true,
+        })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The config hash every row of this directory carries.
+    pub fn config_hash(&self) -> &str {
+        &self.config_hash
+    }
+
+    /// Starts (or restarts, truncating) the trajectory file of one episode.
+    pub fn trajectory(&self, scenario: &str, epoch: u32) -> Result<TrajectoryWriter> {
+        let dir = self.path.join(TRAJECTORIES).join(file_stem(scenario));
+        std::fs::create_dir_all(&dir).map_err(|e| RunError::io("cannot create", &dir, e))?;
+        let path = dir.join(format!("{epoch}.jsonl"));
+        let file = File::create(&path).map_err(|e| RunError::io("cannot create", &path, e))?;
+        Ok(TrajectoryWriter { file, path })
+    }
+
+    /// Stores images under `media/<sha256>.png` (each written once, atomically) and
+    /// returns their addresses in order.
+    pub fn store_images(&self, images: &[Image]) -> Result<Vec<String>> {
+        let mut shas = Vec::with_capacity(images.len());
+        for image in images {
+            if image.png.is_empty() {
+                shas.push(image.sha256.clone());
+                continue;
+            }
+            let sha = hash::sha256_hex(&image.png);
+            let mut written = self.media.lock().unwrap_or_else(|p| p.into_inner());
+            if !written.contains(&sha) {
+                let path = self.path.join(MEDIA).join(format!("{sha}.png"));
+                if !path.is_file() {
+                    write_atomic(&path, &image.png)?;
+                }
+                written.insert(sha.clone());
+            }
+            shas.push(sha);
+        }
+        Ok(shas)
+    }
+
+    /// Appends one episode row to `episodes.jsonl` and flushes it.
+    pub fn append_episode(&self, row: &EpisodeRow) -> Result<()> {
+        let mut line = serde_json::to_vec(row).expect("an episode row always serializes");
+        line.push(b'\n');
+        let mut file = self.episodes.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(&line)
+            .and_then(|_| file.flush())
+            .map_err(|e| RunError::io("cannot write", self.path.join(EPISODES), e))
+    }
+
+    /// Writes `summary.json` and `report.md` from this directory's episodes.
+    pub fn write_summary(&self) -> Result<Report> {
+        let report = report(std::slice::from_ref(&self.path))?;
+        let mut json = report.render(Format::Json);
+        json.push('\n');
+        write_atomic(&self.path.join(SUMMARY), json.as_bytes())?;
+        write_atomic(
+            &self.path.join(REPORT_MD),
+            report.render(Format::Markdown).as_bytes(),
+        )?;
+        Ok(report)
+    }
+}
+
+/// Writes the [`StepRow`]s of one episode, one flushed line each.
+#[derive(Debug)]
+pub struct TrajectoryWriter {
+    file: File,
+    path: PathBuf,
+}
+
+impl TrajectoryWriter {
+    /// Appends one step row and flushes it.
+    pub fn write(&mut self, row: &StepRow) -> Result<()> {
+        let mut line = serde_json::to_vec(row).expect("a step row always serializes");
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .and_then(|_| self.file.flush())
+            .map_err(|e| RunError::io("cannot write", &self.path, e))
+    }
+
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn open_append(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| RunError::io("cannot open", path, e))
+}
+
+/// Writes `bytes` to a temporary sibling and renames it over `path`.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| RunError::io("cannot write", &tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| RunError::io("cannot write", path, e))
+}
+
+/// The git revision of the escapade source tree this binary was built from, when that
+/// tree is still a git checkout; best effort (no git, no repository: `None`).
+fn git_revision() -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let rev = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !rev.is_empty()).then_some(rev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> RunConfig {
+        RunConfig {
+            suite: "s@1".into(),
+            world: "w".into(),
+            source: "s@1".into(),
+            agent: "random".into(),
+            agent_options: BTreeMap::new(),
+            epochs: 2,
+            limit: None,
+            seed: u64::MAX,
+            max_steps: 100,
+            scenarios: vec![ScenarioRef {
+                id: "a".into(),
+                hash: "00".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn hash_ignores_source_but_not_epochs() {
+        let a = config();
+        let mut b = config();
+        b.source = "/elsewhere".into();
+        assert_eq!(a.hash(), b.hash());
+        b.epochs = 3;
+        assert_ne!(a.hash(), b.hash());
+        assert_eq!(a.differing_fields(&b), vec!["epochs".to_string()]);
+    }
+
+    #[test]
+    fn run_toml_round_trips_a_large_seed_and_agent_options() {
+        let mut cfg = config();
+        cfg.agent_options
+            .insert("model".into(), "openai/gpt-4o".into());
+        cfg.limit = Some(3);
+        let t = RunToml {
+            format_version: FORMAT_VERSION,
+            escapade_version: "0".into(),
+            git_revision: None,
+            created: "now".into(),
+            config_hash: cfg.hash(),
+            config: cfg,
+        };
+        let text = toml::to_string(&t).unwrap();
+        let back: RunToml = toml::from_str(&text).unwrap();
+        assert_eq!(back, t);
+        let mut small = config();
+        small.seed = 7;
+        let text = toml::to_string(&small).unwrap();
+        assert!(text.contains("seed = 7"), "{text}");
+    }
+}

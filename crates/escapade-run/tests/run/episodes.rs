@@ -1,0 +1,215 @@
+use escapade_core::{EpisodeRow, StepRow, seed};
+use escapade_run::rundir::{self, EPISODES, TRAJECTORIES};
+use escapade_run::{Baseline, RunError, RunSpec};
+
+use crate::fake::{CounterWorld, labelled, rows, run_in, scenario, small_suite, spec};
+
+/// Episode rows with timing fields zeroed, sorted by (scenario, epoch).
+fn normalized(dir: &std::path::Path) -> Vec<EpisodeRow> {
+    let mut rows: Vec<EpisodeRow> = rows(&dir.join(EPISODES));
+    for r in &mut rows {
+        r.duration_ms = 0;
+        r.usage.latency_ms = 0;
+    }
+    rows.sort_by(|a, b| (&a.scenario, a.epoch).cmp(&(&b.scenario, b.epoch)));
+    rows
+}
+
+fn trajectory(dir: &std::path::Path, id: &str, epoch: u32) -> Vec<StepRow> {
+    let mut steps: Vec<StepRow> = rows(
+        &dir.join(TRAJECTORIES)
+            .join(id)
+            .join(format!("{epoch}.jsonl")),
+    );
+    for s in &mut steps {
+        s.t_ms = 0;
+    }
+    steps
+}
+
+#[test]
+fn concurrency_does_not_change_results() {
+    let suite = labelled("counter@1", &small_suite());
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let one = RunSpec {
+        epochs: 3,
+        seed: 11,
+        concurrency: 1,
+        ..spec("random")
+    };
+    let four = RunSpec {
+        concurrency: 4,
+        ..one.clone()
+    };
+    let sa = run_in(a.path(), &suite, &one).unwrap();
+    let sb = run_in(b.path(), &suite, &four).unwrap();
+    assert_eq!(sa.config_hash, sb.config_hash);
+    let (ra, rb) = (normalized(&sa.dir), normalized(&sb.dir));
+    assert_eq!(ra.len(), 15);
+    assert_eq!(ra, rb);
+    // the random agent does not always win, so the comparison is not vacuous
+    assert!(ra.iter().any(|r| r.success) && ra.iter().any(|r| r.steps > 3));
+    for r in &ra {
+        assert_eq!(
+            trajectory(&sa.dir, &r.scenario, r.epoch),
+            trajectory(&sb.dir, &r.scenario, r.epoch)
+        );
+    }
+    assert_eq!(sa.report, sb.report);
+}
+
+#[test]
+fn episode_seeds_are_derived_from_run_seed_scenario_and_epoch() {
+    let out = tempfile::tempdir().unwrap();
+    let s = run_in(
+        out.path(),
+        &labelled("counter@1", &small_suite()),
+        &RunSpec {
+            epochs: 2,
+            seed: 99,
+            ..spec("random")
+        },
+    )
+    .unwrap();
+    for r in normalized(&s.dir) {
+        assert_eq!(r.seed, seed::derive(99, &r.scenario, u64::from(r.epoch)));
+    }
+}
+
+#[test]
+fn an_env_error_ends_the_episode_not_the_run() {
+    let mut suite = small_suite();
+    suite[1].fail_at = Some(2);
+    suite[2].panic_at = Some(1);
+    let out = tempfile::tempdir().unwrap();
+    let s = run_in(out.path(), &labelled("counter@1", &suite), &spec("oracle")).unwrap();
+    assert_eq!((s.played, s.errors), (5, 2));
+    let rows = normalized(&s.dir);
+    assert_eq!(rows.len(), 5);
+    let by_id = |id: &str| rows.iter().find(|r| r.scenario == id).unwrap();
+    let failed = by_id("c1");
+    assert!(!failed.success);
+    let e = failed.error.as_deref().unwrap();
+    assert!(e.starts_with("environment failed"), "{e}");
+    assert_eq!(trajectory(&s.dir, "c1", 0).len(), 1);
+    let panicked = by_id("c2");
+    assert_eq!(
+        panicked.error.as_deref(),
+        Some("panicked: counter exploded")
+    );
+    assert!(!panicked.success);
+    for id in ["c0", "c3", "c4"] {
+        assert!(by_id(id).success && by_id(id).error.is_none());
+    }
+    assert_eq!(s.report.errors(), 2);
+}
+
+#[test]
+fn an_agent_error_ends_the_episode_with_its_message() {
+    let out = tempfile::tempdir().unwrap();
+    let suite = vec![scenario("long", 5)];
+    let s = run_in(out.path(), &labelled("x", &suite), &spec("broken")).unwrap();
+    let rows = normalized(&s.dir);
+    let e = rows[0].error.as_deref().unwrap();
+    assert!(e.contains("model went away"), "{e}");
+    assert!(!rows[0].success);
+    assert_eq!(rows[0].steps, 1);
+}
+
+#[test]
+fn the_safety_cap_ends_a_runaway_episode() {
+    let mut s = scenario("runaway", 5);
+    s.budget = Some(1_000_000);
+    let out = tempfile::tempdir().unwrap();
+    let spec = RunSpec {
+        max_steps: 7,
+        ..spec("down")
+    };
+    let summary = run_in(out.path(), &labelled("x", &[s]), &spec).unwrap();
+    let rows = normalized(&summary.dir);
+    assert!(
+        rows[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("safety cap of 7 steps")
+    );
+    assert_eq!(rows[0].steps, 7);
+    assert_eq!(trajectory(&summary.dir, "runaway", 0).len(), 7);
+}
+
+#[test]
+fn a_world_truncation_is_not_an_error() {
+    let out = tempfile::tempdir().unwrap();
+    let s = run_in(
+        out.path(),
+        &labelled("x", &[scenario("t", 2)]),
+        &spec("down"),
+    )
+    .unwrap();
+    let rows = normalized(&s.dir);
+    assert_eq!(
+        (rows[0].success, rows[0].steps, rows[0].error.clone()),
+        (false, 10, None)
+    );
+    assert!(trajectory(&s.dir, "t", 0).last().unwrap().truncated);
+}
+
+#[test]
+fn limit_plays_the_first_scenarios_in_suite_order() {
+    let out = tempfile::tempdir().unwrap();
+    let s = run_in(
+        out.path(),
+        &labelled("counter@1", &small_suite()),
+        &RunSpec {
+            limit: Some(2),
+            ..spec("oracle")
+        },
+    )
+    .unwrap();
+    let ids: Vec<String> = normalized(&s.dir).into_iter().map(|r| r.scenario).collect();
+    assert_eq!(ids, ["c0", "c1"]);
+    let toml = rundir::read_run_toml(&s.dir).unwrap();
+    assert_eq!(toml.config.limit, Some(2));
+    assert_eq!(toml.config.scenarios.len(), 2);
+}
+
+#[test]
+fn bad_settings_and_names_are_refused() {
+    let out = tempfile::tempdir().unwrap();
+    let suite = labelled("counter@1", &small_suite());
+    let zero = RunSpec {
+        epochs: 0,
+        ..spec("oracle")
+    };
+    assert!(matches!(
+        run_in(out.path(), &suite, &zero),
+        Err(RunError::Invalid(_))
+    ));
+    let none = RunSpec {
+        limit: Some(0),
+        ..spec("oracle")
+    };
+    assert!(matches!(
+        run_in(out.path(), &suite, &none),
+        Err(RunError::NoScenarios)
+    ));
+    let err = Baseline::new(&CounterWorld, "genius")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("genius") && err.contains("oracle"), "{err}");
+    let mut dup = small_suite();
+    dup[1].id = "c0".into();
+    assert!(matches!(
+        run_in(out.path(), &labelled("x", &dup), &spec("oracle")),
+        Err(RunError::DuplicateScenario(id)) if id == "c0"
+    ));
+    let mut alien = small_suite();
+    alien[0].world = "tools".into();
+    assert!(matches!(
+        run_in(out.path(), &labelled("x", &alien), &spec("oracle")),
+        Err(RunError::MixedWorlds(..))
+    ));
+    // nothing was written for refused runs
+    assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+}

@@ -1,0 +1,9 @@
+//! Integration tests of escapade-run against `counter`, a small fake world.
+
+mod episodes; // concurrency independence, errors end episodes not runs, cap, limit, seeds
+mod fake; // CounterWorld: reach the target to win; oracle, random, broken and runaway agents
+mod files; // a run directory has every file, with valid rows flushed as they are written
+mod play; // a person plays through a reader and a writer, optionally recorded
+mod report; // report shapes and exact mean/se on a hand-made episodes.jsonl
+mod resume; // resume skips finished episodes, cuts a torn line, refuses other configs
+mod suite; // build_suite, write_suite and resolving suites, files and directories

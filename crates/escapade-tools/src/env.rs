@@ -1,0 +1,635 @@
+//! The tools environment (§3.1, App. B): investigate, call, submit, give up.
+//!
+//! The agent starts with the room's setting and the visible nodes. Investigating shows a
+//! node's story, parameters, clues and outputs (and resolves an item). A call with every
+//! parameter right runs the template's real function on the agent's values; a container
+//! opens; nodes wired to a resolved node's physical outputs become visible (drop events).
+//! A failed call gets per-parameter feedback and one error type of App. B.1. The episode
+//! ends on a correct `submit_answer` (success), `give_up`, or the step budget (truncated).
+//!
+//! Metrics ([`ToolsEnv::outcome`]) follow §3.1 and §4: sub-problem resolution,
+//! hidden-node discovery, tool calls against the minimum, source-node convergence speed,
+//! premature invocation rate, clue adherence rate and error counts per type.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use escapade_core::env::{Env, Outcome, Step};
+use escapade_core::{Action, EnvError, Observation, ToolSchema};
+
+use crate::library;
+use crate::protocol::{self, ErrorKind, ToolsAction};
+use crate::render;
+use crate::sandbox::CodeRunner;
+use crate::scenario::ToolsScenario;
+use crate::template::NodeKind;
+
+/// Precomputed structure of a scenario.
+#[derive(Debug, Clone)]
+pub(crate) struct Graph {
+    /// Data-flow predecessors (producers feeding data ports), per node.
+    pub preds: Vec<Vec<usize>>,
+    /// For each (node, data parameter): the producer node and port, if wired.
+    pub feeds: Vec<BTreeMap<String, (usize, String)>>,
+    /// Nodes revealed when this node is resolved (physical edges).
+    pub reveals: Vec<Vec<usize>>,
+    /// Consumers of each node's outputs: (consumer, port name, output name).
+    pub consumers: Vec<Vec<(usize, String, String)>>,
+    /// Source nodes (§4.1): callable, and no data input comes from a callable node.
+    pub source: Vec<bool>,
+}
+
+impl Graph {
+    pub(crate) fn new(s: &ToolsScenario) -> Self {
+        let n = s.nodes.len();
+        let mut g = Graph {
+            preds: vec![Vec::new(); n],
+            feeds: vec![BTreeMap::new(); n],
+            reveals: vec![Vec::new(); n],
+            consumers: vec![Vec::new(); n],
+            source: vec![false; n],
+        };
+        for e in &s.edges {
+            let (Some(a), Some(b)) = (s.node_index(&e.from), s.node_index(&e.to)) else {
+                continue;
+            };
+            let physical = s.nodes[b]
+                .inputs
+                .get(&e.to_port)
+                .is_some_and(|p| p.ty.is_physical());
+            if physical {
+                g.reveals[a].push(b);
+            } else {
+                if !g.preds[b].contains(&a) {
+                    g.preds[b].push(a);
+                }
+                g.feeds[b].insert(e.to_port.clone(), (a, e.from_port.clone()));
+                g.consumers[a].push((b, e.to_port.clone(), e.from_port.clone()));
+            }
+        }
+        for (i, node) in s.nodes.iter().enumerate() {
+            g.source[i] = node.kind.is_callable()
+                && g.preds[i].iter().all(|p| !s.nodes[*p].kind.is_callable());
+        }
+        g
+    }
+}
+
+/// Per-episode state.
+#[derive(Debug, Clone)]
+pub(crate) struct State {
+    pub visible: Vec<bool>,
+    pub investigated: Vec<bool>,
+    pub resolved: Vec<bool>,
+    steps: u32,
+    over: bool,
+    success: bool,
+    investigations: u32,
+    invocations: u32,
+    errors: [u32; 8],
+    attempts: Vec<u32>,
+    source_attempts: Vec<u32>,
+    premature: u32,
+    non_source_invocations: u32,
+    adherent: u32,
+    adherence_total: u32,
+    wrong_answers: u32,
+}
+
+/// The tools world's environment for one scenario.
+pub struct ToolsEnv {
+    scenario: Arc<ToolsScenario>,
+    graph: Graph,
+    runner: Arc<dyn CodeRunner>,
+    state: Option<State>,
+}
+
+struct Reply {
+    feedback: String,
+    valid: bool,
+    error: Option<ErrorKind>,
+}
+
+impl Reply {
+    fn ok(feedback: String) -> Self {
+        Reply {
+            feedback,
+            valid: true,
+            error: None,
+        }
+    }
+    fn err(kind: ErrorKind, feedback: String) -> Self {
+        Reply {
+            feedback,
+            valid: false,
+            error: Some(kind),
+        }
+    }
+}
+
+impl ToolsEnv {
+    /// Opens an environment on a validated scenario.
+    pub fn new(scenario: Arc<ToolsScenario>, runner: Arc<dyn CodeRunner>) -> Self {
+        let graph = Graph::new(&scenario);
+        ToolsEnv {
+            scenario,
+            graph,
+            runner,
+            state: None,
+        }
+    }
+
+    /// The scenario being played.
+    pub fn scenario(&self) -> &ToolsScenario {
+        &self.scenario
+    }
+
+    fn index(&self, id: &str) -> Option<usize> {
+        self.scenario.node_index(id)
+    }
+
+    fn locate(&self, st: &State, id: &str) -> Result<usize, Reply> {
+        match self.index(id) {
+            None => Err(Reply::err(
+                ErrorKind::NodeNotExist,
+                format!(
+                    "There is no node `{}` in this room. Use the ids from the room listing (like {}).",
+                    escapade_core::action::truncate_chars(id, 40),
+                    self.example_id(st)
+                ),
+            )),
+            Some(i) if !st.visible[i] => Err(Reply::err(
+                ErrorKind::NodeNotVisible,
+                format!("Node `{id}` is not visible yet; something must reveal it first."),
+            )),
+            Some(i) => Ok(i),
+        }
+    }
+
+    fn example_id(&self, st: &State) -> String {
+        (0..self.scenario.nodes.len())
+            .find(|i| st.visible[*i])
+            .map(|i| self.scenario.nodes[i].id.clone())
+            .unwrap_or_else(|| "N100".into())
+    }
+
+    fn investigate(&self, st: &mut State, id: &str) -> Reply {
+        let i = match self.locate(st, id) {
+            Ok(i) => i,
+            Err(r) => return r,
+        };
+        st.investigated[i] = true;
+        let mut feedback = render::details(&self.scenario, &self.graph, st, i);
+        if self.scenario.nodes[i].kind == NodeKind::Item && !st.resolved[i] {
+            st.resolved[i] = true;
+            let revealed = self.reveal(st, i);
+            feedback.push_str(&revealed);
+        }
+        Reply::ok(feedback)
+    }
+
+    /// Marks nodes wired to `i`'s physical outputs visible; returns the announcement.
+    fn reveal(&self, st: &mut State, i: usize) -> String {
+        let mut text = String::new();
+        for &j in &self.graph.reveals[i] {
+            if !st.visible[j] {
+                st.visible[j] = true;
+                if text.is_empty() {
+                    text.push_str("\n\nNewly revealed:");
+                }
+                text.push('\n');
+                text.push_str(&render::listing_line(&self.scenario.nodes[j]));
+            }
+        }
+        text
+    }
+
+    fn call(&self, st: &mut State, id: &str, params: &Map<String, Value>) -> Reply {
+        let i = match self.locate(st, id) {
+            Ok(i) => i,
+            Err(r) => return r,
+        };
+        let node = &self.scenario.nodes[i];
+        if !node.kind.is_callable() {
+            return Reply::err(
+                ErrorKind::WrongNodeType,
+                format!(
+                    "`{id}` is an item: it takes no parameters. Read it with `investigate {id}`."
+                ),
+            );
+        }
+        if st.resolved[i] {
+            return Reply::err(
+                ErrorKind::RepeatedSolvedNode,
+                format!(
+                    "`{id}` is already solved. Its outputs: {}",
+                    render::outputs_inline(node)
+                ),
+            );
+        }
+        // an invocation that reached a callable, unsolved node: behavioural metrics
+        st.invocations += 1;
+        st.attempts[i] += 1;
+        let premature = self.graph.preds[i].iter().any(|p| !st.resolved[*p]);
+        if !self.graph.source[i] {
+            st.non_source_invocations += 1;
+            if premature {
+                st.premature += 1;
+            }
+        }
+        let expected: Vec<(&String, &crate::scenario::PortValue)> = node.parameters().collect();
+        let missing: Vec<&str> = expected
+            .iter()
+            .filter(|(name, _)| !params.contains_key(name.as_str()))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let unknown: Vec<&str> = params
+            .keys()
+            .filter(|k| !node.inputs.get(k.as_str()).is_some_and(|p| !p.ty.is_physical()))
+            .map(String::as_str)
+            .collect();
+        let signature = render::signature(node);
+        // clue adherence: every wired parameter carries its resolved predecessor's output
+        if !self.graph.feeds[i].is_empty() {
+            st.adherence_total += 1;
+            let adherent = self.graph.feeds[i].iter().all(|(port, (p, out))| {
+                let golden = &self.scenario.nodes[*p].outputs[out.as_str()];
+                st.resolved[*p]
+                    && params
+                        .get(port.as_str())
+                        .and_then(|v| golden.ty.canonicalize_json(v).ok())
+                        .is_some_and(|v| v == golden.value)
+            });
+            if adherent {
+                st.adherent += 1;
+            }
+        }
+        if !missing.is_empty() {
+            let mut msg = format!(
+                "Missing required parameter(s): {}. {signature}",
+                missing.join(", ")
+            );
+            if !unknown.is_empty() {
+                msg.push_str(&format!(" Unknown parameter(s): {}.", unknown.join(", ")));
+            }
+            return Reply::err(ErrorKind::MissingRequiredParameter, msg);
+        }
+        let mut type_errors = Vec::new();
+        let mut values = Vec::new();
+        for (name, pv) in &expected {
+            match pv.ty.canonicalize_json(&params[name.as_str()]) {
+                Ok(v) => values.push(v),
+                Err(e) => type_errors.push(format!("{name}: {e}")),
+            }
+        }
+        if !type_errors.is_empty() {
+            return Reply::err(
+                ErrorKind::WrongParameterType,
+                format!("Wrong parameter type — {}.", type_errors.join("; ")),
+            );
+        }
+        if !unknown.is_empty() {
+            return Reply::err(
+                ErrorKind::Other,
+                format!(
+                    "Unknown parameter(s): {}. {signature}",
+                    unknown.join(", ")
+                ),
+            );
+        }
+        let checks: Vec<(&str, bool)> = expected
+            .iter()
+            .zip(&values)
+            .map(|((name, pv), v)| (name.as_str(), *v == pv.value))
+            .collect();
+        if checks.iter().any(|(_, ok)| !ok) {
+            let parts: Vec<String> = checks
+                .iter()
+                .map(|(name, ok)| format!("{name} {}", if *ok { "✓ correct" } else { "✗ incorrect" }))
+                .collect();
+            let what = if node.kind == NodeKind::Container {
+                "The lock does not open."
+            } else {
+                "The call failed: wrong parameter value(s)."
+            };
+            return Reply::err(
+                ErrorKind::Other,
+                format!("{what} Parameter check: {}.", parts.join(", ")),
+            );
+        }
+        if premature {
+            let waiting: Vec<String> = self.graph.preds[i]
+                .iter()
+                .filter(|p| !st.resolved[**p])
+                .map(|p| {
+                    if st.visible[*p] {
+                        self.scenario.nodes[*p].id.clone()
+                    } else {
+                        "a node not found yet".to_string()
+                    }
+                })
+                .collect();
+            return Reply::err(
+                ErrorKind::Other,
+                format!(
+                    "Missing dependency: the values look right, but `{id}` needs its inputs to be produced first by {}.",
+                    waiting.join(", ")
+                ),
+            );
+        }
+        // every parameter is right: run the real function on the agent's values
+        let template = library::template(&node.template).expect("validated scenario");
+        let mut inputs = Vec::with_capacity(template.inputs.len());
+        let mut k = 0;
+        for spec in template.inputs {
+            if spec.ty.is_physical() {
+                inputs.push(String::new());
+            } else {
+                inputs.push(values[k].clone());
+                k += 1;
+            }
+        }
+        let outputs = match library::execute(template, &inputs, &self.scenario.files, &*self.runner) {
+            Ok(o) => o,
+            Err(e) => {
+                return Reply::err(
+                    ErrorKind::Other,
+                    format!("`{id}` malfunctioned while running ({e}). Try the call again."),
+                );
+            }
+        };
+        let golden: Vec<&str> = node.outputs.values().map(|p| p.value.as_str()).collect();
+        if outputs.iter().map(String::as_str).ne(golden.iter().copied()) {
+            return Reply::err(
+                ErrorKind::Other,
+                format!("`{id}` produced an unexpected result; the scenario may be corrupt."),
+            );
+        }
+        st.resolved[i] = true;
+        if self.graph.source[i] {
+            st.source_attempts[i] = st.attempts[i];
+        }
+        let mut feedback = match node.kind {
+            NodeKind::Terminal => format!(
+                "{} accepts the input and displays the flag: {}. Submit it with `submit_answer`.",
+                render::label(node),
+                render::literal(&self.scenario.answer)
+            ),
+            NodeKind::Container => format!("{} opens.", render::label(node)),
+            _ => format!(
+                "{} ran successfully. Output: {}",
+                render::label(node),
+                render::outputs_inline(node)
+            ),
+        };
+        feedback.push_str(&self.reveal(st, i));
+        if node.kind == NodeKind::Container && self.graph.reveals[i].is_empty() {
+            feedback.push_str(" It is empty.");
+        }
+        Reply::ok(feedback)
+    }
+
+    fn submit(&self, st: &mut State, answer: &str) -> Reply {
+        let a = answer
+            .trim()
+            .trim_matches(|c: char| matches!(c, '"' | '\'' | '`'))
+            .trim();
+        if a == self.scenario.answer {
+            st.success = true;
+            st.over = true;
+            Reply::ok("Correct! The exit opens — you escaped.".into())
+        } else {
+            st.wrong_answers += 1;
+            Reply::ok("That is not the flag. The exit stays shut.".into())
+        }
+    }
+
+    fn status(&self, st: &State) -> String {
+        let resolved = st.resolved.iter().filter(|r| **r).count();
+        format!(
+            "[step {}/{} · {} of {} nodes resolved]",
+            st.steps,
+            self.scenario.step_budget,
+            resolved,
+            self.scenario.nodes.len()
+        )
+    }
+}
+
+impl Env for ToolsEnv {
+    fn reset(&mut self, _seed: u64) -> Observation {
+        let n = self.scenario.nodes.len();
+        let st = State {
+            visible: self.scenario.nodes.iter().map(|x| !x.hidden).collect(),
+            investigated: vec![false; n],
+            resolved: vec![false; n],
+            steps: 0,
+            over: false,
+            success: false,
+            investigations: 0,
+            invocations: 0,
+            errors: [0; 8],
+            attempts: vec![0; n],
+            source_attempts: vec![0; n],
+            premature: 0,
+            non_source_invocations: 0,
+            adherent: 0,
+            adherence_total: 0,
+            wrong_answers: 0,
+        };
+        let text = format!(
+            "{}\n\n{}",
+            render::opening(&self.scenario, &st),
+            self.status(&st)
+        );
+        self.state = Some(st);
+        Observation::text(text)
+    }
+
+    fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+        let mut st = self.state.take().ok_or(EnvError::NotReset)?;
+        if st.over {
+            self.state = Some(st);
+            return Err(EnvError::EpisodeOver);
+        }
+        st.steps += 1;
+        let parsed = protocol::parse(action);
+        let is_call = matches!(parsed, Ok(ToolsAction::Call { .. }));
+        let reply = match parsed {
+            Err(e) => Reply::err(ErrorKind::WrongFormat, e.0),
+            Ok(ToolsAction::Investigate { node }) => {
+                st.investigations += 1;
+                self.investigate(&mut st, &node)
+            }
+            Ok(ToolsAction::Call { node, params }) => self.call(&mut st, &node, &params),
+            Ok(ToolsAction::Submit { answer }) => self.submit(&mut st, &answer),
+            Ok(ToolsAction::GiveUp) => {
+                st.over = true;
+                Reply::ok("You give up. The episode ends.".into())
+            }
+        };
+        if let Some(kind) = reply.error {
+            // B.1 classifies failed invocations (not investigations or submissions);
+            // unparseable requests count as wrong_format
+            if is_call || kind == ErrorKind::WrongFormat {
+                st.errors[kind.index()] += 1;
+            }
+        }
+        let terminated = st.over;
+        let truncated = !terminated && st.steps >= self.scenario.step_budget;
+        if truncated {
+            st.over = true;
+        }
+        let mut text = reply.feedback.clone();
+        text.push_str("\n\n");
+        text.push_str(&self.status(&st));
+        if truncated {
+            text.push_str("\nThe step budget is spent; the episode ends.");
+        }
+        let progress = st.resolved.iter().filter(|r| **r).count() as f64
+            / self.scenario.nodes.len().max(1) as f64;
+        self.state = Some(st);
+        Ok(Step {
+            observation: Observation::text(text),
+            feedback: reply.feedback,
+            progress,
+            terminated,
+            truncated,
+            valid: reply.valid,
+            error: reply.error.map(|k| k.name().to_string()),
+        })
+    }
+
+    fn system_prompt(&self) -> String {
+        render::system_prompt()
+    }
+
+    fn tool_schemas(&self) -> Vec<ToolSchema> {
+        let Some(st) = &self.state else {
+            return render::base_schemas(&[]);
+        };
+        let visible: Vec<&str> = self
+            .scenario
+            .nodes
+            .iter()
+            .zip(&st.visible)
+            .filter(|(_, v)| **v)
+            .map(|(n, _)| n.id.as_str())
+            .collect();
+        let mut schemas = render::base_schemas(&visible);
+        for (i, node) in self.scenario.nodes.iter().enumerate() {
+            if st.visible[i] && st.investigated[i] && !st.resolved[i] && node.kind.is_callable() {
+                schemas.push(render::node_schema(node));
+            }
+        }
+        schemas
+    }
+
+    fn outcome(&self) -> Outcome {
+        let Some(st) = &self.state else {
+            return Outcome::default();
+        };
+        let n = self.scenario.nodes.len();
+        let mut m = BTreeMap::new();
+        let resolved = st.resolved.iter().filter(|r| **r).count();
+        m.insert("sub_problem_resolution".into(), resolved as f64 / n.max(1) as f64);
+        let hidden: Vec<usize> = (0..n).filter(|i| self.scenario.nodes[*i].hidden).collect();
+        if !hidden.is_empty() {
+            let found = hidden.iter().filter(|i| st.visible[**i]).count();
+            m.insert("hidden_discovery".into(), found as f64 / hidden.len() as f64);
+        }
+        m.insert(
+            "tool_calls".into(),
+            (st.investigations + st.invocations + self.failed_calls_outside(st)) as f64,
+        );
+        m.insert("investigations".into(), st.investigations as f64);
+        m.insert("invocations".into(), st.invocations as f64);
+        m.insert("min_tool_calls".into(), self.scenario.min_tool_calls as f64);
+        let solved_sources: Vec<f64> = (0..n)
+            .filter(|i| self.graph.source[*i] && st.resolved[*i])
+            .map(|i| st.source_attempts[i] as f64)
+            .collect();
+        if !solved_sources.is_empty() {
+            m.insert(
+                "source_convergence".into(),
+                solved_sources.iter().sum::<f64>() / solved_sources.len() as f64,
+            );
+        }
+        if st.non_source_invocations > 0 {
+            m.insert(
+                "premature_invocation_rate".into(),
+                st.premature as f64 / st.non_source_invocations as f64,
+            );
+        }
+        if st.adherence_total > 0 {
+            m.insert(
+                "clue_adherence_rate".into(),
+                st.adherent as f64 / st.adherence_total as f64,
+            );
+        }
+        for kind in ErrorKind::ALL {
+            m.insert(format!("errors_{}", kind.name()), st.errors[kind.index()] as f64);
+        }
+        m.insert("wrong_answers".into(), st.wrong_answers as f64);
+        Outcome {
+            success: st.success,
+            steps: st.steps,
+            metrics: m,
+        }
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        let s = &self.scenario;
+        // values the agent is shown for free: seeded clues and item payloads; an output
+        // contained in one of them (a regex match of a given text) is not a secret
+        let public: Vec<&str> = s
+            .nodes
+            .iter()
+            .flat_map(|n| {
+                let seeded = n
+                    .inputs
+                    .values()
+                    .filter(|p| p.origin == Some(crate::scenario::Origin::Seed))
+                    .map(|p| p.value.as_str());
+                let items = n
+                    .outputs
+                    .values()
+                    .filter(move |_| n.kind == NodeKind::Item)
+                    .map(|p| p.value.as_str());
+                seeded.chain(items)
+            })
+            .collect();
+        let mut out = vec![s.answer.clone()];
+        for n in &s.nodes {
+            if n.hidden {
+                out.push(n.name.clone());
+                out.push(n.id.clone());
+            }
+            if n.kind.is_callable() {
+                // computed outputs are earned only by a successful call
+                for pv in n.outputs.values() {
+                    if !pv.ty.is_physical()
+                        && pv.value.chars().count() >= 6
+                        && !public.iter().any(|p| p.contains(pv.value.as_str()))
+                    {
+                        out.push(pv.value.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl ToolsEnv {
+    /// Calls that failed before reaching a node (unknown, hidden, item, solved) still
+    /// count as tool calls in Table 3's sense.
+    fn failed_calls_outside(&self, st: &State) -> u32 {
+        st.errors[ErrorKind::NodeNotExist.index()]
+            + st.errors[ErrorKind::NodeNotVisible.index()]
+            + st.errors[ErrorKind::WrongNodeType.index()]
+            + st.errors[ErrorKind::RepeatedSolvedNode.index()]
+    }
+}

@@ -1,0 +1,215 @@
+//! The `tools` entry of the world registry, and the suite `agentescape@1`.
+//!
+//! `agentescape@1` (§3.1): 60 scenarios at each of 5, 10, 15 and 20 nodes and 30 at 25.
+//! Scenario `i` of tier `d` uses seed `1000·d + i`; when its skeleton is isomorphic to
+//! one already in the tier (A.2), the seed moves on by 100 000 until it is not. Every
+//! scenario therefore carries the seed that rebuilds it alone with
+//! `escapade gen tools --difficulty d --seed <seed>`.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use escapade_core::env::{OracleReport, SuiteSpec};
+use escapade_core::{Agent, CoreError, Env, World};
+
+use crate::ToolsError;
+use crate::env::ToolsEnv;
+use crate::generator::{self, GenConfig};
+use crate::library;
+use crate::oracle::{OracleAgent, RandomAgent};
+use crate::sandbox::{CodeRunner, MemoRunner, PythonSandbox, SandboxConfig};
+use crate::scenario::ToolsScenario;
+use crate::template::NodeKind;
+
+/// Name and tiers of the suite.
+pub const AGENTESCAPE_V1: &str = "agentescape@1";
+const TIERS: [(u32, u32); 5] = [(5, 60), (10, 60), (15, 60), (20, 60), (25, 30)];
+const SEED_STRIDE: u64 = 100_000;
+
+/// The tools world.
+pub struct ToolsWorld {
+    runner: Arc<dyn CodeRunner>,
+    config: GenConfig,
+}
+
+impl ToolsWorld {
+    /// The world with the real Python sandbox (memoized) and the paper's generator
+    /// settings.
+    pub fn new() -> Result<Self, ToolsError> {
+        let sandbox = PythonSandbox::new(SandboxConfig::default())
+            .map_err(|e| ToolsError::Sandbox(e.to_string()))?;
+        Ok(Self::with_runner(Arc::new(MemoRunner::new(sandbox))))
+    }
+
+    /// The world with a given code runner.
+    pub fn with_runner(runner: Arc<dyn CodeRunner>) -> Self {
+        ToolsWorld {
+            runner,
+            config: GenConfig::default(),
+        }
+    }
+
+    /// Replaces the generator settings.
+    pub fn with_config(mut self, config: GenConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The code runner.
+    pub fn runner(&self) -> Arc<dyn CodeRunner> {
+        self.runner.clone()
+    }
+
+    /// Generates a typed scenario.
+    pub fn scenario(&self, difficulty: u32, seed: u64) -> Result<ToolsScenario, ToolsError> {
+        generator::generate(difficulty, seed, &self.config, &*self.runner)
+    }
+
+    /// Builds `agentescape@1` (or any tier list) as typed scenarios, in suite order.
+    pub fn build_tiers(&self, tiers: &[(u32, u32)]) -> Result<Vec<ToolsScenario>, ToolsError> {
+        let mut out = Vec::new();
+        for &(d, count) in tiers {
+            let mut taken = BTreeSet::new();
+            for i in 0..count as u64 {
+                let mut seed = 1000 * d as u64 + i;
+                loop {
+                    let (s, signature) = generator::generate_unique(
+                        d,
+                        seed,
+                        &self.config,
+                        &*self.runner,
+                        &BTreeSet::new(),
+                    )?;
+                    if taken.insert(signature) {
+                        out.push(s);
+                        break;
+                    }
+                    seed += SEED_STRIDE;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn parse(&self, json: &str) -> Result<ToolsScenario, CoreError> {
+        let s = ToolsScenario::from_json(json)?;
+        crate::validate::validate(&s)?;
+        Ok(s)
+    }
+}
+
+impl World for ToolsWorld {
+    fn name(&self) -> &'static str {
+        "tools"
+    }
+
+    fn description(&self) -> &'static str {
+        "AgentEscapeBench: tool DAGs with real tool execution, hidden nodes and per-parameter feedback"
+    }
+
+    fn suites(&self) -> Vec<SuiteSpec> {
+        vec![SuiteSpec {
+            name: AGENTESCAPE_V1.into(),
+            world: "tools".into(),
+            description: "270 tool DAGs: 60 each at 5/10/15/20 nodes, 30 at 25 (AgentEscapeBench §3.1)".into(),
+            tiers: TIERS.to_vec(),
+        }]
+    }
+
+    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+        Ok(self.scenario(difficulty, seed)?.to_json())
+    }
+
+    fn build_suite(&self, suite: &str) -> Result<Vec<String>, CoreError> {
+        if suite != AGENTESCAPE_V1 {
+            return Err(CoreError::Unknown {
+                what: "suite",
+                name: suite.into(),
+                known: AGENTESCAPE_V1.into(),
+            });
+        }
+        Ok(self
+            .build_tiers(&TIERS)?
+            .iter()
+            .map(ToolsScenario::to_json)
+            .collect())
+    }
+
+    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+        let s = self.parse(scenario_json)?;
+        Ok(Box::new(ToolsEnv::new(Arc::new(s), self.runner.clone())))
+    }
+
+    fn agent(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        _seed: u64,
+    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        match kind {
+            "oracle" => Ok(Box::new(OracleAgent::new(&self.parse(scenario_json)?))),
+            "random" => Ok(Box::new(RandomAgent::default())),
+            other => Err(CoreError::Unknown {
+                what: "agent",
+                name: other.into(),
+                known: self.agent_kinds().join(", "),
+            }),
+        }
+    }
+
+    fn agent_kinds(&self) -> Vec<&'static str> {
+        vec!["oracle", "random"]
+    }
+
+    fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
+        let s = self.parse(scenario_json)?;
+        let mut env = ToolsEnv::new(Arc::new(s.clone()), self.runner.clone());
+        let mut agent = OracleAgent::new(&s);
+        let (outcome, _) = escapade_core::agent::play(&mut env, &mut agent, 0, 100_000)?;
+        let calls = outcome.metrics.get("tool_calls").copied().unwrap_or(0.0) as u32;
+        Ok(OracleReport {
+            solved: outcome.success && calls == s.min_tool_calls,
+            steps: calls,
+        })
+    }
+
+    fn catalogue(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "Port types: Big_Int, Text_Generic, Hex_String, Hex_String_Key_AES, Hex_String_IV_AES, File_Id, Code_Python, Item, Hidden_Item."
+        );
+        let _ = writeln!(
+            t,
+            "Droppable variants: every tool, terminal and item template also comes with an extra trigger input of type Item or Hidden_Item (hidden until its source resolves); default ratio 30 %."
+        );
+        for kind in [NodeKind::Tool, NodeKind::Terminal, NodeKind::Item, NodeKind::Container] {
+            let templates: Vec<_> = library::library().iter().filter(|t| t.kind == kind).collect();
+            let _ = writeln!(t, "\n{} templates ({}):", kind.label(), templates.len());
+            for tp in templates {
+                let ins: Vec<String> = tp
+                    .inputs
+                    .iter()
+                    .map(|p| format!("{}: {}{}", p.name, p.ty, match p.role {
+                        crate::template::PortRole::Open => "",
+                        crate::template::PortRole::Exclusive => " [exclusive]",
+                        crate::template::PortRole::SeedOnly => " [seeded]",
+                    }))
+                    .collect();
+                let outs: Vec<String> = tp.outputs.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
+                let _ = writeln!(
+                    t,
+                    "  {} — {} [{}]\n    ({}) -> ({})\n    {}",
+                    tp.id,
+                    tp.title,
+                    tp.family,
+                    ins.join(", "),
+                    outs.join(", "),
+                    tp.semantics
+                );
+            }
+        }
+        t
+    }
+}

@@ -1,0 +1,159 @@
+//! The command line, as clap derive types (DESIGN.md, "CLI shape").
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// escapade: an arena where agents try to escape rooms from four benchmarks.
+#[derive(Debug, Parser)]
+#[command(name = "escapade", version, about, propagate_version = true)]
+pub struct Cli {
+    /// No progress bars (results and errors are still printed).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List worlds, suites and agents (with a WORLD: its catalogue too).
+    List(ListArgs),
+    /// Generate scenarios of a world from a difficulty and seeds.
+    Gen(GenArgs),
+    /// Build a suite, verify every scenario with the oracle, print its stats.
+    Suite(SuiteArgs),
+    /// Run an agent over a suite, a scenario file or a directory of scenarios.
+    Run(RunArgs),
+    /// Finish an interrupted run: play the episodes missing from a run directory.
+    Resume(ResumeArgs),
+    /// Print metrics tables (mean ± standard error) of one or more runs.
+    Report(ReportArgs),
+    /// Play a scenario yourself in the terminal.
+    Play(PlayArgs),
+    /// Print the JSON Schema of the run-directory rows.
+    Schema,
+}
+
+/// `escapade list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Show only this world, with its catalogue of building blocks.
+    pub world: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `escapade gen`.
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// The world (`tools`, `vis`, `comma`, `craft`).
+    pub world: String,
+    /// Difficulty tier (tools: node count).
+    #[arg(long, short)]
+    pub difficulty: u32,
+    /// Seed of the first scenario; the others use the following seeds.
+    #[arg(long, short, default_value_t = 0)]
+    pub seed: u64,
+    /// How many scenarios.
+    #[arg(long, short = 'n', default_value_t = 1)]
+    pub count: u32,
+    /// A file (one scenario) or a directory (written as `<id>.json`); default: stdout.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+}
+
+/// `escapade suite`.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// Suite name, e.g. `agentescape@1` (without `@version`: the latest).
+    pub name: String,
+    /// Write the scenarios and `suite.json` to this directory.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// Print the manifest as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `escapade run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A suite name, a scenario file, or a directory of scenarios.
+    pub source: String,
+    /// The agent: a baseline kind of the world (`oracle`, `random`, …).
+    #[arg(long, short)]
+    pub agent: String,
+    /// Episodes per scenario.
+    #[arg(long, short, default_value_t = 1)]
+    pub epochs: u32,
+    /// Only the first N scenarios, in suite order.
+    #[arg(long, short)]
+    pub limit: Option<usize>,
+    /// Episodes played at once (does not change results).
+    #[arg(long, short, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Run seed; each episode's seed is derived from it, the scenario and the epoch.
+    #[arg(long, short, default_value_t = 0)]
+    pub seed: u64,
+    /// Safety cap on steps per episode (worlds stop episodes long before).
+    #[arg(long, default_value_t = escapade_run::runner::DEFAULT_MAX_STEPS)]
+    pub max_steps: u32,
+    /// Directory for a new run directory, or a run directory to resume.
+    #[arg(long, short, default_value = "runs")]
+    pub out: PathBuf,
+}
+
+/// `escapade resume`.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The run directory.
+    pub dir: PathBuf,
+    /// Episodes played at once (does not change results).
+    #[arg(long, short, default_value_t = 1)]
+    pub concurrency: usize,
+}
+
+/// Output formats of `escapade report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Markdown tables.
+    Md,
+    /// CSV, a row per group and metric.
+    Csv,
+    /// JSON.
+    Json,
+}
+
+/// `escapade report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run directories (or `episodes.jsonl` files).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, short, value_enum, default_value_t = ReportFormat::Md)]
+    pub format: ReportFormat,
+    /// Same as `--format json`.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `escapade play`.
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// A suite name, a scenario file, or a directory of scenarios.
+    pub source: String,
+    /// Which scenario of a suite or directory (default: the first).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Seed given to the environment.
+    #[arg(long, short, default_value_t = 0)]
+    pub seed: u64,
+    /// Also write a run directory (agent `human`) under this directory.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+}

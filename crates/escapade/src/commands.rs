@@ -1,0 +1,355 @@
+//! One function per subcommand. Each takes the world registry and where to print, so
+//! tests can drive them with a demo world and read what they printed.
+
+use std::io::{BufRead, Write};
+
+use anyhow::{Context as _, Result, bail};
+use escapade_core::{ScenarioHeader, World};
+use escapade_run::report::Format;
+use escapade_run::runner::RunSummary;
+use escapade_run::source::{find_suite, find_world};
+use escapade_run::suite::file_stem;
+use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundir};
+use serde_json::json;
+
+use crate::cli::{
+    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SuiteArgs,
+};
+
+/// What every command gets: the worlds, standard output, and the quiet flag.
+pub struct Ctx<'a> {
+    /// The world registry.
+    pub worlds: &'a [Box<dyn World>],
+    /// Where results go (standard output).
+    pub out: &'a mut dyn Write,
+    /// No progress bars.
+    pub quiet: bool,
+}
+
+impl Ctx<'_> {
+    fn progress(&self) -> Progress {
+        Progress::new(self.quiet)
+    }
+}
+
+/// `escapade list [WORLD] [--json]`.
+pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
+    let worlds: Vec<&dyn World> = match &args.world {
+        Some(name) => vec![find_world(ctx.worlds, name)?],
+        None => ctx.worlds.iter().map(|w| w.as_ref()).collect(),
+    };
+    let suites: Vec<_> = worlds.iter().flat_map(|w| w.suites()).collect();
+    if args.json {
+        let mut v = json!({
+            "worlds": worlds.iter().map(|w| json!({
+                "name": w.name(),
+                "description": w.description(),
+                "agents": w.agent_kinds(),
+            })).collect::<Vec<_>>(),
+            "suites": suites.iter().map(|s| json!({
+                "name": s.name,
+                "world": s.world,
+                "description": s.description,
+                "tiers": s.tiers.iter().map(|(d, c)| json!({"difficulty": d, "count": c}))
+                    .collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        });
+        if let (Some(w), Some(map)) = (worlds.first(), v.as_object_mut())
+            && args.world.is_some()
+        {
+            map.insert("catalogue".into(), w.catalogue().into());
+        }
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(());
+    }
+    writeln!(ctx.out, "worlds:")?;
+    if worlds.is_empty() {
+        writeln!(ctx.out, "  (none)")?;
+    }
+    for w in &worlds {
+        writeln!(ctx.out, "  {:<8} {}", w.name(), w.description())?;
+        writeln!(ctx.out, "           agents: {}", w.agent_kinds().join(", "))?;
+    }
+    writeln!(ctx.out, "suites:")?;
+    if suites.is_empty() {
+        writeln!(ctx.out, "  (none)")?;
+    }
+    for s in &suites {
+        let tiers: Vec<String> = s.tiers.iter().map(|(d, c)| format!("{c}×{d}")).collect();
+        writeln!(ctx.out, "  {:<16} {:<8} {}", s.name, s.world, s.description)?;
+        writeln!(
+            ctx.out,
+            "                   tiers (count×difficulty): {}",
+            tiers.join(", ")
+        )?;
+    }
+    if let (Some(w), Some(_)) = (worlds.first(), &args.world) {
+        let catalogue = w.catalogue();
+        if !catalogue.trim().is_empty() {
+            writeln!(ctx.out, "catalogue:\n{}", catalogue.trim_end())?;
+        }
+    }
+    Ok(())
+}
+
+/// `escapade gen <world> --difficulty N --seed S [--count K] [--out PATH]`.
+pub fn gen_scenarios(ctx: &mut Ctx<'_>, args: &GenArgs) -> Result<()> {
+    let world = find_world(ctx.worlds, &args.world)?;
+    if args.count == 0 {
+        bail!("--count must be at least 1");
+    }
+    let mut scenarios = Vec::new();
+    for i in 0..u64::from(args.count) {
+        let seed = args
+            .seed
+            .checked_add(i)
+            .context("the seeds run past the largest u64")?;
+        let json = world.generate(args.difficulty, seed).with_context(|| {
+            format!(
+                "cannot generate a {} scenario at difficulty {} with seed {seed}",
+                world.name(),
+                args.difficulty
+            )
+        })?;
+        scenarios.push(json);
+    }
+    let Some(out) = &args.out else {
+        if let [one] = scenarios.as_slice() {
+            writeln!(ctx.out, "{}", one.trim_end())?;
+        } else {
+            let items: Vec<&str> = scenarios.iter().map(|s| s.trim_end()).collect();
+            writeln!(ctx.out, "[\n{}\n]", items.join(",\n"))?;
+        }
+        return Ok(());
+    };
+    let as_dir = scenarios.len() > 1 || out.is_dir() || out.to_string_lossy().ends_with('/');
+    if !as_dir {
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(out, &scenarios[0])
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        writeln!(ctx.out, "{}", out.display())?;
+        return Ok(());
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    for json in &scenarios {
+        let header = ScenarioHeader::parse(json)?;
+        let path = out.join(format!("{}.json", file_stem(&header.id)));
+        std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+        writeln!(ctx.out, "{}", path.display())?;
+    }
+    Ok(())
+}
+
+/// `escapade suite <name> [--out DIR] [--json]`; fails when a scenario is not solved.
+pub fn suite(ctx: &mut Ctx<'_>, args: &SuiteArgs) -> Result<()> {
+    let (world, spec) = find_suite(ctx.worlds, &args.name)?;
+    let build = escapade_run::build_suite(world, &spec.name, ctx.progress())?;
+    if let Some(dir) = &args.out {
+        escapade_run::write_suite(&build, dir)?;
+    }
+    if args.json {
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&build)?)?;
+    } else {
+        let s = &build.stats;
+        writeln!(
+            ctx.out,
+            "suite {} ({}): {} scenarios, {} solved by the oracle",
+            build.suite,
+            world.name(),
+            s.count,
+            s.solved
+        )?;
+        writeln!(
+            ctx.out,
+            "{:>10} {:>6} {:>7} {:>11} {:>5} {:>5}",
+            "difficulty", "count", "solved", "mean steps", "min", "max"
+        )?;
+        let opt = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
+        let mean = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+        for t in &s.tiers {
+            writeln!(
+                ctx.out,
+                "{:>10} {:>6} {:>7} {:>11} {:>5} {:>5}",
+                t.difficulty,
+                t.count,
+                t.solved,
+                mean(t.mean_oracle_steps),
+                opt(t.min_oracle_steps),
+                opt(t.max_oracle_steps)
+            )?;
+        }
+        writeln!(
+            ctx.out,
+            "{:>10} {:>6} {:>7} {:>11} {:>5} {:>5}",
+            "all",
+            s.count,
+            s.solved,
+            mean(s.mean_oracle_steps),
+            opt(s.min_oracle_steps),
+            opt(s.max_oracle_steps)
+        )?;
+        writeln!(ctx.out, "suite hash: {}", s.suite_hash)?;
+        if let Some(dir) = &args.out {
+            writeln!(ctx.out, "written to {}", dir.display())?;
+        }
+    }
+    if !build.all_solved() {
+        for (id, e) in build.oracle_errors() {
+            eprintln!("oracle failed on {id}: {e}");
+        }
+        let unsolved: Vec<&str> = build
+            .scenarios
+            .iter()
+            .filter(|s| !s.oracle.solved)
+            .map(|s| s.id.as_str())
+            .collect();
+        bail!(
+            "{} of {} scenarios of {} are not solved by the oracle: {}",
+            unsolved.len(),
+            build.stats.count,
+            build.suite,
+            unsolved.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The agent factory for an agent spec. Model agents slot in here.
+fn agents(world: &dyn World, spec: &str) -> Result<Box<dyn AgentFactory>> {
+    Ok(Box::new(Baseline::new(world, spec)?))
+}
+
+/// `escapade run <source> --agent SPEC …`.
+pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
+    let source = escapade_run::resolve(ctx.worlds, &args.source)?;
+    let factory = agents(source.world, &args.agent)?;
+    let spec = RunSpec {
+        agent: args.agent.clone(),
+        epochs: args.epochs,
+        limit: args.limit,
+        seed: args.seed,
+        concurrency: args.concurrency,
+        max_steps: args.max_steps,
+        source: source.origin.clone(),
+        ..RunSpec::default()
+    };
+    let summary = escapade_run::run(
+        source.world,
+        &source.scenarios,
+        &spec,
+        factory.as_ref(),
+        &args.out,
+        ctx.progress(),
+    )?;
+    finish(ctx, &summary)
+}
+
+/// `escapade resume <run-dir>`.
+pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
+    let toml = rundir::read_run_toml(&args.dir)?;
+    let config = &toml.config;
+    let source = escapade_run::resolve(ctx.worlds, &config.source).with_context(|| {
+        format!(
+            "cannot load the scenarios of {} from `{}`",
+            args.dir.display(),
+            config.source
+        )
+    })?;
+    if source.world.name() != config.world {
+        bail!(
+            "`{}` now holds scenarios of world `{}`, but the run was of world `{}`",
+            config.source,
+            source.world.name(),
+            config.world
+        );
+    }
+    let factory = agents(source.world, &config.agent)?;
+    let spec = RunSpec::from_config(config, args.concurrency);
+    let summary = escapade_run::run(
+        source.world,
+        &source.scenarios,
+        &spec,
+        factory.as_ref(),
+        &args.dir,
+        ctx.progress(),
+    )?;
+    finish(ctx, &summary)
+}
+
+fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
+    if summary.resumed && !ctx.quiet {
+        eprintln!(
+            "resumed: {} of {} episodes were already finished",
+            summary.skipped, summary.total
+        );
+    }
+    if summary.errors > 0 {
+        eprintln!(
+            "{} of {} episodes ended with an error (see `error` in episodes.jsonl)",
+            summary.errors, summary.played
+        );
+    }
+    writeln!(ctx.out, "{}", summary.dir.display())?;
+    writeln!(ctx.out)?;
+    write!(ctx.out, "{}", summary.report.render(Format::Markdown))?;
+    Ok(())
+}
+
+/// `escapade report <run-dir>... [--format md|csv|json] [--json]`.
+pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
+    let report = escapade_run::report(&args.dirs)?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    let format = match (args.json, args.format) {
+        (true, _) | (_, ReportFormat::Json) => Format::Json,
+        (_, ReportFormat::Csv) => Format::Csv,
+        (_, ReportFormat::Md) => Format::Markdown,
+    };
+    let text = report.render(format);
+    write!(ctx.out, "{text}")?;
+    if !text.ends_with('\n') {
+        writeln!(ctx.out)?;
+    }
+    Ok(())
+}
+
+/// `escapade play <source> [--scenario ID] [--record DIR]`.
+pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Result<()> {
+    let source = escapade_run::resolve(ctx.worlds, &args.source)?;
+    let index = match &args.scenario {
+        None => 0,
+        Some(id) => {
+            let ids = source.ids();
+            ids.iter()
+                .position(|i| i == id)
+                .ok_or_else(|| escapade_run::RunError::unknown("scenario", id, &ids))?
+        }
+    };
+    let (label, json) = source
+        .scenarios
+        .get(index)
+        .with_context(|| format!("`{}` holds no scenarios", args.source))?;
+    let options = PlayOptions {
+        seed: args.seed,
+        record: args.record.clone(),
+        suite: label.clone(),
+        source: source.origin.clone(),
+        ..PlayOptions::default()
+    };
+    let result = escapade_run::play_terminal(source.world, json, &options, input, ctx.out)?;
+    if let Some(dir) = result.dir {
+        writeln!(ctx.out, "recorded in {}", dir.display())?;
+    }
+    Ok(())
+}
+
+/// `escapade schema`.
+pub fn schema(ctx: &mut Ctx<'_>) -> Result<()> {
+    let schemas = escapade_core::trajectory::schemas();
+    writeln!(ctx.out, "{}", serde_json::to_string_pretty(&schemas)?)?;
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! `escapade`: the command line of the escapade arena (see `escapade --help`).
+//!
+//! Parses arguments, calls one function per subcommand, and maps errors to exit code 1
+//! with an `error: …` line on standard error.
+
+mod cli; // the clap types: subcommands and flags
+mod commands; // one function per subcommand
+mod worlds; // the world registry
+
+#[cfg(test)]
+mod tests; // every subcommand against the demo world
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+use commands::Ctx;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let worlds = worlds::worlds();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut ctx = Ctx {
+        worlds: &worlds,
+        out: &mut out,
+        quiet: cli.quiet,
+    };
+    let result = match &cli.command {
+        Command::List(args) => commands::list(&mut ctx, args),
+        Command::Gen(args) => commands::gen_scenarios(&mut ctx, args),
+        Command::Suite(args) => commands::suite(&mut ctx, args),
+        Command::Run(args) => commands::run(&mut ctx, args),
+        Command::Resume(args) => commands::resume(&mut ctx, args),
+        Command::Report(args) => commands::report(&mut ctx, args),
+        Command::Play(args) => commands::play(&mut ctx, args, &mut std::io::stdin().lock()),
+        Command::Schema => commands::schema(&mut ctx),
+    };
+    let _ = out.flush();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `escapade list | head` closes the pipe early; that is not an error.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
