@@ -247,7 +247,11 @@ impl ToolsEnv {
             .collect();
         let unknown: Vec<&str> = params
             .keys()
-            .filter(|k| !node.inputs.get(k.as_str()).is_some_and(|p| !p.ty.is_physical()))
+            .filter(|k| {
+                node.inputs
+                    .get(k.as_str())
+                    .is_none_or(|p| p.ty.is_physical())
+            })
             .map(String::as_str)
             .collect();
         let signature = render::signature(node);
@@ -293,10 +297,7 @@ impl ToolsEnv {
         if !unknown.is_empty() {
             return Reply::err(
                 ErrorKind::Other,
-                format!(
-                    "Unknown parameter(s): {}. {signature}",
-                    unknown.join(", ")
-                ),
+                format!("Unknown parameter(s): {}. {signature}", unknown.join(", ")),
             );
         }
         let checks: Vec<(&str, bool)> = expected
@@ -307,7 +308,9 @@ impl ToolsEnv {
         if checks.iter().any(|(_, ok)| !ok) {
             let parts: Vec<String> = checks
                 .iter()
-                .map(|(name, ok)| format!("{name} {}", if *ok { "✓ correct" } else { "✗ incorrect" }))
+                .map(|(name, ok)| {
+                    format!("{name} {}", if *ok { "✓ correct" } else { "✗ incorrect" })
+                })
                 .collect();
             let what = if node.kind == NodeKind::Container {
                 "The lock does not open."
@@ -351,7 +354,8 @@ impl ToolsEnv {
                 k += 1;
             }
         }
-        let outputs = match library::execute(template, &inputs, &self.scenario.files, &*self.runner) {
+        let outputs = match library::execute(template, &inputs, &self.scenario.files, &*self.runner)
+        {
             Ok(o) => o,
             Err(e) => {
                 return Reply::err(
@@ -361,7 +365,11 @@ impl ToolsEnv {
             }
         };
         let golden: Vec<&str> = node.outputs.values().map(|p| p.value.as_str()).collect();
-        if outputs.iter().map(String::as_str).ne(golden.iter().copied()) {
+        if outputs
+            .iter()
+            .map(String::as_str)
+            .ne(golden.iter().copied())
+        {
             return Reply::err(
                 ErrorKind::Other,
                 format!("`{id}` produced an unexpected result; the scenario may be corrupt."),
@@ -534,11 +542,17 @@ impl Env for ToolsEnv {
         let n = self.scenario.nodes.len();
         let mut m = BTreeMap::new();
         let resolved = st.resolved.iter().filter(|r| **r).count();
-        m.insert("sub_problem_resolution".into(), resolved as f64 / n.max(1) as f64);
+        m.insert(
+            "sub_problem_resolution".into(),
+            resolved as f64 / n.max(1) as f64,
+        );
         let hidden: Vec<usize> = (0..n).filter(|i| self.scenario.nodes[*i].hidden).collect();
         if !hidden.is_empty() {
             let found = hidden.iter().filter(|i| st.visible[**i]).count();
-            m.insert("hidden_discovery".into(), found as f64 / hidden.len() as f64);
+            m.insert(
+                "hidden_discovery".into(),
+                found as f64 / hidden.len() as f64,
+            );
         }
         m.insert(
             "tool_calls".into(),
@@ -570,7 +584,10 @@ impl Env for ToolsEnv {
             );
         }
         for kind in ErrorKind::ALL {
-            m.insert(format!("errors_{}", kind.name()), st.errors[kind.index()] as f64);
+            m.insert(
+                format!("errors_{}", kind.name()),
+                st.errors[kind.index()] as f64,
+            );
         }
         m.insert("wrong_answers".into(), st.wrong_answers as f64);
         Outcome {

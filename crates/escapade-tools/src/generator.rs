@@ -1,10 +1,11 @@
 //! The scenario generator: App. A's six stages without an LLM.
 //!
-//! 1. template library ([`crate::library`]); 2. DAG skeleton by reverse growth
-//! (Algorithm 1) under the four structural constraints; 3. source annotation (every input
-//! without an edge is a seeded source); 4. seeded value instantiation that respects each
-//! port's contract; 5. deterministic forward execution with real functions and a
-//! completeness check; 6. template narratives in eight themes and a final validation.
+//! Stage 1 is the template library ([`crate::library`]); stage 2 the DAG skeleton by
+//! reverse growth (Algorithm 1) under the four structural constraints; stage 3 source
+//! annotation (every input without an edge is a seeded source); stage 4 seeded value
+//! instantiation that respects each port's contract; stage 5 deterministic forward
+//! execution with real functions and a completeness check; stage 6 template narratives
+//! in eight themes and a final validation ([`crate::validate`]).
 //!
 //! Deviations, each on purpose: the goal node is always one of the two terminal templates
 //! (Algorithm 1 line 3 allows any template with inputs; the paper's terminals are "the
@@ -22,6 +23,7 @@ use rand::seq::{IndexedRandom, SliceRandom};
 
 use escapade_core::seed::{self, Rng};
 
+use crate::ToolsError;
 use crate::files::Files;
 use crate::library;
 use crate::narrative::Theme;
@@ -31,7 +33,6 @@ use crate::scenario::{
 };
 use crate::template::{NodeKind, PortRole, PortSpec, TRIGGER_PORT, Template};
 use crate::value::PortType;
-use crate::ToolsError;
 
 /// Generator settings. `Default` gives the paper's values.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,7 +186,13 @@ impl Skeleton {
             .collect();
         edges.sort();
         escapade_core::hash::sha256_hex(
-            format!("{}|{}|{}", self.nodes.len(), nodes.join(","), edges.join(",")).as_bytes(),
+            format!(
+                "{}|{}|{}",
+                self.nodes.len(),
+                nodes.join(","),
+                edges.join(",")
+            )
+            .as_bytes(),
         )
     }
 }
@@ -215,8 +222,10 @@ fn enqueue_inputs(queue: &mut Vec<Pending>, node: usize, sk: &SkNode) {
 /// short of `n` nodes.
 pub fn grow(n: usize, config: &GenConfig, rng: &mut Rng) -> Option<Skeleton> {
     let lib = library::library();
-    let terminals: Vec<&'static Template> =
-        lib.iter().filter(|t| t.kind == NodeKind::Terminal).collect();
+    let terminals: Vec<&'static Template> = lib
+        .iter()
+        .filter(|t| t.kind == NodeKind::Terminal)
+        .collect();
     let goal = SkNode {
         template: terminals.choose(rng)?,
         trigger: None,
@@ -519,7 +528,9 @@ fn assemble(
         .iter()
         .map(|e| Edge {
             from: ids[e.from].clone(),
-            from_port: sk.nodes[e.from].template.outputs[e.from_port].name.to_string(),
+            from_port: sk.nodes[e.from].template.outputs[e.from_port]
+                .name
+                .to_string(),
             to: ids[e.to].clone(),
             to_port: sk.nodes[e.to].inputs()[e.to_port].name.to_string(),
         })

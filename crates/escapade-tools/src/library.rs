@@ -187,10 +187,13 @@ pub fn execute(
         if port.ty.is_physical() {
             values.push(String::new());
         } else {
-            let v = port.ty.canonicalize(raw).map_err(|source| ExecError::BadInput {
-                port: port.name,
-                source,
-            })?;
+            let v = port
+                .ty
+                .canonicalize(raw)
+                .map_err(|source| ExecError::BadInput {
+                    port: port.name,
+                    source,
+                })?;
             values.push(v);
         }
     }

@@ -138,7 +138,10 @@ impl RandomAgent {
         // node ids: N followed by three digits
         for (i, _) in text.match_indices('N') {
             let id = text.get(i..i + 4).unwrap_or("");
-            let boundary = text[..i].chars().last().is_none_or(|c| !c.is_alphanumeric());
+            let boundary = text[..i]
+                .chars()
+                .last()
+                .is_none_or(|c| !c.is_alphanumeric());
             if boundary && id.len() == 4 && id[1..].bytes().all(|b| b.is_ascii_digit()) {
                 self.nodes.insert(id.to_string());
             }

@@ -192,8 +192,13 @@ fn strip_line(line: &str) -> &str {
 }
 
 fn clean_token(tok: &str) -> String {
-    tok.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | '.' | ';' | ':' | '*' | '(' | ')' | '[' | ']'))
-        .to_string()
+    tok.trim_matches(|c: char| {
+        matches!(
+            c,
+            '`' | '"' | '\'' | ',' | '.' | ';' | ':' | '*' | '(' | ')' | '[' | ']'
+        )
+    })
+    .to_string()
 }
 
 fn parse_text(text: &str) -> Result<ToolsAction, ParseError> {
@@ -222,7 +227,9 @@ fn parse_text(text: &str) -> Result<ToolsAction, ParseError> {
                 let node = rest_of_line.split_whitespace().next().map(clean_token);
                 match node {
                     Some(n) if !n.is_empty() => Ok(ToolsAction::Investigate { node: n }),
-                    _ => Err(perr("`investigate` needs a node id, e.g. `investigate N123`.")),
+                    _ => Err(perr(
+                        "`investigate` needs a node id, e.g. `investigate N123`.",
+                    )),
                 }
             }
             Verb::Submit => {
@@ -251,7 +258,9 @@ fn parse_call_text(rest: &str) -> Result<ToolsAction, ParseError> {
         .unwrap_or(rest.len());
     let node = clean_token(&rest[..id_end]);
     if node.is_empty() {
-        return Err(perr("`call` needs a node id, e.g. `call N123 {\"x\": \"1\"}`."));
+        return Err(perr(
+            "`call` needs a node id, e.g. `call N123 {\"x\": \"1\"}`.",
+        ));
     }
     let args = rest[id_end..].trim_start().trim_start_matches(',').trim();
     let args = args.trim_end_matches("```").trim();
@@ -274,7 +283,7 @@ fn parse_call_text(rest: &str) -> Result<ToolsAction, ParseError> {
     }
     parse_key_values(args)
         .map(|params| ToolsAction::Call { node, params })
-        .map_err(|m| perr(m))
+        .map_err(perr)
 }
 
 /// `key=value key2="quoted value"` (values may be JSON strings); stops at the first
@@ -298,7 +307,11 @@ fn parse_key_values(args: &str) -> Result<Map<String, Value>, String> {
             let mut stream = serde_json::Deserializer::from_str(after).into_iter::<Value>();
             match stream.next() {
                 Some(Ok(Value::String(s))) => (s, &after[stream.byte_offset()..]),
-                _ => return Err(format!("The quoted value of `{key}` is not a valid JSON string.")),
+                _ => {
+                    return Err(format!(
+                        "The quoted value of `{key}` is not a valid JSON string."
+                    ));
+                }
             }
         } else {
             let end = after
@@ -317,16 +330,23 @@ fn parse_call(name: &str, arguments: &str) -> Result<ToolsAction, ParseError> {
     let args: Value = if arguments.trim().is_empty() {
         Value::Object(Map::new())
     } else {
-        serde_json::from_str(arguments)
-            .map_err(|e| perr(format!("The arguments of `{name}` are not valid JSON ({e}).")))?
+        serde_json::from_str(arguments).map_err(|e| {
+            perr(format!(
+                "The arguments of `{name}` are not valid JSON ({e})."
+            ))
+        })?
     };
     let Value::Object(mut obj) = args else {
-        return Err(perr(format!("The arguments of `{name}` must be a JSON object.")));
+        return Err(perr(format!(
+            "The arguments of `{name}` must be a JSON object."
+        )));
     };
     let node_id = |obj: &Map<String, Value>| -> Result<String, ParseError> {
         match obj.get("node_id") {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-            Some(_) => Err(perr(format!("`{name}`: node_id must be a non-empty string."))),
+            Some(_) => Err(perr(format!(
+                "`{name}`: node_id must be a non-empty string."
+            ))),
             None => Err(perr(format!("`{name}` is missing the node_id field."))),
         }
     };
@@ -386,39 +406,59 @@ mod tests {
     fn text_forms() {
         assert_eq!(
             t("investigate N123").unwrap(),
-            ToolsAction::Investigate { node: "N123".into() }
+            ToolsAction::Investigate {
+                node: "N123".into()
+            }
         );
         assert_eq!(
             t("I will look first.\nAction: `investigate N7`").unwrap(),
             ToolsAction::Investigate { node: "N7".into() }
         );
         let call = t("call N1 {\"a\": \"1\",\n \"b\": 2}\nthanks").unwrap();
-        let ToolsAction::Call { node, params } = call else { panic!() };
+        let ToolsAction::Call { node, params } = call else {
+            panic!()
+        };
         assert_eq!(node, "N1");
         assert_eq!(params["b"], json!(2));
         let kv = t("call N1 a=5 b=\"x y\", c=z").unwrap();
-        let ToolsAction::Call { params, .. } = kv else { panic!() };
+        let ToolsAction::Call { params, .. } = kv else {
+            panic!()
+        };
         assert_eq!(params["a"], json!("5"));
         assert_eq!(params["b"], json!("x y"));
         assert_eq!(params["c"], json!("z"));
         assert_eq!(
             t("```\nsubmit_answer `ESCAPE-1`\n```").unwrap(),
-            ToolsAction::Submit { answer: "ESCAPE-1".into() }
+            ToolsAction::Submit {
+                answer: "ESCAPE-1".into()
+            }
         );
         assert_eq!(t("give_up").unwrap(), ToolsAction::GiveUp);
-        let ToolsAction::Call { params, .. } = t("call N1").unwrap() else { panic!() };
+        let ToolsAction::Call { params, .. } = t("call N1").unwrap() else {
+            panic!()
+        };
         assert!(params.is_empty());
     }
 
     #[test]
     fn text_errors_say_what_to_do() {
-        for bad in ["", "hello there", "investigate", "call {\"a\":1}", "call N1 {\"a\": ", "call N1 [1]", "submit_answer"] {
+        for bad in [
+            "",
+            "hello there",
+            "investigate",
+            "call {\"a\":1}",
+            "call N1 {\"a\": ",
+            "call N1 [1]",
+            "submit_answer",
+        ] {
             let e = t(bad).unwrap_err();
             assert!(e.0.contains("Reply with exactly one action"), "{bad}: {e}");
         }
         let big = "x".repeat(MAX_ACTION_BYTES + 1);
         assert!(t(&big).unwrap_err().0.contains("limit"));
-        let bytes = Action::Bytes { bytes: vec![b'c', 0xff, 0xfe] };
+        let bytes = Action::Bytes {
+            bytes: vec![b'c', 0xff, 0xfe],
+        };
         assert!(parse(&bytes).unwrap_err().0.contains("UTF-8"));
     }
 
@@ -428,15 +468,29 @@ mod tests {
             parse(&Action::call("investigate", "{\"node_id\":\"N5\"}")).unwrap(),
             ToolsAction::Investigate { node: "N5".into() }
         );
-        let a = parse(&Action::call("call_tool", "{\"node_id\":\"N5\",\"parameters\":\"{\\\"x\\\":1}\"}")).unwrap();
-        let ToolsAction::Call { params, .. } = a else { panic!() };
+        let a = parse(&Action::call(
+            "call_tool",
+            "{\"node_id\":\"N5\",\"parameters\":\"{\\\"x\\\":1}\"}",
+        ))
+        .unwrap();
+        let ToolsAction::Call { params, .. } = a else {
+            panic!()
+        };
         assert_eq!(params["x"], json!(1));
         let a = parse(&Action::call("N9", "{\"x\":\"1\"}")).unwrap();
         assert!(matches!(a, ToolsAction::Call { node, .. } if node == "N9"));
-        assert!(parse(&Action::call("investigate", "{}")).unwrap_err().0.contains("node_id"));
+        assert!(
+            parse(&Action::call("investigate", "{}"))
+                .unwrap_err()
+                .0
+                .contains("node_id")
+        );
         assert!(parse(&Action::call("call_tool", "{not json")).is_err());
         assert!(parse(&Action::call("call_tool", "[]")).is_err());
-        assert_eq!(parse(&Action::call("give_up", "")).unwrap(), ToolsAction::GiveUp);
+        assert_eq!(
+            parse(&Action::call("give_up", "")).unwrap(),
+            ToolsAction::GiveUp
+        );
     }
 
     proptest::proptest! {

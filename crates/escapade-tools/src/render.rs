@@ -155,7 +155,11 @@ pub(crate) fn details(s: &ToolsScenario, g: &Graph, st: &State, i: usize) -> Str
             Some(Origin::Edge) => match g.feeds[i].get(name) {
                 Some((src, out)) if st.visible[*src] => {
                     let producer = &s.nodes[*src];
-                    let n_outputs = producer.outputs.values().filter(|o| !o.ty.is_physical()).count();
+                    let n_outputs = producer
+                        .outputs
+                        .values()
+                        .filter(|o| !o.ty.is_physical())
+                        .count();
                     if n_outputs > 1 {
                         format!("Clue: it takes the `{out}` output of {}.", label(producer))
                     } else {
@@ -166,9 +170,23 @@ pub(crate) fn details(s: &ToolsScenario, g: &Graph, st: &State, i: usize) -> Str
             },
             _ => String::new(),
         };
-        let _ = writeln!(t, "- {name} ({}: {}) — {doc} {clue}", p.ty, p.ty.hint());
+        let sep = if doc.is_empty() || doc.ends_with('.') {
+            ""
+        } else {
+            "."
+        };
+        let _ = writeln!(
+            t,
+            "- {name} ({}: {}) — {doc}{sep} {clue}",
+            p.ty,
+            p.ty.hint()
+        );
     }
-    let data_outputs: Vec<_> = node.outputs.iter().filter(|(_, p)| !p.ty.is_physical()).collect();
+    let data_outputs: Vec<_> = node
+        .outputs
+        .iter()
+        .filter(|(_, p)| !p.ty.is_physical())
+        .collect();
     if !data_outputs.is_empty() {
         let _ = writeln!(t, "Outputs:");
         for (name, p) in data_outputs {

@@ -55,8 +55,7 @@ pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
             return fail(format!("{}: inputs do not match template {}", n.id, t.id));
         }
         if t.outputs.len() != n.outputs.len()
-            || t
-                .outputs
+            || t.outputs
                 .iter()
                 .zip(n.outputs.iter())
                 .any(|(spec, (name, pv))| spec.name != name || spec.ty != pv.ty)
@@ -93,7 +92,10 @@ pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
             s.nodes[a].outputs.get(&e.from_port),
             s.nodes[b].inputs.get(&e.to_port),
         ) else {
-            return fail(format!("edge {}.{} → {}.{}: unknown port", e.from, e.from_port, e.to, e.to_port));
+            return fail(format!(
+                "edge {}.{} → {}.{}: unknown port",
+                e.from, e.from_port, e.to, e.to_port
+            ));
         };
         if out.ty != inp.ty {
             return fail(format!("edge {} → {}: type mismatch", e.from, e.to));
@@ -102,7 +104,10 @@ pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
             return fail(format!("edge {} → {}: value not propagated", e.from, e.to));
         }
         if out.ty.is_physical() && !used_physical.insert((e.from.as_str(), e.from_port.as_str())) {
-            return fail(format!("physical port {}.{} used twice", e.from, e.from_port));
+            return fail(format!(
+                "physical port {}.{} used twice",
+                e.from, e.from_port
+            ));
         }
     }
     for n in &s.nodes {
@@ -111,7 +116,10 @@ pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
             .iter()
             .any(|e| e.to == n.id && e.to_port == TRIGGER_PORT);
         if n.hidden != wired {
-            return fail(format!("{}: hidden flag does not match its trigger edge", n.id));
+            return fail(format!(
+                "{}: hidden flag does not match its trigger edge",
+                n.id
+            ));
         }
         for (port, pv) in n.parameters() {
             let has_edge = s.edges.iter().any(|e| e.to == n.id && &e.to_port == port);

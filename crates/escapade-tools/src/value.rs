@@ -132,7 +132,7 @@ impl PortType {
                     .strip_prefix("0x")
                     .or_else(|| t.strip_prefix("0X"))
                     .unwrap_or(t);
-                if h.len() % 2 != 0 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                if !h.len().is_multiple_of(2) || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(err("not an even-length hex string"));
                 }
                 let n = h.len() / 2;
@@ -156,7 +156,9 @@ impl PortType {
                 }
                 Ok(t.to_ascii_lowercase())
             }
-            PortType::Item | PortType::HiddenItem => Err(err("physical objects are not parameters")),
+            PortType::Item | PortType::HiddenItem => {
+                Err(err("physical objects are not parameters"))
+            }
         }
     }
 
@@ -230,7 +232,10 @@ mod tests {
 
     #[test]
     fn file_ids() {
-        assert_eq!(PortType::FileId.canonicalize(" file-0A1b2c3d").unwrap(), "file-0a1b2c3d");
+        assert_eq!(
+            PortType::FileId.canonicalize(" file-0A1b2c3d").unwrap(),
+            "file-0a1b2c3d"
+        );
         assert!(PortType::FileId.canonicalize("file-xyz").is_err());
         assert!(PortType::FileId.canonicalize("file-é0000000").is_err());
     }

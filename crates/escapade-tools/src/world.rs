@@ -112,7 +112,9 @@ impl World for ToolsWorld {
         vec![SuiteSpec {
             name: AGENTESCAPE_V1.into(),
             world: "tools".into(),
-            description: "270 tool DAGs: 60 each at 5/10/15/20 nodes, 30 at 25 (AgentEscapeBench §3.1)".into(),
+            description:
+                "270 tool DAGs: 60 each at 5/10/15/20 nodes, 30 at 25 (AgentEscapeBench §3.1)"
+                    .into(),
             tiers: TIERS.to_vec(),
         }]
     }
@@ -184,20 +186,39 @@ impl World for ToolsWorld {
             t,
             "Droppable variants: every tool, terminal and item template also comes with an extra trigger input of type Item or Hidden_Item (hidden until its source resolves); default ratio 30 %."
         );
-        for kind in [NodeKind::Tool, NodeKind::Terminal, NodeKind::Item, NodeKind::Container] {
-            let templates: Vec<_> = library::library().iter().filter(|t| t.kind == kind).collect();
+        for kind in [
+            NodeKind::Tool,
+            NodeKind::Terminal,
+            NodeKind::Item,
+            NodeKind::Container,
+        ] {
+            let templates: Vec<_> = library::library()
+                .iter()
+                .filter(|t| t.kind == kind)
+                .collect();
             let _ = writeln!(t, "\n{} templates ({}):", kind.label(), templates.len());
             for tp in templates {
                 let ins: Vec<String> = tp
                     .inputs
                     .iter()
-                    .map(|p| format!("{}: {}{}", p.name, p.ty, match p.role {
-                        crate::template::PortRole::Open => "",
-                        crate::template::PortRole::Exclusive => " [exclusive]",
-                        crate::template::PortRole::SeedOnly => " [seeded]",
-                    }))
+                    .map(|p| {
+                        format!(
+                            "{}: {}{}",
+                            p.name,
+                            p.ty,
+                            match p.role {
+                                crate::template::PortRole::Open => "",
+                                crate::template::PortRole::Exclusive => " [exclusive]",
+                                crate::template::PortRole::SeedOnly => " [seeded]",
+                            }
+                        )
+                    })
                     .collect();
-                let outs: Vec<String> = tp.outputs.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
+                let outs: Vec<String> = tp
+                    .outputs
+                    .iter()
+                    .map(|p| format!("{}: {}", p.name, p.ty))
+                    .collect();
                 let _ = writeln!(
                     t,
                     "  {} — {} [{}]\n    ({}) -> ({})\n    {}",

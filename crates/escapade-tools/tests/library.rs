@@ -43,7 +43,8 @@ impl CodeRunner for PlainPython {
             .spawn()
             .map_err(io("start python3"))?;
         if let Some(mut pipe) = child.stdin.take() {
-            pipe.write_all(stdin.as_bytes()).map_err(io("write stdin"))?;
+            pipe.write_all(stdin.as_bytes())
+                .map_err(io("write stdin"))?;
         }
         let out = child.wait_with_output().map_err(io("wait for python3"))?;
         if !out.status.success() {
@@ -60,7 +61,9 @@ impl CodeRunner for PlainPython {
 }
 
 fn non_items() -> impl Iterator<Item = &'static Template> {
-    library::library().iter().filter(|t| t.kind != NodeKind::Item)
+    library::library()
+        .iter()
+        .filter(|t| t.kind != NodeKind::Item)
 }
 
 /// What seeding and then running a node gave: the outputs, the filled inputs, the files.
@@ -78,8 +81,12 @@ fn seed_and_run(t: &Template, given: Vec<Option<String>>, seed: u64) -> Result<S
         .iter()
         .map(|v| v.clone().expect("every input filled"))
         .collect();
-    let out = library::execute(t, &values, &files, &PlainPython)
-        .unwrap_or_else(|e| panic!("{}: instantiate accepted {values:?} but execute failed: {e}", t.id));
+    let out = library::execute(t, &values, &files, &PlainPython).unwrap_or_else(|e| {
+        panic!(
+            "{}: instantiate accepted {values:?} but execute failed: {e}",
+            t.id
+        )
+    });
     Ok((out, inputs, files))
 }
 
@@ -125,7 +132,12 @@ fn every_template_is_documented_and_wired_by_the_rules() {
         assert!(t.semantics.len() > 30, "{} semantics", t.id);
         assert!(!t.outputs.is_empty(), "{} has outputs", t.id);
         for p in t.inputs.iter().chain(t.outputs) {
-            assert!(!p.name.is_empty() && !p.doc.is_empty(), "{}.{}", t.id, p.name);
+            assert!(
+                !p.name.is_empty() && !p.doc.is_empty(),
+                "{}.{}",
+                t.id,
+                p.name
+            );
         }
         for p in t.outputs {
             assert_eq!(p.role, PortRole::Open, "{}.{}", t.id, p.name);
@@ -144,11 +156,19 @@ fn every_template_is_documented_and_wired_by_the_rules() {
 
 #[test]
 fn items_seed_their_payloads() {
-    for t in library::library().iter().filter(|t| t.kind == NodeKind::Item) {
+    for t in library::library()
+        .iter()
+        .filter(|t| t.kind == NodeKind::Item)
+    {
         let mut files = Files::default();
         let a = library::seed_item(t, &mut files, &mut seed::rng(9));
         let mut again = Files::default();
-        assert_eq!(a, library::seed_item(t, &mut again, &mut seed::rng(9)), "{}", t.id);
+        assert_eq!(
+            a,
+            library::seed_item(t, &mut again, &mut seed::rng(9)),
+            "{}",
+            t.id
+        );
         assert_eq!(files, again);
         for (p, v) in t.outputs.iter().zip(&a) {
             assert_eq!(p.ty.canonicalize(v).as_ref(), Ok(v), "{}.{}", t.id, p.name);
@@ -156,7 +176,9 @@ fn items_seed_their_payloads() {
                 assert!(files.0.contains_key(v) && !files.is_written(v));
             }
         }
-        assert!(library::instantiate(t, &mut [], &mut files, &mut seed::rng(1), &PlainPython).is_ok());
+        assert!(
+            library::instantiate(t, &mut [], &mut files, &mut seed::rng(1), &PlainPython).is_ok()
+        );
     }
 }
 
@@ -211,8 +233,15 @@ fn hostile_values_are_errors_not_panics() {
     let big = format!("{}", num_bigint::BigUint::from(3u32).pow(2580));
     let t = library::template("mod_pow").expect("mod_pow");
     let inputs = vec![big.clone(), big.clone(), big.clone() + "000"];
-    assert!(library::execute(t, &inputs, &files, &PlainPython).is_err(), "over 4096 bits");
-    let inputs = vec![huge.clone(), big[..1200].to_string(), big[..1230].to_string()];
+    assert!(
+        library::execute(t, &inputs, &files, &PlainPython).is_err(),
+        "over 4096 bits"
+    );
+    let inputs = vec![
+        huge.clone(),
+        big[..1200].to_string(),
+        big[..1230].to_string(),
+    ];
     assert!(library::execute(t, &inputs, &files, &PlainPython).is_ok());
     let gcd = library::template("big_gcd").expect("big_gcd");
     let inputs = vec![huge[..4900].to_string(), "8".repeat(4800)];
@@ -240,12 +269,16 @@ fn value_of(ty: PortType) -> BoxedStrategy<String> {
         ]
         .prop_map(|s| s.trim().to_string())
         .boxed(),
-        PortType::Hex => proptest::collection::vec(any::<u8>(), 0..24).prop_map(hex::encode).boxed(),
+        PortType::Hex => proptest::collection::vec(any::<u8>(), 0..24)
+            .prop_map(hex::encode)
+            .boxed(),
         PortType::HexKeyAes => prop_oneof![Just(16usize), Just(24), Just(32)]
             .prop_flat_map(|n| proptest::collection::vec(any::<u8>(), n))
             .prop_map(hex::encode)
             .boxed(),
-        PortType::HexIvAes => proptest::collection::vec(any::<u8>(), 16).prop_map(hex::encode).boxed(),
+        PortType::HexIvAes => proptest::collection::vec(any::<u8>(), 16)
+            .prop_map(hex::encode)
+            .boxed(),
         PortType::FileId => any::<u32>().prop_map(|n| format!("file-{n:08x}")).boxed(),
         PortType::Item | PortType::HiddenItem => Just(String::new()).boxed(),
     }
@@ -325,4 +358,3 @@ proptest! {
         let _ = seed_and_run(py, vec![Some(text.clone()), None], seed);
     }
 }
-

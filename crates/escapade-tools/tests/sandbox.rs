@@ -24,6 +24,42 @@ fn normal_program_reads_stdin_and_prints() {
     );
 }
 
+/// Everyday standard-library code is not caught by the hook or Landlock: imports, time
+/// zones, temporary files, archives, in-memory SQLite, threads.
+#[test]
+fn common_standard_library_works() {
+    let Some(sb) = sandbox() else { return };
+    let code = r#"
+import collections, dataclasses, datetime, decimal, fractions, functools, gzip, hashlib
+import itertools, json, math, os, pathlib, random, re, shutil, sqlite3, statistics
+import tempfile, threading, zipfile, zoneinfo
+@dataclasses.dataclass
+class P:
+    x: int
+NT = collections.namedtuple("NT", "a b")
+tz = zoneinfo.ZoneInfo("Europe/Paris")
+print(P(1), NT(1, 2), datetime.datetime(2024, 1, 1, tzinfo=tz).isoformat())
+with tempfile.NamedTemporaryFile("w", delete=False) as f:
+    f.write("t")
+pathlib.Path("d").mkdir()
+pathlib.Path("d/a.txt").write_text("abc")
+shutil.copy("d/a.txt", "d/b.txt")
+print(sorted(os.listdir("d")), os.path.dirname(f.name) == os.getcwd())
+shutil.rmtree("d")
+with zipfile.ZipFile("z.zip", "w") as z:
+    z.writestr("n.txt", "zz")
+print(zipfile.ZipFile("z.zip").read("n.txt"), sqlite3.connect(":memory:").execute("select 2").fetchone())
+random.seed(3)
+t = threading.Thread(target=print, args=(random.randint(0, 100),))
+t.start(); t.join()
+"#;
+    let out = sb.run(code, "").unwrap();
+    assert_eq!(
+        out,
+        "P(x=1) NT(a=1, b=2) 2024-01-01T00:00:00+01:00\n['a.txt', 'b.txt'] True\nb'zz' (2,)\n30"
+    );
+}
+
 /// Non-ASCII text goes through stdin and stdout as UTF-8.
 #[test]
 fn unicode_round_trips() {

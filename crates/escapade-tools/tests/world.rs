@@ -3,9 +3,9 @@
 
 use std::sync::{Arc, OnceLock};
 
+use escapade_core::Action;
 use escapade_core::check::check_env;
 use escapade_core::env::{Env, World};
-use escapade_core::Action;
 use escapade_tools::protocol::ErrorKind;
 use escapade_tools::scenario::ToolsScenario;
 use escapade_tools::template::NodeKind;
@@ -27,7 +27,9 @@ fn junk(s: &ToolsScenario) -> Vec<Action> {
         Action::text("call N000 {}"),
         Action::text("hello"),
         Action::call("call_tool", "{not json"),
-        Action::Bytes { bytes: vec![0xff, 0xfe, b'x'] },
+        Action::Bytes {
+            bytes: vec![0xff, 0xfe, b'x'],
+        },
         Action::text("x".repeat(1 << 20)),
         Action::text("submit_answer wrong"),
     ];
@@ -77,11 +79,18 @@ fn oracle_metrics_are_perfect() {
     let mut agent = world().agent("oracle", &s.to_json(), 0).unwrap();
     let (outcome, steps) = escapade_core::agent::play(&mut env, agent.as_mut(), 0, 1000).unwrap();
     assert!(outcome.success);
-    assert_eq!(steps, s.min_tool_calls + 1, "tool calls plus one submission");
+    assert_eq!(
+        steps,
+        s.min_tool_calls + 1,
+        "tool calls plus one submission"
+    );
     let m = &outcome.metrics;
     assert_eq!(m["sub_problem_resolution"], 1.0);
     assert_eq!(m["tool_calls"], s.min_tool_calls as f64);
-    assert_eq!(m.get("premature_invocation_rate").copied().unwrap_or(0.0), 0.0);
+    assert_eq!(
+        m.get("premature_invocation_rate").copied().unwrap_or(0.0),
+        0.0
+    );
     assert_eq!(m.get("clue_adherence_rate").copied().unwrap_or(1.0), 1.0);
     assert_eq!(m.get("source_convergence").copied().unwrap_or(1.0), 1.0);
     if let Some(d) = m.get("hidden_discovery") {
@@ -103,7 +112,9 @@ fn rich_scenario() -> ToolsScenario {
         .map(|seed| world().scenario(10, seed).unwrap())
         .find(|s| {
             s.nodes.iter().any(|n| n.hidden)
-                && s.nodes.iter().any(|n| n.kind == NodeKind::Item && !n.hidden)
+                && s.nodes
+                    .iter()
+                    .any(|n| n.kind == NodeKind::Item && !n.hidden)
                 && s.nodes
                     .iter()
                     .any(|n| !n.hidden && n.kind == NodeKind::Tool && n.parameters().count() >= 2)
@@ -117,7 +128,11 @@ fn bad_input_maps_to_the_taxonomy() {
     let mut env = env_for(&s);
     env.reset(0);
     let hidden = s.nodes.iter().find(|n| n.hidden).unwrap();
-    let item = s.nodes.iter().find(|n| n.kind == NodeKind::Item && !n.hidden).unwrap();
+    let item = s
+        .nodes
+        .iter()
+        .find(|n| n.kind == NodeKind::Item && !n.hidden)
+        .unwrap();
     let tool = s
         .nodes
         .iter()
@@ -126,13 +141,19 @@ fn bad_input_maps_to_the_taxonomy() {
     let params: Vec<&String> = tool.parameters().map(|(k, _)| k).collect();
     let e = |k: ErrorKind| Some(k.name().to_string());
 
-    assert_eq!(step_error(&mut env, Action::text("call N000 {}")), e(ErrorKind::NodeNotExist));
+    assert_eq!(
+        step_error(&mut env, Action::text("call N000 {}")),
+        e(ErrorKind::NodeNotExist)
+    );
     assert_eq!(
         step_error(&mut env, Action::text(format!("call {} {{}}", hidden.id))),
         e(ErrorKind::NodeNotVisible)
     );
     assert_eq!(
-        step_error(&mut env, Action::text(format!("call {} {{\"x\": \"1\"}}", item.id))),
+        step_error(
+            &mut env,
+            Action::text(format!("call {} {{\"x\": \"1\"}}", item.id))
+        ),
         e(ErrorKind::WrongNodeType)
     );
     assert_eq!(
@@ -140,7 +161,10 @@ fn bad_input_maps_to_the_taxonomy() {
         e(ErrorKind::MissingRequiredParameter)
     );
     assert_eq!(
-        step_error(&mut env, Action::text(format!("call {} {{\"{}\": \"1\"}}", tool.id, params[0]))),
+        step_error(
+            &mut env,
+            Action::text(format!("call {} {{\"{}\": \"1\"}}", tool.id, params[0]))
+        ),
         e(ErrorKind::MissingRequiredParameter)
     );
     // every parameter present, one of a wrong JSON type
@@ -149,7 +173,13 @@ fn bad_input_maps_to_the_taxonomy() {
         obj.insert(p.to_string(), serde_json::json!([1, 2]));
     }
     assert_eq!(
-        step_error(&mut env, Action::call("call_tool", serde_json::json!({"node_id": tool.id, "parameters": obj}).to_string())),
+        step_error(
+            &mut env,
+            Action::call(
+                "call_tool",
+                serde_json::json!({"node_id": tool.id, "parameters": obj}).to_string()
+            )
+        ),
         e(ErrorKind::WrongParameterType)
     );
     // right names and types plus an extra parameter
@@ -160,14 +190,40 @@ fn bad_input_maps_to_the_taxonomy() {
     let mut extra = golden.clone();
     extra.insert("bogus".into(), serde_json::json!("1"));
     assert_eq!(
-        step_error(&mut env, Action::call(tool.id.clone(), serde_json::Value::Object(extra).to_string())),
+        step_error(
+            &mut env,
+            Action::call(
+                tool.id.clone(),
+                serde_json::Value::Object(extra).to_string()
+            )
+        ),
         e(ErrorKind::Other)
     );
-    assert_eq!(step_error(&mut env, Action::call("call_tool", "{\"node_id\": ")), e(ErrorKind::WrongFormat));
-    assert_eq!(step_error(&mut env, Action::call("call_tool", "{\"parameters\": {}}")), e(ErrorKind::WrongFormat));
-    assert_eq!(step_error(&mut env, Action::text("y".repeat(1 << 20))), e(ErrorKind::WrongFormat));
-    assert_eq!(step_error(&mut env, Action::Bytes { bytes: vec![0xc3, 0x28] }), e(ErrorKind::WrongFormat));
-    assert_eq!(step_error(&mut env, Action::text(format!("investigate {}", item.id))), None);
+    assert_eq!(
+        step_error(&mut env, Action::call("call_tool", "{\"node_id\": ")),
+        e(ErrorKind::WrongFormat)
+    );
+    assert_eq!(
+        step_error(&mut env, Action::call("call_tool", "{\"parameters\": {}}")),
+        e(ErrorKind::WrongFormat)
+    );
+    assert_eq!(
+        step_error(&mut env, Action::text("y".repeat(1 << 20))),
+        e(ErrorKind::WrongFormat)
+    );
+    assert_eq!(
+        step_error(
+            &mut env,
+            Action::Bytes {
+                bytes: vec![0xc3, 0x28]
+            }
+        ),
+        e(ErrorKind::WrongFormat)
+    );
+    assert_eq!(
+        step_error(&mut env, Action::text(format!("investigate {}", item.id))),
+        None
+    );
 
     let m = env.outcome().metrics;
     assert_eq!(m["errors_node_not_exist"], 1.0);
@@ -190,11 +246,21 @@ fn per_parameter_feedback_and_repeated_solved() {
         if let escapade_tools::protocol::ToolsAction::Call { node, params } = &a {
             let (k0, v0) = params.iter().next().unwrap();
             let mut wrong = params.clone();
-            wrong.insert(k0.clone(), serde_json::json!(format!("{}0", v0.as_str().unwrap())));
-            let bad = escapade_tools::protocol::ToolsAction::Call { node: node.clone(), params: wrong };
+            wrong.insert(
+                k0.clone(),
+                serde_json::json!(format!("{}0", v0.as_str().unwrap())),
+            );
+            let bad = escapade_tools::protocol::ToolsAction::Call {
+                node: node.clone(),
+                params: wrong,
+            };
             let step = env.step(&Action::text(bad.to_text())).unwrap();
             if step.error.as_deref() == Some("other") {
-                assert!(step.feedback.contains(&format!("{k0} ✗ incorrect")), "{}", step.feedback);
+                assert!(
+                    step.feedback.contains(&format!("{k0} ✗ incorrect")),
+                    "{}",
+                    step.feedback
+                );
             }
             let ok = env.step(&Action::text(a.to_text())).unwrap();
             assert!(ok.valid, "{}", ok.feedback);
@@ -240,7 +306,14 @@ fn tier_statistics_near_table_3() {
     // Table 3 "Min. Required": 9.03 / 18.20 / 27.73 / 36.63 at 5 / 10 / 15 / 20 nodes.
     for (d, paper) in [(5u32, 9.03), (10, 18.20)] {
         let scenarios = world().build_tiers(&[(d, 30)]).unwrap();
-        let mean = scenarios.iter().map(|s| s.min_tool_calls as f64).sum::<f64>() / 30.0;
-        assert!((mean - paper).abs() / paper < 0.15, "difficulty {d}: mean {mean} vs {paper}");
+        let mean = scenarios
+            .iter()
+            .map(|s| s.min_tool_calls as f64)
+            .sum::<f64>()
+            / 30.0;
+        assert!(
+            (mean - paper).abs() / paper < 0.15,
+            "difficulty {d}: mean {mean} vs {paper}"
+        );
     }
 }

@@ -20,7 +20,13 @@ use commands::Ctx;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let worlds = worlds::worlds();
+    let worlds = match worlds::worlds() {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut ctx = Ctx {

@@ -29,9 +29,17 @@ pub(super) const ZIP_EXTRACT: Template = Template {
         most 1 MiB is extracted.",
     inputs: &[
         exclusive("archive", FileId, "the file id of a ZIP archive"),
-        seed_only("member", Text, "the exact path of a member inside the archive"),
+        seed_only(
+            "member",
+            Text,
+            "the exact path of a member inside the archive",
+        ),
     ],
-    outputs: &[output("content", Text, "the member's content as UTF-8 text")],
+    outputs: &[output(
+        "content",
+        Text,
+        "the member's content as UTF-8 text",
+    )],
 };
 
 pub(super) const CSV_QUERY: Template = Template {
@@ -44,7 +52,11 @@ pub(super) const CSV_QUERY: Template = Template {
         the cell in the column whose header equals `column` exactly, in the first data row \
         whose key cell equals `key` exactly.",
     inputs: &[
-        exclusive("table", FileId, "the file id of a CSV table with a header row"),
+        exclusive(
+            "table",
+            FileId,
+            "the file id of a CSV table with a header row",
+        ),
         open("key", Text, "the exact key to look up in the first column"),
         seed_only("column", Text, "the exact header of the column to read"),
     ],
@@ -62,9 +74,17 @@ pub(super) const JSON_QUERY: Template = Template {
         keys in document order).",
     inputs: &[
         exclusive("document", FileId, "the file id of a JSON document"),
-        seed_only("path", Text, "an RFC 9535 JSONPath selecting exactly one node"),
+        seed_only(
+            "path",
+            Text,
+            "an RFC 9535 JSONPath selecting exactly one node",
+        ),
     ],
-    outputs: &[output("value", Text, "a string node's text, or the node's compact JSON")],
+    outputs: &[output(
+        "value",
+        Text,
+        "a string node's text, or the node's compact JSON",
+    )],
 };
 
 pub(super) fn execute(cx: &Cx<'_>, v: &[String]) -> Option<Result<Vec<String>, ExecError>> {
@@ -142,9 +162,10 @@ fn write_zip(members: &[(String, String)]) -> Result<Vec<u8>, ExecError> {
     };
     for (name, content) in members {
         w.start_file(name.as_str(), options).map_err(failed)?;
-        w.write_all(content.as_bytes()).map_err(|_| ExecError::Unsatisfiable {
-            why: "the archive could not be written",
-        })?;
+        w.write_all(content.as_bytes())
+            .map_err(|_| ExecError::Unsatisfiable {
+                why: "the archive could not be written",
+            })?;
     }
     Ok(w.finish().map_err(failed)?.into_inner())
 }
@@ -171,9 +192,10 @@ fn seed_zip(s: &mut Seed<'_>) -> Result<(), ExecError> {
         s.set(1, target);
     } else if s.is_none(1) {
         let bytes = s.files.get(&id).map(|f| f.bytes()).unwrap_or_default();
-        let archive = ZipArchive::new(Cursor::new(bytes)).map_err(|_| ExecError::Unsatisfiable {
-            why: "the archive is not a ZIP file",
-        })?;
+        let archive =
+            ZipArchive::new(Cursor::new(bytes)).map_err(|_| ExecError::Unsatisfiable {
+                why: "the archive is not a ZIP file",
+            })?;
         let names: Vec<String> = archive
             .file_names()
             .filter(|n| !n.ends_with('/'))
@@ -230,11 +252,20 @@ const VALUE_COLUMNS: &[&str] = &["code", "city", "color", "owner", "status", "sh
 fn cell(rng: &mut Rng, column: &str) -> String {
     match column {
         "code" => digits(rng, 3, 6),
-        "city" => (*pick(rng, &["Lisbon", "Oslo", "Quito", "Hanoi", "Tunis", "Perth", "Riga"]))
-            .to_string(),
-        "color" => (*pick(rng, &["teal", "ochre", "crimson", "slate", "amber", "jade"])).to_string(),
+        "city" => (*pick(
+            rng,
+            &["Lisbon", "Oslo", "Quito", "Hanoi", "Tunis", "Perth", "Riga"],
+        ))
+        .to_string(),
+        "color" => {
+            (*pick(rng, &["teal", "ochre", "crimson", "slate", "amber", "jade"])).to_string()
+        }
         "status" => (*pick(rng, &["sealed", "open", "missing", "archived", "flagged"])).to_string(),
-        "shelf" => format!("{}{}", char::from(b'A' + rng.random_range(0..8u8)), rng.random_range(1..20)),
+        "shelf" => format!(
+            "{}{}",
+            char::from(b'A' + rng.random_range(0..8u8)),
+            rng.random_range(1..20)
+        ),
         "year" => rng.random_range(1890..2030).to_string(),
         _ => phrase(rng),
     }

@@ -41,10 +41,22 @@ pub(super) const MOD_POW: Template = Template {
         decimal integer in 0..modulus.",
     inputs: &[
         open("base", Int, "the base, a decimal integer"),
-        open("exponent", Int, "the exponent, a decimal integer ≥ 0 (at most 4096 bits)"),
-        open("modulus", Int, "the modulus, a decimal integer ≥ 2 (at most 4096 bits)"),
+        open(
+            "exponent",
+            Int,
+            "the exponent, a decimal integer ≥ 0 (at most 4096 bits)",
+        ),
+        open(
+            "modulus",
+            Int,
+            "the modulus, a decimal integer ≥ 2 (at most 4096 bits)",
+        ),
     ],
-    outputs: &[output("result", Int, "base^exponent mod modulus, in 0..modulus")],
+    outputs: &[output(
+        "result",
+        Int,
+        "base^exponent mod modulus, in 0..modulus",
+    )],
 };
 
 pub(super) const BIG_GCD: Template = Template {
@@ -58,7 +70,11 @@ pub(super) const BIG_GCD: Template = Template {
         open("a", Int, "the first integer, decimal"),
         open("b", Int, "the second integer, decimal"),
     ],
-    outputs: &[output("gcd", Int, "the greatest common divisor, a decimal integer ≥ 0")],
+    outputs: &[output(
+        "gcd",
+        Int,
+        "the greatest common divisor, a decimal integer ≥ 0",
+    )],
 };
 
 pub(super) const MOD_INVERSE: Template = Template {
@@ -73,7 +89,11 @@ pub(super) const MOD_INVERSE: Template = Template {
         open("value", Int, "the integer to invert, decimal"),
         open("modulus", Int, "the modulus, a decimal integer ≥ 2"),
     ],
-    outputs: &[output("inverse", Int, "the inverse, a decimal integer in 0..modulus")],
+    outputs: &[output(
+        "inverse",
+        Int,
+        "the inverse, a decimal integer in 0..modulus",
+    )],
 };
 
 pub(super) fn execute(cx: &Cx<'_>, v: &[String]) -> Option<Result<Vec<String>, ExecError>> {
@@ -155,8 +175,7 @@ fn inverse(cx: &Cx<'_>, v: &[String]) -> Result<BigInt, ExecError> {
             why: "the modulus must be 2 or more",
         });
     }
-    let (Some(m), Some(x)) = (modulus.to_biguint(), value.mod_floor(&modulus).to_biguint())
-    else {
+    let (Some(m), Some(x)) = (modulus.to_biguint(), value.mod_floor(&modulus).to_biguint()) else {
         return Err(ExecError::NoInverse);
     };
     x.modinv(&m).map(signed).ok_or(ExecError::NoInverse)
@@ -222,9 +241,7 @@ fn gcd_companion(rng: &mut Rng, n: &BigUint) -> BigUint {
     if n < &BigUint::from(2u32) {
         return k;
     }
-    let factors: Vec<u32> = small_primes()
-        .filter(|&p| (n % p).is_zero())
-        .collect();
+    let factors: Vec<u32> = small_primes().filter(|&p| (n % p).is_zero()).collect();
     if factors.is_empty() {
         n * BigUint::from(rng.random_range(2u32..1000))
     } else {
@@ -317,7 +334,9 @@ pub(super) fn is_probable_prime(n: &BigUint) -> bool {
     let n1 = n - 1u32;
     let s = n1.trailing_zeros().unwrap_or(0);
     let d = &n1 >> s;
-    'bases: for a in [2u32, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53] {
+    'bases: for a in [
+        2u32, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53,
+    ] {
         let mut x = BigUint::from(a).modpow(&d, n);
         if x.is_one() || x == n1 {
             continue;
@@ -372,7 +391,9 @@ mod tests {
         // 2^61 - 1 is prime; (2^61 - 1)(2^31 - 1) is not
         let m61 = (BigUint::one() << 61) - 1u32;
         assert!(is_probable_prime(&m61));
-        assert!(!is_probable_prime(&(&m61 * ((BigUint::one() << 31) - 1u32))));
+        assert!(!is_probable_prime(
+            &(&m61 * ((BigUint::one() << 31) - 1u32))
+        ));
         assert_eq!(next_prime(&BigUint::from(90u32)), BigUint::from(97u32));
         let mut rng = seed::rng(3);
         let p = random_prime(&mut rng, 64);

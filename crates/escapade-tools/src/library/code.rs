@@ -20,9 +20,17 @@ pub(super) const PYTHON_EXEC: Template = Template {
         to standard output, trailing whitespace removed.",
     inputs: &[
         open("code", CodePython, "the Python 3 source to run"),
-        open("input", Text, "the text given to the program on standard input"),
+        open(
+            "input",
+            Text,
+            "the text given to the program on standard input",
+        ),
     ],
-    outputs: &[output("stdout", Text, "the program's standard output, trimmed")],
+    outputs: &[output(
+        "stdout",
+        Text,
+        "the program's standard output, trimmed",
+    )],
 };
 
 pub(super) fn execute(cx: &Cx<'_>, v: &[String]) -> Option<Result<Vec<String>, ExecError>> {

@@ -12,10 +12,8 @@ use rand::Rng as _;
 use sha2::{Digest, Sha256};
 
 use super::arith::{pow_mod, random_prime};
-use super::words::{bytes, digits, phrase, pick, word, WORDS};
-use super::{
-    Cx, ExecError, MAX_POW_BITS, Seed, exclusive, open, output, seed_only, utf8,
-};
+use super::words::{WORDS, bytes, digits, phrase, pick, word};
+use super::{Cx, ExecError, MAX_POW_BITS, Seed, exclusive, open, output, seed_only, utf8};
 use crate::template::{NodeKind, Template};
 use crate::value::PortType::{BigInt as Int, Hex, HexIvAes, HexKeyAes, Text};
 
@@ -30,7 +28,11 @@ pub(super) const SHA256_DIGEST: Template = Template {
     semantics: "Hashes the UTF-8 bytes of the text with SHA-256. Output: the 32-byte digest \
         as 64 lowercase hex digits.",
     inputs: &[open("text", Text, "the text to hash (its UTF-8 bytes)")],
-    outputs: &[output("digest", Hex, "SHA-256 digest, 64 lowercase hex digits")],
+    outputs: &[output(
+        "digest",
+        Hex,
+        "SHA-256 digest, 64 lowercase hex digits",
+    )],
 };
 
 pub(super) const MD5_DIGEST: Template = Template {
@@ -54,9 +56,17 @@ pub(super) const HMAC_SHA256: Template = Template {
         lowercase hex digits.",
     inputs: &[
         exclusive("key", Text, "the secret key, used as its UTF-8 bytes"),
-        open("message", Text, "the message to authenticate, used as its UTF-8 bytes"),
+        open(
+            "message",
+            Text,
+            "the message to authenticate, used as its UTF-8 bytes",
+        ),
     ],
-    outputs: &[output("mac", Hex, "HMAC-SHA256 tag, 64 lowercase hex digits")],
+    outputs: &[output(
+        "mac",
+        Hex,
+        "HMAC-SHA256 tag, 64 lowercase hex digits",
+    )],
 };
 
 pub(super) const AES_CBC_DECRYPT: Template = Template {
@@ -69,7 +79,11 @@ pub(super) const AES_CBC_DECRYPT: Template = Template {
         ciphertext is hex (a non-zero multiple of 16 bytes); the plaintext must be UTF-8 and \
         is returned as text.",
     inputs: &[
-        seed_only("ciphertext", Hex, "the ciphertext bytes as hex (whole 16-byte blocks)"),
+        seed_only(
+            "ciphertext",
+            Hex,
+            "the ciphertext bytes as hex (whole 16-byte blocks)",
+        ),
         open("key", HexKeyAes, "the AES key as hex: 16, 24 or 32 bytes"),
         open("iv", HexIvAes, "the initialisation vector as hex: 16 bytes"),
     ],
@@ -86,10 +100,18 @@ pub(super) const RSA_DECRYPT: Template = Template {
         minimal big-endian bytes of m are decoded as UTF-8 text.",
     inputs: &[
         seed_only("ciphertext", Int, "the ciphertext c, a decimal integer"),
-        seed_only("private_exponent", Int, "the private exponent d, a decimal integer ≥ 0"),
+        seed_only(
+            "private_exponent",
+            Int,
+            "the private exponent d, a decimal integer ≥ 0",
+        ),
         seed_only("modulus", Int, "the modulus n = p·q, a decimal integer ≥ 2"),
     ],
-    outputs: &[output("plaintext", Text, "the big-endian bytes of m as UTF-8 text")],
+    outputs: &[output(
+        "plaintext",
+        Text,
+        "the big-endian bytes of m as UTF-8 text",
+    )],
 };
 
 pub(super) const DERIVE_AES_KEY: Template = Template {
@@ -100,10 +122,18 @@ pub(super) const DERIVE_AES_KEY: Template = Template {
     semantics: "Derives a 256-bit AES key: SHA-256 over the salt bytes followed by the \
         UTF-8 bytes of the passphrase. Output: 32 bytes as 64 lowercase hex digits.",
     inputs: &[
-        open("passphrase", Text, "the passphrase, used as its UTF-8 bytes"),
+        open(
+            "passphrase",
+            Text,
+            "the passphrase, used as its UTF-8 bytes",
+        ),
         open("salt", Hex, "the salt bytes as hex (may be empty)"),
     ],
-    outputs: &[output("key", HexKeyAes, "the AES-256 key, 64 lowercase hex digits")],
+    outputs: &[output(
+        "key",
+        HexKeyAes,
+        "the AES-256 key, 64 lowercase hex digits",
+    )],
 };
 
 pub(super) const DERIVE_AES_IV: Template = Template {
@@ -114,7 +144,11 @@ pub(super) const DERIVE_AES_IV: Template = Template {
     semantics: "Derives a 16-byte AES IV: the MD5 digest of the decimal text of the seed \
         (canonical form: no leading zeros, `-` for negatives). Output: 32 lowercase hex \
         digits.",
-    inputs: &[open("seed", Int, "the seed, a decimal integer (hashed as its decimal text)")],
+    inputs: &[open(
+        "seed",
+        Int,
+        "the seed, a decimal integer (hashed as its decimal text)",
+    )],
     outputs: &[output("iv", HexIvAes, "the IV, 32 lowercase hex digits")],
 };
 
@@ -250,9 +284,10 @@ fn seed_aes(s: &mut Seed<'_>) -> Result<(), ExecError> {
             why: "the given key or iv is not valid hex",
         };
         let key = hex::decode(s.get(1).unwrap_or_default()).map_err(|_| unusable)?;
-        let iv = hex::decode(s.get(2).unwrap_or_default()).map_err(|_| ExecError::Unsatisfiable {
-            why: "the given key or iv is not valid hex",
-        })?;
+        let iv =
+            hex::decode(s.get(2).unwrap_or_default()).map_err(|_| ExecError::Unsatisfiable {
+                why: "the given key or iv is not valid hex",
+            })?;
         let plaintext = phrase(s.rng);
         let ct = aes_cbc(&key, &iv, plaintext.as_bytes(), true, true)?;
         s.set(0, hex::encode(ct));
@@ -294,7 +329,12 @@ fn seed_rsa(s: &mut Seed<'_>) {
             message = word(s.rng);
         }
         if message.len() > room {
-            message = WORDS.iter().copied().find(|w| w.len() <= room).unwrap_or("ok").to_string();
+            message = WORDS
+                .iter()
+                .copied()
+                .find(|w| w.len() <= room)
+                .unwrap_or("ok")
+                .to_string();
         }
         let m = BigUint::from_bytes_be(message.as_bytes());
         let c = m.modpow(&e, &n);

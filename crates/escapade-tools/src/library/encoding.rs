@@ -86,7 +86,11 @@ pub(super) const ROT_N: Template = Template {
         other character is unchanged. ROT-13 is shift 13.",
     inputs: &[
         open("text", Text, "the text to rotate"),
-        open("shift", Int, "the shift, a decimal integer (used modulo 26)"),
+        open(
+            "shift",
+            Int,
+            "the shift, a decimal integer (used modulo 26)",
+        ),
     ],
     outputs: &[output("text", Text, "the rotated text")],
 };
@@ -103,7 +107,11 @@ pub(super) const XOR_HEX: Template = Template {
         open("data", Hex, "the data bytes as hex"),
         open("key", Hex, "the key bytes as hex (at least one byte)"),
     ],
-    outputs: &[output("result", Hex, "data XOR repeated key, lowercase hex")],
+    outputs: &[output(
+        "result",
+        Hex,
+        "data XOR repeated key, lowercase hex",
+    )],
 };
 
 pub(super) fn execute(cx: &Cx<'_>, v: &[String]) -> Option<Result<Vec<String>, ExecError>> {
@@ -216,10 +224,15 @@ mod tests {
     fn rot_and_deflate() {
         assert_eq!(rot("Hello, World!", &BigInt::from(13)), "Uryyb, Jbeyq!");
         assert_eq!(rot("abc", &BigInt::from(-1)), "zab");
-        assert_eq!(rot("abc", &"1000000000000000000000001".parse().unwrap()), "pqr");
+        assert_eq!(
+            rot("abc", &"1000000000000000000000001".parse().unwrap()),
+            "pqr"
+        );
         let packed = deflate(b"amber lantern");
         let mut out = String::new();
-        ZlibDecoder::new(&packed[..]).read_to_string(&mut out).unwrap();
+        ZlibDecoder::new(&packed[..])
+            .read_to_string(&mut out)
+            .unwrap();
         assert_eq!(out, "amber lantern");
         assert_eq!(packed, deflate(b"amber lantern"));
     }

@@ -25,13 +25,21 @@ pub(super) const SHORTEST_PATH: Template = Template {
         between equally short paths are broken by taking, walking back from the goal, the \
         alphabetically smallest predecessor.",
     inputs: &[
-        exclusive("graph", FileId, "the file id of an edge-list graph (`A B 7` per line)"),
+        exclusive(
+            "graph",
+            FileId,
+            "the file id of an edge-list graph (`A B 7` per line)",
+        ),
         seed_only("start", Text, "the name of the start node"),
         seed_only("goal", Text, "the name of the goal node"),
     ],
     outputs: &[
         output("path", Text, "node names from start to goal joined by `>`"),
-        output("distance", Int, "the total weight of the path, a decimal integer"),
+        output(
+            "distance",
+            Int,
+            "the total weight of the path, a decimal integer",
+        ),
     ],
 };
 
@@ -98,7 +106,11 @@ fn solve(graph: &Graph, start: &str, goal: &str) -> Result<(Vec<String>, u64, u6
     };
     let (s, t) = (node(start)?, node(goal)?);
     let found = dijkstra(&graph.g, s, None, |e| *e.weight());
-    let dist: Vec<Option<u64>> = graph.g.node_indices().map(|i| found.get(&i).copied()).collect();
+    let dist: Vec<Option<u64>> = graph
+        .g
+        .node_indices()
+        .map(|i| found.get(&i).copied())
+        .collect();
     let Some(total) = dist[t.index()] else {
         return Err(ExecError::NotFound {
             what: "path to",
@@ -129,7 +141,8 @@ fn solve(graph: &Graph, start: &str, goal: &str) -> Result<(Vec<String>, u64, u6
         if v == s {
             continue;
         }
-        count[v.index()] = preds(graph, &dist, v).fold(0u64, |acc, u| acc.saturating_add(count[u.index()]));
+        count[v.index()] =
+            preds(graph, &dist, v).fold(0u64, |acc, u| acc.saturating_add(count[u.index()]));
     }
     let names = path.iter().map(|&i| name(i).to_string()).collect();
     Ok((names, total, count[t.index()]))
@@ -203,7 +216,11 @@ fn seed_graph(s: &mut Seed<'_>) -> Result<(), ExecError> {
         s.set(2, goal);
         return Ok(());
     }
-    let given: Vec<String> = [s.get(1), s.get(2)].into_iter().flatten().map(str::to_string).collect();
+    let given: Vec<String> = [s.get(1), s.get(2)]
+        .into_iter()
+        .flatten()
+        .map(str::to_string)
+        .collect();
     if !given.iter().all(|n| valid_name(n)) {
         return Err(ExecError::Unsatisfiable {
             why: "a given node name contains spaces or `>`",
@@ -222,11 +239,16 @@ fn seed_graph(s: &mut Seed<'_>) -> Result<(), ExecError> {
         if n < 2 {
             continue;
         }
-        let mut pairs: Vec<(usize, usize)> = (1..n).map(|i| (i, s.rng.random_range(0..i))).collect();
+        let mut pairs: Vec<(usize, usize)> =
+            (1..n).map(|i| (i, s.rng.random_range(0..i))).collect();
         let extra = s.rng.random_range(n / 2..=n);
         for _ in 0..extra {
             let (a, b) = (s.rng.random_range(0..n), s.rng.random_range(0..n));
-            if a != b && !pairs.iter().any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a)) {
+            if a != b
+                && !pairs
+                    .iter()
+                    .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
+            {
                 pairs.push((a, b));
             }
         }
@@ -236,7 +258,9 @@ fn seed_graph(s: &mut Seed<'_>) -> Result<(), ExecError> {
             text.push_str(&format!("{} {} {w}\n", names[a], names[b]));
         }
         let start = s.get(1).map_or_else(|| names[0].clone(), str::to_string);
-        let goal = s.get(2).map_or_else(|| names[n - 1].clone(), str::to_string);
+        let goal = s
+            .get(2)
+            .map_or_else(|| names[n - 1].clone(), str::to_string);
         let Some(graph) = parse(&text) else {
             continue;
         };

@@ -24,9 +24,17 @@ pub(super) const BASE_CONVERT: Template = Template {
         numbers get a leading `-`.",
     inputs: &[
         open("number", Int, "the integer to convert, decimal"),
-        seed_only("to_base", Int, "the target base, a decimal integer from 2 to 36"),
+        seed_only(
+            "to_base",
+            Int,
+            "the target base, a decimal integer from 2 to 36",
+        ),
     ],
-    outputs: &[output("digits", Text, "the number written in the target base")],
+    outputs: &[output(
+        "digits",
+        Text,
+        "the number written in the target base",
+    )],
 };
 
 pub(super) const CRC32: Template = Template {
@@ -51,8 +59,16 @@ pub(super) const LUHN_COMPLETE: Template = Template {
         digit is doubled (subtracting 9 when above 9), all are summed, and the check digit \
         is (10 − sum mod 10) mod 10. Output: the digits followed by the check digit, as a \
         decimal integer.",
-    inputs: &[open("number", Int, "the payload, a non-negative decimal integer")],
-    outputs: &[output("full", Int, "the payload with its check digit appended")],
+    inputs: &[open(
+        "number",
+        Int,
+        "the payload, a non-negative decimal integer",
+    )],
+    outputs: &[output(
+        "full",
+        Int,
+        "the payload with its check digit appended",
+    )],
 };
 
 pub(super) const IBAN_COMPOSE: Template = Template {
@@ -66,10 +82,22 @@ pub(super) const IBAN_COMPOSE: Template = Template {
         uppercase letters and digits. Output: country, kk (two digits) and account, no \
         spaces, e.g. `GB82WEST12345698765432`.",
     inputs: &[
-        seed_only("country", Text, "the ISO 3166 country code, two uppercase letters"),
-        seed_only("account", Text, "the BBAN: uppercase letters and digits, no spaces"),
+        seed_only(
+            "country",
+            Text,
+            "the ISO 3166 country code, two uppercase letters",
+        ),
+        seed_only(
+            "account",
+            Text,
+            "the BBAN: uppercase letters and digits, no spaces",
+        ),
     ],
-    outputs: &[output("iban", Text, "the IBAN in electronic form (no spaces)")],
+    outputs: &[output(
+        "iban",
+        Text,
+        "the IBAN in electronic form (no spaces)",
+    )],
 };
 
 pub(super) const HEX_TO_BIGINT: Template = Template {
@@ -161,13 +189,15 @@ fn iban(cx: &Cx<'_>, country: &str, account: &str) -> Result<String, ExecError> 
             format: "BBAN (1–30 uppercase letters and digits)",
         });
     }
-    let rem = format!("{account}{country}00").bytes().fold(0u32, |acc, b| {
-        if b.is_ascii_digit() {
-            (acc * 10 + u32::from(b - b'0')) % 97
-        } else {
-            (acc * 100 + u32::from(b - b'A') + 10) % 97
-        }
-    });
+    let rem = format!("{account}{country}00")
+        .bytes()
+        .fold(0u32, |acc, b| {
+            if b.is_ascii_digit() {
+                (acc * 10 + u32::from(b - b'0')) % 97
+            } else {
+                (acc * 100 + u32::from(b - b'A') + 10) % 97
+            }
+        });
     Ok(format!("{country}{:02}{account}", 98 - rem))
 }
 

@@ -30,7 +30,11 @@ pub(super) const EXIT_KEYPAD: Template = Template {
         followed by the first 12 lowercase hex digits of SHA-256 over the UTF-8 bytes of \
         `escapade/exit_keypad:` and the code's decimal text.",
     inputs: &[open("code", Int, "the exit code, a decimal integer")],
-    outputs: &[output("flag", Text, "the flag to submit, `ESCAPE-` + 12 hex digits")],
+    outputs: &[output(
+        "flag",
+        Text,
+        "the flag to submit, `ESCAPE-` + 12 hex digits",
+    )],
 };
 
 pub(super) const EXIT_CONSOLE: Template = Template {
@@ -42,7 +46,11 @@ pub(super) const EXIT_CONSOLE: Template = Template {
         followed by the first 12 lowercase hex digits of SHA-256 over the UTF-8 bytes of \
         `escapade/exit_console:` and the passphrase.",
     inputs: &[open("passphrase", Text, "the exit passphrase")],
-    outputs: &[output("flag", Text, "the flag to submit, `ESCAPE-` + 12 hex digits")],
+    outputs: &[output(
+        "flag",
+        Text,
+        "the flag to submit, `ESCAPE-` + 12 hex digits",
+    )],
 };
 
 /// The flag a terminal shows for an input.
@@ -69,57 +77,131 @@ macro_rules! item {
     };
 }
 
-item!(BRASS_PLATE, "brass_plate", "Brass Plate",
+item!(
+    BRASS_PLATE,
+    "brass_plate",
+    "Brass Plate",
     "A brass plate with a number engraved on it (a decimal integer).",
-    [output("number", Int, "the engraved number, decimal")]);
-item!(TORN_NOTE, "torn_note", "Torn Note",
+    [output("number", Int, "the engraved number, decimal")]
+);
+item!(
+    TORN_NOTE,
+    "torn_note",
+    "Torn Note",
     "A torn scrap of paper with a few handwritten words.",
-    [output("text", Text, "the words on the note")]);
-item!(USB_DRIVE, "usb_drive", "USB Drive",
+    [output("text", Text, "the words on the note")]
+);
+item!(
+    USB_DRIVE,
+    "usb_drive",
+    "USB Drive",
     "A USB drive holding one file, referred to by its file id.",
-    [output("file", FileId, "the file id of the file on the drive")]);
-item!(PUNCH_CARD, "punch_card", "Punch Card",
+    [output(
+        "file",
+        FileId,
+        "the file id of the file on the drive"
+    )]
+);
+item!(
+    PUNCH_CARD,
+    "punch_card",
+    "Punch Card",
     "A punch card encoding a short Python 3 program that reads standard input and prints \
      one line.",
-    [output("code", CodePython, "the program's Python 3 source")]);
-item!(STICKY_NOTE, "sticky_note", "Sticky Note",
+    [output("code", CodePython, "the program's Python 3 source")]
+);
+item!(
+    STICKY_NOTE,
+    "sticky_note",
+    "Sticky Note",
     "A sticky note covered in hex digits (lowercase, two per byte).",
-    [output("hex", Hex, "the hex string on the note")]);
-item!(LEDGER_PAGE, "ledger_page", "Ledger Page",
+    [output("hex", Hex, "the hex string on the note")]
+);
+item!(
+    LEDGER_PAGE,
+    "ledger_page",
+    "Ledger Page",
     "A ledger page with an account number and a handwritten remark.",
-    [output("number", Int, "the account number, decimal"),
-     output("text", Text, "the remark")]);
-item!(FLOPPY_DISK, "floppy_disk", "Floppy Disk",
+    [
+        output("number", Int, "the account number, decimal"),
+        output("text", Text, "the remark")
+    ]
+);
+item!(
+    FLOPPY_DISK,
+    "floppy_disk",
+    "Floppy Disk",
     "A floppy disk holding one file, referred to by its file id.",
-    [output("file", FileId, "the file id of the file on the disk")]);
-item!(POSTCARD, "postcard", "Postcard",
+    [output(
+        "file",
+        FileId,
+        "the file id of the file on the disk"
+    )]
+);
+item!(
+    POSTCARD,
+    "postcard",
+    "Postcard",
     "A postcard with a short message on the back.",
-    [output("text", Text, "the message")]);
-item!(DOG_TAG, "dog_tag", "Dog Tag",
+    [output("text", Text, "the message")]
+);
+item!(
+    DOG_TAG,
+    "dog_tag",
+    "Dog Tag",
     "A metal dog tag stamped with a service number (a decimal integer).",
-    [output("number", Int, "the service number, decimal")]);
-item!(KEY_CARD, "key_card", "Key Card",
+    [output("number", Int, "the service number, decimal")]
+);
+item!(
+    KEY_CARD,
+    "key_card",
+    "Key Card",
     "A magnetic key card whose stripe stores an AES key (16, 24 or 32 bytes, as hex).",
-    [output("key", HexKeyAes, "the AES key, hex")]);
-item!(WAX_SEAL, "wax_seal", "Wax Seal",
+    [output("key", HexKeyAes, "the AES key, hex")]
+);
+item!(
+    WAX_SEAL,
+    "wax_seal",
+    "Wax Seal",
     "A wax seal whose rim encodes a 16-byte AES initialisation vector, as hex.",
-    [output("iv", HexIvAes, "the AES IV, 32 hex digits")]);
-item!(NOTEBOOK, "notebook", "Notebook",
+    [output("iv", HexIvAes, "the AES IV, 32 hex digits")]
+);
+item!(
+    NOTEBOOK,
+    "notebook",
+    "Notebook",
     "A notebook with a short Python 3 program copied out by hand; it reads standard input \
      and prints one line.",
-    [output("code", CodePython, "the program's Python 3 source")]);
-item!(PHOTOGRAPH, "photograph", "Photograph",
+    [output("code", CodePython, "the program's Python 3 source")]
+);
+item!(
+    PHOTOGRAPH,
+    "photograph",
+    "Photograph",
     "A faded photograph with a caption written on the back.",
-    [output("caption", Text, "the caption")]);
-item!(CASSETTE, "cassette", "Cassette Tape",
+    [output("caption", Text, "the caption")]
+);
+item!(
+    CASSETTE,
+    "cassette",
+    "Cassette Tape",
     "A cassette tape whose label lists bytes as hex (lowercase, two digits per byte).",
-    [output("hex", Hex, "the hex string on the label")]);
-item!(MAP_FRAGMENT, "map_fragment", "Map Fragment",
+    [output("hex", Hex, "the hex string on the label")]
+);
+item!(
+    MAP_FRAGMENT,
+    "map_fragment",
+    "Map Fragment",
     "A fragment of a map, scanned into one file referred to by its file id.",
-    [output("file", FileId, "the file id of the scanned map")]);
-item!(COIN, "coin", "Old Coin",
+    [output("file", FileId, "the file id of the scanned map")]
+);
+item!(
+    COIN,
+    "coin",
+    "Old Coin",
     "An old coin with a year-like number stamped on its face (a decimal integer).",
-    [output("number", Int, "the stamped number, decimal")]);
+    [output("number", Int, "the stamped number, decimal")]
+);
 
 /// Seeds one output value of type `ty` for template `id`. `File_Id` only reserves an
 /// id; physical types get `""`.
@@ -161,8 +243,16 @@ pub(super) const COMBINATION_SAFE: Template = Template {
     title: "Combination Safe",
     semantics: "A safe with a numeric dial. Entering the right combination (a decimal \
         integer) opens it and reveals what was hidden inside.",
-    inputs: &[open("combination", Int, "the combination, a decimal integer")],
-    outputs: &[output("contents", HiddenItem, "what is hidden inside, revealed on opening")],
+    inputs: &[open(
+        "combination",
+        Int,
+        "the combination, a decimal integer",
+    )],
+    outputs: &[output(
+        "contents",
+        HiddenItem,
+        "what is hidden inside, revealed on opening",
+    )],
 };
 
 pub(super) const CIPHER_CHEST: Template = Template {
@@ -174,8 +264,16 @@ pub(super) const CIPHER_CHEST: Template = Template {
         revealing its contents and what lies under its false bottom.",
     inputs: &[open("passphrase", Text, "the passphrase, exact text")],
     outputs: &[
-        output("contents", Item, "the object in the chest, revealed on opening"),
-        output("false_bottom", HiddenItem, "what is hidden under the false bottom"),
+        output(
+            "contents",
+            Item,
+            "the object in the chest, revealed on opening",
+        ),
+        output(
+            "false_bottom",
+            HiddenItem,
+            "what is hidden under the false bottom",
+        ),
     ],
 };
 
@@ -187,7 +285,11 @@ pub(super) const HEX_LOCKER: Template = Template {
     semantics: "A locker with a hexadecimal keypad. The right access code (hex, two digits \
         per byte) opens its compartment.",
     inputs: &[open("access_code", Hex, "the access code as hex")],
-    outputs: &[output("compartment", HiddenItem, "what the compartment hides")],
+    outputs: &[output(
+        "compartment",
+        HiddenItem,
+        "what the compartment hides",
+    )],
 };
 
 pub(super) const PUZZLE_BOX: Template = Template {
@@ -198,7 +300,11 @@ pub(super) const PUZZLE_BOX: Template = Template {
     semantics: "A wooden puzzle box that opens when the right sequence of moves is \
         entered (exact text).",
     inputs: &[open("sequence", Text, "the sequence of moves, exact text")],
-    outputs: &[output("contents", Item, "the object in the box, revealed on opening")],
+    outputs: &[output(
+        "contents",
+        Item,
+        "the object in the box, revealed on opening",
+    )],
 };
 
 pub(super) fn execute(cx: &Cx<'_>, v: &[String]) -> Option<Result<Vec<String>, ExecError>> {

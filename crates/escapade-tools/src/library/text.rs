@@ -76,7 +76,11 @@ pub(super) const TIMEZONE_CONVERT: Template = Template {
         seed_only("from_tz", Text, "the IANA name of the source time zone"),
         seed_only("to_tz", Text, "the IANA name of the target time zone"),
     ],
-    outputs: &[output("datetime", Text, "the converted time, `YYYY-MM-DD HH:MM`")],
+    outputs: &[output(
+        "datetime",
+        Text,
+        "the converted time, `YYYY-MM-DD HH:MM`",
+    )],
 };
 
 pub(super) fn execute(cx: &Cx<'_>, v: &[String]) -> Option<Result<Vec<String>, ExecError>> {
@@ -163,9 +167,15 @@ fn seed_regex(s: &mut Seed<'_>) -> Result<(), ExecError> {
                 0 => {
                     let a = char::from(b'A' + s.rng.random_range(0..26u8));
                     let b = char::from(b'A' + s.rng.random_range(0..26u8));
-                    (format!("{a}{b}-{}", digits(s.rng, 4, 4)), r"[A-Z]{2}-\d{4}".to_string())
+                    (
+                        format!("{a}{b}-{}", digits(s.rng, 4, 4)),
+                        r"[A-Z]{2}-\d{4}".to_string(),
+                    )
                 }
-                1 => (format!("{}{}", word(s.rng), digits(s.rng, 2, 4)), r"[a-z]+\d{2,}".to_string()),
+                1 => (
+                    format!("{}{}", word(s.rng), digits(s.rng, 2, 4)),
+                    r"[a-z]+\d{2,}".to_string(),
+                ),
                 2 => {
                     let hex = hex::encode(super::words::bytes(s.rng, 3));
                     (format!("#{hex}"), "#[0-9a-f]{6}".to_string())
@@ -197,12 +207,11 @@ fn seed_regex(s: &mut Seed<'_>) -> Result<(), ExecError> {
                 candidates.push(format!("{} {pattern} {}", word(s.rng), word(s.rng)));
                 candidates.push(phrase(s.rng));
             }
-            let text = candidates
-                .into_iter()
-                .find(|t| re.is_match(t))
-                .ok_or(ExecError::Unsatisfiable {
+            let text = candidates.into_iter().find(|t| re.is_match(t)).ok_or(
+                ExecError::Unsatisfiable {
                     why: "no seeded text matches the given pattern",
-                })?;
+                },
+            )?;
             s.set(0, text);
         }
         (false, false) => {}
@@ -214,10 +223,30 @@ fn seed_regex(s: &mut Seed<'_>) -> Result<(), ExecError> {
 
 const FORMS: &[&str] = &["NFC", "NFD", "NFKC", "NFKD"];
 const ACCENTED: &[&str] = &[
-    "café", "naïve", "résumé", "façade", "jalapeño", "Ångström", "über", "crème", "brûlée",
-    "São", "Zoë", "piñata",
+    "café",
+    "naïve",
+    "résumé",
+    "façade",
+    "jalapeño",
+    "Ångström",
+    "über",
+    "crème",
+    "brûlée",
+    "São",
+    "Zoë",
+    "piñata",
 ];
-const COMPATIBLE: &[&str] = &["ﬁnal", "ﬂare", "oﬀset", "１２３", "x²", "Ⅻ", "ｋｅｙ", "№7", "½"];
+const COMPATIBLE: &[&str] = &[
+    "ﬁnal",
+    "ﬂare",
+    "oﬀset",
+    "１２３",
+    "x²",
+    "Ⅻ",
+    "ｋｅｙ",
+    "№7",
+    "½",
+];
 
 fn normalize(cx: &Cx<'_>, text: &str, form: &str) -> Result<String, ExecError> {
     Ok(match form.to_ascii_uppercase().as_str() {
@@ -265,8 +294,8 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 const CONTROLS: &[char] = &[
-    '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}',
-    '\u{2068}', '\u{2069}', '\u{200E}', '\u{200F}', '\u{061C}',
+    '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}',
+    '\u{2069}', '\u{200E}', '\u{200F}', '\u{061C}',
 ];
 
 /// A phrase with two to four bidi controls inserted between its characters.
@@ -282,11 +311,28 @@ fn with_controls(rng: &mut Rng) -> String {
 // --- time zones --------------------------------------------------------------------
 
 const ZONES: &[&str] = &[
-    "Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Istanbul", "America/New_York",
-    "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo",
-    "America/St_Johns", "Asia/Tokyo", "Asia/Kolkata", "Asia/Kathmandu", "Asia/Shanghai",
-    "Asia/Singapore", "Asia/Dubai", "Australia/Sydney", "Australia/Adelaide",
-    "Pacific/Auckland", "Africa/Nairobi", "Africa/Cairo", "UTC",
+    "Europe/London",
+    "Europe/Paris",
+    "Europe/Berlin",
+    "Europe/Istanbul",
+    "America/New_York",
+    "America/Chicago",
+    "America/Denver",
+    "America/Los_Angeles",
+    "America/Sao_Paulo",
+    "America/St_Johns",
+    "Asia/Tokyo",
+    "Asia/Kolkata",
+    "Asia/Kathmandu",
+    "Asia/Shanghai",
+    "Asia/Singapore",
+    "Asia/Dubai",
+    "Australia/Sydney",
+    "Australia/Adelaide",
+    "Pacific/Auckland",
+    "Africa/Nairobi",
+    "Africa/Cairo",
+    "UTC",
 ];
 
 const FORMAT: &str = "%Y-%m-%d %H:%M";
@@ -321,7 +367,10 @@ fn convert(cx: &Cx<'_>, v: &[String]) -> Result<String, ExecError> {
 
 /// Whether the local time (if given and valid) exists exactly once in the zone.
 fn unambiguous(datetime: &str, tz: &str) -> bool {
-    match (NaiveDateTime::parse_from_str(datetime, FORMAT), tz.parse::<Tz>()) {
+    match (
+        NaiveDateTime::parse_from_str(datetime, FORMAT),
+        tz.parse::<Tz>(),
+    ) {
         (Ok(naive), Ok(tz)) => matches!(tz.from_local_datetime(&naive), LocalResult::Single(_)),
         _ => false,
     }
@@ -381,7 +430,14 @@ mod tests {
     #[test]
     fn window_patterns_match() {
         let mut rng = escapade_core::seed::rng(1);
-        for text in ["amber lantern", "a.b*c?d", "x", "", "line one\nline two", "é ü ß"] {
+        for text in [
+            "amber lantern",
+            "a.b*c?d",
+            "x",
+            "",
+            "line one\nline two",
+            "é ü ß",
+        ] {
             for _ in 0..10 {
                 let p = window_pattern(&mut rng, text);
                 assert!(compile(&p).unwrap().is_match(text), "{p:?} on {text:?}");

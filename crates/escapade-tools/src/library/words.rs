@@ -10,18 +10,35 @@ use escapade_core::seed::Rng;
 pub(super) const WORDS: &[&str] = &[
     "amber", "anchor", "atlas", "beacon", "bishop", "bramble", "cinder", "cobalt", "comet",
     "copper", "crimson", "dagger", "delta", "ember", "falcon", "fathom", "feather", "garnet",
-    "glacier", "granite", "harbor", "hollow", "indigo", "ivory", "jasper", "juniper",
-    "kestrel", "lantern", "lattice", "lunar", "marble", "meadow", "mirror", "nebula",
-    "nimbus", "oracle", "orchid", "pebble", "pepper", "quartz", "quiver", "raven", "riddle",
-    "saffron", "sable", "signal", "silver", "solace", "spindle", "tangle", "thistle",
-    "tundra", "umber", "valley", "velvet", "violet", "walnut", "willow", "winter", "zephyr",
+    "glacier", "granite", "harbor", "hollow", "indigo", "ivory", "jasper", "juniper", "kestrel",
+    "lantern", "lattice", "lunar", "marble", "meadow", "mirror", "nebula", "nimbus", "oracle",
+    "orchid", "pebble", "pepper", "quartz", "quiver", "raven", "riddle", "saffron", "sable",
+    "signal", "silver", "solace", "spindle", "tangle", "thistle", "tundra", "umber", "valley",
+    "velvet", "violet", "walnut", "willow", "winter", "zephyr",
 ];
 
 /// Capitalised room names (graph nodes; no whitespace, no `>`).
 pub(super) const ROOMS: &[&str] = &[
-    "Atrium", "Vault", "Cellar", "Library", "Gallery", "Attic", "Foyer", "Pantry", "Study",
-    "Chapel", "Armory", "Tower", "Garden", "Crypt", "Observatory", "Boiler", "Parlor",
-    "Kitchen", "Ballroom", "Greenhouse",
+    "Atrium",
+    "Vault",
+    "Cellar",
+    "Library",
+    "Gallery",
+    "Attic",
+    "Foyer",
+    "Pantry",
+    "Study",
+    "Chapel",
+    "Armory",
+    "Tower",
+    "Garden",
+    "Crypt",
+    "Observatory",
+    "Boiler",
+    "Parlor",
+    "Kitchen",
+    "Ballroom",
+    "Greenhouse",
 ];
 
 /// A uniformly chosen element of a non-empty constant list.
@@ -37,7 +54,10 @@ pub(super) fn word(rng: &mut Rng) -> String {
 /// Two to four words separated by single spaces.
 pub(super) fn phrase(rng: &mut Rng) -> String {
     let n = rng.random_range(2..=4);
-    (0..n).map(|_| *pick(rng, WORDS)).collect::<Vec<_>>().join(" ")
+    (0..n)
+        .map(|_| *pick(rng, WORDS))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A decimal number of `lo..=hi` digits without a leading zero.
