@@ -199,6 +199,8 @@ pub fn execute(
     }
     let cx = Cx { t, files, runner };
     let raw = dispatch_execute(&cx, &values)?;
+    // every family returns one value per output (the tests check it); a mismatch would
+    // be a bug in the table, reported rather than panicking
     if raw.len() != t.outputs.len() {
         return Err(ExecError::UnknownTemplate(t.id.to_string()));
     }
@@ -252,17 +254,23 @@ pub fn instantiate(
         files,
         rng,
     };
+    let given: Vec<bool> = s.inputs.iter().map(Option::is_some).collect();
     dispatch_seed(&mut s)?;
     let mut values = Vec::with_capacity(s.inputs.len());
-    for slot in s.inputs.iter() {
-        match slot {
-            Some(v) => values.push(v.clone()),
-            None => {
-                return Err(ExecError::Unsatisfiable {
-                    why: "an input was left unseeded",
-                });
-            }
+    for (i, slot) in s.inputs.iter().enumerate() {
+        let Some(v) = slot else {
+            return Err(ExecError::Unsatisfiable {
+                why: "an input was left unseeded",
+            });
+        };
+        // a seeded value becomes a golden value: it must be in canonical form
+        let seeded = t.inputs.get(i).filter(|p| !p.ty.is_physical() && !given[i]);
+        if seeded.is_some_and(|p| p.ty.canonicalize(v).as_deref() != Ok(v.as_str())) {
+            return Err(ExecError::Unsatisfiable {
+                why: "a seeded value is not in canonical form",
+            });
         }
+        values.push(v.clone());
     }
     execute(t, &values, s.files, runner).map(|_| ())
 }

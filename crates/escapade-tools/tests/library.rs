@@ -229,6 +229,22 @@ fn hostile_values_are_errors_not_panics() {
         let r = library::execute(t, &inputs, &files, &PlainPython);
         assert!(r.is_err(), "{id} on hostile input gave {r:?}");
     }
+    // JSONPath parsing recurses and can be exponential: deep paths are refused first
+    let mut with_doc = Files::default();
+    with_doc.write(
+        "file-0000000d",
+        "d.json",
+        "application/json",
+        br#"{"a": [1]}"#,
+    );
+    let json = library::template("json_query").expect("json_query");
+    for deep in [
+        format!("$[?{}@{}]", "(".repeat(5000), ")".repeat(5000)),
+        format!("$[?{}{}]", "@[?".repeat(40), "]".repeat(40)),
+    ] {
+        let inputs = vec!["file-0000000d".to_string(), deep];
+        assert!(library::execute(json, &inputs, &with_doc, &PlainPython).is_err());
+    }
     // the largest accepted operands still finish quickly
     let big = format!("{}", num_bigint::BigUint::from(3u32).pow(2580));
     let t = library::template("mod_pow").expect("mod_pow");
@@ -348,9 +364,9 @@ proptest! {
             // instantiate may refuse; once it accepts, execute must succeed
             let _ = seed_and_run(t, given.clone(), seed);
             // one input given at a time, the others seeded
-            for i in 0..given.len() {
+            for (i, value) in given.iter().enumerate() {
                 let mut single = vec![None; given.len()];
-                single[i] = given[i].clone();
+                single[i] = value.clone();
                 let _ = seed_and_run(t, single, seed);
             }
         }

@@ -289,10 +289,11 @@ fn seed_csv(s: &mut Seed<'_>) -> Result<(), ExecError> {
     let mut columns: Vec<String> = VALUE_COLUMNS.iter().map(|c| c.to_string()).collect();
     columns.shuffle(s.rng);
     columns.truncate(s.rng.random_range(2..=4));
-    if let Some(c) = s.get(2) {
-        if c != key_column && !columns.iter().any(|x| x == c) {
-            columns[0] = c.to_string();
-        }
+    if let Some(c) = s
+        .get(2)
+        .filter(|c| *c != key_column && !columns.iter().any(|x| x == c))
+    {
+        columns[0] = c.to_string();
     }
     let rows = s.rng.random_range(3..=7);
     let target = s.rng.random_range(0..rows);
@@ -377,6 +378,12 @@ fn json_query(cx: &Cx<'_>, v: &[String]) -> Result<String, ExecError> {
         id: v[0].clone(),
         format: "JSON document",
     })?;
+    if !tame_path(&v[1]) {
+        return Err(ExecError::TooLarge {
+            port: cx.port(1),
+            limit: "1024 characters, 4 filters, nesting depth 16",
+        });
+    }
     let path = JsonPath::parse(&v[1]).map_err(|_| ExecError::Malformed {
         port: cx.port(1),
         format: "JSONPath (RFC 9535)",
@@ -393,6 +400,26 @@ fn json_query(cx: &Cx<'_>, v: &[String]) -> Result<String, ExecError> {
             name: v[1].clone(),
         }),
     }
+}
+
+/// Whether a JSONPath is small enough to parse safely. The parser recurses on nesting
+/// (a few hundred levels overflow the stack) and takes time exponential in the depth of
+/// nested filters, so paths are capped at 1024 characters, 4 filter selectors (`?`) and
+/// a bracket nesting depth of 16.
+fn tame_path(path: &str) -> bool {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    for c in path.chars() {
+        match c {
+            '(' | '[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    path.len() <= 1024 && deepest <= 16 && path.matches('?').count() <= 4
 }
 
 /// A seeded JSON value; `depth` 0 is the root (always an object).
@@ -533,6 +560,22 @@ mod tests {
         let doc: Value = serde_json::json!({"cold storage": {"it's": {"ok_1": 5}}});
         let path = JsonPath::parse(&p).unwrap();
         assert_eq!(path.query(&doc).exactly_one().unwrap(), &Value::from(5));
+    }
+
+    #[test]
+    fn hostile_paths_are_refused_before_parsing() {
+        assert!(tame_path("$.a['b c'][2]"));
+        assert!(!tame_path(&format!(
+            "$[?{}@{}]",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        )));
+        assert!(!tame_path(&format!(
+            "$[?{}{}]",
+            "@[?".repeat(30),
+            "]".repeat(30)
+        )));
+        assert!(!tame_path(&format!("${}", ".a".repeat(600))));
     }
 
     #[test]

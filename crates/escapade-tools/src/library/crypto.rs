@@ -280,14 +280,12 @@ fn seed_aes(s: &mut Seed<'_>) -> Result<(), ExecError> {
     });
     s.fill(2, |r| hex::encode(bytes(r, 16)));
     if s.is_none(0) {
-        let unusable = ExecError::Unsatisfiable {
-            why: "the given key or iv is not valid hex",
-        };
-        let key = hex::decode(s.get(1).unwrap_or_default()).map_err(|_| unusable)?;
-        let iv =
-            hex::decode(s.get(2).unwrap_or_default()).map_err(|_| ExecError::Unsatisfiable {
+        let decode = |i: usize| {
+            hex::decode(s.get(i).unwrap_or_default()).map_err(|_| ExecError::Unsatisfiable {
                 why: "the given key or iv is not valid hex",
-            })?;
+            })
+        };
+        let (key, iv) = (decode(1)?, decode(2)?);
         let plaintext = phrase(s.rng);
         let ct = aes_cbc(&key, &iv, plaintext.as_bytes(), true, true)?;
         s.set(0, hex::encode(ct));

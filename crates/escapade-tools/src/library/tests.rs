@@ -323,22 +323,3 @@ fn misuse_is_an_error() {
     // a trailing trigger value is accepted and ignored
     assert_eq!(run("big_gcd", &["4", "6", ""]).unwrap(), ["2"]);
 }
-
-#[test]
-fn tmp_deep_path() {
-    let cands = [
-        format!("$[?{}@.a]", "!".repeat(500)),
-        format!("$[?{}@.a]", "-".repeat(500)),
-        format!("${}", ".a".repeat(250)),
-        format!("$[?{}1]", "@.a==".repeat(100)),
-        format!("$[?{}1]", "1&&".repeat(160)),
-        format!("$[?{}@{}]", "(".repeat(30), ")".repeat(30)),
-        format!("$[?{}@{}]", "length(".repeat(30), ")".repeat(30)),
-        format!("$[?{}{}]", "@[?".repeat(30), "]".repeat(30)),
-        format!("$[?{}]", "!(".repeat(30)),
-    ];
-    for p in cands {
-        let r = serde_json_path::JsonPath::parse(&p);
-        eprintln!("{} {}", &p[..10], r.is_ok());
-    }
-}

@@ -44,7 +44,11 @@ pub(super) const UNICODE_NORMALIZE: Template = Template {
         become their plain forms).",
     inputs: &[
         open("text", Text, "the text to normalize"),
-        seed_only("form", Text, "one of NFC, NFD, NFKC, NFKD"),
+        seed_only(
+            "form",
+            Text,
+            "one of NFC, NFD, NFKC, NFKD (lower case is accepted too)",
+        ),
     ],
     outputs: &[output("text", Text, "the normalized text")],
 };
