@@ -178,3 +178,17 @@ mod tests {
         assert_eq!((u.input, u.output, u.cached, u.latency_ms), (3, 3, 1, 7));
     }
 }
+
+#[cfg(test)]
+mod published {
+    /// `docs/run-schema.json` is the published schema; regenerate it with
+    /// `escapade schema > docs/run-schema.json` when the rows change.
+    #[test]
+    fn published_schema_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/run-schema.json");
+        let published: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("docs/run-schema.json"))
+                .expect("valid JSON");
+        assert_eq!(published, super::schemas());
+    }
+}
