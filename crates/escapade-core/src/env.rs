@@ -67,6 +67,21 @@ pub trait Env {
     /// Outcome and metrics of the episode so far.
     fn outcome(&self) -> Outcome;
 
+    /// Parses `action` without applying it. `Err` carries a message a model can act on;
+    /// an agent loop may then re-ask (up to [`Env::reask_limit`] times) instead of
+    /// spending a step. Worlds whose paper counts malformed output as a step (tools,
+    /// AgentEscapeBench App. B.1) accept everything here by default.
+    fn check_action(&self, action: &Action) -> Result<(), String> {
+        let _ = action;
+        Ok(())
+    }
+
+    /// How many times an agent loop re-asks after [`Env::check_action`] rejects a reply
+    /// before the reply is stepped anyway (MM-Escape: 5, VisEscape: 3; default 0).
+    fn reask_limit(&self) -> u32 {
+        0
+    }
+
     /// Strings an agent must never see unless it earns them (answers, hidden names).
     /// [`crate::check::check_env`] plays junk actions and asserts none appear.
     fn secrets(&self) -> Vec<String>;

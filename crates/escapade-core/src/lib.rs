@@ -36,4 +36,4 @@ pub use env::{Env, Step, World};
 pub use error::{CoreError, EnvError};
 pub use observation::{Image, Observation, ToolSchema};
 pub use scenario::ScenarioHeader;
-pub use trajectory::{EpisodeRow, FORMAT_VERSION, StepRow, Usage};
+pub use trajectory::{EpisodeRow, FORMAT_VERSION, Reask, StepRow, Usage};

@@ -84,6 +84,24 @@ pub struct StepRow {
     pub usage: Usage,
     /// World error kind for a failed action (tools: the B.1 taxonomy), else null.
     pub error: Option<String>,
+    /// Replies the world's parser rejected before this step's action, each with the
+    /// message the agent was re-asked with (MM-Escape App. K, VisEscape App. A.5); these
+    /// did not cost a step. Absent when the first reply parsed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasks: Vec<Reask>,
+}
+
+/// A reply the world's parser rejected, and the message the agent was re-asked with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Reask {
+    /// The model's raw reply (or the action, for agents without one).
+    pub raw_response: Option<String>,
+    /// The action the reply was read as.
+    pub action: Action,
+    /// The parser's message, as shown to the agent.
+    pub error: String,
+    /// Usage of the model call that produced the rejected reply.
+    pub usage: Usage,
 }
 
 /// One finished episode (`episodes.jsonl`).
@@ -121,6 +139,15 @@ pub struct EpisodeRow {
     pub duration_ms: u64,
     /// Why the episode could not be played to its end, or null.
     pub error: Option<String>,
+    /// The error came from outside the episode (a model backend that kept failing, a
+    /// cancelled run), so `resume` plays the episode again and reports prefer the later
+    /// row. Absent when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub retryable: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// JSON Schemas of the run-directory rows, keyed by file role.

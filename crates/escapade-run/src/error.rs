@@ -88,6 +88,14 @@ pub enum RunError {
     /// Occurs when a run setting is out of range (`--epochs 0`, `--concurrency 0`).
     #[error("invalid setting: {0}")]
     Invalid(String),
+    /// Occurs when a plot cannot be drawn, encoded or written (see `plots`).
+    #[error("cannot draw {}: {message}", path.display())]
+    Plot {
+        /// The plot file.
+        path: PathBuf,
+        /// What went wrong, as the plotting library tells it.
+        message: String,
+    },
     /// Occurs when a world refuses a request (bad scenario, unknown suite or agent kind).
     #[error(transparent)]
     Core(#[from] CoreError),

@@ -18,6 +18,7 @@
 
 pub mod error; // RunError, the one error type of this crate
 pub mod play; // a person plays one scenario in the terminal
+pub mod plots; // the papers' figures from one or more runs, as SVG and PNG
 pub mod progress; // progress bars and warnings on standard error
 pub mod report; // mean ± se tables over episodes.jsonl, as JSON, CSV and Markdown
 pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, summaries
@@ -27,9 +28,10 @@ pub mod suite; // builds and verifies suites, writes them to disk
 
 pub use error::RunError;
 pub use play::{PlayOptions, play_terminal};
+pub use plots::{PlotFormat, write_plots};
 pub use progress::Progress;
 pub use report::{Format, Report, report};
 pub use rundir::{RunConfig, RunDir};
-pub use runner::{AgentFactory, Baseline, RunSpec, RunSummary, run};
+pub use runner::{AgentFactory, Baseline, LlmFactory, RunSpec, RunSummary, run, run_async};
 pub use source::{Source, resolve};
 pub use suite::{SuiteBuild, build_suite, write_suite};

@@ -10,13 +10,13 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use escapade_core::{
-    Action, Agent, AgentTurn, CoreError, FORMAT_VERSION, Observation, ScenarioHeader, Step,
+    Action, Agent, AgentTurn, CoreError, Env, FORMAT_VERSION, Observation, ScenarioHeader, Step,
     ToolSchema, World, hash,
 };
 
 use crate::error::Result;
 use crate::rundir::{RunConfig, RunDir, ScenarioRef};
-use crate::runner::{DEFAULT_MAX_STEPS, Played, Recorder, play_episode};
+use crate::runner::{DEFAULT_MAX_STEPS, Played, Recorder};
 
 /// The agent name of a person playing.
 pub const HUMAN: &str = "human";
@@ -91,7 +91,7 @@ pub fn play_terminal(
             None => None,
         };
         let start = std::time::Instant::now();
-        let played = play_episode(
+        let played = play_sync(
             env.as_mut(),
             &mut human,
             options.seed,
@@ -122,6 +122,7 @@ pub fn play_terminal(
                 usage: played.usage,
                 duration_ms: start.elapsed().as_millis() as u64,
                 error: played.error.clone(),
+                retryable: false,
             };
             dir.append_episode(&row)?;
             dir.write_summary()?;
@@ -158,6 +159,7 @@ fn record_dir(
             id: header.id.clone(),
             hash: hash::sha256_hex(json.as_bytes()),
         }],
+        shard: None,
     };
     RunDir::create(parent, &config)
 }
@@ -192,6 +194,56 @@ fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {
     }
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// The episode loop for a person: synchronous, because a terminal blocks on input and a
+/// locked standard output cannot cross threads. Re-asks are not needed: a person reads
+/// the world's feedback and simply types again. Rows are written as the runner writes them.
+fn play_sync(
+    env: &mut dyn Env,
+    agent: &mut dyn Agent,
+    seed: u64,
+    max_steps: u32,
+    mut recorder: Option<&mut Recorder<'_>>,
+) -> Result<Played> {
+    let start = std::time::Instant::now();
+    let mut observation = env.reset(seed);
+    agent.reset(seed, &env.system_prompt(), &env.tool_schemas());
+    let mut played = Played::default();
+    let mut n = 0u32;
+    while n < max_steps {
+        let turn = match agent.act(&observation, played.last.as_ref()) {
+            Ok(turn) => turn,
+            Err(e) => {
+                played.error = Some(match e {
+                    CoreError::Agent(message) => format!("agent failed: {message}"),
+                    other => format!("agent failed: {other}"),
+                });
+                break;
+            }
+        };
+        let step = match env.step(&turn.action) {
+            Ok(step) => step,
+            Err(e) => {
+                played.error = Some(format!("environment failed: {e}"));
+                break;
+            }
+        };
+        n += 1;
+        if let Some(rec) = recorder.as_deref_mut() {
+            let t_ms = start.elapsed().as_millis() as u64;
+            let usage = turn.usage;
+            rec.write(n, t_ms, &observation, turn, &step, usage, Vec::new())?;
+        }
+        observation = step.observation.clone();
+        let over = step.terminated || step.truncated;
+        played.last = Some(step);
+        if over {
+            break;
+        }
+    }
+    played.outcome = env.outcome();
+    Ok(played)
 }
 
 /// A person at a terminal, as an [`Agent`].

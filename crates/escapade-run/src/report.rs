@@ -1,33 +1,70 @@
 //! Reports: metrics tables from one or more runs (`escapade report`).
 //!
-//! [`report`] reads the `episodes.jsonl` of each run directory, drops repeated
-//! `(config_hash, scenario, epoch)` rows (the first wins), groups the rest by world and
-//! difficulty (in a canonical order, so row order never changes a digit), and gives every metric as mean ± standard error
-//! ([`escapade_core::metrics::MeanSe`]). Metrics, in column order: `success` (0/1),
-//! `steps`, every key of the rows' world `metrics` maps (sorted; a row lacking a key does
-//! not count towards it), then usage: `input_tokens`, `output_tokens`, `cost_usd`.
+//! A report compares *runs*, not directories: a run may be split over machines
+//! (`--shard i/N`), resumed, or given twice, and its numbers must not depend on that.
+//! So [`read_runs`] keys every input by the run it belongs to — the base hash of its
+//! `run.toml` (the config hash with the shard cleared, equal for every shard of a run and
+//! equal to the `config_hash` of an unsharded run), or the rows' `config_hash` for a bare
+//! `episodes.jsonl` (or a directory without `run.toml`) — and merges the inputs of one run. Within a run each episode `(scenario, epoch)` counts
+//! once: the first row that is not `retryable` wins; when every row of an episode is a
+//! retryable error the last one is kept (a later attempt replaces a failed one). Shards
+//! that overlap, shards that are missing, and episodes left with a retryable error are
+//! reported as warnings, not errors: a partial report is still worth reading.
 //!
-//! JSON (the documented shape): `{"groups": [{"world", "difficulty", "n", "metrics":
-//! {name: {"mean", "se"}}}], "overall": {world: {"n", "errors", "metrics"}}}`. CSV: one
-//! row per group × metric (`world,difficulty,n,metric,mean,se`), overall rows with
-//! difficulty `all`. Markdown: one table per world, a row per tier and an `all` row, a
-//! column per metric as `mean ± se`; rate-like metrics (names ending in `_rate`,
-//! `success`, `resolution`, `discovery`) are shown ×100 with one decimal.
+//! [`report`] then groups each run's episodes by world and difficulty (in a canonical
+//! order, so row order never changes a digit) and gives every metric as mean ± standard
+//! error ([`escapade_core::metrics::MeanSe`]). Metrics, in column order: `success` (0/1),
+//! `steps`, every key of the rows' world `metrics` maps (sorted; a row lacking a key does
+//! not count towards it), then usage per episode: `input_tokens`, `output_tokens`,
+//! `cached_tokens`, `cost_usd`, `latency_ms` (time waiting for the model),
+//! `step_latency_ms` (that latency divided by the episode's steps) and `duration_ms`
+//! (wall time of the episode).
+//!
+//! Several runs are compared side by side: every [`Group`] and [`WorldSummary`] carries
+//! the [`RunInfo::label`] of its run (the agent, its model option if any, and a short
+//! base hash when two runs would otherwise share a label).
+//!
+//! JSON (the documented shape): `{"groups": [{"world", "difficulty", "run", "n",
+//! "metrics": {name: {"mean", "se"}}}], "overall": {key: {"world", "run", "n", "errors",
+//! "metrics"}}, "runs": [{"label", "agent", "base_hash", "dirs", "episodes", "errors",
+//! "steps", "usage", "duration_ms"}]}`, where an `overall` key is the world, or
+//! `world/run` when several runs report on that world. CSV: one row per group × metric
+//! (`world,difficulty,n,metric,mean,se,run`), overall rows with difficulty `all`.
+//! Markdown: one table per world, a row per tier (and per run, tier-major, when there are
+//! several) and `all` rows, a column per metric as `mean ± se`; rate-like metrics (names
+//! ending in `_rate`, `success`, `resolution`, `discovery`) are shown ×100 with one
+//! decimal; usage columns that are zero throughout (baselines) are left out. A closing
+//! "Usage" table gives each run's totals — tokens, cost, latency per step — which is what
+//! budgets are made of.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use escapade_core::EpisodeRow;
 use escapade_core::metrics::MeanSe;
+use escapade_core::{EpisodeRow, Usage};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RunError};
-use crate::rundir::{EPISODES, read_episodes};
+use crate::rundir::{EPISODES, RUN_TOML, Shard, read_episodes, read_run_toml};
 
-/// Usage metrics appended after the world's metrics.
-const USAGE_METRICS: [&str; 3] = ["input_tokens", "output_tokens", "cost_usd"];
+/// Usage metrics appended after the world's metrics, in column order.
+const USAGE_METRICS: [&str; 7] = [
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "cost_usd",
+    "latency_ms",
+    "step_latency_ms",
+    "duration_ms",
+];
+
+/// Metrics every row defines, before the world's.
+const BUILTIN_METRICS: [&str; 2] = ["success", "steps"];
+
+/// Length of the base-hash prefix that tells runs apart in labels and tables.
+const SHORT_HASH: usize = 8;
 
 /// A metric's mean and standard error over episodes.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -47,22 +84,28 @@ impl From<MeanSe> for Stat {
     }
 }
 
-/// The episodes of one world at one difficulty.
+/// The episodes of one run in one world at one difficulty.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Group {
     /// World name.
     pub world: String,
     /// Difficulty tier.
     pub difficulty: u32,
+    /// Label of the run (see [`RunInfo::label`]).
+    pub run: String,
     /// Number of episodes.
     pub n: usize,
     /// Metric name → mean ± se, in column order.
     pub metrics: IndexMap<String, Stat>,
 }
 
-/// All episodes of one world.
+/// All episodes of one run in one world.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorldSummary {
+    /// World name.
+    pub world: String,
+    /// Label of the run (see [`RunInfo::label`]).
+    pub run: String,
     /// Number of episodes.
     pub n: usize,
     /// Number of episodes that ended with an error.
@@ -71,14 +114,51 @@ pub struct WorldSummary {
     pub metrics: IndexMap<String, Stat>,
 }
 
+/// One run of a report: where its episodes came from and what they cost in total.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// How tables and plots name the run: the agent, its `model` option if any, and the
+    /// first 8 characters of the base hash in brackets when another run of the report
+    /// would have the same label.
+    pub label: String,
+    /// The agent spec (from `run.toml`, else the rows' agent name).
+    pub agent: String,
+    /// The agent's `model` option, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The hash of the run's config with the shard cleared (equal for all shards of the
+    /// run, and to `config_hash` when unsharded); the rows' `config_hash` for inputs
+    /// without `run.toml`.
+    pub base_hash: String,
+    /// The inputs (run directories or `episodes.jsonl` files) merged into this run.
+    pub dirs: Vec<String>,
+    /// Number of episodes, after merging.
+    pub episodes: usize,
+    /// Number of episodes that ended with an error.
+    pub errors: usize,
+    /// Total agent steps.
+    pub steps: u64,
+    /// Total usage: tokens, cost, and time waiting for the model.
+    pub usage: Usage,
+    /// Total wall time of the episodes in milliseconds (more than the run's wall time
+    /// when episodes ran concurrently).
+    pub duration_ms: u64,
+}
+
 /// Metrics tables over one or more runs.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Report {
-    /// One group per (world, difficulty), sorted.
+    /// One group per (world, difficulty, run), sorted by world and difficulty, runs in
+    /// the order of [`Report::runs`].
     pub groups: Vec<Group>,
-    /// One summary per world, sorted by world name.
-    pub overall: BTreeMap<String, WorldSummary>,
-    /// Warnings met while reading (torn last lines); not part of the JSON.
+    /// One summary per (world, run), sorted by world, runs in the order of
+    /// [`Report::runs`]; keyed by the world, or by `world/run` when several runs report
+    /// on that world.
+    pub overall: IndexMap<String, WorldSummary>,
+    /// The runs compared, in the order their first input was given.
+    pub runs: Vec<RunInfo>,
+    /// Warnings met while reading (torn last lines, overlapping or missing shards,
+    /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
     pub warnings: Vec<String>,
 }
@@ -86,7 +166,7 @@ pub struct Report {
 /// An output format of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Markdown tables, one per world.
+    /// Markdown tables, one per world, and a usage table.
     Markdown,
     /// CSV, one row per group × metric.
     Csv,
@@ -106,40 +186,330 @@ impl FromStr for Format {
     }
 }
 
-/// Reads the episodes of run directories (or `episodes.jsonl` files) and aggregates them.
-pub fn report(dirs: &[PathBuf]) -> Result<Report> {
-    let mut rows = Vec::new();
-    let mut warnings = Vec::new();
-    for dir in dirs {
-        let path = episodes_path(dir)?;
-        let file = read_episodes(&path)?;
-        warnings.extend(file.warnings);
-        rows.extend(file.rows);
-    }
-    let mut report = Report::from_rows(&rows);
-    report.warnings = warnings;
-    Ok(report)
+/// One episode kept for a report, and the run directory that holds its trajectory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Episode {
+    /// The row that counts for this episode.
+    pub row: EpisodeRow,
+    /// The run directory the row was read from (trajectories live under it); `None` for
+    /// rows given in memory ([`Report::from_rows`]).
+    pub dir: Option<PathBuf>,
 }
 
-fn episodes_path(dir: &Path) -> Result<PathBuf> {
-    if dir.is_file() && dir.extension().is_some_and(|e| e == "jsonl") {
-        return Ok(dir.to_path_buf());
+/// One run read from its inputs: the shards (or repeats) of one run, merged, with one
+/// episode per `(scenario, epoch)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// How tables and plots name the run (see [`RunInfo::label`]).
+    pub label: String,
+    /// The agent spec (from `run.toml`, else the rows' agent name).
+    pub agent: String,
+    /// The agent's `model` option, when it has one.
+    pub model: Option<String>,
+    /// The run's base hash (the rows' `config_hash` for inputs without `run.toml`).
+    pub base_hash: String,
+    /// The inputs merged into this run, in the order given.
+    pub dirs: Vec<PathBuf>,
+    /// The episodes, sorted by scenario id and epoch.
+    pub episodes: Vec<Episode>,
+}
+
+/// Runs read from run directories (see [`read_runs`]) and the warnings met.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunSet {
+    /// The runs, in the order their first input was given.
+    pub runs: Vec<Run>,
+    /// Torn last lines, overlapping or missing shards, ignored rows, episodes left with a
+    /// retryable error.
+    pub warnings: Vec<String>,
+}
+
+/// Reads run directories (or `episodes.jsonl` files) and aggregates them: the inputs of
+/// one run are merged, distinct runs are compared side by side (see the module docs).
+pub fn report(dirs: &[PathBuf]) -> Result<Report> {
+    Ok(Report::from_runs(&read_runs(dirs)?))
+}
+
+/// One input of a report, read.
+struct Input {
+    /// The path given.
+    path: Option<PathBuf>,
+    /// The run directory (for trajectories): the path, or a bare file's parent.
+    dir: Option<PathBuf>,
+    /// `(config, recorded config hash)` from `run.toml`, when there is one.
+    config: Option<(crate::rundir::RunConfig, String)>,
+    /// The rows of its `episodes.jsonl`, in file order.
+    rows: Vec<EpisodeRow>,
+}
+
+/// Reads the inputs of a report and merges them into runs: inputs with the same base
+/// hash (the shards of one run, or one directory given twice) become one [`Run`] with one
+/// episode per `(scenario, epoch)`. Runs come in the order their first input was given.
+pub fn read_runs(dirs: &[PathBuf]) -> Result<RunSet> {
+    let mut inputs = Vec::new();
+    let mut warnings = Vec::new();
+    let mut seen = BTreeSet::new();
+    for given in dirs {
+        let (file, dir) = episodes_path(given)?;
+        // the same directory given twice (or through another path) is read once
+        let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if !seen.insert(canonical) {
+            continue;
+        }
+        let config = match &dir {
+            Some(d) if d.join(RUN_TOML).is_file() && !given.is_file() => {
+                let toml = read_run_toml(d)?;
+                Some((toml.config, toml.config_hash))
+            }
+            _ => None,
+        };
+        let read = read_episodes(&file)?;
+        warnings.extend(read.warnings);
+        let mut rows = read.rows;
+        if let Some((_, hash)) = &config {
+            let foreign = rows.iter().filter(|r| &r.config_hash != hash).count();
+            if foreign > 0 {
+                warnings.push(format!(
+                    "{}: ignoring {foreign} row(s) with another config hash than run.toml's",
+                    file.display()
+                ));
+                rows.retain(|r| &r.config_hash == hash);
+            }
+        }
+        inputs.push(Input {
+            path: Some(given.clone()),
+            dir,
+            config,
+            rows,
+        });
     }
-    if !dir.is_dir() {
+    let mut set = assemble(inputs);
+    warnings.append(&mut set.warnings);
+    set.warnings = warnings;
+    Ok(set)
+}
+
+/// The `episodes.jsonl` of an input, and the run directory it belongs to.
+fn episodes_path(given: &Path) -> Result<(PathBuf, Option<PathBuf>)> {
+    if given.is_file() && given.extension().is_some_and(|e| e == "jsonl") {
+        let parent = given
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        return Ok((given.to_path_buf(), Some(parent)));
+    }
+    if !given.is_dir() {
         return Err(RunError::io(
             "cannot open",
-            dir,
+            given,
             std::io::Error::new(std::io::ErrorKind::NotFound, "no such run directory"),
         ));
     }
-    let path = dir.join(EPISODES);
+    let path = given.join(EPISODES);
     if !path.is_file() {
         return Err(RunError::NotARunDir {
-            path: dir.to_path_buf(),
+            path: given.to_path_buf(),
             missing: EPISODES,
         });
     }
-    Ok(path)
+    Ok((path, Some(given.to_path_buf())))
+}
+
+/// A run being put together from its inputs.
+struct Building {
+    base_hash: String,
+    agent: String,
+    model: Option<String>,
+    /// Indices into the inputs, in order, each with its shard (`None`: unsharded or
+    /// unknown) and whether it has a `run.toml`.
+    inputs: Vec<(usize, Option<Shard>, bool)>,
+    /// `(input index, row)` in input order, then file order.
+    rows: Vec<(usize, EpisodeRow)>,
+}
+
+/// Merges inputs into runs, deduplicates episodes, and labels the runs.
+fn assemble(inputs: Vec<Input>) -> RunSet {
+    let mut building: IndexMap<String, Building> = IndexMap::new();
+    let mut paths = Vec::with_capacity(inputs.len());
+    let mut dirs = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.into_iter().enumerate() {
+        paths.push(input.path);
+        dirs.push(input.dir);
+        match input.config {
+            Some((config, _)) => {
+                let key = crate::rundir::RunConfig::base_hash(&config);
+                let run = building.entry(key.clone()).or_insert_with(|| Building {
+                    base_hash: key,
+                    agent: config.agent.clone(),
+                    model: config.agent_options.get("model").cloned(),
+                    inputs: Vec::new(),
+                    rows: Vec::new(),
+                });
+                run.inputs.push((i, config.shard, true));
+                run.rows.extend(input.rows.into_iter().map(|r| (i, r)));
+            }
+            None => {
+                for row in input.rows {
+                    let run = building
+                        .entry(row.config_hash.clone())
+                        .or_insert_with(|| Building {
+                            base_hash: row.config_hash.clone(),
+                            agent: row.agent.clone(),
+                            model: None,
+                            inputs: Vec::new(),
+                            rows: Vec::new(),
+                        });
+                    if run.inputs.last().is_none_or(|(j, _, _)| *j != i) {
+                        run.inputs.push((i, None, false));
+                    }
+                    run.rows.push((i, row));
+                }
+            }
+        }
+    }
+    let labels = labels(building.values());
+    let name = |i: usize| match &paths[i] {
+        Some(p) => p.display().to_string(),
+        None => "(rows)".to_string(),
+    };
+    let mut warnings = Vec::new();
+    let mut runs = Vec::with_capacity(building.len());
+    for (run, label) in building.into_values().zip(labels) {
+        shard_warnings(&run, &label, &name, &mut warnings);
+        let mut by_episode: BTreeMap<(String, u32), Vec<usize>> = BTreeMap::new();
+        for (k, (_, row)) in run.rows.iter().enumerate() {
+            by_episode
+                .entry((row.scenario.clone(), row.epoch))
+                .or_default()
+                .push(k);
+        }
+        // overlaps: (first input, other input) → (count, an example)
+        let mut overlaps: BTreeMap<(usize, usize), (usize, (String, u32))> = BTreeMap::new();
+        let mut episodes = Vec::with_capacity(by_episode.len());
+        for (key, candidates) in by_episode {
+            let mut sources: Vec<usize> = Vec::new();
+            for &k in &candidates {
+                let i = run.rows[k].0;
+                if !sources.contains(&i) {
+                    sources.push(i);
+                }
+            }
+            for &other in &sources[1..] {
+                let entry = overlaps
+                    .entry((sources[0], other))
+                    .or_insert_with(|| (0, key.clone()));
+                entry.0 += 1;
+            }
+            let chosen = candidates
+                .iter()
+                .copied()
+                .find(|&k| !run.rows[k].1.retryable)
+                .unwrap_or(*candidates.last().expect("an episode has a row"));
+            let (i, row) = &run.rows[chosen];
+            episodes.push(Episode {
+                row: row.clone(),
+                dir: dirs[*i].clone(),
+            });
+        }
+        for ((a, b), (n, (scenario, epoch))) in overlaps {
+            warnings.push(format!(
+                "run `{label}`: {} and {} both hold {n} episode(s) (e.g. `{scenario}` epoch \
+                 {epoch}); each episode counts once",
+                name(a),
+                name(b)
+            ));
+        }
+        let retryable = episodes.iter().filter(|e| e.row.retryable).count();
+        if retryable > 0 {
+            warnings.push(format!(
+                "run `{label}`: {retryable} episode(s) ended with a retryable error and count \
+                 as failures; `escapade resume` plays them again"
+            ));
+        }
+        let mut inputs: Vec<PathBuf> = Vec::new();
+        for (i, _, _) in &run.inputs {
+            if let Some(p) = &paths[*i] {
+                inputs.push(p.clone());
+            }
+        }
+        runs.push(Run {
+            label,
+            agent: run.agent,
+            model: run.model,
+            base_hash: run.base_hash,
+            dirs: inputs,
+            episodes,
+        });
+    }
+    RunSet { runs, warnings }
+}
+
+/// Warns when the shards of a run do not cover it: some index of a known count is absent.
+fn shard_warnings(
+    run: &Building,
+    label: &str,
+    name: &dyn Fn(usize) -> String,
+    warnings: &mut Vec<String>,
+) {
+    // an unsharded directory (or one without run.toml) may hold any part of the run
+    if run
+        .inputs
+        .iter()
+        .any(|(_, shard, has_toml)| shard.is_none() || !has_toml)
+    {
+        return;
+    }
+    let mut by_count: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for (_, shard, _) in &run.inputs {
+        if let Some(s) = shard {
+            by_count.entry(s.count).or_default().insert(s.index);
+        }
+    }
+    for (count, present) in by_count {
+        let missing: Vec<String> = (1..=count)
+            .filter(|i| !present.contains(i))
+            .map(|i| format!("{i}/{count}"))
+            .collect();
+        if !missing.is_empty() {
+            let given: Vec<String> = run.inputs.iter().map(|(i, _, _)| name(*i)).collect();
+            warnings.push(format!(
+                "run `{label}`: shard(s) {} missing (given: {}); the report covers part of \
+                 the run",
+                missing.join(", "),
+                given.join(", ")
+            ));
+        }
+    }
+}
+
+/// Labels of runs: agent and model, with a short base hash where two would collide.
+fn labels<'a>(runs: impl Iterator<Item = &'a Building>) -> Vec<String> {
+    let runs: Vec<&Building> = runs.collect();
+    let plain: Vec<String> = runs
+        .iter()
+        .map(|r| match &r.model {
+            Some(model) => format!("{} {model}", r.agent),
+            None => r.agent.clone(),
+        })
+        .collect();
+    plain
+        .iter()
+        .zip(&runs)
+        .map(|(label, run)| {
+            if plain.iter().filter(|l| *l == label).count() > 1 {
+                format!("{label} [{}]", short(&run.base_hash))
+            } else {
+                label.clone()
+            }
+        })
+        .collect()
+}
+
+/// The first [`SHORT_HASH`] characters of a hash.
+fn short(hash: &str) -> &str {
+    hash.char_indices()
+        .nth(SHORT_HASH)
+        .map_or(hash, |(i, _)| &hash[..i])
 }
 
 fn is_percent(name: &str) -> bool {
@@ -154,92 +524,132 @@ fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
         "steps" => Some(f64::from(row.steps)),
         "input_tokens" => Some(row.usage.input as f64),
         "output_tokens" => Some(row.usage.output as f64),
+        "cached_tokens" => Some(row.usage.cached as f64),
         "cost_usd" => Some(row.usage.cost_usd),
+        "latency_ms" => Some(row.usage.latency_ms as f64),
+        "step_latency_ms" => {
+            (row.steps > 0).then(|| row.usage.latency_ms as f64 / f64::from(row.steps))
+        }
+        "duration_ms" => Some(row.duration_ms as f64),
         _ => row.metrics.get(name).copied(),
     }
 }
 
-fn metric_names(rows: &[&EpisodeRow]) -> Vec<String> {
-    let builtin = ["success", "steps"];
-    let world: BTreeSet<&String> = rows
+fn is_reserved(name: &str) -> bool {
+    BUILTIN_METRICS.contains(&name) || USAGE_METRICS.contains(&name)
+}
+
+/// Column order: built-in metrics, the world's (sorted), then usage.
+fn ordered<'a>(world: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let world: BTreeSet<&str> = world.into_iter().filter(|k| !is_reserved(k)).collect();
+    BUILTIN_METRICS
         .iter()
-        .flat_map(|r| r.metrics.keys())
-        .filter(|k| !builtin.contains(&k.as_str()) && !USAGE_METRICS.contains(&k.as_str()))
-        .collect();
-    builtin
-        .iter()
-        .map(|s| s.to_string())
-        .chain(world.into_iter().cloned())
-        .chain(USAGE_METRICS.iter().map(|s| s.to_string()))
+        .copied()
+        .chain(world)
+        .chain(USAGE_METRICS)
+        .map(str::to_string)
         .collect()
 }
 
 fn aggregate(rows: &[&EpisodeRow]) -> IndexMap<String, Stat> {
-    metric_names(rows)
-        .into_iter()
-        .map(|name| {
-            let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, &name)).collect();
-            let stat = Stat::from(MeanSe::of(&xs));
-            (name, stat)
-        })
-        .collect()
+    ordered(
+        rows.iter()
+            .flat_map(|r| r.metrics.keys().map(String::as_str)),
+    )
+    .into_iter()
+    .filter_map(|name| {
+        let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, &name)).collect();
+        // only `step_latency_ms` can be undefined for every row (no steps at all)
+        (!xs.is_empty()).then(|| (name, Stat::from(MeanSe::of(&xs))))
+    })
+    .collect()
+}
+
+impl RunSet {
+    /// Episode rows given in memory, as if read from one bare `episodes.jsonl`: one run
+    /// per `config_hash`.
+    pub fn from_rows(rows: &[EpisodeRow]) -> RunSet {
+        assemble(vec![Input {
+            path: None,
+            dir: None,
+            config: None,
+            rows: rows.to_vec(),
+        }])
+    }
 }
 
 impl Report {
-    /// Aggregates episode rows (repeated `(config_hash, scenario, epoch)` rows count once).
+    /// Aggregates episode rows as if read from one bare `episodes.jsonl`: one run per
+    /// `config_hash`, one episode per `(scenario, epoch)` within it.
     pub fn from_rows(rows: &[EpisodeRow]) -> Report {
-        let mut seen = BTreeSet::new();
-        let mut rows: Vec<&EpisodeRow> = rows
-            .iter()
-            .filter(|r| seen.insert((r.config_hash.as_str(), r.scenario.as_str(), r.epoch)))
-            .collect();
-        // a canonical order, so that sums (and so the last bits of means) do not depend
-        // on the order in which concurrent workers finished
-        rows.sort_by(|a, b| {
-            (&a.scenario, a.epoch, &a.config_hash).cmp(&(&b.scenario, b.epoch, &b.config_hash))
-        });
-        let mut by_group: BTreeMap<(&str, u32), Vec<&EpisodeRow>> = BTreeMap::new();
-        let mut by_world: BTreeMap<&str, Vec<&EpisodeRow>> = BTreeMap::new();
-        for r in &rows {
-            by_group
-                .entry((r.world.as_str(), r.difficulty))
-                .or_default()
-                .push(r);
-            by_world.entry(r.world.as_str()).or_default().push(r);
+        Report::from_runs(&RunSet::from_rows(rows))
+    }
+
+    /// Aggregates runs read by [`read_runs`]; the warnings are carried over.
+    pub fn from_runs(set: &RunSet) -> Report {
+        // (world, difficulty, run index) → rows; episodes are already in canonical order,
+        // so sums (and so the last bits of means) do not depend on the order in which
+        // concurrent workers finished
+        let mut by_group: BTreeMap<(&str, u32, usize), Vec<&EpisodeRow>> = BTreeMap::new();
+        let mut by_world: BTreeMap<(&str, usize), Vec<&EpisodeRow>> = BTreeMap::new();
+        for (k, run) in set.runs.iter().enumerate() {
+            for e in &run.episodes {
+                let r = &e.row;
+                by_group
+                    .entry((r.world.as_str(), r.difficulty, k))
+                    .or_default()
+                    .push(r);
+                by_world.entry((r.world.as_str(), k)).or_default().push(r);
+            }
         }
         let groups = by_group
             .into_iter()
-            .map(|((world, difficulty), rows)| Group {
+            .map(|((world, difficulty, k), rows)| Group {
                 world: world.to_string(),
                 difficulty,
+                run: set.runs[k].label.clone(),
                 n: rows.len(),
                 metrics: aggregate(&rows),
             })
             .collect();
+        let mut runs_per_world: BTreeMap<&str, usize> = BTreeMap::new();
+        for (world, _) in by_world.keys() {
+            *runs_per_world.entry(world).or_default() += 1;
+        }
         let overall = by_world
             .into_iter()
-            .map(|(world, rows)| {
+            .map(|((world, k), rows)| {
+                let run = &set.runs[k].label;
+                let key = if runs_per_world[world] > 1 {
+                    format!("{world}/{run}")
+                } else {
+                    world.to_string()
+                };
                 let summary = WorldSummary {
+                    world: world.to_string(),
+                    run: run.clone(),
                     n: rows.len(),
                     errors: rows.iter().filter(|r| r.error.is_some()).count(),
                     metrics: aggregate(&rows),
                 };
-                (world.to_string(), summary)
+                (key, summary)
             })
             .collect();
+        let runs = set.runs.iter().map(run_info).collect();
         Report {
             groups,
             overall,
-            warnings: Vec::new(),
+            runs,
+            warnings: set.warnings.clone(),
         }
     }
 
-    /// Number of episodes over all worlds.
+    /// Number of episodes over all worlds and runs.
     pub fn episodes(&self) -> usize {
         self.overall.values().map(|w| w.n).sum()
     }
 
-    /// Number of episodes that ended with an error, over all worlds.
+    /// Number of episodes that ended with an error, over all worlds and runs.
     pub fn errors(&self) -> usize {
         self.overall.values().map(|w| w.errors).sum()
     }
@@ -255,25 +665,27 @@ impl Report {
 
     fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut rows: Vec<[String; 6]> = Vec::new();
-        rows.push(["world", "difficulty", "n", "metric", "mean", "se"].map(String::from));
-        let mut push = |world: &str, tier: String, n: usize, metrics: &IndexMap<String, Stat>| {
-            for (name, s) in metrics {
-                rows.push([
-                    world.to_string(),
-                    tier.clone(),
-                    n.to_string(),
-                    name.clone(),
-                    s.mean.to_string(),
-                    s.se.to_string(),
-                ]);
-            }
-        };
+        let mut rows: Vec<[String; 7]> = Vec::new();
+        rows.push(["world", "difficulty", "n", "metric", "mean", "se", "run"].map(String::from));
+        let mut push =
+            |world: &str, tier: String, run: &str, n: usize, metrics: &IndexMap<String, Stat>| {
+                for (name, s) in metrics {
+                    rows.push([
+                        world.to_string(),
+                        tier.clone(),
+                        n.to_string(),
+                        name.clone(),
+                        s.mean.to_string(),
+                        s.se.to_string(),
+                        run.to_string(),
+                    ]);
+                }
+            };
         for g in &self.groups {
-            push(&g.world, g.difficulty.to_string(), g.n, &g.metrics);
+            push(&g.world, g.difficulty.to_string(), &g.run, g.n, &g.metrics);
         }
-        for (world, s) in &self.overall {
-            push(world, "all".into(), s.n, &s.metrics);
+        for s in self.overall.values() {
+            push(&s.world, "all".into(), &s.run, s.n, &s.metrics);
         }
         for row in rows {
             w.write_record(&row)
@@ -288,20 +700,55 @@ impl Report {
             out.push_str("\nNo finished episodes.\n");
             return out;
         }
-        for (world, summary) in &self.overall {
-            let names: Vec<&String> = summary.metrics.keys().collect();
-            out.push_str(&format!("\n## {world}\n\n| difficulty | n |"));
+        let several = self.runs.len() > 1;
+        let worlds: BTreeSet<&str> = self.overall.values().map(|s| s.world.as_str()).collect();
+        for world in worlds {
+            let summaries: Vec<&WorldSummary> =
+                self.overall.values().filter(|s| s.world == world).collect();
+            let groups: Vec<&Group> = self.groups.iter().filter(|g| g.world == world).collect();
+            let all_metrics = || {
+                groups
+                    .iter()
+                    .map(|g| &g.metrics)
+                    .chain(summaries.iter().map(|s| &s.metrics))
+            };
+            let keys: BTreeSet<&str> = all_metrics()
+                .flat_map(|m| m.keys().map(String::as_str))
+                .collect();
+            // usage columns that are zero throughout (baselines) say nothing
+            let names: Vec<String> = ordered(keys.iter().copied())
+                .into_iter()
+                .filter(|name| keys.contains(name.as_str()))
+                .filter(|name| {
+                    !USAGE_METRICS.contains(&name.as_str())
+                        || all_metrics()
+                            .any(|m| m.get(name).is_some_and(|s| s.mean != 0.0 || s.se != 0.0))
+                })
+                .collect();
+            out.push_str(&format!("\n## {world}\n\n| difficulty |"));
+            if several {
+                out.push_str(" run |");
+            }
+            out.push_str(" n |");
             for name in &names {
                 let unit = if is_percent(name) { " (%)" } else { "" };
                 out.push_str(&format!(" {name}{unit} |"));
             }
-            out.push_str("\n|---:|---:|");
+            out.push_str(if several {
+                "\n|---:|:---|---:|"
+            } else {
+                "\n|---:|---:|"
+            });
             out.push_str(&"---:|".repeat(names.len()));
             out.push('\n');
-            let row = |tier: String, n: usize, metrics: &IndexMap<String, Stat>| {
-                let mut line = format!("| {tier} | {n} |");
+            let row = |tier: String, run: &str, n: usize, metrics: &IndexMap<String, Stat>| {
+                let mut line = format!("| {tier} |");
+                if several {
+                    line.push_str(&format!(" {} |", escape(run)));
+                }
+                line.push_str(&format!(" {n} |"));
                 for name in &names {
-                    match metrics.get(*name) {
+                    match metrics.get(name) {
                         Some(s) => line.push_str(&format!(" {} |", cell(name, s))),
                         None => line.push_str(" – |"),
                     }
@@ -309,17 +756,124 @@ impl Report {
                 line.push('\n');
                 line
             };
-            for g in self.groups.iter().filter(|g| &g.world == world) {
-                out.push_str(&row(g.difficulty.to_string(), g.n, &g.metrics));
+            for g in &groups {
+                out.push_str(&row(g.difficulty.to_string(), &g.run, g.n, &g.metrics));
             }
-            out.push_str(&row("all".into(), summary.n, &summary.metrics));
+            for s in &summaries {
+                out.push_str(&row("all".into(), &s.run, s.n, &s.metrics));
+            }
+            if several {
+                let parts: Vec<String> = summaries
+                    .iter()
+                    .map(|s| format!("{} {} of {}", escape(&s.run), s.errors, s.n))
+                    .collect();
+                out.push_str(&format!("\nEpisodes with errors: {}.\n", parts.join("; ")));
+            } else {
+                let s = summaries[0];
+                out.push_str(&format!(
+                    "\nEpisodes with errors: {} of {}.\n",
+                    s.errors, s.n
+                ));
+            }
+        }
+        out.push_str(&self.usage_table());
+        out
+    }
+
+    /// The closing "Usage" table: one row per run with its totals.
+    fn usage_table(&self) -> String {
+        type Column = (&'static str, fn(&RunInfo) -> Option<String>);
+        let columns: [Column; 6] = [
+            ("input tokens", |r| nonzero(r.usage.input).map(thousands)),
+            ("output tokens", |r| nonzero(r.usage.output).map(thousands)),
+            ("cached tokens", |r| nonzero(r.usage.cached).map(thousands)),
+            ("cost (USD)", |r| {
+                (r.usage.cost_usd != 0.0).then(|| format!("{:.4}", r.usage.cost_usd))
+            }),
+            ("latency per step (ms)", |r| {
+                (r.usage.latency_ms > 0 && r.steps > 0)
+                    .then(|| format!("{:.0}", r.usage.latency_ms as f64 / r.steps as f64))
+            }),
+            ("episode time (s)", |r| {
+                nonzero(r.duration_ms).map(|ms| format!("{:.1}", ms as f64 / 1000.0))
+            }),
+        ];
+        let shown: Vec<&Column> = columns
+            .iter()
+            .filter(|(_, f)| self.runs.iter().any(|r| f(r).is_some()))
+            .collect();
+        let mut out = String::from("\n## Usage\n\n| run | config | inputs | episodes | steps |");
+        for (name, _) in &shown {
+            out.push_str(&format!(" {name} |"));
+        }
+        out.push_str("\n|:---|:---|---:|---:|---:|");
+        out.push_str(&"---:|".repeat(shown.len()));
+        out.push('\n');
+        for r in &self.runs {
             out.push_str(&format!(
-                "\nEpisodes with errors: {} of {}.\n",
-                summary.errors, summary.n
+                "| {} | {} | {} | {} | {} |",
+                escape(&r.label),
+                short(&r.base_hash),
+                r.dirs.len(),
+                r.episodes,
+                thousands(r.steps)
             ));
+            for (_, f) in &shown {
+                out.push_str(&format!(" {} |", f(r).unwrap_or_else(|| "0".into())));
+            }
+            out.push('\n');
         }
         out
     }
+}
+
+fn run_info(run: &Run) -> RunInfo {
+    let mut usage = Usage::default();
+    let (mut steps, mut duration_ms, mut errors) = (0u64, 0u64, 0usize);
+    for e in &run.episodes {
+        usage.add(&e.row.usage);
+        steps += u64::from(e.row.steps);
+        duration_ms += e.row.duration_ms;
+        errors += usize::from(e.row.error.is_some());
+    }
+    RunInfo {
+        label: run.label.clone(),
+        agent: run.agent.clone(),
+        model: run.model.clone(),
+        base_hash: run.base_hash.clone(),
+        dirs: run
+            .dirs
+            .iter()
+            .map(|d| d.to_string_lossy().into_owned())
+            .collect(),
+        episodes: run.episodes.len(),
+        errors,
+        steps,
+        usage,
+        duration_ms,
+    }
+}
+
+fn nonzero(x: u64) -> Option<u64> {
+    (x != 0).then_some(x)
+}
+
+/// `1234567` → `1,234,567`.
+fn thousands(x: u64) -> String {
+    let digits = x.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A label made safe for a Markdown table cell.
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|")
 }
 
 /// `mean ± se` with the precision the metric calls for.
@@ -329,7 +883,8 @@ fn cell(name: &str, s: &Stat) -> String {
     }
     let decimals = match name {
         "cost_usd" => 4,
-        "input_tokens" | "output_tokens" => 0,
+        "input_tokens" | "output_tokens" | "cached_tokens" => 0,
+        "latency_ms" | "step_latency_ms" | "duration_ms" => 0,
         _ => 2,
     };
     format!("{:.*} ± {:.*}", decimals, s.mean, decimals, s.se)
@@ -344,7 +899,7 @@ mod tests {
         for n in ["success", "discovery_rate", "node_resolution", "discovery"] {
             assert!(is_percent(n), "{n}");
         }
-        for n in ["steps", "cost_usd", "success_steps"] {
+        for n in ["steps", "cost_usd", "success_steps", "step_latency_ms"] {
             assert!(!is_percent(n), "{n}");
         }
         let s = Stat {
@@ -354,11 +909,22 @@ mod tests {
         assert_eq!(cell("success", &s), "50.0 ± 12.5");
         assert_eq!(cell("steps", &s), "0.50 ± 0.12");
         assert_eq!(cell("cost_usd", &s), "0.5000 ± 0.1250");
+        assert_eq!(cell("step_latency_ms", &s), "0 ± 0");
     }
 
     #[test]
     fn formats_parse() {
         assert_eq!("md".parse::<Format>().unwrap(), Format::Markdown);
         assert!("xml".parse::<Format>().is_err());
+    }
+
+    #[test]
+    fn thousands_and_short_hashes() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(short("abcdef0123456789"), "abcdef01");
+        assert_eq!(short("cfg"), "cfg");
     }
 }

@@ -69,6 +69,54 @@ pub struct RunConfig {
     pub max_steps: u32,
     /// The scenarios played, in suite order (after `limit`).
     pub scenarios: Vec<ScenarioRef>,
+    /// The slice of the run this directory holds, when the run was split with
+    /// `--shard i/N`. Shards of one run differ only here: see [`RunConfig::base_hash`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// One slice of a run split over machines (`--shard i/N`, 1-based like jest and
+/// Playwright): episode `k` of the run's canonical episode list (epoch-major, suite
+/// order) belongs to shard `k mod N + 1`, so shards are disjoint, cover the run, and
+/// stay balanced across difficulty tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// This shard, from 1 to `count`.
+    pub index: u32,
+    /// Number of shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether episode number `k` (0-based, canonical order) belongs to this shard.
+    pub fn contains(&self, k: usize) -> bool {
+        k % self.count as usize + 1 == self.index as usize
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = RunError;
+
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = || {
+            RunError::Invalid(format!(
+                "bad shard `{s}`: expected i/N with 1 <= i <= N, e.g. 1/4"
+            ))
+        };
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: u32 = i.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 /// A scenario of a run: its id and content hash.
@@ -96,6 +144,16 @@ impl RunConfig {
     /// SHA-256 of the canonical JSON of the config (without `source`).
     pub fn hash(&self) -> String {
         hash::content_hash(&self.hashed())
+    }
+
+    /// The hash of the whole run this directory is a shard of: [`RunConfig::hash`]
+    /// without `shard`. Equal for every shard of one run, so reports merge them.
+    pub fn base_hash(&self) -> String {
+        let whole = RunConfig {
+            shard: None,
+            ..self.clone()
+        };
+        whole.hash()
     }
 
     /// Names of the hashed fields in which `self` and `other` differ.
@@ -559,6 +617,7 @@ mod tests {
                 id: "a".into(),
                 hash: "00".into(),
             }],
+            shard: None,
         }
     }
 

@@ -3,37 +3,51 @@
 //! Episodes are independent: the episode seed is
 //! `seed::derive(run_seed, scenario_id, epoch)`, given to both `Env::reset` and the
 //! agent, so results do not depend on `concurrency` (only the order of rows in
-//! `episodes.jsonl` does). An agent or environment failure — an `Err`, a panic, or the
-//! safety cap on steps — ends that episode with `error` set and `success` false; it never
-//! aborts the run. Only failing to write the run directory does.
+//! `episodes.jsonl` does). Up to `concurrency` episodes are in flight at once on tokio:
+//! they are futures polled together, so a model agent waiting on the network costs no
+//! thread, while environment steps (pure computation, or the tools world's sandboxed
+//! Python) run on tokio's blocking pool and so use every core.
+//!
+//! An agent or environment failure — an `Err`, a panic, or the safety cap on steps — ends
+//! that episode with `error` set and `success` false; it never aborts the run. A model
+//! backend that fails for good marks the row `retryable`, and `resume` plays it again.
+//! Only failing to write the run directory stops the run. Rows are appended and flushed
+//! per episode, so a killed process loses at most the episodes in flight; resuming reruns
+//! them from their start (their partial trajectories are overwritten).
 //!
 //! Agents are made per episode by an [`AgentFactory`]; [`Baseline`] makes a world's own
-//! baseline agents (`oracle`, `random`), and model agents slot in as other factories.
+//! baseline agents (`oracle`, `random`), [`LlmFactory`] model agents over one shared
+//! `escapade_llm::Client`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use escapade_agents::{
+    AgentError, AsyncAgent, Blocking, EpisodeStart, LlmAgent, LlmConfig, TurnInput,
+};
 use escapade_core::env::Outcome;
 use escapade_core::trajectory::LoggedObservation;
 use escapade_core::{
-    Agent, CoreError, Env, EpisodeRow, FORMAT_VERSION, Observation, ScenarioHeader, Step, StepRow,
+    Action, Env, EpisodeRow, FORMAT_VERSION, Observation, Reask, ScenarioHeader, Step, StepRow,
     Usage, World, hash, seed,
 };
+use futures::FutureExt;
+use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::error::{Result, RunError};
 use crate::progress::Progress;
 use crate::report::Report;
-use crate::rundir::{RunConfig, RunDir, ScenarioRef, TrajectoryWriter};
+use crate::rundir::{RunConfig, RunDir, ScenarioRef, Shard, TrajectoryWriter};
 
 /// Default safety cap on steps per episode.
 pub const DEFAULT_MAX_STEPS: u32 = 10_000;
 
 /// Makes one agent per episode.
-pub trait AgentFactory: Sync {
+pub trait AgentFactory: Send + Sync {
     /// The agent's name in episode rows and run-directory names (`random`, `llm:gpt-4o`).
     fn name(&self) -> String;
     /// Makes a fresh agent for one episode of a scenario.
@@ -42,7 +56,7 @@ pub trait AgentFactory: Sync {
         world: &dyn World,
         scenario_json: &str,
         seed: u64,
-    ) -> Result<Box<dyn Agent + Send>, CoreError>;
+    ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError>;
 }
 
 /// A world's baseline agent kind (`oracle`, `random`, … as [`World::agent_kinds`] lists).
@@ -56,7 +70,9 @@ impl Baseline {
     pub fn new(world: &dyn World, kind: &str) -> Result<Self> {
         let kinds = world.agent_kinds();
         if !kinds.contains(&kind) {
-            return Err(RunError::unknown("agent", kind, kinds));
+            let mut known: Vec<&str> = kinds;
+            known.push("llm");
+            return Err(RunError::unknown("agent", kind, known));
         }
         Ok(Baseline {
             kind: kind.to_string(),
@@ -74,8 +90,48 @@ impl AgentFactory for Baseline {
         world: &dyn World,
         scenario_json: &str,
         seed: u64,
-    ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        world.agent(&self.kind, scenario_json, seed)
+    ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
+        let agent = world
+            .agent(&self.kind, scenario_json, seed)
+            .map_err(|e| AgentError::Baseline(e.to_string()))?;
+        Ok(Box::new(Blocking(agent)))
+    }
+}
+
+/// Model agents ([`LlmAgent`]) sharing one client, so that the backend's concurrency and
+/// rate limits (and the local model server) are shared by every episode of the run.
+pub struct LlmFactory {
+    config: LlmConfig,
+    client: escapade_llm::Client,
+}
+
+impl LlmFactory {
+    /// Agents with `config` talking through `client`.
+    pub fn new(config: LlmConfig, client: escapade_llm::Client) -> Self {
+        LlmFactory { config, client }
+    }
+
+    /// The shared client (for live usage statistics).
+    pub fn client(&self) -> &escapade_llm::Client {
+        &self.client
+    }
+}
+
+impl AgentFactory for LlmFactory {
+    fn name(&self) -> String {
+        format!("llm:{}", self.config.model)
+    }
+
+    fn make(
+        &self,
+        _world: &dyn World,
+        _scenario_json: &str,
+        _seed: u64,
+    ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
+        Ok(Box::new(LlmAgent::new(
+            self.config.clone(),
+            self.client.clone(),
+        )))
     }
 }
 
@@ -92,12 +148,14 @@ pub struct RunSpec {
     pub limit: Option<usize>,
     /// The run seed.
     pub seed: u64,
-    /// Worker threads (at least 1); does not change results.
+    /// Episodes in flight at once (at least 1); does not change results.
     pub concurrency: usize,
     /// Safety cap on steps per episode.
     pub max_steps: u32,
     /// Where the scenarios come from (suite name or absolute path), for `resume`.
     pub source: String,
+    /// Play only this slice of the run's episodes (`--shard i/N`).
+    pub shard: Option<Shard>,
 }
 
 impl Default for RunSpec {
@@ -111,6 +169,7 @@ impl Default for RunSpec {
             concurrency: 1,
             max_steps: DEFAULT_MAX_STEPS,
             source: String::new(),
+            shard: None,
         }
     }
 }
@@ -127,6 +186,7 @@ impl RunSpec {
             concurrency,
             max_steps: config.max_steps,
             source: config.source.clone(),
+            shard: config.shard,
         }
     }
 }
@@ -138,7 +198,7 @@ pub struct RunSummary {
     pub dir: PathBuf,
     /// The config hash.
     pub config_hash: String,
-    /// Episodes in the run (scenarios × epochs).
+    /// Episodes in the run (scenarios × epochs, or this shard's share).
     pub total: usize,
     /// Episodes skipped because a previous invocation finished them.
     pub skipped: usize,
@@ -162,11 +222,68 @@ struct Scenario<'a> {
     json: &'a str,
 }
 
+/// [`run_async`] on a runtime of its own, for callers that are not async.
+pub fn run(
+    world: &dyn World,
+    scenarios: &[(String, String)],
+    spec: &RunSpec,
+    agents: &dyn AgentFactory,
+    out: &Path,
+    progress: Progress,
+) -> Result<RunSummary> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| RunError::io("cannot start the async runtime", out, e))?;
+    runtime.block_on(run_async(world, scenarios, spec, agents, out, progress))
+}
+
+/// Live totals shown on the progress bar.
+#[derive(Default)]
+struct Live {
+    finished: AtomicUsize,
+    successes: AtomicUsize,
+    errors: AtomicUsize,
+    usage: Mutex<Usage>,
+}
+
+impl Live {
+    fn message(&self) -> String {
+        let f = self.finished.load(Ordering::Relaxed);
+        let mut parts = Vec::new();
+        if f > 0 {
+            let rate = self.successes.load(Ordering::Relaxed) as f64 / f as f64;
+            parts.push(format!("success {:.1}%", rate * 100.0));
+        }
+        let u = *self.usage.lock().unwrap_or_else(|p| p.into_inner());
+        if u.input + u.output > 0 {
+            parts.push(format!("{} tok", human_count(u.input + u.output)));
+        }
+        if u.cost_usd > 0.0 {
+            parts.push(format!("${:.4}", u.cost_usd));
+        }
+        let e = self.errors.load(Ordering::Relaxed);
+        if e > 0 {
+            parts.push(format!("{e} errors"));
+        }
+        parts.join(" · ")
+    }
+}
+
+fn human_count(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.2}M", n as f64 / 1e6),
+    }
+}
+
 /// Plays `scenarios` (`(suite label, scenario JSON)` in suite order) with agents from
 /// `agents` into `out`: a new run directory under `out`, or `out` itself resumed when it
 /// is a run directory (refused if its config differs). Writes `summary.json` and
-/// `report.md` at the end.
-pub fn run(
+/// `report.md` at the end. Needs a tokio runtime with the blocking pool (any runtime
+/// built with `Builder`).
+pub async fn run_async(
     world: &dyn World,
     scenarios: &[(String, String)],
     spec: &RunSpec,
@@ -190,53 +307,56 @@ pub fn run(
     for w in &opened.warnings {
         progress.warn(None, w);
     }
+    // a row with a retryable error (the backend kept failing) does not finish its episode
     let done: BTreeSet<(String, u32)> = opened
         .finished
         .iter()
+        .filter(|r| !r.retryable)
         .map(|r| (r.scenario.clone(), r.epoch))
         .collect();
-    let mut jobs = Vec::new();
+    let mut all = Vec::new();
     for epoch in 0..spec.epochs {
-        for (i, s) in scenarios.iter().enumerate() {
-            if !done.contains(&(s.header.id.clone(), epoch)) {
-                jobs.push((i, epoch));
+        for i in 0..scenarios.len() {
+            all.push((i, epoch));
+        }
+    }
+    let mine: Vec<(usize, u32)> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| spec.shard.is_none_or(|s| s.contains(*k)))
+        .map(|(_, job)| job)
+        .collect();
+    let total = mine.len();
+    let jobs: Vec<(usize, u32)> = mine
+        .iter()
+        .copied()
+        .filter(|(i, epoch)| !done.contains(&(scenarios[*i].header.id.clone(), *epoch)))
+        .collect();
+    let skipped = total - jobs.len();
+    let live = Live::default();
+    let mut counted = BTreeSet::new();
+    for r in opened.finished.iter().filter(|r| !r.retryable) {
+        let ours = mine
+            .iter()
+            .any(|(i, e)| scenarios[*i].header.id == r.scenario && *e == r.epoch);
+        if ours && counted.insert((r.scenario.clone(), r.epoch)) {
+            live.finished.fetch_add(1, Ordering::Relaxed);
+            if r.success {
+                live.successes.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
-    let total = scenarios.len() * spec.epochs as usize;
-    let skipped = total - jobs.len();
-    let previous_successes = opened
-        .finished
-        .iter()
-        .filter(|r| {
-            r.success
-                && scenarios.iter().any(|s| s.header.id == r.scenario)
-                && r.epoch < spec.epochs
-        })
-        .count();
 
     let bar = progress.bar(total as u64, "episodes");
     bar.set_position(skipped as u64);
-    let successes = AtomicUsize::new(previous_successes);
-    let finished = AtomicUsize::new(skipped);
-    let errors = AtomicUsize::new(0);
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let failure: Mutex<Option<RunError>> = Mutex::new(None);
+    bar.set_message(live.message());
     let agent_name = agents.name();
-    let update_message = |bar: &indicatif::ProgressBar| {
-        let f = finished.load(Ordering::Relaxed);
-        if f > 0 {
-            let rate = successes.load(Ordering::Relaxed) as f64 / f as f64;
-            bar.set_message(format!("success {:.1}%", rate * 100.0));
-        }
-    };
-    update_message(&bar);
-
-    let worker = || {
-        while !stop.load(Ordering::Relaxed) {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(i, epoch)) = jobs.get(k) else {
+    let mut queue = jobs.iter();
+    let mut in_flight = FuturesUnordered::new();
+    let mut failure: Option<RunError> = None;
+    loop {
+        while failure.is_none() && in_flight.len() < spec.concurrency {
+            let Some(&(i, epoch)) = queue.next() else {
                 break;
             };
             let s = &scenarios[i];
@@ -250,39 +370,43 @@ pub fn run(
                 agent: &agent_name,
                 max_steps: spec.max_steps,
             };
-            match run_episode(world, agents, &episode, &dir) {
-                Ok(row) => {
-                    if row.success {
-                        successes.fetch_add(1, Ordering::Relaxed);
-                    }
-                    if let Some(e) = &row.error {
-                        errors.fetch_add(1, Ordering::Relaxed);
-                        progress.warn(
-                            Some(&bar),
-                            &format!("episode {} epoch {epoch}: {e}", s.header.id),
-                        );
-                    }
-                    finished.fetch_add(1, Ordering::Relaxed);
-                    bar.inc(1);
-                    update_message(&bar);
+            let (dir, live, bar) = (&dir, &live, &bar);
+            in_flight.push(async move {
+                let on_step = |u: &Usage| {
+                    live.usage.lock().unwrap_or_else(|p| p.into_inner()).add(u);
+                    bar.set_message(live.message());
+                };
+                (
+                    run_episode(world, agents, &episode, dir, &on_step).await,
+                    episode.header.id.clone(),
+                    epoch,
+                )
+            });
+        }
+        let Some((result, id, epoch)) = in_flight.next().await else {
+            break;
+        };
+        match result {
+            Ok(row) => {
+                if row.success {
+                    live.successes.fetch_add(1, Ordering::Relaxed);
                 }
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    let mut f = failure.lock().unwrap_or_else(|p| p.into_inner());
-                    f.get_or_insert(e);
+                if let Some(e) = &row.error {
+                    live.errors.fetch_add(1, Ordering::Relaxed);
+                    progress.warn(Some(&bar), &format!("episode {id} epoch {epoch}: {e}"));
                 }
+                live.finished.fetch_add(1, Ordering::Relaxed);
+                bar.inc(1);
+                bar.set_message(live.message());
+            }
+            Err(e) => {
+                failure.get_or_insert(e);
             }
         }
-    };
-    let threads = spec.concurrency.min(jobs.len()).max(1);
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(worker);
-        }
-        worker();
-    });
+    }
+    drop(in_flight);
     bar.finish_and_clear();
-    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(e) = failure {
         return Err(e);
     }
     let report = dir.write_summary()?;
@@ -294,7 +418,7 @@ pub fn run(
         total,
         skipped,
         played: jobs.len(),
-        errors: errors.into_inner(),
+        errors: live.errors.load(Ordering::Relaxed),
         resumed: opened.resumed,
         report,
         warnings,
@@ -362,6 +486,7 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
                 hash: s.hash.clone(),
             })
             .collect(),
+        shard: spec.shard,
     }
 }
 
@@ -379,19 +504,20 @@ struct Episode<'a> {
 
 /// Plays one episode into the run directory and appends its row. `Err` only for
 /// run-directory I/O; everything an agent or environment does wrong lands in the row.
-fn run_episode(
+async fn run_episode(
     world: &dyn World,
     agents: &dyn AgentFactory,
     ep: &Episode<'_>,
     dir: &RunDir,
+    on_step: &(dyn Fn(&Usage) + Sync),
 ) -> Result<EpisodeRow> {
     let start = Instant::now();
     let mut recorder = Recorder {
         dir,
         trajectory: dir.trajectory(&ep.header.id, ep.epoch)?,
     };
-    let played = catch_unwind(AssertUnwindSafe(|| -> Result<Played> {
-        let mut env = match world.env(ep.json) {
+    let played = AssertUnwindSafe(async {
+        let env = match world.env(ep.json) {
             Ok(env) => env,
             Err(e) => return Ok(Played::failed(format!("cannot open the environment: {e}"))),
         };
@@ -400,13 +526,17 @@ fn run_episode(
             Err(e) => return Ok(Played::failed(format!("cannot make the agent: {e}"))),
         };
         play_episode(
-            env.as_mut(),
+            env,
             agent.as_mut(),
             ep.seed,
             ep.max_steps,
             Some(&mut recorder),
+            on_step,
         )
-    }));
+        .await
+    })
+    .catch_unwind()
+    .await;
     let played = match played {
         Ok(result) => result?,
         Err(panic) => Played::failed(format!("panicked: {}", panic_message(&panic))),
@@ -428,6 +558,7 @@ fn run_episode(
         usage: played.usage,
         duration_ms: start.elapsed().as_millis() as u64,
         error: played.error,
+        retryable: played.retryable,
     };
     dir.append_episode(&row)?;
     Ok(row)
@@ -456,21 +587,69 @@ pub struct Recorder<'a> {
     pub trajectory: TrajectoryWriter,
 }
 
+impl Recorder<'_> {
+    /// Writes step `n`: what the agent saw, its turn (with any rejected replies and the
+    /// usage of all of them), and the environment's answer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn write(
+        &mut self,
+        n: u32,
+        t_ms: u64,
+        observation: &Observation,
+        turn: escapade_core::AgentTurn,
+        step: &Step,
+        usage: Usage,
+        reasks: Vec<Reask>,
+    ) -> Result<()> {
+        let images = self.dir.store_images(&observation.images)?;
+        let row = StepRow {
+            format_version: FORMAT_VERSION,
+            step: n,
+            t_ms,
+            role: "agent".to_string(),
+            observation: LoggedObservation {
+                text: observation.text.clone(),
+                images,
+            },
+            request: turn.request,
+            raw_response: turn.raw_response,
+            reasoning: turn.reasoning,
+            action: turn.action,
+            valid: step.valid,
+            feedback: step.feedback.clone(),
+            progress: if step.progress.is_finite() {
+                step.progress
+            } else {
+                0.0
+            },
+            terminated: step.terminated,
+            truncated: step.truncated,
+            usage,
+            error: step.error.clone(),
+            reasks,
+        };
+        self.trajectory.write(&row)
+    }
+}
+
 /// The result of [`play_episode`].
 #[derive(Debug, Clone, Default)]
 pub struct Played {
     /// The environment's outcome (default when the episode could not start).
     pub outcome: Outcome,
-    /// Usage summed over the agent's turns.
+    /// Usage summed over the agent's turns (re-asks included).
     pub usage: Usage,
     /// Why the episode ended early, if it did.
     pub error: Option<String>,
+    /// The error came from outside the episode (a failing model backend).
+    pub retryable: bool,
     /// The last step, if any step was taken.
     pub last: Option<Step>,
 }
 
 impl Played {
-    fn failed(error: String) -> Self {
+    /// An episode that ended before it could be played.
+    pub fn failed(error: String) -> Self {
         Played {
             error: Some(error),
             ..Played::default()
@@ -478,21 +657,92 @@ impl Played {
     }
 }
 
-/// Plays one episode: `reset`, then `act` → `step` until the episode is terminated or
-/// truncated, writing one [`StepRow`] per step to `recorder`. An agent `Err`, an
-/// environment `Err` or reaching `max_steps` ends the episode with `error` set; `Err` is
-/// returned only when the recorder cannot write.
-pub fn play_episode(
-    env: &mut dyn Env,
-    agent: &mut dyn Agent,
+/// An environment owned by the episode, moved to tokio's blocking pool for each call so
+/// that heavy steps (sandboxed Python) never stall the futures of other episodes.
+struct Stepper {
+    env: Option<Box<dyn Env + Send>>,
+}
+
+impl Stepper {
+    async fn with<R: Send + 'static>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Env) -> R + Send + 'static,
+    ) -> std::result::Result<R, String> {
+        let mut env = self
+            .env
+            .take()
+            .ok_or_else(|| "the environment was lost after a panic".to_string())?;
+        match tokio::task::spawn_blocking(move || {
+            let r = f(env.as_mut());
+            (env, r)
+        })
+        .await
+        {
+            Ok((env, r)) => {
+                self.env = Some(env);
+                Ok(r)
+            }
+            Err(e) if e.is_panic() => {
+                let panic = e.into_panic();
+                Err(format!("environment panicked: {}", panic_message(&panic)))
+            }
+            Err(e) => Err(format!("environment task failed: {e}")),
+        }
+    }
+
+    fn get(&self) -> &dyn Env {
+        self.env.as_deref().expect("present between calls")
+    }
+}
+
+fn agent_failure(played: &mut Played, e: AgentError) {
+    played.retryable = e.is_retryable();
+    played.error = Some(format!("agent failed: {e}"));
+}
+
+/// Plays one episode: `reset`, then `act` (with re-asks while the world's parser rejects
+/// the reply, up to the re-ask limit) → `step` until the episode is terminated or
+/// truncated, writing one [`StepRow`] per step to `recorder` and reporting each step's
+/// usage to `on_step`. An agent `Err`, an environment `Err` or panic, or reaching
+/// `max_steps` ends the episode with `error` set; `Err` is returned only when the
+/// recorder cannot write.
+pub async fn play_episode(
+    env: Box<dyn Env + Send>,
+    agent: &mut dyn AsyncAgent,
     seed: u64,
     max_steps: u32,
     mut recorder: Option<&mut Recorder<'_>>,
+    on_step: &(dyn Fn(&Usage) + Sync),
 ) -> Result<Played> {
     let start = Instant::now();
-    let mut observation: Observation = env.reset(seed);
-    agent.reset(seed, &env.system_prompt(), &env.tool_schemas());
+    let mut env = Stepper { env: Some(env) };
     let mut played = Played::default();
+    let observation: std::result::Result<
+        (Observation, String, Vec<escapade_core::ToolSchema>),
+        String,
+    > = env
+        .with(move |e| {
+            let o = e.reset(seed);
+            (o, e.system_prompt(), e.tool_schemas())
+        })
+        .await;
+    let (mut observation, system, tools) = match observation {
+        Ok(x) => x,
+        Err(e) => return Ok(Played::failed(e)),
+    };
+    let reask_limit = agent.reask_limit().unwrap_or(env.get().reask_limit());
+    if let Err(e) = agent
+        .reset(EpisodeStart {
+            seed,
+            system_prompt: &system,
+            tools: &tools,
+        })
+        .await
+    {
+        agent_failure(&mut played, e);
+        return Ok(played);
+    }
+    let mut tools = tools;
     let mut n = 0u32;
     loop {
         if n >= max_steps {
@@ -502,53 +752,71 @@ pub fn play_episode(
             ));
             break;
         }
-        let turn = match agent.act(&observation, played.last.as_ref()) {
+        let input = TurnInput {
+            step: n + 1,
+            observation: &observation,
+            last: played.last.as_ref(),
+            tools: &tools,
+        };
+        let mut turn = match agent.act(input).await {
             Ok(turn) => turn,
             Err(e) => {
-                played.error = Some(match e {
-                    CoreError::Agent(message) => format!("agent failed: {message}"),
-                    other => format!("agent failed: {other}"),
-                });
+                agent_failure(&mut played, e);
                 break;
             }
         };
-        played.usage.add(&turn.usage);
-        let step = match env.step(&turn.action) {
-            Ok(step) => step,
-            Err(e) => {
+        let mut reasks: Vec<Reask> = Vec::new();
+        let mut usage = turn.usage;
+        let mut failed = false;
+        while (reasks.len() as u32) < reask_limit {
+            let Err(message) = env.get().check_action(&turn.action) else {
+                break;
+            };
+            reasks.push(Reask {
+                raw_response: turn.raw_response.clone(),
+                action: turn.action.clone(),
+                error: message.clone(),
+                usage: turn.usage,
+            });
+            match agent.reask(&message, input).await {
+                Ok(t) => {
+                    turn = t;
+                    usage.add(&turn.usage);
+                }
+                Err(e) => {
+                    agent_failure(&mut played, e);
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        played.usage.add(&usage);
+        on_step(&usage);
+        if failed {
+            break;
+        }
+        let action: Action = turn.action.clone();
+        let stepped = env
+            .with(move |e| e.step(&action).map(|s| (s, e.tool_schemas())))
+            .await;
+        let step = match stepped {
+            Ok(Ok((step, next_tools))) => {
+                tools = next_tools;
+                step
+            }
+            Ok(Err(e)) => {
                 played.error = Some(format!("environment failed: {e}"));
+                break;
+            }
+            Err(e) => {
+                played.error = Some(e);
                 break;
             }
         };
         n += 1;
         if let Some(rec) = recorder.as_deref_mut() {
-            let images = rec.dir.store_images(&observation.images)?;
-            let row = StepRow {
-                format_version: FORMAT_VERSION,
-                step: n,
-                t_ms: start.elapsed().as_millis() as u64,
-                role: "agent".to_string(),
-                observation: LoggedObservation {
-                    text: observation.text.clone(),
-                    images,
-                },
-                request: turn.request,
-                raw_response: turn.raw_response,
-                reasoning: turn.reasoning,
-                action: turn.action,
-                valid: step.valid,
-                feedback: step.feedback.clone(),
-                progress: if step.progress.is_finite() {
-                    step.progress
-                } else {
-                    0.0
-                },
-                terminated: step.terminated,
-                truncated: step.truncated,
-                usage: turn.usage,
-                error: step.error.clone(),
-            };
-            rec.trajectory.write(&row)?;
+            let t_ms = start.elapsed().as_millis() as u64;
+            rec.write(n, t_ms, &observation, turn, &step, usage, reasks)?;
         }
         observation = step.observation.clone();
         let over = step.terminated || step.truncated;
@@ -557,6 +825,8 @@ pub fn play_episode(
             break;
         }
     }
-    played.outcome = env.outcome();
+    if let Some(e) = env.env.as_deref() {
+        played.outcome = e.outcome();
+    }
     Ok(played)
 }

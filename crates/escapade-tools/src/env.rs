@@ -514,6 +514,13 @@ impl Env for ToolsEnv {
         render::system_prompt()
     }
 
+    /// Rejects replies the protocol cannot read (App. B.1 `wrong_format`). The paper
+    /// counts them as steps, so the default re-ask limit stays 0; an agent option may
+    /// raise it.
+    fn check_action(&self, action: &Action) -> Result<(), String> {
+        protocol::parse(action).map(|_| ()).map_err(|e| e.0)
+    }
+
     fn tool_schemas(&self) -> Vec<ToolSchema> {
         let Some(st) = &self.state else {
             return render::base_schemas(&[]);

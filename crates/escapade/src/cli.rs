@@ -35,6 +35,20 @@ pub enum Command {
     Play(PlayArgs),
     /// Print the JSON Schema of the run-directory rows.
     Schema,
+    /// Install the built-in local model (llama.cpp server + SmolLM2-135M) into the cache.
+    Setup(SetupArgs),
+}
+
+/// `escapade setup`.
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// Cache directory (default: `$ESCAPADE_CACHE`, `$XDG_CACHE_HOME/escapade` or
+    /// `~/.cache/escapade`).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// Only report whether the local model is installed.
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// `escapade list`.
@@ -84,9 +98,28 @@ pub struct SuiteArgs {
 pub struct RunArgs {
     /// A suite name, a scenario file, or a directory of scenarios.
     pub source: String,
-    /// The agent: a baseline kind of the world (`oracle`, `random`, …).
-    #[arg(long, short)]
+    /// The agent: `llm` (a model, see --model) or a baseline kind of the world
+    /// (`oracle`, `random`, …).
+    #[arg(long, short, default_value = "llm")]
     pub agent: String,
+    /// The model of an `llm` agent, as `provider/model`: `openai/gpt-4o`,
+    /// `openai-compatible/<model>` (with --base-url), `anthropic/<model>`,
+    /// `scripted/<file.jsonl>`, or `local/smollm2` (the default; install with `escapade setup`).
+    #[arg(long, short)]
+    pub model: Option<String>,
+    /// Agent and backend options as key=value (repeatable): history=full|last:K|key[:K],
+    /// reask=N, protocol=text|tools, structured=auto|on|off, temperature=T, max_tokens=N,
+    /// images=on|off, log=delta|full|hash, timeout=SECS, retries=N, rpm=N, tpm=N,
+    /// backend_concurrency=N, prices=FILE, threads=N, context=N, parallel=N.
+    #[arg(short = 'A', long = "agent-option", value_name = "KEY=VALUE")]
+    pub agent_options: Vec<String>,
+    /// Base URL of an OpenAI-compatible server (else `OPENAI_BASE_URL`).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Play only shard i of N of the run's episodes (1-based, e.g. 2/8), for spreading one
+    /// evaluation over machines; `escapade report` merges the shards' run directories.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
     /// Episodes per scenario.
     #[arg(long, short, default_value_t = 1)]
     pub epochs: u32,
@@ -140,6 +173,10 @@ pub struct ReportArgs {
     /// Same as `--format json`.
     #[arg(long)]
     pub json: bool,
+    /// Also draw the papers' figures (SVG and PNG) into this directory (default:
+    /// `plots/` inside the first run directory).
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
+    pub plots: Option<PathBuf>,
 }
 
 /// `escapade play`.

@@ -1,11 +1,17 @@
 //! One function per subcommand. Each takes the world registry and where to print, so
 //! tests can drive them with a demo world and read what they printed.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use anyhow::{Context as _, Result, bail};
+use escapade_agents::LlmConfig;
+use escapade_agents::config::client_options;
 use escapade_core::{ScenarioHeader, World};
+use escapade_llm::ClientOptions;
+use escapade_run::plots::PlotFormat;
 use escapade_run::report::Format;
+use escapade_run::runner::LlmFactory;
 use escapade_run::runner::RunSummary;
 use escapade_run::source::{find_suite, find_world};
 use escapade_run::suite::file_stem;
@@ -13,7 +19,8 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SuiteArgs,
+    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SetupArgs,
+    SuiteArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -217,33 +224,108 @@ pub fn suite(ctx: &mut Ctx<'_>, args: &SuiteArgs) -> Result<()> {
     Ok(())
 }
 
-/// The agent factory for an agent spec. Model agents slot in here.
-fn agents(world: &dyn World, spec: &str) -> Result<Box<dyn AgentFactory>> {
-    Ok(Box::new(Baseline::new(world, spec)?))
+/// The model used when `--agent llm` is given without `--model`: the built-in local model.
+pub const DEFAULT_MODEL: &str = "local/smollm2";
+
+/// A tokio runtime for commands that talk to models.
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// The agent factory for an agent spec: `llm` (a model agent over `options["model"]`)
+/// or one of the world's baselines.
+async fn agents(
+    world: &dyn World,
+    spec: &str,
+    options: &BTreeMap<String, String>,
+) -> Result<Box<dyn AgentFactory>> {
+    if spec != "llm" {
+        if !options.is_empty() {
+            bail!("agent options (-A, --model, --base-url) apply only to `--agent llm`");
+        }
+        return Ok(Box::new(Baseline::new(world, spec)?));
+    }
+    let model = options
+        .get("model")
+        .map(String::as_str)
+        .unwrap_or(DEFAULT_MODEL);
+    let config = LlmConfig::from_options(model, options)?;
+    let client_options = client_options(options, ClientOptions::default())?;
+    let client = escapade_llm::open(&config.model, &client_options)
+        .await
+        .with_context(|| format!("cannot open the model backend `{}`", config.model))?;
+    Ok(Box::new(LlmFactory::new(config, client)))
+}
+
+/// `-A key=value` options, `--model` and `--base-url` as one map (recorded in run.toml).
+fn agent_options(args: &RunArgs) -> Result<BTreeMap<String, String>> {
+    let mut options = BTreeMap::new();
+    for pair in &args.agent_options {
+        let (k, v) = pair
+            .split_once('=')
+            .with_context(|| format!("bad agent option `{pair}`: expected KEY=VALUE"))?;
+        let k = k.trim();
+        if k.is_empty() {
+            bail!("bad agent option `{pair}`: the key is empty");
+        }
+        options.insert(k.to_string(), v.to_string());
+    }
+    if args.agent == "llm" {
+        let model = args
+            .model
+            .clone()
+            .or_else(|| options.get("model").cloned())
+            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        options.insert("model".into(), model);
+    } else if args.model.is_some() {
+        bail!(
+            "--model applies only to `--agent llm` (got --agent {})",
+            args.agent
+        );
+    }
+    if let Some(url) = &args.base_url {
+        options.insert("base_url".into(), url.clone());
+    }
+    Ok(options)
 }
 
 /// `escapade run <source> --agent SPEC …`.
 pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
-    let factory = agents(source.world, &args.agent)?;
+    let options = agent_options(args)?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(str::parse::<rundir::Shard>)
+        .transpose()?;
     let spec = RunSpec {
         agent: args.agent.clone(),
+        agent_options: options.clone(),
         epochs: args.epochs,
         limit: args.limit,
         seed: args.seed,
         concurrency: args.concurrency,
         max_steps: args.max_steps,
         source: source.origin.clone(),
-        ..RunSpec::default()
+        shard,
     };
-    let summary = escapade_run::run(
-        source.world,
-        &source.scenarios,
-        &spec,
-        factory.as_ref(),
-        &args.out,
-        ctx.progress(),
-    )?;
+    let progress = ctx.progress();
+    let summary = runtime()?.block_on(async {
+        let factory = agents(source.world, &args.agent, &options).await?;
+        let summary = escapade_run::run_async(
+            source.world,
+            &source.scenarios,
+            &spec,
+            factory.as_ref(),
+            &args.out,
+            progress,
+        )
+        .await?;
+        anyhow::Ok(summary)
+    })?;
     finish(ctx, &summary)
 }
 
@@ -266,16 +348,21 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
             config.world
         );
     }
-    let factory = agents(source.world, &config.agent)?;
     let spec = RunSpec::from_config(config, args.concurrency);
-    let summary = escapade_run::run(
-        source.world,
-        &source.scenarios,
-        &spec,
-        factory.as_ref(),
-        &args.dir,
-        ctx.progress(),
-    )?;
+    let progress = ctx.progress();
+    let summary = runtime()?.block_on(async {
+        let factory = agents(source.world, &config.agent, &config.agent_options).await?;
+        let summary = escapade_run::run_async(
+            source.world,
+            &source.scenarios,
+            &spec,
+            factory.as_ref(),
+            &args.dir,
+            progress,
+        )
+        .await?;
+        anyhow::Ok(summary)
+    })?;
     finish(ctx, &summary)
 }
 
@@ -314,6 +401,18 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     if !text.ends_with('\n') {
         writeln!(ctx.out)?;
     }
+    if let Some(dir) = &args.plots {
+        let dir = if dir.as_os_str().is_empty() {
+            args.dirs[0].join("plots")
+        } else {
+            dir.clone()
+        };
+        let formats = [PlotFormat::Svg, PlotFormat::Png];
+        let written = escapade_run::plots::write_plots(&args.dirs, &dir, &formats)?;
+        for path in written {
+            eprintln!("wrote {}", path.display());
+        }
+    }
     Ok(())
 }
 
@@ -351,5 +450,32 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
 pub fn schema(ctx: &mut Ctx<'_>) -> Result<()> {
     let schemas = escapade_core::trajectory::schemas();
     writeln!(ctx.out, "{}", serde_json::to_string_pretty(&schemas)?)?;
+    Ok(())
+}
+
+/// `escapade setup [--cache DIR] [--check]`: installs the local model server and weights.
+pub fn setup(ctx: &mut Ctx<'_>, args: &SetupArgs) -> Result<()> {
+    let mut options = escapade_llm::LocalOptions::default();
+    if let Some(dir) = &args.cache {
+        options.cache_dir = Some(dir.clone());
+    }
+    let install = if args.check {
+        escapade_llm::local::check_install(&options)?
+    } else {
+        let quiet = ctx.quiet;
+        escapade_llm::local::install(&options, &mut |line: &str| {
+            if !quiet {
+                eprintln!("{line}");
+            }
+        })?
+    };
+    writeln!(ctx.out, "local model ready: {DEFAULT_MODEL}")?;
+    writeln!(ctx.out, "  weights  {}", install.model.display())?;
+    writeln!(
+        ctx.out,
+        "  server   {} (python {})",
+        install.site.display(),
+        install.python.display()
+    )?;
     Ok(())
 }

@@ -43,6 +43,7 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report(&mut ctx, args),
         Command::Play(args) => commands::play(&mut ctx, args, &mut std::io::stdin().lock()),
         Command::Schema => commands::schema(&mut ctx),
+        Command::Setup(args) => commands::setup(&mut ctx, args),
     };
     let _ = out.flush();
     match result {

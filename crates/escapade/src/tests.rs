@@ -44,6 +44,10 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         seed: 0,
         max_steps: 1000,
         out: out.to_path_buf(),
+        model: None,
+        agent_options: Vec::new(),
+        base_url: None,
+        shard: None,
     }
 }
 
@@ -238,6 +242,7 @@ fn run_resume_and_report() {
         dirs: vec![dir.clone()],
         format,
         json,
+        plots: None,
     };
     let v: serde_json::Value = serde_json::from_str(&ok(|c| {
         commands::report(c, &report(ReportFormat::Md, true))
@@ -246,7 +251,7 @@ fn run_resume_and_report() {
     assert_eq!(v["overall"]["demo"]["n"], 6);
     let csv = ok(|c| commands::report(c, &report(ReportFormat::Csv, false)));
     assert!(
-        csv.starts_with("world,difficulty,n,metric,mean,se\n"),
+        csv.starts_with("world,difficulty,n,metric,mean,se,run\n"),
         "{csv}"
     );
     let md = ok(|c| commands::report(c, &report(ReportFormat::Md, false)));
@@ -327,7 +332,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
     );
 
     let e = err(|c| commands::run(c, &run_args("demo@1", "genius", &runs)));
-    assert_eq!(e, "unknown agent `genius`; known: oracle, random");
+    assert_eq!(e, "unknown agent `genius`; known: oracle, random, llm");
     let e = err(|c| commands::run(c, &run_args("nowhere@3", "oracle", &runs)));
     assert!(
         e.contains("unknown suite, scenario file or directory `nowhere@3`; known: demo@1"),

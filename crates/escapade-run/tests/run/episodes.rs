@@ -55,7 +55,17 @@ fn concurrency_does_not_change_results() {
             trajectory(&sb.dir, &r.scenario, r.epoch)
         );
     }
-    assert_eq!(sa.report, sb.report);
+    // wall-clock metrics differ between any two runs; every other number must agree
+    let timeless = |r: &escapade_run::Report| {
+        let mut groups = r.groups.clone();
+        for g in &mut groups {
+            g.metrics.retain(|k, _| {
+                !matches!(k.as_str(), "duration_ms" | "latency_ms" | "step_latency_ms")
+            });
+        }
+        groups
+    };
+    assert_eq!(timeless(&sa.report), timeless(&sb.report));
 }
 
 #[test]
@@ -95,7 +105,7 @@ fn an_env_error_ends_the_episode_not_the_run() {
     let panicked = by_id("c2");
     assert_eq!(
         panicked.error.as_deref(),
-        Some("panicked: counter exploded")
+        Some("environment panicked: counter exploded")
     );
     assert!(!panicked.success);
     for id in ["c0", "c3", "c4"] {

@@ -161,17 +161,22 @@ impl AgentFactory for Peeking {
         world: &dyn World,
         json: &str,
         seed: u64,
-    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+    ) -> Result<Box<dyn escapade_agents::AsyncAgent>, escapade_agents::AgentError> {
         let dir = self.run_dir();
         let n = Self::lines(&dir.join(EPISODES));
         self.seen.lock().unwrap().push(("episode".into(), n));
         let id = escapade_core::ScenarioHeader::parse(json).unwrap().id;
-        Ok(Box::new(PeekingAgent {
-            inner: world.agent("oracle", json, seed)?,
-            trajectory: dir.join(TRAJECTORIES).join(id).join("0.jsonl"),
-            seen: self.seen.clone(),
-            turn: 0,
-        }))
+        let inner = world
+            .agent("oracle", json, seed)
+            .map_err(|e| escapade_agents::AgentError::Baseline(e.to_string()))?;
+        Ok(Box::new(escapade_agents::Blocking(Box::new(
+            PeekingAgent {
+                inner,
+                trajectory: dir.join(TRAJECTORIES).join(id).join("0.jsonl"),
+                seen: self.seen.clone(),
+                turn: 0,
+            },
+        ))))
     }
 }
 

@@ -4,6 +4,7 @@ mod episodes; // concurrency independence, errors end episodes not runs, cap, li
 mod fake; // CounterWorld: reach the target to win; oracle, random, broken and runaway agents
 mod files; // a run directory has every file, with valid rows flushed as they are written
 mod play; // a person plays through a reader and a writer, optionally recorded
-mod report; // report shapes and exact mean/se on a hand-made episodes.jsonl
+mod plots; // plot files per run set: well-formed SVG, decodable PNG, identical bytes
+mod report; // report shapes, exact mean/se, shards merged, runs side by side, usage
 mod resume; // resume skips finished episodes, cuts a torn line, refuses other configs
 mod suite; // build_suite, write_suite and resolving suites, files and directories

@@ -1,0 +1,83 @@
+//! The asynchronous agent contract the runner drives, and the adapter for baselines.
+//!
+//! Model agents wait on the network, so the runner awaits them on tokio; baselines are
+//! plain synchronous [`escapade_core::Agent`]s and get [`Blocking`]. Re-asking is part of
+//! the contract because only the runner sees the environment's parser
+//! ([`escapade_core::Env::check_action`]); the agent decides how to phrase the retry.
+
+use async_trait::async_trait;
+use escapade_core::{Agent, AgentTurn, Observation, Step, ToolSchema};
+
+use crate::AgentError;
+
+/// What an agent learns when an episode starts.
+#[derive(Debug, Clone, Copy)]
+pub struct EpisodeStart<'a> {
+    /// The episode seed (also given to the environment).
+    pub seed: u64,
+    /// The world's system prompt.
+    pub system_prompt: &'a str,
+    /// The world's function schemas at the start.
+    pub tools: &'a [ToolSchema],
+}
+
+/// What an agent sees at one turn.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnInput<'a> {
+    /// Step number about to be taken, from 1.
+    pub step: u32,
+    /// The current observation.
+    pub observation: &'a Observation,
+    /// The previous step (`None` on the first turn).
+    pub last: Option<&'a Step>,
+    /// The world's function schemas for the current state.
+    pub tools: &'a [ToolSchema],
+}
+
+/// A policy the runner awaits. One value plays one episode at a time.
+#[async_trait]
+pub trait AsyncAgent: Send {
+    /// Name in run directories and reports (`random`, `llm:openai/gpt-4o`).
+    fn name(&self) -> String;
+
+    /// Prepares for a new episode.
+    async fn reset(&mut self, start: EpisodeStart<'_>) -> Result<(), AgentError>;
+
+    /// Chooses the next action.
+    async fn act(&mut self, input: TurnInput<'_>) -> Result<AgentTurn, AgentError>;
+
+    /// Chooses again after the world's parser rejected the last reply with `error`.
+    async fn reask(&mut self, error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError>;
+
+    /// Re-ask limit chosen by the agent's options; `None` uses the world's default
+    /// ([`escapade_core::Env::reask_limit`]).
+    fn reask_limit(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// A synchronous baseline agent (oracle, random) run on the async contract. Its `act` is
+/// pure computation, so it runs inline; a re-ask simply asks it again.
+pub struct Blocking(pub Box<dyn Agent + Send>);
+
+#[async_trait]
+impl AsyncAgent for Blocking {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    async fn reset(&mut self, start: EpisodeStart<'_>) -> Result<(), AgentError> {
+        self.0.reset(start.seed, start.system_prompt, start.tools);
+        Ok(())
+    }
+
+    async fn act(&mut self, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        self.0
+            .act(input.observation, input.last)
+            .map_err(|e| AgentError::Baseline(e.to_string()))
+    }
+
+    async fn reask(&mut self, _error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        self.act(input).await
+    }
+}

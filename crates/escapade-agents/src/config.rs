@@ -1,0 +1,337 @@
+//! The LLM agent's settings and how `-A key=value` options map onto them.
+//!
+//! Options are strings so that the CLI, `run.toml` and the config hash all see the same
+//! thing. Agent keys shape the conversation; client keys (`timeout`, `retries`, …) tune
+//! the backend and are parsed by [`client_options`]. An unknown key is an error that
+//! lists the known ones, so a typo never silently changes nothing.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use escapade_llm::{ClientOptions, PriceTable};
+
+use crate::{AgentError, History};
+
+/// How actions travel from the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// The world's text protocol: the reply's text is the action.
+    Text,
+    /// Native function calling with the world's schemas; a reply without a call is read
+    /// as text.
+    Tools,
+}
+
+/// Whether replies are constrained to a JSON schema of the action format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structured {
+    /// On for `local/…` backends (a small model needs it to produce valid actions), off
+    /// otherwise.
+    Auto,
+    /// Always.
+    On,
+    /// Never.
+    Off,
+}
+
+/// What the `request` field of a step row holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestLog {
+    /// The messages added since the previous request, the number of messages sent and
+    /// the SHA-256 of the whole request (the full conversation can be rebuilt from the
+    /// rows and the history mode). Compact for long episodes.
+    Delta,
+    /// Every message sent, every step (large: quadratic in episode length).
+    Full,
+    /// Only the SHA-256 and message count.
+    Hash,
+}
+
+/// Settings of one [`crate::LlmAgent`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmConfig {
+    /// Backend spec, `provider/model`.
+    pub model: String,
+    /// Which past exchanges are sent.
+    pub history: History,
+    /// Re-ask limit; `None` uses the world's.
+    pub reask: Option<u32>,
+    /// Text protocol or native tool calls.
+    pub protocol: Protocol,
+    /// JSON-schema constrained replies.
+    pub structured: Structured,
+    /// Sampling temperature (default 0, for reproducibility).
+    pub temperature: f32,
+    /// Cap on output tokens per reply.
+    pub max_tokens: u32,
+    /// Send the observation's images (off: text only, for text-only models).
+    pub images: bool,
+    /// What step rows record of each request.
+    pub log: RequestLog,
+}
+
+/// Keys read by [`LlmConfig::from_options`].
+pub const AGENT_KEYS: [&str; 9] = [
+    "model",
+    "history",
+    "reask",
+    "protocol",
+    "structured",
+    "temperature",
+    "max_tokens",
+    "images",
+    "log",
+];
+
+/// Keys read by [`client_options`].
+pub const CLIENT_KEYS: [&str; 11] = [
+    "base_url",
+    "timeout",
+    "retries",
+    "backend_concurrency",
+    "rpm",
+    "tpm",
+    "prices",
+    "threads",
+    "context",
+    "parallel",
+    "python",
+];
+
+fn bad(key: &str, value: &str, expected: &str) -> AgentError {
+    AgentError::Config(format!(
+        "bad value `{value}` for {key}: expected {expected}"
+    ))
+}
+
+fn parse<T: FromStr>(key: &str, value: &str, expected: &str) -> Result<T, AgentError> {
+    value.trim().parse().map_err(|_| bad(key, value, expected))
+}
+
+fn switch(key: &str, value: &str) -> Result<bool, AgentError> {
+    match value {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(bad(key, value, "on or off")),
+    }
+}
+
+/// Refuses keys that neither the agent nor the client reads.
+pub fn check_keys(options: &BTreeMap<String, String>) -> Result<(), AgentError> {
+    for key in options.keys() {
+        if !AGENT_KEYS.contains(&key.as_str()) && !CLIENT_KEYS.contains(&key.as_str()) {
+            let mut known: Vec<&str> = AGENT_KEYS.iter().chain(&CLIENT_KEYS).copied().collect();
+            known.sort_unstable();
+            return Err(AgentError::Config(format!(
+                "unknown option `{key}`; known options: {}",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl LlmConfig {
+    /// Settings for `model` with `options` (`-A key=value`) applied; defaults suit a
+    /// hosted model, and `local/…` models get a short history and constrained replies.
+    pub fn from_options(
+        model: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Self, AgentError> {
+        check_keys(options)?;
+        let model = options.get("model").map(String::as_str).unwrap_or(model);
+        if !model.contains('/') {
+            return Err(AgentError::Config(format!(
+                "model `{model}` is not provider/model (e.g. openai/gpt-4o, local/smollm2)"
+            )));
+        }
+        let local = model.starts_with("local/");
+        let mut config = LlmConfig {
+            model: model.to_string(),
+            history: if local {
+                History::Last(4)
+            } else {
+                History::Full
+            },
+            reask: None,
+            protocol: Protocol::Text,
+            structured: Structured::Auto,
+            temperature: 0.0,
+            max_tokens: if local { 256 } else { 2048 },
+            images: true,
+            log: RequestLog::Delta,
+        };
+        for (key, value) in options {
+            let v = value.as_str();
+            match key.as_str() {
+                "history" => config.history = v.parse().map_err(AgentError::Config)?,
+                "reask" => config.reask = Some(parse(key, v, "a whole number")?),
+                "protocol" => {
+                    config.protocol = match v {
+                        "text" => Protocol::Text,
+                        "tools" => Protocol::Tools,
+                        _ => return Err(bad(key, v, "text or tools")),
+                    }
+                }
+                "structured" => {
+                    config.structured = match v {
+                        "auto" => Structured::Auto,
+                        "on" | "true" => Structured::On,
+                        "off" | "false" => Structured::Off,
+                        _ => return Err(bad(key, v, "auto, on or off")),
+                    }
+                }
+                "temperature" => {
+                    let t: f32 = parse(key, v, "a number from 0 to 2")?;
+                    if !(0.0..=2.0).contains(&t) {
+                        return Err(bad(key, v, "a number from 0 to 2"));
+                    }
+                    config.temperature = t;
+                }
+                "max_tokens" => {
+                    let n: u32 = parse(key, v, "a positive whole number")?;
+                    if n == 0 {
+                        return Err(bad(key, v, "a positive whole number"));
+                    }
+                    config.max_tokens = n;
+                }
+                "images" => config.images = switch(key, v)?,
+                "log" => {
+                    config.log = match v {
+                        "delta" => RequestLog::Delta,
+                        "full" => RequestLog::Full,
+                        "hash" => RequestLog::Hash,
+                        _ => return Err(bad(key, v, "delta, full or hash")),
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(config)
+    }
+
+    /// Whether replies are constrained, with `Auto` resolved.
+    pub fn structured_on(&self) -> bool {
+        match self.structured {
+            Structured::On => true,
+            Structured::Off => false,
+            Structured::Auto => self.model.starts_with("local/"),
+        }
+    }
+}
+
+/// Client settings from the client keys of `options` over `base`.
+pub fn client_options(
+    options: &BTreeMap<String, String>,
+    base: ClientOptions,
+) -> Result<ClientOptions, AgentError> {
+    check_keys(options)?;
+    let mut o = base;
+    for (key, value) in options {
+        let v = value.as_str();
+        let secs = |v: &str| -> Result<Duration, AgentError> {
+            let s: f64 = parse(key, v, "seconds")?;
+            if !(s.is_finite() && s > 0.0) {
+                return Err(bad(key, v, "a positive number of seconds"));
+            }
+            Ok(Duration::from_secs_f64(s))
+        };
+        match key.as_str() {
+            "base_url" => o.base_url = Some(v.to_string()),
+            "timeout" => o.timeout = secs(v)?,
+            "retries" => o.max_retries = parse(key, v, "a whole number")?,
+            "backend_concurrency" => {
+                o.concurrency = parse(key, v, "a positive whole number")?;
+                if o.concurrency == 0 {
+                    return Err(bad(key, v, "a positive whole number"));
+                }
+            }
+            "rpm" => o.rpm = Some(parse(key, v, "requests per minute")?),
+            "tpm" => o.tpm = Some(parse(key, v, "tokens per minute")?),
+            "prices" => {
+                o.prices = PriceTable::load(&PathBuf::from(v))
+                    .map_err(|e| AgentError::Config(format!("prices: {e}")))?;
+            }
+            "threads" => o.local.threads = parse(key, v, "a positive whole number")?,
+            "context" => o.local.context = parse(key, v, "tokens")?,
+            "parallel" => o.local.parallel = parse(key, v, "a positive whole number")?,
+            "python" => o.local.python = Some(PathBuf::from(v)),
+            _ => {}
+        }
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_depend_on_the_backend() {
+        let hosted = LlmConfig::from_options("openai/gpt-4o", &opts(&[])).unwrap();
+        assert_eq!(hosted.history, History::Full);
+        assert!(!hosted.structured_on());
+        let local = LlmConfig::from_options("local/smollm2", &opts(&[])).unwrap();
+        assert_eq!(local.history, History::Last(4));
+        assert!(local.structured_on());
+    }
+
+    #[test]
+    fn options_apply_and_typos_are_refused() {
+        let c = LlmConfig::from_options(
+            "openai/gpt-4o",
+            &opts(&[
+                ("history", "key:2"),
+                ("reask", "5"),
+                ("protocol", "tools"),
+                ("temperature", "0.7"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.history, History::Key(2));
+        assert_eq!(c.reask, Some(5));
+        assert_eq!(c.protocol, Protocol::Tools);
+        assert!((c.temperature - 0.7).abs() < 1e-6);
+        let e =
+            LlmConfig::from_options("openai/gpt-4o", &opts(&[("temprature", "1")])).unwrap_err();
+        assert!(e.to_string().contains("unknown option `temprature`"), "{e}");
+        assert!(LlmConfig::from_options("gpt-4o", &opts(&[])).is_err());
+        for (k, v) in [
+            ("temperature", "9"),
+            ("max_tokens", "0"),
+            ("images", "maybe"),
+            ("reask", "-1"),
+        ] {
+            assert!(
+                LlmConfig::from_options("openai/x", &opts(&[(k, v)])).is_err(),
+                "{k}={v}"
+            );
+        }
+    }
+
+    #[test]
+    fn client_keys_fill_client_options() {
+        let o = client_options(
+            &opts(&[
+                ("timeout", "2.5"),
+                ("retries", "1"),
+                ("rpm", "60"),
+                ("threads", "2"),
+            ]),
+            ClientOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(o.timeout, Duration::from_millis(2500));
+        assert_eq!((o.max_retries, o.rpm, o.local.threads), (1, Some(60), 2));
+        assert!(client_options(&opts(&[("timeout", "-1")]), ClientOptions::default()).is_err());
+    }
+}

@@ -1,0 +1,26 @@
+//! Errors of agent loops.
+
+use escapade_llm::LlmError;
+
+/// Why an agent could not produce a turn.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// Occurs when the model backend fails for good (after its retries).
+    #[error("model backend failed: {0}")]
+    Backend(#[from] LlmError),
+    /// Occurs when a baseline agent reports an error.
+    #[error("{0}")]
+    Baseline(String),
+    /// Occurs when agent options are invalid (unknown key, bad value).
+    #[error("agent option: {0}")]
+    Config(String),
+}
+
+impl AgentError {
+    /// Whether the failure came from outside the episode (a backend that kept failing),
+    /// so that replaying the episode later may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, AgentError::Backend(_))
+    }
+}

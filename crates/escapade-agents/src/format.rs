@@ -1,0 +1,153 @@
+//! Structured output: the JSON schema of a world's action format, and reading replies.
+//!
+//! A 135M-parameter model rarely writes `call N3 {"x": "1"}` unaided, but with decoding
+//! constrained to a schema (llama.cpp grammars, OpenAI `json_schema`) every reply is a
+//! well-formed action. The schema is derived from the world's interface alone: the
+//! closed action list when the observation has one, else the function schemas, else a
+//! free-text action field. Replies are read back into [`Action`]s; anything that does
+//! not fit is passed on as text so that the world's own parser explains the problem.
+
+use escapade_core::{Action, Observation, ToolSchema};
+use escapade_llm::ChatResponse;
+use serde_json::{Value, json};
+
+/// The JSON schema replies must follow for this observation.
+pub fn action_schema(observation: &Observation, tools: &[ToolSchema]) -> Value {
+    if let Some(actions) = observation.actions.as_ref().filter(|a| !a.is_empty()) {
+        return json!({
+            "type": "object",
+            "properties": {"action": {"type": "string", "enum": actions}},
+            "required": ["action"],
+        });
+    }
+    if !tools.is_empty() {
+        let variants: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "tool": {"type": "string", "const": t.name},
+                        "arguments": t.parameters,
+                    },
+                    "required": ["tool", "arguments"],
+                })
+            })
+            .collect();
+        return json!({"anyOf": variants});
+    }
+    json!({
+        "type": "object",
+        "properties": {"action": {"type": "string"}},
+        "required": ["action"],
+    })
+}
+
+/// A line added to the system prompt so the model knows the JSON shape it must write.
+pub fn schema_instructions(tools: &[ToolSchema]) -> String {
+    if tools.is_empty() {
+        "\n\nReply with a JSON object {\"action\": \"<one action>\"}.".to_string()
+    } else {
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        format!(
+            "\n\nReply with a JSON object {{\"tool\": \"<name>\", \"arguments\": {{...}}}} \
+             naming one function ({}) and its arguments.",
+            names.join(", ")
+        )
+    }
+}
+
+/// Strips a Markdown code fence around JSON, if there is one.
+fn unfence(text: &str) -> &str {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix("```") else {
+        return t;
+    };
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+    rest.strip_suffix("```").unwrap_or(rest).trim()
+}
+
+/// Reads a JSON-constrained reply: `{"tool", "arguments"}` becomes a function call,
+/// `{"action"}` a text action; anything else is passed on as text.
+pub fn read_structured(text: &str) -> Action {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(unfence(text)) else {
+        return Action::text(text);
+    };
+    if let (Some(Value::String(name)), Some(arguments)) = (map.get("tool"), map.get("arguments")) {
+        return Action::Call {
+            name: name.clone(),
+            arguments: arguments.to_string(),
+        };
+    }
+    match map.get("action") {
+        Some(Value::String(action)) => Action::text(action.clone()),
+        _ => Action::text(text),
+    }
+}
+
+/// Reads a reply in the native tool-calling protocol: the first call is the action (one
+/// action per step); a reply without calls is read as text.
+pub fn read_tool_reply(response: &ChatResponse) -> Action {
+    match response.tool_calls.first() {
+        Some(call) => Action::Call {
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+        },
+        None => Action::text(response.text.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tool(name: &str) -> ToolSchema {
+        ToolSchema {
+            name: name.into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": {"node_id": {"type": "string"}}}),
+        }
+    }
+
+    #[test]
+    fn schema_follows_the_interface() {
+        let mut obs = Observation::text("x");
+        let s = action_schema(&obs, &[tool("investigate"), tool("give_up")]);
+        assert_eq!(s["anyOf"].as_array().unwrap().len(), 2);
+        assert_eq!(s["anyOf"][0]["properties"]["tool"]["const"], "investigate");
+        obs.actions = Some(vec!["open door".into(), "look".into()]);
+        let s = action_schema(&obs, &[tool("investigate")]);
+        assert_eq!(s["properties"]["action"]["enum"][1], "look");
+        let s = action_schema(&Observation::text("x"), &[]);
+        assert_eq!(s["properties"]["action"]["type"], "string");
+    }
+
+    #[test]
+    fn structured_replies_become_actions() {
+        assert_eq!(
+            read_structured(r#"{"tool": "investigate", "arguments": {"node_id": "N1"}}"#),
+            Action::Call {
+                name: "investigate".into(),
+                arguments: r#"{"node_id":"N1"}"#.into()
+            }
+        );
+        assert_eq!(
+            read_structured("```json\n{\"action\": \"look\"}\n```"),
+            Action::text("look")
+        );
+        assert_eq!(read_structured("look around"), Action::text("look around"));
+        assert_eq!(
+            read_structured(r#"{"action": 3}"#),
+            Action::text(r#"{"action": 3}"#)
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn reading_never_panics(s in ".{0,300}") {
+            let _ = read_structured(&s);
+            let _ = unfence(&s);
+        }
+    }
+}

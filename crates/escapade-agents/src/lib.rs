@@ -1,0 +1,31 @@
+//! Agent loops for escapade: how a model plays any world through that world's interface.
+//!
+//! A world owns its interface (system prompt, observation text and images, parser,
+//! function schemas); the [`LlmAgent`] here is generic over it: it keeps the conversation,
+//! trims it by a [`History`] mode, sends it through an `escapade_llm::Client`, turns the
+//! reply into an [`escapade_core::Action`] (text protocol, native tool calls, or JSON
+//! constrained by a schema), and re-asks with the parser's message when the world rejects
+//! a reply. It never steps an environment: the runner does, and calls [`AsyncAgent`].
+//! Baselines (oracle, random) are synchronous `escapade_core::Agent`s wrapped by
+//! [`Blocking`]. Start reading at [`AsyncAgent`].
+//!
+//! ```
+//! use escapade_agents::{History, LlmConfig};
+//! let options = [("history".to_string(), "last:4".to_string())].into_iter().collect();
+//! let config = LlmConfig::from_options("scripted/replies.jsonl", &options).unwrap();
+//! assert_eq!(config.history, History::Last(4));
+//! ```
+#![deny(missing_docs)]
+
+pub mod agent; // AsyncAgent, EpisodeStart, TurnInput, Blocking
+pub mod config; // LlmConfig and the `-A key=value` options
+pub mod error; // AgentError
+pub mod format; // structured-output schemas and reading replies into actions
+pub mod history; // History modes: full, last-K, key steps
+pub mod llm; // LlmAgent: the generic model loop
+
+pub use agent::{AsyncAgent, Blocking, EpisodeStart, TurnInput};
+pub use config::{LlmConfig, Protocol, RequestLog, Structured};
+pub use error::AgentError;
+pub use history::History;
+pub use llm::LlmAgent;

@@ -1,0 +1,319 @@
+//! The generic LLM agent: one conversation per episode over any world's interface.
+//!
+//! The conversation is kept in a neutral form — environment entries (observation text
+//! and images, or a re-ask message) and model entries (text, reasoning, tool calls) —
+//! and assembled into provider messages at each request, after the [`History`] mode has
+//! chosen which past exchanges to send. Assembly keeps the tool-calling invariants every
+//! provider enforces: each call the model made is answered by a tool message, even when
+//! the exchange that answered it was trimmed away. Images are sent for the current
+//! exchange only; earlier ones are replaced by a short marker, which keeps long visual
+//! episodes within context (the text of every observation is kept).
+
+use async_trait::async_trait;
+use escapade_core::{AgentTurn, Image, ToolSchema};
+use escapade_llm::{ChatRequest, Client, Message, Part, Role, ToolCall};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::config::{LlmConfig, Protocol, RequestLog};
+use crate::format;
+use crate::{AgentError, AsyncAgent, EpisodeStart, TurnInput};
+
+/// What a tool call that was not executed is told (one action per step).
+const NOT_RUN: &str = "Not executed: only the first function call of a reply is used.";
+/// What a call whose answer was trimmed from the history is told.
+const TRIMMED: &str = "(result omitted from the history)";
+
+/// One entry of the conversation, in provider-neutral form.
+#[derive(Debug, Clone)]
+enum Entry {
+    /// The environment speaking: an observation or a re-ask message.
+    Env { text: String, images: Vec<Image> },
+    /// A model reply.
+    Model {
+        text: String,
+        tool_calls: Vec<ToolCall>,
+    },
+}
+
+/// One exchange: an observation, the replies to it and any re-asks in between.
+#[derive(Debug, Clone, Default)]
+struct Exchange {
+    entries: Vec<Entry>,
+    /// The action taken in this exchange made progress (a key step).
+    key: bool,
+}
+
+/// The generic model agent. Make one per episode (or reuse: `reset` clears it).
+pub struct LlmAgent {
+    config: LlmConfig,
+    client: Client,
+    seed: u64,
+    system: String,
+    exchanges: Vec<Exchange>,
+    /// Progress before the current exchange's action.
+    progress: f64,
+    /// Entries already logged in step rows (for [`RequestLog::Delta`]).
+    logged: usize,
+    requests: u64,
+}
+
+impl LlmAgent {
+    /// An agent that talks to `client` with `config`.
+    pub fn new(config: LlmConfig, client: Client) -> Self {
+        LlmAgent {
+            config,
+            client,
+            seed: 0,
+            system: String::new(),
+            exchanges: Vec::new(),
+            progress: 0.0,
+            logged: 0,
+            requests: 0,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    fn push_env(&mut self, text: String, images: &[Image]) {
+        let entry = Entry::Env {
+            text,
+            images: if self.config.images {
+                images.to_vec()
+            } else {
+                Vec::new()
+            },
+        };
+        match self.exchanges.last_mut() {
+            Some(ex) => ex.entries.push(entry),
+            None => self.exchanges.push(Exchange {
+                entries: vec![entry],
+                key: false,
+            }),
+        }
+    }
+
+    /// Sends the conversation and records the reply as a model entry.
+    async fn request(&mut self, input: &TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        let structured = self.config.structured_on();
+        let tools: &[ToolSchema] = input.tools;
+        let mut system = self.system.clone();
+        if structured {
+            system.push_str(&format::schema_instructions(tools));
+        }
+        let messages = self.assemble(&system);
+        let request = ChatRequest {
+            messages,
+            tools: if self.config.protocol == Protocol::Tools && !structured {
+                tools.to_vec()
+            } else {
+                Vec::new()
+            },
+            response_schema: structured.then(|| format::action_schema(input.observation, tools)),
+            temperature: Some(self.config.temperature),
+            seed: Some(self.seed.wrapping_add(self.requests)),
+            max_tokens: Some(self.config.max_tokens),
+            stop: Vec::new(),
+        };
+        self.requests += 1;
+        let logged = self.log_request(&request);
+        let completion = self.client.chat(&request).await?;
+        let response = completion.response;
+        let action = if structured {
+            format::read_structured(&response.text)
+        } else if self.config.protocol == Protocol::Tools {
+            format::read_tool_reply(&response)
+        } else {
+            escapade_core::Action::text(response.text.clone())
+        };
+        let raw = if response.tool_calls.is_empty() {
+            response.text.clone()
+        } else {
+            json!({"text": response.text, "tool_calls": response.tool_calls}).to_string()
+        };
+        let tool_calls = if self.config.protocol == Protocol::Tools && !structured {
+            response.tool_calls.clone()
+        } else {
+            Vec::new()
+        };
+        if let Some(ex) = self.exchanges.last_mut() {
+            ex.entries.push(Entry::Model {
+                text: response.text.clone(),
+                tool_calls,
+            });
+        }
+        Ok(AgentTurn {
+            action,
+            request: Some(logged),
+            raw_response: Some(raw),
+            reasoning: response.reasoning.filter(|r| !r.trim().is_empty()),
+            usage: completion.usage,
+        })
+    }
+
+    /// The step-row record of a request, per the configured [`RequestLog`].
+    fn log_request(&mut self, request: &ChatRequest) -> Value {
+        let bytes = serde_json::to_vec(request).unwrap_or_default();
+        let sha = hex::encode(Sha256::digest(&bytes));
+        let mut record = json!({"messages": request.messages.len(), "sha256": sha});
+        match self.config.log {
+            RequestLog::Hash => {}
+            RequestLog::Full => {
+                record["sent"] = serde_json::to_value(&request.messages).unwrap_or(Value::Null);
+            }
+            RequestLog::Delta => {
+                let all: Vec<&Entry> = self.exchanges.iter().flat_map(|e| &e.entries).collect();
+                let new: Vec<Value> = all[self.logged.min(all.len())..]
+                    .iter()
+                    .map(|e| entry_json(e))
+                    .collect();
+                if self.logged == 0 {
+                    record["system"] = Value::String(self.system.clone());
+                }
+                record["new"] = Value::Array(new);
+                record["history"] = Value::String(self.config.history.to_string());
+                self.logged = all.len();
+            }
+        }
+        if let Some(schema) = &request.response_schema {
+            record["response_schema"] = schema.clone();
+        }
+        record
+    }
+
+    /// Provider messages for the selected exchanges (see the module docs).
+    fn assemble(&self, system: &str) -> Vec<Message> {
+        let keys: Vec<bool> = self.exchanges.iter().map(|e| e.key).collect();
+        // the last exchange is the current one and is always sent
+        let past = keys.len().saturating_sub(1);
+        let mut chosen = self.config.history.select(&keys[..past]);
+        if !keys.is_empty() {
+            chosen.push(past);
+        }
+        let mut out = vec![Message::text(Role::System, system)];
+        let mut open: Vec<ToolCall> = Vec::new();
+        let mut previous: Option<usize> = None;
+        for &i in &chosen {
+            let contiguous = previous.is_some_and(|p| p + 1 == i);
+            let current = i == past;
+            for (j, entry) in self.exchanges[i].entries.iter().enumerate() {
+                match entry {
+                    Entry::Env { text, images } => {
+                        let answers_open = contiguous || j > 0;
+                        close_calls(&mut out, &mut open, answers_open.then_some(text.as_str()));
+                        let answered =
+                            answers_open && out.last().is_some_and(|m| m.role == Role::Tool);
+                        let mut parts = Vec::new();
+                        if !answered {
+                            parts.push(Part::Text { text: text.clone() });
+                        }
+                        if current {
+                            parts.extend(images.iter().map(|im| Part::Image {
+                                sha256: im.sha256.clone(),
+                                png: std::sync::Arc::new(im.png.clone()),
+                            }));
+                        } else if !images.is_empty() {
+                            parts.push(Part::Text {
+                                text: format!("({} image(s) shown at this step)", images.len()),
+                            });
+                        }
+                        if !parts.is_empty() {
+                            out.push(Message {
+                                role: Role::User,
+                                parts,
+                                tool_calls: Vec::new(),
+                                tool_call_id: None,
+                            });
+                        }
+                    }
+                    Entry::Model { text, tool_calls } => {
+                        close_calls(&mut out, &mut open, None);
+                        let mut m = Message::text(Role::Assistant, text.clone());
+                        if text.is_empty() {
+                            m.parts.clear();
+                        }
+                        m.tool_calls = tool_calls.clone();
+                        open = tool_calls.clone();
+                        out.push(m);
+                    }
+                }
+            }
+            previous = Some(i);
+        }
+        close_calls(&mut out, &mut open, None);
+        out
+    }
+}
+
+/// Answers every open tool call: the first with `result` when given, the others (and all
+/// of them when `result` is `None`) with a note that they were not run or were trimmed.
+fn close_calls(out: &mut Vec<Message>, open: &mut Vec<ToolCall>, result: Option<&str>) {
+    for (k, call) in open.drain(..).enumerate() {
+        let text = match (k, result) {
+            (0, Some(r)) => r.to_string(),
+            (_, Some(_)) => NOT_RUN.to_string(),
+            (_, None) => TRIMMED.to_string(),
+        };
+        let mut m = Message::text(Role::Tool, text);
+        m.tool_call_id = Some(call.id.clone());
+        out.push(m);
+    }
+}
+
+fn entry_json(entry: &Entry) -> Value {
+    match entry {
+        Entry::Env { text, images } => json!({
+            "role": "env",
+            "text": text,
+            "images": images.iter().map(|i| i.sha256.clone()).collect::<Vec<_>>(),
+        }),
+        Entry::Model { text, tool_calls } => json!({
+            "role": "model",
+            "text": text,
+            "tool_calls": tool_calls,
+        }),
+    }
+}
+
+#[async_trait]
+impl AsyncAgent for LlmAgent {
+    fn name(&self) -> String {
+        format!("llm:{}", self.config.model)
+    }
+
+    async fn reset(&mut self, start: EpisodeStart<'_>) -> Result<(), AgentError> {
+        self.seed = start.seed;
+        self.system = start.system_prompt.to_string();
+        self.exchanges.clear();
+        self.progress = 0.0;
+        self.logged = 0;
+        self.requests = 0;
+        Ok(())
+    }
+
+    async fn act(&mut self, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        if let (Some(last), Some(ex)) = (input.last, self.exchanges.last_mut()) {
+            ex.key = last.progress > self.progress;
+            self.progress = self.progress.max(last.progress);
+        }
+        self.exchanges.push(Exchange::default());
+        self.push_env(input.observation.text.clone(), &input.observation.images);
+        self.request(&input).await
+    }
+
+    async fn reask(&mut self, error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        let text = format!(
+            "That reply could not be used: {error}\nAnswer again with exactly one action in \
+             the required format."
+        );
+        self.push_env(text, &[]);
+        self.request(&input).await
+    }
+
+    fn reask_limit(&self) -> Option<u32> {
+        self.config.reask
+    }
+}

@@ -1,0 +1,82 @@
+//! Client settings: timeouts, retries, limits, prices and the local model.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::PriceTable;
+
+/// How a [`crate::Client`] talks to its backend. `Default` gives sensible settings for a
+/// hosted API; the CLI fills these from flags and `-A key=value` options.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Base URL for `openai-compatible/…` (else `OPENAI_BASE_URL`), or to override the
+    /// default of `openai/…` and `anthropic/…`.
+    pub base_url: Option<String>,
+    /// Per-attempt timeout.
+    pub timeout: Duration,
+    /// Attempts after the first one for transient failures.
+    pub max_retries: u32,
+    /// First backoff delay; doubles each retry, with full jitter, up to `backoff_max`.
+    pub backoff_base: Duration,
+    /// Longest backoff delay (a longer `Retry-After` is still honoured).
+    pub backoff_max: Duration,
+    /// Most requests in flight at once for this backend; halved on each 429, then grown
+    /// back one at a time as requests succeed.
+    pub concurrency: usize,
+    /// Optional requests-per-minute cap.
+    pub rpm: Option<u32>,
+    /// Optional tokens-per-minute cap (input + output, as reported).
+    pub tpm: Option<u64>,
+    /// Prices per million tokens (built-in table, optionally overridden by a file).
+    pub prices: PriceTable,
+    /// Settings of the `local/…` backend.
+    pub local: LocalOptions,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            base_url: None,
+            timeout: Duration::from_secs(120),
+            max_retries: 6,
+            backoff_base: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(30),
+            concurrency: 16,
+            rpm: None,
+            tpm: None,
+            prices: PriceTable::builtin(),
+            local: LocalOptions::default(),
+        }
+    }
+}
+
+/// Settings of the built-in local model server (`local/<name>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalOptions {
+    /// Where `escapade setup` installed the server and weights; `None`: the default cache
+    /// (`$ESCAPADE_CACHE`, else `$XDG_CACHE_HOME/escapade`, else `~/.cache/escapade`).
+    pub cache_dir: Option<PathBuf>,
+    /// CPU threads the server may use.
+    pub threads: u32,
+    /// Context window in tokens.
+    pub context: u32,
+    /// Parallel decoding slots (requests served at once).
+    pub parallel: u32,
+    /// Python interpreter that runs the server (`$ESCAPADE_PYTHON`, else `python3`).
+    pub python: Option<PathBuf>,
+    /// How long to wait for the server's health check.
+    pub startup_timeout: Duration,
+}
+
+impl Default for LocalOptions {
+    fn default() -> Self {
+        LocalOptions {
+            cache_dir: None,
+            threads: 1,
+            context: 8192,
+            parallel: 1,
+            python: None,
+            startup_timeout: Duration::from_secs(180),
+        }
+    }
+}
