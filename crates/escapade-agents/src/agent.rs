@@ -54,6 +54,13 @@ pub trait AsyncAgent: Send {
     fn reask_limit(&self) -> Option<u32> {
         None
     }
+
+    /// Whether `TurnInput::tools` must hold the current function schemas at every turn
+    /// (native tool calling, schema-constrained replies). When false the runner skips
+    /// recomputing them after each step, which costs more than a tools-world step.
+    fn uses_tools(&self) -> bool {
+        false
+    }
 }
 
 /// A synchronous baseline agent (oracle, random) run on the async contract. Its `act` is

@@ -39,9 +39,10 @@ pub enum Structured {
 /// What the `request` field of a step row holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestLog {
-    /// The messages added since the previous request, the number of messages sent and
-    /// the SHA-256 of the whole request (the full conversation can be rebuilt from the
-    /// rows and the history mode). Compact for long episodes.
+    /// The conversation entries added since the previous step's request (this step's
+    /// re-asks included), the number of messages sent and the SHA-256 of the whole
+    /// request (the full conversation can be rebuilt from the rows and the history
+    /// mode). Compact for long episodes.
     Delta,
     /// Every message sent, every step (large: quadratic in episode length).
     Full,
@@ -135,7 +136,7 @@ pub fn check_keys(options: &BTreeMap<String, String>) -> Result<(), AgentError> 
 
 impl LlmConfig {
     /// Settings for `model` with `options` (`-A key=value`) applied; defaults suit a
-    /// hosted model, and `local/…` models get a short history and constrained replies.
+    /// hosted model, and `local/…` models get constrained replies and shorter outputs.
     pub fn from_options(
         model: &str,
         options: &BTreeMap<String, String>,
@@ -150,11 +151,9 @@ impl LlmConfig {
         let local = model.starts_with("local/");
         let mut config = LlmConfig {
             model: model.to_string(),
-            history: if local {
-                History::Last(4)
-            } else {
-                History::Full
-            },
+            // full history keeps the local server's prompt cache warm (a sliding window
+            // changes the prefix every step and costs a full prompt re-read on one thread)
+            history: History::Full,
             reask: None,
             protocol: Protocol::Text,
             structured: Structured::Auto,
@@ -281,7 +280,8 @@ mod tests {
         assert_eq!(hosted.history, History::Full);
         assert!(!hosted.structured_on());
         let local = LlmConfig::from_options("local/smollm2", &opts(&[])).unwrap();
-        assert_eq!(local.history, History::Last(4));
+        assert_eq!(local.history, History::Full);
+        assert_eq!(local.max_tokens, 256);
         assert!(local.structured_on());
     }
 

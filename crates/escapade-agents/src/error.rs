@@ -18,9 +18,15 @@ pub enum AgentError {
 }
 
 impl AgentError {
-    /// Whether the failure came from outside the episode (a backend that kept failing),
-    /// so that replaying the episode later may succeed.
+    /// Whether the failure came from outside the episode (a backend that kept failing on
+    /// transient errors), so that replaying the episode later may succeed.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, AgentError::Backend(_))
+        match self {
+            // retries ran out on transient failures (429, 5xx, timeouts, resets): the
+            // provider may recover; a 4xx (bad request, context too long) never will
+            AgentError::Backend(LlmError::RetriesExhausted { .. }) => true,
+            AgentError::Backend(e) => e.is_transient(),
+            _ => false,
+        }
     }
 }

@@ -11,8 +11,59 @@ use escapade_core::{Action, Observation, ToolSchema};
 use escapade_llm::ChatResponse;
 use serde_json::{Value, json};
 
-/// The JSON schema replies must follow for this observation.
+/// Longest string a constrained reply may hold where the world's schema sets no bound.
+pub const MAX_STRING: u64 = 200;
+
+/// Bounds what a schema leaves open, so that constrained decoding cannot run away: a
+/// string without `maxLength` gets [`MAX_STRING`], and an object that names no
+/// properties is closed (only `{}` fits), because grammar engines cannot bound a map's
+/// size. Small models otherwise fill an open string or map until the token cap and the
+/// reply is cut mid-JSON. Worlds whose free-form maps matter offer a function with named
+/// parameters as well (the tools world: one function per investigated node).
+pub fn bounded(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                let v = match k.as_str() {
+                    "properties" | "$defs" | "definitions" => match v {
+                        Value::Object(props) => Value::Object(
+                            props.iter().map(|(n, s)| (n.clone(), bounded(s))).collect(),
+                        ),
+                        other => other.clone(),
+                    },
+                    "items" | "additionalProperties" | "anyOf" | "oneOf" | "allOf" => bounded(v),
+                    _ => v.clone(),
+                };
+                out.insert(k.clone(), v);
+            }
+            let ty = map.get("type").and_then(Value::as_str);
+            if ty == Some("string")
+                && !map.contains_key("maxLength")
+                && !map.contains_key("enum")
+                && !map.contains_key("const")
+            {
+                out.insert("maxLength".into(), MAX_STRING.into());
+            }
+            if ty == Some("object") && !map.contains_key("properties") {
+                // grammar engines cannot bound the number of keys (`maxProperties` is
+                // ignored by llama.cpp), so an open map is closed: only `{}` fits
+                out.insert("properties".into(), json!({}));
+                out.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(bounded).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The JSON schema replies must follow for this observation (see [`bounded`]).
 pub fn action_schema(observation: &Observation, tools: &[ToolSchema]) -> Value {
+    bounded(&raw_action_schema(observation, tools))
+}
+
+fn raw_action_schema(observation: &Observation, tools: &[ToolSchema]) -> Value {
     if let Some(actions) = observation.actions.as_ref().filter(|a| !a.is_empty()) {
         return json!({
             "type": "object",
@@ -141,6 +192,22 @@ mod tests {
             read_structured(r#"{"action": 3}"#),
             Action::text(r#"{"action": 3}"#)
         );
+    }
+
+    #[test]
+    fn open_strings_and_objects_are_bounded() {
+        let s = bounded(&json!({"anyOf": [{"type": "object", "properties": {
+            "a": {"type": "string"},
+            "b": {"type": "string", "enum": ["x"]},
+            "c": {"type": "object"},
+            "d": {"type": "array", "items": {"type": "string", "maxLength": 3}},
+        }}]}));
+        let p = &s["anyOf"][0]["properties"];
+        assert_eq!(p["a"]["maxLength"], MAX_STRING);
+        assert!(p["b"].get("maxLength").is_none());
+        assert_eq!(p["c"]["additionalProperties"], false);
+        assert_eq!(p["c"]["properties"], json!({}));
+        assert_eq!(p["d"]["items"]["maxLength"], 3);
     }
 
     proptest! {

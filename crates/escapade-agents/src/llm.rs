@@ -53,8 +53,13 @@ pub struct LlmAgent {
     exchanges: Vec<Exchange>,
     /// Progress before the current exchange's action.
     progress: f64,
-    /// Entries already logged in step rows (for [`RequestLog::Delta`]).
+    /// Entries already logged by a request (for [`RequestLog::Delta`]).
     logged: usize,
+    /// Entries logged before the current turn's first request. Only a turn's last
+    /// request reaches its step row (re-asked replies keep no request), so every
+    /// request of a turn logs the entries from here: the row's log then covers the
+    /// re-asks, and the system prompt is not lost when the first turn is re-asked.
+    turn_logged: usize,
     requests: u64,
 }
 
@@ -69,6 +74,7 @@ impl LlmAgent {
             exchanges: Vec::new(),
             progress: 0.0,
             logged: 0,
+            turn_logged: 0,
             requests: 0,
         }
     }
@@ -156,8 +162,10 @@ impl LlmAgent {
 
     /// The step-row record of a request, per the configured [`RequestLog`].
     fn log_request(&mut self, request: &ChatRequest) -> Value {
-        let bytes = serde_json::to_vec(request).unwrap_or_default();
-        let sha = hex::encode(Sha256::digest(&bytes));
+        // streamed into the hasher: the request is never held as one JSON buffer
+        let mut hasher = HashWriter(Sha256::new());
+        let _ = serde_json::to_writer(&mut hasher, request);
+        let sha = hex::encode(hasher.0.finalize());
         let mut record = json!({"messages": request.messages.len(), "sha256": sha});
         match self.config.log {
             RequestLog::Hash => {}
@@ -166,11 +174,9 @@ impl LlmAgent {
             }
             RequestLog::Delta => {
                 let all: Vec<&Entry> = self.exchanges.iter().flat_map(|e| &e.entries).collect();
-                let new: Vec<Value> = all[self.logged.min(all.len())..]
-                    .iter()
-                    .map(|e| entry_json(e))
-                    .collect();
-                if self.logged == 0 {
+                let from = self.turn_logged.min(all.len());
+                let new: Vec<Value> = all[from..].iter().map(|e| entry_json(e)).collect();
+                if from == 0 {
                     record["system"] = Value::String(self.system.clone());
                 }
                 record["new"] = Value::Array(new);
@@ -248,6 +254,20 @@ impl LlmAgent {
     }
 }
 
+/// Feeds written bytes to a SHA-256.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Answers every open tool call: the first with `result` when given, the others (and all
 /// of them when `result` is `None`) with a note that they were not run or were trimmed.
 fn close_calls(out: &mut Vec<Message>, open: &mut Vec<ToolCall>, result: Option<&str>) {
@@ -290,6 +310,7 @@ impl AsyncAgent for LlmAgent {
         self.exchanges.clear();
         self.progress = 0.0;
         self.logged = 0;
+        self.turn_logged = 0;
         self.requests = 0;
         Ok(())
     }
@@ -299,6 +320,7 @@ impl AsyncAgent for LlmAgent {
             ex.key = last.progress > self.progress;
             self.progress = self.progress.max(last.progress);
         }
+        self.turn_logged = self.logged;
         self.exchanges.push(Exchange::default());
         self.push_env(input.observation.text.clone(), &input.observation.images);
         self.request(&input).await
@@ -315,5 +337,9 @@ impl AsyncAgent for LlmAgent {
 
     fn reask_limit(&self) -> Option<u32> {
         self.config.reask
+    }
+
+    fn uses_tools(&self) -> bool {
+        self.config.protocol == Protocol::Tools || self.config.structured_on()
     }
 }

@@ -16,6 +16,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bench; // the model harness's performance self-check (`escapade bench`)
 pub mod error; // RunError, the one error type of this crate
 pub mod play; // a person plays one scenario in the terminal
 pub mod plots; // the papers' figures from one or more runs, as SVG and PNG

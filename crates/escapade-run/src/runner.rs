@@ -743,6 +743,7 @@ pub async fn play_episode(
         return Ok(played);
     }
     let mut tools = tools;
+    let refresh_tools = agent.uses_tools();
     let mut n = 0u32;
     loop {
         if n >= max_steps {
@@ -797,11 +798,24 @@ pub async fn play_episode(
         }
         let action: Action = turn.action.clone();
         let stepped = env
-            .with(move |e| e.step(&action).map(|s| (s, e.tool_schemas())))
+            .with(move |e| {
+                e.step(&action).map(|s| {
+                    (
+                        s,
+                        if refresh_tools {
+                            e.tool_schemas()
+                        } else {
+                            Vec::new()
+                        },
+                    )
+                })
+            })
             .await;
         let step = match stepped {
             Ok(Ok((step, next_tools))) => {
-                tools = next_tools;
+                if refresh_tools {
+                    tools = next_tools;
+                }
                 step
             }
             Ok(Err(e)) => {

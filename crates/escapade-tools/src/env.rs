@@ -523,7 +523,7 @@ impl Env for ToolsEnv {
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {
         let Some(st) = &self.state else {
-            return render::base_schemas(&[]);
+            return render::base_schemas(&[], &[]);
         };
         let visible: Vec<&str> = self
             .scenario
@@ -533,7 +533,15 @@ impl Env for ToolsEnv {
             .filter(|(_, v)| **v)
             .map(|(n, _)| n.id.as_str())
             .collect();
-        let mut schemas = render::base_schemas(&visible);
+        let callable: Vec<&str> = self
+            .scenario
+            .nodes
+            .iter()
+            .zip(&st.visible)
+            .filter(|(n, v)| **v && n.kind.is_callable())
+            .map(|(n, _)| n.id.as_str())
+            .collect();
+        let mut schemas = render::base_schemas(&visible, &callable);
         for (i, node) in self.scenario.nodes.iter().enumerate() {
             if st.visible[i] && st.investigated[i] && !st.resolved[i] && node.kind.is_callable() {
                 schemas.push(render::node_schema(node));

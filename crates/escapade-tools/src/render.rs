@@ -225,12 +225,16 @@ fn object(properties: Value, required: &[&str]) -> Value {
 }
 
 /// The four generic functions; `investigate` lists the visible node ids.
-pub fn base_schemas(visible: &[&str]) -> Vec<ToolSchema> {
-    let node_id = if visible.is_empty() {
-        json!({"type": "string", "description": "a node id from the room listing"})
-    } else {
-        json!({"type": "string", "description": "a node id from the room listing", "enum": visible})
+pub fn base_schemas(visible: &[&str], callable: &[&str]) -> Vec<ToolSchema> {
+    let ids = |ids: &[&str], what: &str| {
+        if ids.is_empty() {
+            json!({"type": "string", "description": what})
+        } else {
+            json!({"type": "string", "description": what, "enum": ids})
+        }
     };
+    let node_id = ids(visible, "a node id from the room listing");
+    let callable_id = ids(callable, "the node to invoke");
     vec![
         ToolSchema {
             name: "investigate".into(),
@@ -242,7 +246,7 @@ pub fn base_schemas(visible: &[&str]) -> Vec<ToolSchema> {
             description: "Invoke a tool, container or terminal with all of its parameters.".into(),
             parameters: object(
                 json!({
-                    "node_id": {"type": "string", "description": "the node to invoke"},
+                    "node_id": callable_id,
                     "parameters": {"type": "object", "description": "parameter name → value (strings; copy given values exactly)"}
                 }),
                 &["node_id", "parameters"],

@@ -37,6 +37,22 @@ pub enum Command {
     Schema,
     /// Install the built-in local model (llama.cpp server + SmolLM2-135M) into the cache.
     Setup(SetupArgs),
+    /// Performance self-check of the harness (zero-latency scripted model, tools world).
+    Bench(BenchArgs),
+}
+
+/// `escapade bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Episodes of the throughput check.
+    #[arg(long, default_value_t = 1000)]
+    pub episodes: usize,
+    /// Episodes in flight in the concurrency check.
+    #[arg(long, default_value_t = 256)]
+    pub in_flight: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `escapade setup`.

@@ -19,8 +19,8 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SetupArgs,
-    SuiteArgs,
+    BenchArgs, GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs,
+    SetupArgs, SuiteArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -477,5 +477,27 @@ pub fn setup(ctx: &mut Ctx<'_>, args: &SetupArgs) -> Result<()> {
         install.site.display(),
         install.python.display()
     )?;
+    Ok(())
+}
+
+/// `escapade bench [--json]`: harness overhead per step, throughput and episodes in flight.
+pub fn bench(ctx: &mut Ctx<'_>, args: &BenchArgs) -> Result<()> {
+    let options = escapade_run::bench::BenchOptions {
+        episodes: args.episodes,
+        flight_episodes: args.in_flight,
+        ..Default::default()
+    };
+    if !ctx.quiet {
+        eprintln!("measuring (about a minute on two cores)…");
+    }
+    let report = escapade_run::bench::harness_benchmarks(&options)?;
+    if args.json {
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        write!(ctx.out, "{report}")?;
+    }
+    if !report.passed() {
+        bail!("a benchmark missed its target");
+    }
     Ok(())
 }

@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         Command::Play(args) => commands::play(&mut ctx, args, &mut std::io::stdin().lock()),
         Command::Schema => commands::schema(&mut ctx),
         Command::Setup(args) => commands::setup(&mut ctx, args),
+        Command::Bench(args) => commands::bench(&mut ctx, args),
     };
     let _ = out.flush();
     match result {

@@ -2,18 +2,8 @@
 //!
 //! These tests use only what needs no world; tests against a real world live beside it.
 
-use std::process::{Command, Output};
-
-fn escapade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_escapade"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::*;
 
 #[test]
 fn list_json_parses() {

@@ -1,31 +1,9 @@
 //! The tools world through the binary: gen → run (oracle, random) → report.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+use common::*;
 
-fn escapade(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_escapade"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn ok(o: Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
-
-fn run_dir_under(runs: &Path) -> std::path::PathBuf {
-    std::fs::read_dir(runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.join("run.toml").exists())
-        .expect("a run directory")
-}
+use std::process::Command;
 
 #[test]
 fn gen_run_report_round_trip() {

@@ -1,7 +1,9 @@
 //! `counter`: a tiny world for runner tests. Send `inc` until the count reaches the target.
 //!
 //! Scenario fields beyond the header: `target`, `budget` (step limit, truncates),
-//! `fail_at` (the env returns `Err` at that step), `panic_at` (the env panics there).
+//! `fail_at` (the env returns `Err` at that step), `panic_at` (the env panics there),
+//! `reask_limit` (when set, the parser rejects anything but `inc`/`dec` and agents are
+//! re-asked up to that many times).
 //! Agents: `oracle` (always `inc`), `random` (seeded inc/dec/junk, reports usage),
 //! `broken` (fails on its second turn), `down` (always `dec`, never finishes).
 
@@ -30,6 +32,9 @@ pub struct Counter {
     pub fail_at: Option<u32>,
     #[serde(default)]
     pub panic_at: Option<u32>,
+    /// Absent unless set, so the other scenarios keep their bytes and hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reask_limit: Option<u32>,
 }
 
 /// A scenario JSON with the given target and optional quirks.
@@ -43,6 +48,7 @@ pub fn scenario(id: &str, target: u32) -> Counter {
         budget: None,
         fail_at: None,
         panic_at: None,
+        reask_limit: None,
     }
 }
 
@@ -222,6 +228,21 @@ impl Env for CounterEnv {
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {
         Vec::new()
+    }
+
+    fn check_action(&self, action: &Action) -> Result<(), String> {
+        match action {
+            _ if self.scenario.reask_limit.is_none() => Ok(()),
+            Action::Text { text } if text == "inc" || text == "dec" => Ok(()),
+            other => Err(format!(
+                "unknown action `{}`: send inc or dec",
+                other.summary(40)
+            )),
+        }
+    }
+
+    fn reask_limit(&self) -> u32 {
+        self.scenario.reask_limit.unwrap_or(0)
     }
 
     fn outcome(&self) -> Outcome {

@@ -1,0 +1,98 @@
+//! Six turns of a text-protocol episode where only the second action makes progress
+//! (exchange 1 is the one key step); each request has the system message, one user and one
+//! assistant message per past exchange sent, and the current observation.
+
+use escapade_core::Observation;
+use serde_json::json;
+
+use crate::support::{harness, mentions, step_to};
+
+/// Plays six turns under `history`; returns, per request, its message count and which
+/// observations (by turn) it carries.
+async fn play(history: &str) -> Vec<(usize, Vec<usize>)> {
+    let mut h = harness(&[json!({"text": "wait"})], &[("history", history)]);
+    h.start(&[]).await;
+    let mut last = None;
+    let mut progress = 0.0;
+    for t in 0..6u32 {
+        let observation = Observation::text(format!("<obs {t}>"));
+        h.act(t + 1, &observation, last.as_ref(), &[])
+            .await
+            .unwrap();
+        if t == 1 {
+            progress = 0.5;
+        }
+        last = Some(step_to(&observation, progress));
+    }
+    h.requests()
+        .iter()
+        .map(|r| {
+            let shown = (0..6)
+                .filter(|t| mentions(r, &format!("<obs {t}>")))
+                .collect();
+            (r.messages.len(), shown)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn full_history_sends_every_exchange() {
+    let got = play("full").await;
+    let want: Vec<(usize, Vec<usize>)> = (0..6).map(|t| (2 * t + 2, (0..=t).collect())).collect();
+    assert_eq!(got, want);
+}
+
+#[tokio::test]
+async fn last_k_sends_the_last_k_past_exchanges() {
+    let got = play("last:2").await;
+    let want = vec![
+        (2, vec![0]),
+        (4, vec![0, 1]),
+        (6, vec![0, 1, 2]),
+        (6, vec![1, 2, 3]),
+        (6, vec![2, 3, 4]),
+        (6, vec![3, 4, 5]),
+    ];
+    assert_eq!(got, want);
+    let none = play("last:0").await;
+    assert!(
+        none.iter()
+            .enumerate()
+            .all(|(t, (n, shown))| *n == 2 && *shown == vec![t]),
+        "{none:?}"
+    );
+}
+
+#[tokio::test]
+async fn key_k_keeps_key_steps_and_the_last_k() {
+    let got = play("key:1").await;
+    let want = vec![
+        (2, vec![0]),
+        (4, vec![0, 1]),
+        (4, vec![1, 2]),
+        (6, vec![1, 2, 3]),
+        (6, vec![1, 3, 4]),
+        (6, vec![1, 4, 5]),
+    ];
+    assert_eq!(got, want);
+    let keys_only = play("key:0").await;
+    assert_eq!(keys_only.last().unwrap(), &(4, vec![1, 5]), "{keys_only:?}");
+}
+
+#[tokio::test]
+async fn history_never_drops_the_system_prompt() {
+    let mut h = harness(&[json!({"text": "wait"})], &[("history", "last:0")]);
+    h.start(&[]).await;
+    let mut last = None;
+    for t in 0..3u32 {
+        let observation = Observation::text(format!("<obs {t}>"));
+        h.act(t + 1, &observation, last.as_ref(), &[])
+            .await
+            .unwrap();
+        last = Some(step_to(&observation, 0.0));
+    }
+    for r in h.requests() {
+        assert_eq!(r.messages[0].role, escapade_llm::Role::System);
+        assert_eq!(r.messages[0].joined_text(), crate::support::SYSTEM);
+    }
+}

@@ -1,0 +1,110 @@
+use std::collections::BTreeMap;
+
+use escapade_agents::{AsyncAgent, LlmConfig};
+use escapade_core::{Action, Observation};
+use escapade_llm::Role;
+use serde_json::json;
+
+use crate::support::{check_tool_pairing, harness, roles, tools};
+
+const PARSER: &str = "unknown action `junk`: send inc or dec";
+
+#[tokio::test]
+async fn a_reask_sends_the_parsers_error_after_the_rejected_reply() {
+    let mut h = harness(&[json!({"text": "junk"}), json!({"text": "inc"})], &[]);
+    h.start(&[]).await;
+    let observation = Observation::text("count 0 of 2");
+    let first = h.act(1, &observation, None, &[]).await.unwrap();
+    assert_eq!(first.action, Action::text("junk"));
+    let second = h.reask(PARSER, 1, &observation, None, &[]).await.unwrap();
+    assert_eq!(second.action, Action::text("inc"));
+
+    let request = h.last_request();
+    assert_eq!(
+        roles(&request),
+        [Role::System, Role::User, Role::Assistant, Role::User]
+    );
+    assert_eq!(request.messages[2].joined_text(), "junk");
+    let reask = request.messages[3].joined_text();
+    assert!(reask.contains(PARSER), "{reask}");
+    // the accepted reply's log (the one a step row keeps) covers the whole turn: the
+    // observation, the rejected reply and the re-ask, and the system prompt
+    let logged = second.request.unwrap();
+    assert_eq!(logged["system"], crate::support::SYSTEM);
+    let new = logged["new"].as_array().unwrap();
+    let roles: Vec<&str> = new.iter().map(|e| e["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["env", "model", "env"]);
+    assert_eq!(new[0]["text"], observation.text);
+    assert_eq!(new[1]["text"], "junk");
+    assert!(
+        new[2]["text"].as_str().unwrap().contains(PARSER),
+        "{logged}"
+    );
+}
+
+#[tokio::test]
+async fn a_rejected_call_is_answered_with_the_parsers_error() {
+    let mut h = harness(
+        &[
+            json!({"tool_calls": [
+                {"name": "investigate", "arguments": "{not json", "id": "bad"},
+                {"name": "open", "arguments": {"node_id": "N2"}, "id": "extra"},
+            ]}),
+            json!({"tool_calls": [{"name": "investigate", "arguments": {"node_id": "N1"}, "id": "good"}]}),
+        ],
+        &[("protocol", "tools")],
+    );
+    h.start(&tools()).await;
+    let observation = Observation::text("a desk (N1)");
+    h.act(1, &observation, None, &tools()).await.unwrap();
+    let error = "arguments of investigate are not JSON";
+    let turn = h
+        .reask(error, 1, &observation, None, &tools())
+        .await
+        .unwrap();
+    assert_eq!(
+        turn.action,
+        Action::call("investigate", r#"{"node_id":"N1"}"#)
+    );
+    let request = h.last_request();
+    check_tool_pairing(&request.messages).unwrap();
+    assert_eq!(
+        roles(&request),
+        [
+            Role::System,
+            Role::User,
+            Role::Assistant,
+            Role::Tool,
+            Role::Tool
+        ]
+    );
+    let answer = &request.messages[3];
+    assert_eq!(answer.tool_call_id.as_deref(), Some("bad"));
+    assert!(answer.joined_text().contains(error), "{answer:?}");
+    assert!(
+        request.messages[4]
+            .joined_text()
+            .starts_with("Not executed"),
+        "{:?}",
+        request.messages[4]
+    );
+}
+
+#[test]
+fn the_reask_option_sets_the_agents_limit() {
+    let make = |pairs: &[(&str, &str)]| {
+        let options: BTreeMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let config = LlmConfig::from_options("scripted/x", &options).unwrap();
+        let backend = crate::support::Recording::new(&[json!({"text": "x"})]);
+        escapade_agents::LlmAgent::new(
+            config,
+            escapade_llm::Client::new(backend, &escapade_llm::ClientOptions::default()),
+        )
+    };
+    assert_eq!(make(&[]).reask_limit(), None, "the world decides");
+    assert_eq!(make(&[("reask", "0")]).reask_limit(), Some(0));
+    assert_eq!(make(&[("reask", "4")]).reask_limit(), Some(4));
+}

@@ -1,0 +1,40 @@
+//! Helpers shared by the binary's integration tests: run the built `escapade`, read
+//! its output, find the run directory a run made.
+
+// each test binary uses only some of these
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the built binary with `args`.
+pub fn escapade(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_escapade"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Standard output of a command that must have succeeded.
+pub fn ok(o: Output) -> String {
+    assert!(o.status.success(), "failed: {}", stderr(&o));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The run directory under `runs`, if a run made one.
+pub fn find_run_dir(runs: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(runs)
+        .ok()?
+        .map(|e| e.unwrap().path())
+        .find(|p| p.join("run.toml").exists())
+}
+
+/// The run directory under `runs`, which must exist.
+pub fn run_dir_under(runs: &Path) -> PathBuf {
+    find_run_dir(runs).expect("a run directory")
+}
