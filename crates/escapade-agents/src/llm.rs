@@ -7,7 +7,9 @@
 //! provider enforces: each call the model made is answered by a tool message, even when
 //! the exchange that answered it was trimmed away. Images are sent for the current
 //! exchange only; earlier ones are replaced by a short marker, which keeps long visual
-//! episodes within context (the text of every observation is kept).
+//! episodes within context (the text of every observation is kept). When a provider still
+//! refuses a prompt as longer than the model's context, the older half of the past
+//! exchanges is dropped for the rest of the episode and the request is sent again.
 
 use async_trait::async_trait;
 use escapade_core::{AgentTurn, Image, ToolSchema};
@@ -61,6 +63,9 @@ pub struct LlmAgent {
     /// re-asks, and the system prompt is not lost when the first turn is re-asked.
     turn_logged: usize,
     requests: u64,
+    /// Exchanges before this index are never sent again (trimmed after the model's
+    /// context overflowed).
+    floor: usize,
 }
 
 impl LlmAgent {
@@ -76,6 +81,7 @@ impl LlmAgent {
             logged: 0,
             turn_logged: 0,
             requests: 0,
+            floor: 0,
         }
     }
 
@@ -110,23 +116,36 @@ impl LlmAgent {
         if structured {
             system.push_str(&format::schema_instructions(tools));
         }
-        let messages = self.assemble(&system);
-        let request = ChatRequest {
-            messages,
-            tools: if self.config.protocol == Protocol::Tools && !structured {
-                tools.to_vec()
-            } else {
-                Vec::new()
-            },
-            response_schema: structured.then(|| format::action_schema(input.observation, tools)),
-            temperature: Some(self.config.temperature),
-            seed: Some(self.seed.wrapping_add(self.requests)),
-            max_tokens: Some(self.config.max_tokens),
-            stop: Vec::new(),
+        let (logged, completion) = loop {
+            let messages = self.assemble(&system);
+            let request = ChatRequest {
+                messages,
+                tools: if self.config.protocol == Protocol::Tools && !structured {
+                    tools.to_vec()
+                } else {
+                    Vec::new()
+                },
+                response_schema: structured
+                    .then(|| format::action_schema(input.observation, tools)),
+                temperature: Some(self.config.temperature),
+                seed: Some(self.seed.wrapping_add(self.requests)),
+                max_tokens: Some(self.config.max_tokens),
+                stop: Vec::new(),
+            };
+            self.requests += 1;
+            let mut logged = self.log_request(&request);
+            if self.floor > 0 {
+                logged["history_trimmed_before"] = self.floor.into();
+            }
+            match self.client.chat(&request).await {
+                Ok(completion) => break (logged, completion),
+                // the conversation outgrew the model's context: drop the older half of
+                // the past exchanges (once, not every step, so the provider's prompt
+                // cache stays warm until the next trim) and ask again
+                Err(e) if is_context_overflow(&e) && self.trim() => continue,
+                Err(e) => return Err(e.into()),
+            }
         };
-        self.requests += 1;
-        let logged = self.log_request(&request);
-        let completion = self.client.chat(&request).await?;
         let response = completion.response;
         let action = if structured {
             format::read_structured(&response.text)
@@ -190,12 +209,30 @@ impl LlmAgent {
         record
     }
 
+    /// Stops sending the older half of the past exchanges; false when none is left.
+    fn trim(&mut self) -> bool {
+        let past = self.exchanges.len().saturating_sub(1);
+        let remaining = past.saturating_sub(self.floor);
+        if remaining == 0 {
+            return false;
+        }
+        self.floor += remaining.div_ceil(2);
+        true
+    }
+
     /// Provider messages for the selected exchanges (see the module docs).
     fn assemble(&self, system: &str) -> Vec<Message> {
         let keys: Vec<bool> = self.exchanges.iter().map(|e| e.key).collect();
         // the last exchange is the current one and is always sent
         let past = keys.len().saturating_sub(1);
-        let mut chosen = self.config.history.select(&keys[..past]);
+        let floor = self.floor.min(past);
+        let mut chosen: Vec<usize> = self
+            .config
+            .history
+            .select(&keys[floor..past])
+            .into_iter()
+            .map(|i| i + floor)
+            .collect();
         if !keys.is_empty() {
             chosen.push(past);
         }
@@ -251,6 +288,23 @@ impl LlmAgent {
         }
         close_calls(&mut out, &mut open, None);
         out
+    }
+}
+
+/// Whether a provider refused a request for being longer than the model's context
+/// (OpenAI `context_length_exceeded`, llama.cpp `exceed_context_size_error`, Anthropic
+/// "prompt is too long").
+fn is_context_overflow(e: &escapade_llm::LlmError) -> bool {
+    match e {
+        escapade_llm::LlmError::Http {
+            status: 400 | 413,
+            body,
+            ..
+        } => {
+            let b = body.to_ascii_lowercase();
+            b.contains("context") || b.contains("too long") || b.contains("too many tokens")
+        }
+        _ => false,
     }
 }
 
@@ -312,6 +366,7 @@ impl AsyncAgent for LlmAgent {
         self.logged = 0;
         self.turn_logged = 0;
         self.requests = 0;
+        self.floor = 0;
         Ok(())
     }
 

@@ -73,7 +73,7 @@ impl Default for LocalOptions {
         LocalOptions {
             cache_dir: None,
             threads: 1,
-            context: 16384,
+            context: 8192,
             parallel: 1,
             python: None,
             startup_timeout: Duration::from_secs(180),

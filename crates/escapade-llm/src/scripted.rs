@@ -8,7 +8,7 @@
 //! {"tool_calls": [{"name": "open", "arguments": {"door": 1}}]}
 //! {"fault": "rate_limit", "retry_after_ms": 50}
 //! {"fault": "server_error"}        HTTP 500
-//! {"fault": "http", "status": 400} any other status (permanent for 4xx)
+//! {"fault": "http", "status": 400, "body": "…"} any other status (permanent for 4xx)
 //! {"fault": "timeout"}             never answers; the client's timeout fires
 //! {"fault": "reset"}               connection reset
 //! {"fault": "malformed"}           unreadable reply
@@ -34,7 +34,7 @@ use crate::{Backend, ChatRequest, ChatResponse, LlmError, Part, TokenUsage, Tool
 pub const HANG: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// One scripted failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "fault", rename_all = "snake_case")]
 pub enum Fault {
     /// HTTP 429, optionally with a `Retry-After` in milliseconds.
@@ -49,6 +49,10 @@ pub enum Fault {
     Http {
         /// The status code.
         status: u16,
+        /// The error body (default `scripted HTTP <status>`), e.g. a provider's
+        /// context-length message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<String>,
     },
     /// Never answers (sleeps for [`HANG`] on the tokio clock).
     Timeout,
@@ -305,7 +309,7 @@ impl Backend for ScriptedBackend {
                 }
                 Ok(reply(line, request, &self.name))
             }
-            ScriptLine::Fault(fault) => Err(match *fault {
+            ScriptLine::Fault(fault) => Err(match fault.clone() {
                 Fault::RateLimit { retry_after_ms } => LlmError::RateLimited {
                     retry_after: retry_after_ms.map(Duration::from_millis),
                 },
@@ -314,9 +318,9 @@ impl Backend for ScriptedBackend {
                     body: "scripted server error".into(),
                     retry_after: None,
                 },
-                Fault::Http { status } => LlmError::Http {
+                Fault::Http { status, body } => LlmError::Http {
                     status,
-                    body: format!("scripted HTTP {status}"),
+                    body: body.unwrap_or_else(|| format!("scripted HTTP {status}")),
                     retry_after: None,
                 },
                 Fault::Timeout => {
@@ -356,7 +360,10 @@ mod tests {
         );
         assert_eq!(
             backend.lines()[3],
-            ScriptLine::Fault(Fault::Http { status: 404 })
+            ScriptLine::Fault(Fault::Http {
+                status: 404,
+                body: None
+            })
         );
     }
 

@@ -96,3 +96,60 @@ async fn history_never_drops_the_system_prompt() {
         assert_eq!(r.messages[0].joined_text(), crate::support::SYSTEM);
     }
 }
+
+/// A provider refusing a prompt longer than the model's context makes the agent drop the
+/// older half of the past exchanges and ask again, and the trim sticks for later turns
+/// (so the prompt's prefix, and a server's prompt cache, stays stable until the next one).
+#[tokio::test]
+async fn a_context_overflow_trims_the_older_half_and_retries() {
+    let overflow = json!({"fault": "http", "status": 400,
+        "body": "{\"error\":{\"message\":\"request (8302 tokens) exceeds the available context size (8192 tokens)\",\"type\":\"exceed_context_size_error\"}}"});
+    let wait = json!({"text": "wait"});
+    let script = [
+        wait.clone(),
+        wait.clone(),
+        wait.clone(),
+        wait.clone(),
+        overflow,
+        wait.clone(),
+        wait,
+    ];
+    let mut h = harness(&script, &[("history", "full")]);
+    h.start(&[]).await;
+    let mut last = None;
+    for t in 0..6u32 {
+        let observation = Observation::text(format!("<obs {t}>"));
+        let turn = h.act(t + 1, &observation, last.as_ref(), &[]).await;
+        assert!(turn.is_ok(), "turn {t}: {turn:?}");
+        if t == 4 {
+            let log = turn.unwrap().request.unwrap();
+            assert_eq!(log["history_trimmed_before"], 2, "{log}");
+        }
+        last = Some(step_to(&observation, 0.0));
+    }
+    let shown: Vec<Vec<usize>> = h
+        .requests()
+        .iter()
+        .map(|r| {
+            (0..6)
+                .filter(|t| mentions(r, &format!("<obs {t}>")))
+                .collect()
+        })
+        .collect();
+    // requests 0–3 full; request 4 overflowed with all of 0..=4; the retry (5) and the
+    // next turn (6) start at exchange 2
+    assert_eq!(shown[4], vec![0, 1, 2, 3, 4]);
+    assert_eq!(shown[5], vec![2, 3, 4]);
+    assert_eq!(shown[6], vec![2, 3, 4, 5]);
+}
+
+/// A 400 that is not about context length is not retried.
+#[tokio::test]
+async fn other_bad_requests_are_not_trimmed_and_retried() {
+    let script = [json!({"fault": "http", "status": 400, "body": "unknown model"})];
+    let mut h = harness(&script, &[]);
+    h.start(&[]).await;
+    let observation = Observation::text("<obs 0>");
+    assert!(h.act(1, &observation, None, &[]).await.is_err());
+    assert_eq!(h.requests().len(), 1);
+}

@@ -120,13 +120,13 @@ async fn opens_a_script_file_by_spec() {
     ));
 }
 
-fn expected(fault: Fault, error: &LlmError) -> bool {
-    match (fault, error) {
+fn expected(fault: &Fault, error: &LlmError) -> bool {
+    match (fault.clone(), error) {
         (Fault::RateLimit { retry_after_ms }, LlmError::RateLimited { retry_after }) => {
             *retry_after == retry_after_ms.map(Duration::from_millis)
         }
         (Fault::ServerError, LlmError::Http { status: 500, .. }) => true,
-        (Fault::Http { status }, LlmError::Http { status: s, .. }) => status == *s,
+        (Fault::Http { status, .. }, LlmError::Http { status: s, .. }) => status == *s,
         (Fault::Timeout, LlmError::Timeout(_)) => true,
         (Fault::Reset, LlmError::Connection(_)) => true,
         (Fault::Malformed, LlmError::Malformed(_)) => true,
@@ -143,7 +143,10 @@ const TRANSIENT: [Fault; 7] = [
         retry_after_ms: None,
     },
     Fault::ServerError,
-    Fault::Http { status: 503 },
+    Fault::Http {
+        status: 503,
+        body: None,
+    },
     Fault::Timeout,
     Fault::Reset,
     Fault::Malformed,
@@ -155,7 +158,7 @@ async fn each_fault_maps_to_its_error_and_the_client_recovers() {
         // Straight from the backend: the matching error.
         let backend = ScriptedBackend::from_lines(
             "scripted/f",
-            vec![ScriptLine::Fault(fault), ScriptLine::text("after")],
+            vec![ScriptLine::Fault(fault.clone()), ScriptLine::text("after")],
         )
         .expect("valid");
         let options = ClientOptions {
@@ -168,12 +171,12 @@ async fn each_fault_maps_to_its_error_and_the_client_recovers() {
                 Ok(Ok(reply)) => panic!("{fault:?} replied {reply:?}"),
                 Err(_) => LlmError::Timeout(Duration::from_secs(3)),
             };
-        assert!(expected(fault, &error), "{fault:?} gave {error:?}");
+        assert!(expected(&fault, &error), "{fault:?} gave {error:?}");
         assert!(error.is_transient(), "{fault:?}");
 
         // Through the client: the retry takes the next line.
         let client = client(
-            vec![ScriptLine::Fault(fault), ScriptLine::text("after")],
+            vec![ScriptLine::Fault(fault.clone()), ScriptLine::text("after")],
             &options,
         );
         let started = tokio::time::Instant::now();
@@ -182,7 +185,7 @@ async fn each_fault_maps_to_its_error_and_the_client_recovers() {
         assert_eq!(reply.attempts, 2, "{fault:?}");
         if let Fault::RateLimit {
             retry_after_ms: Some(ms),
-        } = fault
+        } = fault.clone()
         {
             assert!(
                 started.elapsed() >= Duration::from_millis(ms),
@@ -202,7 +205,10 @@ async fn each_fault_maps_to_its_error_and_the_client_recovers() {
 async fn permanent_faults_return_at_once() {
     let client = client(
         vec![
-            ScriptLine::Fault(Fault::Http { status: 400 }),
+            ScriptLine::Fault(Fault::Http {
+                status: 400,
+                body: None,
+            }),
             ScriptLine::text("never"),
         ],
         &fast_options(5),
@@ -252,7 +258,7 @@ fn line_strategy(permanent: bool) -> impl Strategy<Value = ScriptLine> {
         proptest::option::of(0u64..200)
             .prop_map(|retry_after_ms| Fault::RateLimit { retry_after_ms }),
         Just(Fault::ServerError),
-        (500u16..600).prop_map(|status| Fault::Http { status }),
+        (500u16..600).prop_map(|status| Fault::Http { status, body: None }),
         Just(Fault::Timeout),
         Just(Fault::Reset),
         Just(Fault::Malformed),
@@ -261,7 +267,7 @@ fn line_strategy(permanent: bool) -> impl Strategy<Value = ScriptLine> {
     let fault = if permanent {
         prop_oneof![
             transient,
-            (400u16..408).prop_map(|status| Fault::Http { status })
+            (400u16..408).prop_map(|status| Fault::Http { status, body: None })
         ]
         .boxed()
     } else {
