@@ -111,6 +111,13 @@ fn parse<T: FromStr>(key: &str, value: &str, expected: &str) -> Result<T, AgentE
     value.trim().parse().map_err(|_| bad(key, value, expected))
 }
 
+fn positive(key: &str, value: &str) -> Result<u32, AgentError> {
+    match parse::<u32>(key, value, "a positive whole number")? {
+        0 => Err(bad(key, value, "a positive whole number")),
+        n => Ok(n),
+    }
+}
+
 fn switch(key: &str, value: &str) -> Result<bool, AgentError> {
     match value {
         "on" | "true" | "yes" | "1" => Ok(true),
@@ -235,7 +242,7 @@ pub fn client_options(
             if !(s.is_finite() && s > 0.0) {
                 return Err(bad(key, v, "a positive number of seconds"));
             }
-            Ok(Duration::from_secs_f64(s))
+            Duration::try_from_secs_f64(s).map_err(|_| bad(key, v, "a positive number of seconds"))
         };
         match key.as_str() {
             "base_url" => o.base_url = Some(v.to_string()),
@@ -253,9 +260,9 @@ pub fn client_options(
                 o.prices = PriceTable::load(&PathBuf::from(v))
                     .map_err(|e| AgentError::Config(format!("prices: {e}")))?;
             }
-            "threads" => o.local.threads = parse(key, v, "a positive whole number")?,
+            "threads" => o.local.threads = positive(key, v)?,
             "context" => o.local.context = parse(key, v, "tokens")?,
-            "parallel" => o.local.parallel = parse(key, v, "a positive whole number")?,
+            "parallel" => o.local.parallel = positive(key, v)?,
             "python" => o.local.python = Some(PathBuf::from(v)),
             _ => {}
         }

@@ -28,7 +28,9 @@ impl History {
         match *self {
             History::Full => (0..n).collect(),
             History::Last(k) => (n.saturating_sub(k)..n).collect(),
-            History::Key(k) => (0..n).filter(|&i| key[i] || i + k >= n).collect(),
+            History::Key(k) => (0..n)
+                .filter(|&i| key[i] || i.saturating_add(k) >= n)
+                .collect(),
         }
     }
 }

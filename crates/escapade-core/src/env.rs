@@ -69,8 +69,9 @@ pub trait Env {
 
     /// Parses `action` without applying it. `Err` carries a message a model can act on;
     /// an agent loop may then re-ask (up to [`Env::reask_limit`] times) instead of
-    /// spending a step. Worlds whose paper counts malformed output as a step (tools,
-    /// AgentEscapeBench App. B.1) accept everything here by default.
+    /// spending a step. The default accepts everything; worlds whose paper counts
+    /// malformed output as a step (tools, AgentEscapeBench App. B.1) may still reject it
+    /// here and keep a re-ask limit of 0, so re-asking is opt-in.
     fn check_action(&self, action: &Action) -> Result<(), String> {
         let _ = action;
         Ok(())

@@ -105,6 +105,14 @@ pub async fn open_with_env(
         "local" => Arc::new(local::LocalBackend::start(model, &options.local).await?),
         _ => unreachable!("parse_spec only returns known providers"),
     };
+    if provider == "local" {
+        // requests queued inside the server would count against the request timeout
+        let mut options = options.clone();
+        options.concurrency = options
+            .concurrency
+            .min(options.local.parallel.max(1) as usize);
+        return Ok(Client::new(backend, &options));
+    }
     Ok(Client::new(backend, options))
 }
 

@@ -10,7 +10,8 @@
 //!
 //! An agent or environment failure — an `Err`, a panic, or the safety cap on steps — ends
 //! that episode with `error` set and `success` false; it never aborts the run. A model
-//! backend that fails for good marks the row `retryable`, and `resume` plays it again.
+//! backend that kept failing on transient errors, or refused the account or model, marks
+//! the row `retryable`, and `resume` plays it again.
 //! Only failing to write the run directory stops the run. Rows are appended and flushed
 //! per episode, so a killed process loses at most the episodes in flight; resuming reruns
 //! them from their start (their partial trajectories are overwritten).
@@ -800,22 +801,22 @@ pub async fn play_episode(
         let stepped = env
             .with(move |e| {
                 e.step(&action).map(|s| {
-                    (
-                        s,
-                        if refresh_tools {
-                            e.tool_schemas()
-                        } else {
-                            Vec::new()
-                        },
-                    )
+                    let tools = if refresh_tools {
+                        e.tool_schemas()
+                    } else {
+                        Vec::new()
+                    };
+                    // kept so that a later panic of the environment loses no metrics
+                    (s, tools, e.outcome())
                 })
             })
             .await;
         let step = match stepped {
-            Ok(Ok((step, next_tools))) => {
+            Ok(Ok((step, next_tools, outcome))) => {
                 if refresh_tools {
                     tools = next_tools;
                 }
+                played.outcome = outcome;
                 step
             }
             Ok(Err(e)) => {
@@ -842,5 +843,6 @@ pub async fn play_episode(
     if let Some(e) = env.env.as_deref() {
         played.outcome = e.outcome();
     }
+    // else the environment panicked: the outcome after its last good step stands
     Ok(played)
 }

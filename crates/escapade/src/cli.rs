@@ -129,7 +129,8 @@ pub struct RunArgs {
     /// backend_concurrency=N, prices=FILE, threads=N, context=N, parallel=N.
     #[arg(short = 'A', long = "agent-option", value_name = "KEY=VALUE")]
     pub agent_options: Vec<String>,
-    /// Base URL of an OpenAI-compatible server (else `OPENAI_BASE_URL`).
+    /// Base URL of the model's API (`openai-compatible/…` also reads `OPENAI_BASE_URL`;
+    /// the URL used is recorded in the run's config).
     #[arg(long)]
     pub base_url: Option<String>,
     /// Play only shard i of N of the run's episodes (1-based, e.g. 2/8), for spreading one

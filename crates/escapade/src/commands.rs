@@ -289,6 +289,16 @@ fn agent_options(args: &RunArgs) -> Result<BTreeMap<String, String>> {
     if let Some(url) = &args.base_url {
         options.insert("base_url".into(), url.clone());
     }
+    // the server a run talks to is part of its config (hashed, and reused by resume)
+    let compatible = options
+        .get("model")
+        .is_some_and(|m| m.starts_with("openai-compatible/"));
+    let from_env = std::env::var("OPENAI_BASE_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty());
+    if let (true, false, Some(url)) = (compatible, options.contains_key("base_url"), from_env) {
+        options.insert("base_url".into(), url);
+    }
     Ok(options)
 }
 
@@ -403,7 +413,12 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     }
     if let Some(dir) = &args.plots {
         let dir = if dir.as_os_str().is_empty() {
-            args.dirs[0].join("plots")
+            let first = &args.dirs[0];
+            match first.is_file() {
+                // an episodes.jsonl given directly: plots beside it
+                true => first.parent().unwrap_or(first).join("plots"),
+                false => first.join("plots"),
+            }
         } else {
             dir.clone()
         };
@@ -477,6 +492,13 @@ pub fn setup(ctx: &mut Ctx<'_>, args: &SetupArgs) -> Result<()> {
         install.site.display(),
         install.python.display()
     )?;
+    if let Some(dir) = &args.cache {
+        writeln!(
+            ctx.out,
+            "runs find it with: export ESCAPADE_CACHE={}",
+            dir.display()
+        )?;
+    }
     Ok(())
 }
 
