@@ -209,14 +209,17 @@ impl LlmAgent {
         record
     }
 
-    /// Stops sending the older half of the past exchanges; false when none is left.
+    /// Stops sending the older half of the past exchanges that the history mode still
+    /// sends; false when none is left.
     fn trim(&mut self) -> bool {
-        let past = self.exchanges.len().saturating_sub(1);
-        let remaining = past.saturating_sub(self.floor);
-        if remaining == 0 {
+        let keys: Vec<bool> = self.exchanges.iter().map(|e| e.key).collect();
+        let past = keys.len().saturating_sub(1);
+        let floor = self.floor.min(past);
+        let sent = self.config.history.select(&keys[floor..past]);
+        if sent.is_empty() {
             return false;
         }
-        self.floor += remaining.div_ceil(2);
+        self.floor = sent.get(sent.len().div_ceil(2)).map_or(past, |i| i + floor);
         true
     }
 

@@ -434,6 +434,7 @@ fn prepare<'a>(
 ) -> Result<Vec<Scenario<'a>>> {
     let take = limit.unwrap_or(usize::MAX);
     let mut seen = BTreeSet::new();
+    let mut stems: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
     for (label, json) in scenarios.iter().take(take) {
         let header = ScenarioHeader::parse(json)?;
@@ -445,6 +446,16 @@ fn prepare<'a>(
         }
         if !seen.insert(header.id.clone()) {
             return Err(RunError::DuplicateScenario(header.id));
+        }
+        // trajectories live under a file-system-safe, case-folded form of the id; two ids
+        // that map to one directory would overwrite each other's steps
+        let stem = crate::suite::file_stem(&header.id).to_lowercase();
+        if let Some(other) = stems.insert(stem.clone(), header.id.clone()) {
+            return Err(RunError::Invalid(format!(
+                "scenarios `{other}` and `{}` would share the trajectory directory `{stem}`; \
+                 rename one",
+                header.id
+            )));
         }
         out.push(Scenario {
             label,

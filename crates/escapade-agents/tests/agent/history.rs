@@ -153,3 +153,38 @@ async fn other_bad_requests_are_not_trimmed_and_retried() {
     assert!(h.act(1, &observation, None, &[]).await.is_err());
     assert_eq!(h.requests().len(), 1);
 }
+
+/// Trimming halves what the history mode still sends, so a windowed history does not
+/// waste requests re-sending the same prompt.
+#[tokio::test]
+async fn a_context_overflow_under_last_k_drops_from_the_window() {
+    let overflow = json!({"fault": "http", "status": 413, "body": "prompt is too long"});
+    let wait = json!({"text": "wait"});
+    let script = [
+        wait.clone(),
+        wait.clone(),
+        wait.clone(),
+        wait.clone(),
+        overflow,
+        wait,
+    ];
+    let mut h = harness(&script, &[("history", "last:2")]);
+    h.start(&[]).await;
+    let mut last = None;
+    for t in 0..5u32 {
+        let observation = Observation::text(format!("<obs {t}>"));
+        assert!(h.act(t + 1, &observation, last.as_ref(), &[]).await.is_ok());
+        last = Some(step_to(&observation, 0.0));
+    }
+    let shown: Vec<Vec<usize>> = h
+        .requests()
+        .iter()
+        .map(|r| {
+            (0..5)
+                .filter(|t| mentions(r, &format!("<obs {t}>")))
+                .collect()
+        })
+        .collect();
+    assert_eq!(shown[4], vec![2, 3, 4]);
+    assert_eq!(shown[5], vec![3, 4], "one request, one exchange dropped");
+}

@@ -214,6 +214,14 @@ fn bad_settings_and_names_are_refused() {
         run_in(out.path(), &labelled("x", &dup), &spec("oracle")),
         Err(RunError::DuplicateScenario(id)) if id == "c0"
     ));
+    // distinct ids whose trajectory directories would collide
+    let mut clash = small_suite();
+    clash[0].id = "Room 1".into();
+    clash[1].id = "room_1".into();
+    let err = run_in(out.path(), &labelled("x", &clash), &spec("oracle"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("share the trajectory directory"), "{err}");
     let mut alien = small_suite();
     alien[0].world = "tools".into();
     assert!(matches!(
