@@ -66,6 +66,13 @@ pub enum RunError {
         /// Comma-separated names of the configuration fields that differ.
         fields: String,
     },
+    /// Occurs when another process is writing the run directory (a second `run --out` or
+    /// `resume` of the same directory).
+    #[error(
+        "{} is being written by another escapade process; wait for it to finish (or use another --out)",
+        .0.display()
+    )]
+    Locked(PathBuf),
     /// Occurs when two scenarios of one run or suite share an id.
     #[error("two scenarios share the id `{0}`")]
     DuplicateScenario(String),

@@ -311,6 +311,8 @@ pub struct RunDir {
     config_hash: String,
     episodes: Mutex<File>,
     media: Mutex<BTreeSet<String>>,
+    /// Held for the life of the value: one process writes a run directory at a time.
+    _lock: File,
 }
 
 /// A run directory opened by [`RunDir::open`]: new or resumed.
@@ -390,12 +392,14 @@ impl RunDir {
             let p = path.join(sub);
             std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
         }
+        let lock = lock(&path)?;
         let episodes = open_append(&path.join(EPISODES))?;
         Ok(RunDir {
             path,
             config_hash,
             episodes: Mutex::new(episodes),
             media: Mutex::new(BTreeSet::new()),
+            _lock: lock,
         })
     }
 
@@ -418,6 +422,8 @@ impl RunDir {
                 },
             });
         }
+        // before reading or truncating anything another process may be appending to
+        let lock = lock(dir)?;
         let path = dir.join(EPISODES);
         let mut warnings = Vec::new();
         let mut finished = Vec::new();
@@ -469,6 +475,7 @@ impl RunDir {
                 config_hash: expected,
                 episodes: Mutex::new(episodes),
                 media: Mutex::new(BTreeSet::new()),
+                _lock: lock,
             },
             finished,
             warnings,
@@ -566,6 +573,26 @@ impl TrajectoryWriter {
     }
 }
 
+/// Name of the lock file in a run directory.
+pub const LOCK: &str = ".lock";
+
+/// Takes the run directory's exclusive lock (released when the file closes, also when
+/// the process is killed), or fails at once when another process holds it.
+fn lock(dir: &Path) -> Result<File> {
+    let path = dir.join(LOCK);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| RunError::io("cannot open", &path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Locked(dir.to_path_buf())),
+        Err(std::fs::TryLockError::Error(e)) => Err(RunError::io("cannot lock", &path, e)),
+    }
+}
+
 fn open_append(path: &Path) -> Result<File> {
     OpenOptions::new()
         .create(true)
@@ -630,6 +657,17 @@ mod tests {
         b.epochs = 3;
         assert_ne!(a.hash(), b.hash());
         assert_eq!(a.differing_fields(&b), vec!["epochs".to_string()]);
+    }
+
+    #[test]
+    fn one_process_at_a_time_writes_a_run_directory() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = RunDir::create(parent.path(), &config()).unwrap();
+        let err = RunDir::resume(dir.path(), &config()).unwrap_err();
+        assert!(matches!(err, RunError::Locked(_)), "{err}");
+        let path = dir.path().to_path_buf();
+        drop(dir);
+        assert!(RunDir::resume(&path, &config()).is_ok());
     }
 
     #[test]
