@@ -212,31 +212,34 @@ impl LlmAgent {
     /// Stops sending the older half of the past exchanges that the history mode still
     /// sends; false when none is left.
     fn trim(&mut self) -> bool {
-        let keys: Vec<bool> = self.exchanges.iter().map(|e| e.key).collect();
-        let past = keys.len().saturating_sub(1);
-        let floor = self.floor.min(past);
-        let sent = self.config.history.select(&keys[floor..past]);
+        let (sent, past) = self.past_sent();
         if sent.is_empty() {
             return false;
         }
-        self.floor = sent.get(sent.len().div_ceil(2)).map_or(past, |i| i + floor);
+        self.floor = sent.get(sent.len().div_ceil(2)).copied().unwrap_or(past);
         true
     }
 
-    /// Provider messages for the selected exchanges (see the module docs).
-    fn assemble(&self, system: &str) -> Vec<Message> {
+    /// The past exchanges the history mode sends (absolute indices, at or above the trim
+    /// floor), and the index of the current exchange, which is always sent.
+    fn past_sent(&self) -> (Vec<usize>, usize) {
         let keys: Vec<bool> = self.exchanges.iter().map(|e| e.key).collect();
-        // the last exchange is the current one and is always sent
         let past = keys.len().saturating_sub(1);
         let floor = self.floor.min(past);
-        let mut chosen: Vec<usize> = self
+        let sent = self
             .config
             .history
             .select(&keys[floor..past])
             .into_iter()
             .map(|i| i + floor)
             .collect();
-        if !keys.is_empty() {
+        (sent, past)
+    }
+
+    /// Provider messages for the selected exchanges (see the module docs).
+    fn assemble(&self, system: &str) -> Vec<Message> {
+        let (mut chosen, past) = self.past_sent();
+        if !self.exchanges.is_empty() {
             chosen.push(past);
         }
         let mut out = vec![Message::text(Role::System, system)];

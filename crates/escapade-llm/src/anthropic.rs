@@ -348,11 +348,7 @@ pub fn parse_response(body: &str, structured: Structured) -> Result<ChatResponse
         text,
         reasoning: (!reasoning.is_empty()).then(|| reasoning.join("\n")),
         tool_calls,
-        finish_reason: root
-            .get("stop_reason")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string),
+        finish_reason: root.get("stop_reason").and_then(http::non_empty_str),
         usage,
         model: root
             .get("model")

@@ -147,6 +147,11 @@ pub async fn send(request: reqwest::RequestBuilder) -> Result<String, LlmError> 
     }
 }
 
+/// A JSON string that is not empty (third-party servers send `""` for absent fields).
+pub fn non_empty_str(v: &serde_json::Value) -> Option<String> {
+    v.as_str().filter(|s| !s.is_empty()).map(str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

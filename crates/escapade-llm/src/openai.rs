@@ -266,10 +266,6 @@ fn as_count(v: &Value) -> u64 {
         .unwrap_or(0)
 }
 
-fn non_empty_str(v: &Value) -> Option<String> {
-    v.as_str().filter(|s| !s.is_empty()).map(str::to_string)
-}
-
 /// The text of a `content` field: a string, an array of parts (strings or objects with
 /// `text`), or null.
 fn content_text(v: &Value) -> String {
@@ -333,8 +329,8 @@ pub fn parse_response(body: &str) -> Result<ChatResponse, LlmError> {
     }
     let reasoning = message
         .get("reasoning_content")
-        .and_then(non_empty_str)
-        .or_else(|| message.get("reasoning").and_then(non_empty_str));
+        .and_then(http::non_empty_str)
+        .or_else(|| message.get("reasoning").and_then(http::non_empty_str));
     let tool_calls = match message.get("tool_calls") {
         Some(Value::Array(calls)) => calls
             .iter()
@@ -349,7 +345,7 @@ pub fn parse_response(body: &str) -> Result<ChatResponse, LlmError> {
                 ToolCall {
                     id: call
                         .get("id")
-                        .and_then(non_empty_str)
+                        .and_then(http::non_empty_str)
                         .unwrap_or_else(|| format!("call_{n}")),
                     name: function
                         .get("name")
@@ -377,7 +373,7 @@ pub fn parse_response(body: &str) -> Result<ChatResponse, LlmError> {
         text,
         reasoning,
         tool_calls,
-        finish_reason: choice.get("finish_reason").and_then(non_empty_str),
+        finish_reason: choice.get("finish_reason").and_then(http::non_empty_str),
         usage,
         model: root
             .get("model")

@@ -335,12 +335,13 @@ pub async fn run_async(
         .collect();
     let skipped = total - jobs.len();
     let live = Live::default();
-    let mut counted = BTreeSet::new();
+    // this shard's episodes finished earlier, each counted once (its first row)
+    let mut ours: BTreeSet<(&str, u32)> = mine
+        .iter()
+        .map(|(i, e)| (scenarios[*i].header.id.as_str(), *e))
+        .collect();
     for r in opened.finished.iter().filter(|r| !r.retryable) {
-        let ours = mine
-            .iter()
-            .any(|(i, e)| scenarios[*i].header.id == r.scenario && *e == r.epoch);
-        if ours && counted.insert((r.scenario.clone(), r.epoch)) {
+        if ours.remove(&(r.scenario.as_str(), r.epoch)) {
             live.finished.fetch_add(1, Ordering::Relaxed);
             if r.success {
                 live.successes.fetch_add(1, Ordering::Relaxed);
