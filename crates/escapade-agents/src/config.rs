@@ -2,8 +2,10 @@
 //!
 //! Options are strings so that the CLI, `run.toml` and the config hash all see the same
 //! thing. Agent keys shape the conversation; client keys (`timeout`, `retries`, …) tune
-//! the backend and are parsed by [`client_options`]. An unknown key is an error that
-//! lists the known ones, so a typo never silently changes nothing.
+//! the backend and are parsed by [`client_options`]. Each model agent kind reads its own
+//! keys ([`AGENT_KEYS`] for `llm`, [`ESCAPER_KEYS`] for `base` and `visescaper`). An
+//! unknown key is an error that lists the known ones, so a typo never silently changes
+//! nothing.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -12,7 +14,12 @@ use std::time::Duration;
 
 use escapade_llm::{ClientOptions, PriceTable};
 
+use crate::socratic::Socratic;
 use crate::{AgentError, History};
+
+/// The model agent kinds (`--agent`): the generic loop and VisEscape's two agents. Any
+/// other agent spec names a world's baseline.
+pub const MODEL_AGENTS: [&str; 3] = ["llm", "base", "visescaper"];
 
 /// How actions travel from the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,10 +78,15 @@ pub struct LlmConfig {
     pub images: bool,
     /// What step rows record of each request.
     pub log: RequestLog,
+    /// Pictures replaced by text for text-only models (VisEscape §7).
+    pub socratic: Socratic,
+    /// The model that captions pictures under [`Socratic::Captions`] (`provider/model`,
+    /// opened with the same client options); `None` uses the acting model's client.
+    pub captioner: Option<String>,
 }
 
 /// Keys read by [`LlmConfig::from_options`].
-pub const AGENT_KEYS: [&str; 9] = [
+pub const AGENT_KEYS: [&str; 11] = [
     "model",
     "history",
     "reask",
@@ -84,6 +96,27 @@ pub const AGENT_KEYS: [&str; 9] = [
     "max_tokens",
     "images",
     "log",
+    "socratic",
+    "captioner",
+];
+
+/// Keys read by [`crate::EscaperConfig::from_options`] (`--agent base|visescaper`): the
+/// keys of [`AGENT_KEYS`] that apply to a one-prompt agent (not `history`, which the
+/// `window` replaces, nor `protocol`: these agents use the text protocol), and their own.
+pub const ESCAPER_KEYS: [&str; 13] = [
+    "model",
+    "reask",
+    "structured",
+    "temperature",
+    "max_tokens",
+    "images",
+    "log",
+    "socratic",
+    "captioner",
+    "memory",
+    "reasoning",
+    "window",
+    "navigation",
 ];
 
 /// Keys read by [`client_options`].
@@ -101,13 +134,13 @@ pub const CLIENT_KEYS: [&str; 11] = [
     "python",
 ];
 
-fn bad(key: &str, value: &str, expected: &str) -> AgentError {
+pub(crate) fn bad(key: &str, value: &str, expected: &str) -> AgentError {
     AgentError::Config(format!(
         "bad value `{value}` for {key}: expected {expected}"
     ))
 }
 
-fn parse<T: FromStr>(key: &str, value: &str, expected: &str) -> Result<T, AgentError> {
+pub(crate) fn parse<T: FromStr>(key: &str, value: &str, expected: &str) -> Result<T, AgentError> {
     value.trim().parse().map_err(|_| bad(key, value, expected))
 }
 
@@ -118,7 +151,7 @@ fn positive(key: &str, value: &str) -> Result<u32, AgentError> {
     }
 }
 
-fn switch(key: &str, value: &str) -> Result<bool, AgentError> {
+pub(crate) fn switch(key: &str, value: &str) -> Result<bool, AgentError> {
     match value {
         "on" | "true" | "yes" | "1" => Ok(true),
         "off" | "false" | "no" | "0" => Ok(false),
@@ -126,12 +159,22 @@ fn switch(key: &str, value: &str) -> Result<bool, AgentError> {
     }
 }
 
-/// Refuses keys that neither the agent nor the client reads.
+/// Refuses keys that neither the `llm` agent nor the client reads.
 pub fn check_keys(options: &BTreeMap<String, String>) -> Result<(), AgentError> {
+    check_keys_of(options, &AGENT_KEYS)
+}
+
+/// Refuses keys that neither an agent reading `agent_keys` nor the client reads; the
+/// error lists the known ones.
+pub fn check_keys_of(
+    options: &BTreeMap<String, String>,
+    agent_keys: &[&str],
+) -> Result<(), AgentError> {
     for key in options.keys() {
-        if !AGENT_KEYS.contains(&key.as_str()) && !CLIENT_KEYS.contains(&key.as_str()) {
-            let mut known: Vec<&str> = AGENT_KEYS.iter().chain(&CLIENT_KEYS).copied().collect();
+        if !agent_keys.contains(&key.as_str()) && !CLIENT_KEYS.contains(&key.as_str()) {
+            let mut known: Vec<&str> = agent_keys.iter().chain(&CLIENT_KEYS).copied().collect();
             known.sort_unstable();
+            known.dedup();
             return Err(AgentError::Config(format!(
                 "unknown option `{key}`; known options: {}",
                 known.join(", ")
@@ -143,12 +186,22 @@ pub fn check_keys(options: &BTreeMap<String, String>) -> Result<(), AgentError> 
 
 impl LlmConfig {
     /// Settings for `model` with `options` (`-A key=value`) applied; defaults suit a
-    /// hosted model, and `local/…` models get constrained replies and shorter outputs.
+    /// hosted model, and `local/…` models get constrained replies, shorter outputs and
+    /// image descriptions instead of images (the built-in model reads text only).
     pub fn from_options(
         model: &str,
         options: &BTreeMap<String, String>,
     ) -> Result<Self, AgentError> {
         check_keys(options)?;
+        Self::read(model, options)
+    }
+
+    /// [`LlmConfig::from_options`] without the key check: the shared keys of every model
+    /// agent kind are read here, other keys are left to the caller.
+    pub(crate) fn read(
+        model: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Self, AgentError> {
         let model = options.get("model").map(String::as_str).unwrap_or(model);
         if !model.contains('/') {
             return Err(AgentError::Config(format!(
@@ -166,8 +219,11 @@ impl LlmConfig {
             structured: Structured::Auto,
             temperature: 0.0,
             max_tokens: if local { 256 } else { 2048 },
-            images: true,
+            // the built-in local model reads no pictures: it gets their descriptions
+            images: !local,
             log: RequestLog::Delta,
+            socratic: Socratic::Off,
+            captioner: None,
         };
         for (key, value) in options {
             let v = value.as_str();
@@ -212,8 +268,22 @@ impl LlmConfig {
                         _ => return Err(bad(key, v, "delta, full or hash")),
                     }
                 }
+                "socratic" => {
+                    config.socratic = v.parse().map_err(|_| bad(key, v, "off, alt or captions"))?
+                }
+                "captioner" => {
+                    if !v.contains('/') {
+                        return Err(bad(key, v, "provider/model (e.g. openai/gpt-4o)"));
+                    }
+                    config.captioner = Some(v.to_string());
+                }
                 _ => {}
             }
+        }
+        if config.captioner.is_some() && config.socratic != Socratic::Captions {
+            return Err(AgentError::Config(
+                "captioner applies only with socratic=captions".into(),
+            ));
         }
         Ok(config)
     }
@@ -228,12 +298,14 @@ impl LlmConfig {
     }
 }
 
-/// Client settings from the client keys of `options` over `base`.
+/// Client settings from the client keys of `options` over `base`. Keys of any model
+/// agent kind are allowed here (each kind's config refuses the keys it does not read).
 pub fn client_options(
     options: &BTreeMap<String, String>,
     base: ClientOptions,
 ) -> Result<ClientOptions, AgentError> {
-    check_keys(options)?;
+    let every: Vec<&str> = AGENT_KEYS.iter().chain(&ESCAPER_KEYS).copied().collect();
+    check_keys_of(options, &every)?;
     let mut o = base;
     for (key, value) in options {
         let v = value.as_str();
@@ -290,6 +362,7 @@ mod tests {
         assert_eq!(local.history, History::Full);
         assert_eq!(local.max_tokens, 256);
         assert!(local.structured_on());
+        assert!(!local.images);
     }
 
     #[test]
@@ -323,6 +396,37 @@ mod tests {
                 "{k}={v}"
             );
         }
+    }
+
+    #[test]
+    fn socratic_options_are_checked() {
+        let c = LlmConfig::from_options(
+            "openai/gpt-4o",
+            &opts(&[
+                ("socratic", "captions"),
+                ("captioner", "openai/gpt-4o-mini"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.socratic, Socratic::Captions);
+        assert_eq!(c.captioner.as_deref(), Some("openai/gpt-4o-mini"));
+        let off = LlmConfig::from_options("openai/x", &opts(&[])).unwrap();
+        assert_eq!((off.socratic, off.captioner), (Socratic::Off, None));
+        for pairs in [
+            &[("socratic", "maybe")][..],
+            &[("captioner", "openai/x")][..],
+            &[("socratic", "captions"), ("captioner", "gpt-4o")][..],
+        ] {
+            assert!(
+                LlmConfig::from_options("openai/x", &opts(pairs)).is_err(),
+                "{pairs:?}"
+            );
+        }
+        // the llm agent refuses the keys of the VisEscape agents, the client allows them
+        let e = LlmConfig::from_options("openai/x", &opts(&[("memory", "on")])).unwrap_err();
+        assert!(e.to_string().contains("unknown option `memory`"), "{e}");
+        assert!(client_options(&opts(&[("memory", "on")]), ClientOptions::default()).is_ok());
+        assert!(client_options(&opts(&[("memry", "on")]), ClientOptions::default()).is_err());
     }
 
     #[test]

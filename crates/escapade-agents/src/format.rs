@@ -3,9 +3,11 @@
 //! A 135M-parameter model rarely writes `call N3 {"x": "1"}` unaided, but with decoding
 //! constrained to a schema (llama.cpp grammars, OpenAI `json_schema`) every reply is a
 //! well-formed action. The schema is derived from the world's interface alone: the
-//! closed action list when the observation has one, else the function schemas, else a
-//! free-text action field. Replies are read back into [`Action`]s; anything that does
-//! not fit is passed on as text so that the world's own parser explains the problem.
+//! closed action list when the observation has one (where an answer template such as
+//! VisEscape's `<ANSWER>your answer</ANSWER>` becomes a pattern the model fills in), else
+//! the function schemas, else a free-text action field. Replies are read back into
+//! [`Action`]s; anything that does not fit is passed on as text so that the world's own
+//! parser explains the problem.
 
 use escapade_core::{Action, Observation, ToolSchema};
 use escapade_llm::ChatResponse;
@@ -13,6 +15,25 @@ use serde_json::{Value, json};
 
 /// Longest string a constrained reply may hold where the world's schema sets no bound.
 pub const MAX_STRING: u64 = 200;
+
+/// What a typed answer must look like when the action list offers the answer template
+/// (VisEscape's `<ANSWER>your answer</ANSWER>`, Table 17): letters, digits and spaces,
+/// 1 to 16 of them, which covers every code lock's answer.
+pub const ANSWER_PATTERN: &str = "^<ANSWER>[A-Za-z0-9 ]{1,16}</ANSWER>$";
+
+/// Longest string [`ANSWER_PATTERN`] accepts (`<ANSWER>` + 16 + `</ANSWER>`).
+pub const ANSWER_MAX_LENGTH: u64 = 33;
+
+/// Whether an available action is a template to fill in (`<ANSWER>…</ANSWER>`) rather
+/// than an action to copy.
+pub fn is_answer_template(action: &str) -> bool {
+    let a = action.trim();
+    a.len() >= "<ANSWER></ANSWER>".len()
+        && a.get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("<ANSWER>"))
+        && a.get(a.len() - 9..)
+            .is_some_and(|s| s.eq_ignore_ascii_case("</ANSWER>"))
+}
 
 /// Bounds what a schema leaves open, so that constrained decoding cannot run away: a
 /// string without `maxLength` gets [`MAX_STRING`], and an object that names no
@@ -63,11 +84,31 @@ pub fn action_schema(observation: &Observation, tools: &[ToolSchema]) -> Value {
     bounded(&raw_action_schema(observation, tools))
 }
 
+/// The schema of one entry of a closed action list: an enum of the actions, and, when
+/// the list offers the answer template, also a string that fills it in (a model whose
+/// decoding is constrained could otherwise only copy the template itself).
+fn closed_action(actions: &[String]) -> Value {
+    let (templates, plain): (Vec<&String>, Vec<&String>) =
+        actions.iter().partition(|a| is_answer_template(a));
+    if templates.is_empty() {
+        return json!({"type": "string", "enum": actions});
+    }
+    let answer = json!({
+        "type": "string",
+        "pattern": ANSWER_PATTERN,
+        "maxLength": ANSWER_MAX_LENGTH,
+    });
+    if plain.is_empty() {
+        return answer;
+    }
+    json!({"anyOf": [{"type": "string", "enum": plain}, answer]})
+}
+
 fn raw_action_schema(observation: &Observation, tools: &[ToolSchema]) -> Value {
     if let Some(actions) = observation.actions.as_ref().filter(|a| !a.is_empty()) {
         return json!({
             "type": "object",
-            "properties": {"action": {"type": "string", "enum": actions}},
+            "properties": {"action": closed_action(actions)},
             "required": ["action"],
         });
     }
@@ -109,7 +150,7 @@ pub fn schema_instructions(tools: &[ToolSchema]) -> String {
 }
 
 /// Strips a Markdown code fence around JSON, if there is one.
-fn unfence(text: &str) -> &str {
+pub(crate) fn unfence(text: &str) -> &str {
     let t = text.trim();
     let Some(rest) = t.strip_prefix("```") else {
         return t;
@@ -175,6 +216,59 @@ mod tests {
     }
 
     #[test]
+    fn the_answer_template_becomes_a_pattern() {
+        let mut obs = Observation::text("x");
+        obs.actions = Some(vec![
+            "turn to north".into(),
+            "<ANSWER>your answer</ANSWER>".into(),
+            "inspect safe".into(),
+        ]);
+        let s = action_schema(&obs, &[]);
+        let any = s["properties"]["action"]["anyOf"].as_array().unwrap();
+        assert_eq!(any.len(), 2);
+        assert_eq!(any[0]["enum"], json!(["turn to north", "inspect safe"]));
+        assert_eq!(any[1]["pattern"], ANSWER_PATTERN);
+        assert_eq!(any[1]["maxLength"], ANSWER_MAX_LENGTH);
+        assert_eq!(s["required"], json!(["action"]));
+        // the pattern accepts answers and refuses the rest; the bound fits the longest
+        let re = regex::Regex::new(ANSWER_PATTERN).unwrap();
+        let longest = format!("<ANSWER>{}</ANSWER>", "9".repeat(16));
+        assert_eq!(longest.len() as u64, ANSWER_MAX_LENGTH);
+        for (a, ok) in [
+            ("<ANSWER>8056</ANSWER>", true),
+            ("<ANSWER>red blue</ANSWER>", true),
+            (longest.as_str(), true),
+            ("<ANSWER></ANSWER>", false),
+            ("<ANSWER>12345678901234567</ANSWER>", false),
+            ("<ANSWER>80-56</ANSWER>", false),
+            ("8056", false),
+        ] {
+            assert_eq!(re.is_match(a), ok, "{a}");
+        }
+        // only the template: just the pattern
+        obs.actions = Some(vec!["<ANSWER>your answer</ANSWER>".into()]);
+        let s = action_schema(&obs, &[]);
+        assert_eq!(s["properties"]["action"]["pattern"], ANSWER_PATTERN);
+        // no template: the plain enum, as before
+        obs.actions = Some(vec!["<ANSWER>".into(), "look".into()]);
+        let s = action_schema(&obs, &[]);
+        assert_eq!(
+            s["properties"]["action"]["enum"],
+            json!(["<ANSWER>", "look"])
+        );
+        for (a, t) in [
+            ("<ANSWER>your answer</ANSWER>", true),
+            (" <answer>x</answer> ", true),
+            ("<ANSWER></ANSWER>", true),
+            ("<ANSWER>", false),
+            ("open <ANSWER>x</ANSWER> box", false),
+            ("é<ANSWER>x</ANSWER>é", false),
+        ] {
+            assert_eq!(is_answer_template(a), t, "{a}");
+        }
+    }
+
+    #[test]
     fn structured_replies_become_actions() {
         assert_eq!(
             read_structured(r#"{"tool": "investigate", "arguments": {"node_id": "N1"}}"#),
@@ -215,6 +309,7 @@ mod tests {
         fn reading_never_panics(s in ".{0,300}") {
             let _ = read_structured(&s);
             let _ = unfence(&s);
+            let _ = is_answer_template(&s);
         }
     }
 }

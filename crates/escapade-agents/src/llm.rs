@@ -10,15 +10,18 @@
 //! episodes within context (the text of every observation is kept). When a provider still
 //! refuses a prompt as longer than the model's context, the older half of the past
 //! exchanges is dropped for the rest of the episode and the request is sent again.
+//! Observations pass through the [`Describer`] first (socratic mode, `images=off`), so a
+//! picture replaced by text stays in the history as text.
 
 use async_trait::async_trait;
 use escapade_core::{AgentTurn, Image, ToolSchema};
 use escapade_llm::{ChatRequest, Client, Message, Part, Role, ToolCall};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::config::{LlmConfig, Protocol, RequestLog};
 use crate::format;
+use crate::record::digest;
+use crate::socratic::Describer;
 use crate::{AgentError, AsyncAgent, EpisodeStart, TurnInput};
 
 /// What a tool call that was not executed is told (one action per step).
@@ -66,12 +69,15 @@ pub struct LlmAgent {
     /// Exchanges before this index are never sent again (trimmed after the model's
     /// context overflowed).
     floor: usize,
+    /// Turns pictures into text where the options say so.
+    describer: Describer,
 }
 
 impl LlmAgent {
     /// An agent that talks to `client` with `config`.
     pub fn new(config: LlmConfig, client: Client) -> Self {
         LlmAgent {
+            describer: Describer::new(&config, None),
             config,
             client,
             seed: 0,
@@ -85,20 +91,22 @@ impl LlmAgent {
         }
     }
 
+    /// Captions pictures with `client` instead of the acting model's client
+    /// (`socratic=captions` with a `captioner`).
+    pub fn with_captioner(mut self, client: Client) -> Self {
+        self.describer.set_captioner(client);
+        self
+    }
+
     /// The settings.
     pub fn config(&self) -> &LlmConfig {
         &self.config
     }
 
-    fn push_env(&mut self, text: String, images: &[Image]) {
-        let entry = Entry::Env {
-            text,
-            images: if self.config.images {
-                images.to_vec()
-            } else {
-                Vec::new()
-            },
-        };
+    /// Adds an environment entry; `images` are sent as they are (the [`Describer`] has
+    /// already applied `images` and `socratic`).
+    fn push_env(&mut self, text: String, images: Vec<Image>) {
+        let entry = Entry::Env { text, images };
         match self.exchanges.last_mut() {
             Some(ex) => ex.entries.push(entry),
             None => self.exchanges.push(Exchange {
@@ -181,10 +189,7 @@ impl LlmAgent {
 
     /// The step-row record of a request, per the configured [`RequestLog`].
     fn log_request(&mut self, request: &ChatRequest) -> Value {
-        // streamed into the hasher: the request is never held as one JSON buffer
-        let mut hasher = HashWriter(Sha256::new());
-        let _ = serde_json::to_writer(&mut hasher, request);
-        let sha = hex::encode(hasher.0.finalize());
+        let sha = digest(request);
         let mut record = json!({"messages": request.messages.len(), "sha256": sha});
         match self.config.log {
             RequestLog::Hash => {}
@@ -314,20 +319,6 @@ fn is_context_overflow(e: &escapade_llm::LlmError) -> bool {
     }
 }
 
-/// Feeds written bytes to a SHA-256.
-struct HashWriter(Sha256);
-
-impl std::io::Write for HashWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Answers every open tool call: the first with `result` when given, the others (and all
 /// of them when `result` is `None`) with a note that they were not run or were trimmed.
 fn close_calls(out: &mut Vec<Message>, open: &mut Vec<ToolCall>, result: Option<&str>) {
@@ -373,6 +364,7 @@ impl AsyncAgent for LlmAgent {
         self.turn_logged = 0;
         self.requests = 0;
         self.floor = 0;
+        self.describer.reset(start.seed);
         Ok(())
     }
 
@@ -382,9 +374,18 @@ impl AsyncAgent for LlmAgent {
             self.progress = self.progress.max(last.progress);
         }
         self.turn_logged = self.logged;
+        let described = self
+            .describer
+            .describe(&self.client, input.observation)
+            .await?;
         self.exchanges.push(Exchange::default());
-        self.push_env(input.observation.text.clone(), &input.observation.images);
-        self.request(&input).await
+        self.push_env(described.text, described.images);
+        let mut turn = self.request(&input).await?;
+        turn.usage.add(&described.usage);
+        if let (false, Some(record)) = (described.captions.is_empty(), turn.request.as_mut()) {
+            record["captions"] = Value::Array(described.captions);
+        }
+        Ok(turn)
     }
 
     async fn reask(&mut self, error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
@@ -392,7 +393,7 @@ impl AsyncAgent for LlmAgent {
             "That reply could not be used: {error}\nAnswer again with exactly one action in \
              the required format."
         );
-        self.push_env(text, &[]);
+        self.push_env(text, Vec::new());
         self.request(&input).await
     }
 

@@ -101,6 +101,31 @@ pub struct SuiteSpec {
     pub tiers: Vec<(u32, u32)>,
 }
 
+/// One statistic of a suite beside the paper's value, for `escapade suite` (e.g.
+/// VisEscape Table 1: receptacles per room).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaperStat {
+    /// What is measured (`receptacles per room`).
+    pub name: String,
+    /// This suite's value.
+    pub ours: f64,
+    /// The paper's value, when it reports one.
+    pub paper: Option<f64>,
+    /// Where the paper reports it (`VisEscape Table 1`).
+    pub source: String,
+}
+
+/// What [`World::check`] found in an authored scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Validation {
+    /// The scenario as canonical JSON (what `escapade run` and `play` read).
+    pub scenario: String,
+    /// Problems an author should fix (empty: the scenario is sound).
+    pub problems: Vec<String>,
+    /// Facts worth knowing (oracle steps, checkpoints, …).
+    pub notes: Vec<String>,
+}
+
 /// The oracle's verdict on one scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OracleReport {
@@ -148,6 +173,27 @@ pub trait World: Send + Sync {
                 .map(|v| *v as u32)
                 .unwrap_or(outcome.steps),
         })
+    }
+    /// Checks a scenario written by hand (JSON, or another format the world accepts such
+    /// as TOML): loads it, reports what an author should fix, and returns it as JSON.
+    /// The default only checks that an environment opens on it.
+    fn check(&self, text: &str) -> Result<Validation, CoreError> {
+        self.env(text)?;
+        let solved = self.oracle(text)?;
+        Ok(Validation {
+            scenario: text.to_string(),
+            problems: if solved.solved {
+                Vec::new()
+            } else {
+                vec!["the oracle cannot solve it".into()]
+            },
+            notes: vec![format!("oracle steps: {}", solved.steps)],
+        })
+    }
+    /// Statistics of a built suite beside the paper's (empty when the world has none).
+    fn paper_stats(&self, suite: &str, scenarios: &[String]) -> Result<Vec<PaperStat>, CoreError> {
+        let _ = (suite, scenarios);
+        Ok(Vec::new())
     }
     /// A multi-line catalogue of the world's building blocks for `escapade list <world>`.
     fn catalogue(&self) -> String {

@@ -14,6 +14,10 @@ pub struct Image {
     /// The PNG file bytes (not serialized; run directories store them under `media/`).
     #[serde(skip)]
     pub png: Vec<u8>,
+    /// An exact text description of what the picture shows, for text-only models and
+    /// the socratic mode (VisEscape §7). Never more than the picture shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alt: Option<String>,
 }
 
 impl Image {
@@ -22,6 +26,15 @@ impl Image {
         Image {
             sha256: crate::hash::sha256_hex(&png),
             png,
+            alt: None,
+        }
+    }
+
+    /// Wraps PNG bytes with an exact text description of the picture.
+    pub fn with_alt(png: Vec<u8>, alt: impl Into<String>) -> Self {
+        Image {
+            alt: Some(alt.into()),
+            ..Image::from_png(png)
         }
     }
 }

@@ -73,6 +73,22 @@ pub enum RunError {
         .0.display()
     )]
     Locked(PathBuf),
+    /// Occurs when another process is judging the same run directory (`escapade judge`).
+    #[error(
+        "{} is being written by another escapade judge; wait for it to finish",
+        .0.display()
+    )]
+    JudgeLocked(PathBuf),
+    /// Occurs when the model backend of a judge cannot be opened (unknown provider,
+    /// missing API key, bad base URL, a script that does not parse).
+    #[error("cannot open the model backend `{model}`: {error}")]
+    Backend {
+        /// The backend spec, `provider/model`.
+        model: String,
+        /// Why it could not be opened (in the message, not the error chain, so that it is
+        /// printed once).
+        error: escapade_llm::LlmError,
+    },
     /// Occurs when two scenarios of one run or suite share an id.
     #[error("two scenarios share the id `{0}`")]
     DuplicateScenario(String),

@@ -3,7 +3,8 @@
 //! It composes a world (`escapade_core::World`) with agents: [`build_suite`] verifies a
 //! suite with the oracle, [`run`] plays scenario × epoch episodes into a run directory
 //! ([`RunDir`], the documented log format), and [`report()`] turns run directories into
-//! mean ± standard error tables. It holds no world rules and no model code. Start reading
+//! mean ± standard error tables; [`judge()`] has a model label what agents wrote
+//! (LLM-as-judge metrics). It holds no world rules and no model backends. Start reading
 //! at [`runner`].
 //!
 //! ```
@@ -18,6 +19,7 @@
 
 pub mod bench; // the model harness's performance self-check (`escapade bench`)
 pub mod error; // RunError, the one error type of this crate
+pub mod judge; // LLM-as-judge metrics (VisEscape reasoning units) into <run-dir>/judge/
 pub mod play; // a person plays one scenario in the terminal
 pub mod plots; // the papers' figures from one or more runs, as SVG and PNG
 pub mod progress; // progress bars and warnings on standard error
@@ -26,8 +28,10 @@ pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, s
 pub mod runner; // plays scenario × epoch episodes with agents into a run directory
 pub mod source; // suite name, scenario file or directory → the scenarios to play
 pub mod suite; // builds and verifies suites, writes them to disk
+pub mod vis_bench; // the vis world's performance self-check (`escapade bench vis`)
 
 pub use error::RunError;
+pub use judge::{JudgeSpec, Judgement, judge};
 pub use play::{PlayOptions, play_terminal};
 pub use plots::{PlotFormat, write_plots};
 pub use progress::Progress;

@@ -4,7 +4,9 @@
 //! becomes `Action::text(line)`, or `Action::Bytes` when it is not UTF-8. `:help` prints
 //! the rules again, `:quit` gives up, an empty line is ignored, and end of input ends the
 //! episode cleanly. With a record directory the episode is written as a run directory
-//! whose agent is `human`.
+//! whose agent is `human`. Worlds that show pictures (vis, craft, comma) get them written
+//! to an images directory the person can open: each picture once under its SHA-256, and
+//! `current.png` rewritten at every step with the view in front of them.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -34,6 +36,9 @@ pub struct PlayOptions {
     pub suite: String,
     /// The source recorded (suite name or absolute path).
     pub source: String,
+    /// Where pictures are written (`<sha256>.png` and `current.png`); created on the
+    /// first picture.
+    pub images: PathBuf,
 }
 
 impl Default for PlayOptions {
@@ -44,6 +49,7 @@ impl Default for PlayOptions {
             record: None,
             suite: "play".into(),
             source: String::new(),
+            images: PathBuf::from("escapade-play"),
         }
     }
 }
@@ -82,6 +88,7 @@ pub fn play_terminal(
             prompt: String::new(),
             quit: false,
             eof: false,
+            images: options.images.clone(),
         };
         let mut recorder = match &recording {
             Some(dir) => Some(Recorder {
@@ -253,9 +260,36 @@ struct Human<'a> {
     prompt: String,
     quit: bool,
     eof: bool,
+    images: PathBuf,
 }
 
 impl Human<'_> {
+    /// Writes a picture where the person can open it; returns the line that points to it.
+    fn show(&self, image: &escapade_core::Image, current: bool) -> String {
+        let write = || -> std::io::Result<PathBuf> {
+            std::fs::create_dir_all(&self.images)?;
+            let path = self.images.join(format!("{}.png", image.sha256));
+            if !path.exists() {
+                std::fs::write(&path, &image.png)?;
+            }
+            if current {
+                let tmp = self.images.join(".current.png.tmp");
+                std::fs::write(&tmp, &image.png)?;
+                std::fs::rename(&tmp, self.images.join("current.png"))?;
+            }
+            Ok(path)
+        };
+        match write() {
+            Ok(path) if current => format!(
+                "[picture: {} (also {})]\n",
+                self.images.join("current.png").display(),
+                path.display()
+            ),
+            Ok(path) => format!("[picture: {}]\n", path.display()),
+            Err(e) => format!("[picture not written: {e}]\n"),
+        }
+    }
+
     fn say(&mut self, text: &str) {
         let _ = self.output.write_all(text.as_bytes());
         let _ = self.output.flush();
@@ -287,8 +321,8 @@ impl Agent for Human<'_> {
         _last: Option<&Step>,
     ) -> std::result::Result<AgentTurn, CoreError> {
         let mut text = format!("\n{}\n", observation.text.trim_end());
-        for image in &observation.images {
-            text.push_str(&format!("[image media/{}.png]\n", image.sha256));
+        for (i, image) in observation.images.iter().enumerate() {
+            text.push_str(&self.show(image, i == 0));
         }
         if let Some(actions) = &observation.actions {
             text.push_str("available actions:\n");

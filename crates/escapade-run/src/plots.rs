@@ -17,7 +17,7 @@
 //! With several worlds there is one of each per world, the file names prefixed with
 //! `<world>-`. The files are deterministic — no timestamps, inputs in canonical order —
 //! so the same inputs give the same bytes. PNG text is drawn with the bundled DejaVu Sans
-//! (`assets/fonts/`, licence alongside), registered with plotters' `ab_glyph` backend; SVG
+//! (`escapade-render/assets/fonts/`, licence alongside), registered with plotters' `ab_glyph` backend; SVG
 //! files name the `sans-serif` family and leave glyphs to the viewer (layout still uses
 //! the bundled font's metrics, so SVG and PNG agree).
 
@@ -37,8 +37,8 @@ use crate::rundir::TRAJECTORIES;
 use crate::suite::file_stem;
 
 /// DejaVu Sans 2.37 (Bitstream Vera licence with the Arev terms, see
-/// `assets/fonts/LICENSE-DejaVu.txt`): the one face plots are drawn with.
-const FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+/// `escapade-render/assets/fonts/LICENSE-DejaVu.txt`): the one face plots are drawn with.
+const FONT: &[u8] = escapade_render::FONT;
 /// The family name the font is registered under and plots ask for.
 const FAMILY: &str = "sans-serif";
 /// Picture size in pixels (SVG user units).

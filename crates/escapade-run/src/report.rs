@@ -35,7 +35,10 @@
 //! ending in `_rate`, `success`, `resolution`, `discovery`) are shown ×100 with one
 //! decimal; usage columns that are zero throughout (baselines) are left out. A closing
 //! "Usage" table gives each run's totals — tokens, cost, latency per step — which is what
-//! budgets are made of.
+//! budgets are made of. With [`Report::per_scenario`] (`--per-scenario`) each world also
+//! gets a table with a row per scenario (VisEscape's per-room results, Table 16), and the
+//! JSON a `"scenarios"` list of `{"world", "scenario", "difficulty", "run", "n",
+//! "metrics"}`; CSV keeps only the tier and overall rows.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -99,6 +102,23 @@ pub struct Group {
     pub metrics: IndexMap<String, Stat>,
 }
 
+/// The episodes of one run on one scenario (VisEscape reports per room, Table 16).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioGroup {
+    /// World name.
+    pub world: String,
+    /// Scenario id.
+    pub scenario: String,
+    /// Difficulty tier.
+    pub difficulty: u32,
+    /// Label of the run (see [`RunInfo::label`]).
+    pub run: String,
+    /// Number of episodes (epochs).
+    pub n: usize,
+    /// Metric name → mean ± se, in column order.
+    pub metrics: IndexMap<String, Stat>,
+}
+
 /// All episodes of one run in one world.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorldSummary {
@@ -157,6 +177,10 @@ pub struct Report {
     pub overall: IndexMap<String, WorldSummary>,
     /// The runs compared, in the order their first input was given.
     pub runs: Vec<RunInfo>,
+    /// One group per (world, scenario, run), sorted by world and scenario; filled only
+    /// when asked for ([`Report::per_scenario`], `escapade report --per-scenario`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scenarios: Vec<ScenarioGroup>,
     /// Warnings met while reading (torn last lines, overlapping or missing shards,
     /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
@@ -513,9 +537,21 @@ fn short(hash: &str) -> &str {
 }
 
 fn is_percent(name: &str) -> bool {
-    ["_rate", "success", "resolution", "discovery"]
-        .iter()
-        .any(|s| name.ends_with(s))
+    // VisEscape's shares (§4.2, Table 6, App. C.2, C.3) are percentages in the paper too
+    const SHARES: [&str; 8] = [
+        "gc",
+        "spl",
+        "repeated_action_ratio",
+        "brute_force_ratio",
+        "essential_views_seen",
+        "essential_views_seen_100",
+        "pass_at_1",
+        "pass_at_k",
+    ];
+    SHARES.contains(&name)
+        || ["_rate", "success", "resolution", "discovery"]
+            .iter()
+            .any(|s| name.ends_with(s))
 }
 
 fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
@@ -640,8 +676,33 @@ impl Report {
             groups,
             overall,
             runs,
+            scenarios: Vec::new(),
             warnings: set.warnings.clone(),
         }
+    }
+
+    /// Adds one group per (world, scenario, run) of `set`: the per-room table.
+    pub fn per_scenario(mut self, set: &RunSet) -> Report {
+        let mut by: BTreeMap<(&str, &str, usize), Vec<&EpisodeRow>> = BTreeMap::new();
+        for (k, run) in set.runs.iter().enumerate() {
+            for e in &run.episodes {
+                by.entry((e.row.world.as_str(), e.row.scenario.as_str(), k))
+                    .or_default()
+                    .push(&e.row);
+            }
+        }
+        self.scenarios = by
+            .into_iter()
+            .map(|((world, scenario, k), rows)| ScenarioGroup {
+                world: world.to_string(),
+                scenario: scenario.to_string(),
+                difficulty: rows[0].difficulty,
+                run: set.runs[k].label.clone(),
+                n: rows.len(),
+                metrics: aggregate(&rows),
+            })
+            .collect();
+        self
     }
 
     /// Number of episodes over all worlds and runs.
@@ -725,22 +786,28 @@ impl Report {
                             .any(|m| m.get(name).is_some_and(|s| s.mean != 0.0 || s.se != 0.0))
                 })
                 .collect();
-            out.push_str(&format!("\n## {world}\n\n| difficulty |"));
-            if several {
-                out.push_str(" run |");
-            }
-            out.push_str(" n |");
-            for name in &names {
-                let unit = if is_percent(name) { " (%)" } else { "" };
-                out.push_str(&format!(" {name}{unit} |"));
-            }
-            out.push_str(if several {
-                "\n|---:|:---|---:|"
-            } else {
-                "\n|---:|---:|"
-            });
-            out.push_str(&"---:|".repeat(names.len()));
-            out.push('\n');
+            // the header of a table whose first column is `first`, aligned `align`
+            let header = |first: &str, align: &str| {
+                let mut h = format!("| {first} |");
+                if several {
+                    h.push_str(" run |");
+                }
+                h.push_str(" n |");
+                for name in &names {
+                    let unit = if is_percent(name) { " (%)" } else { "" };
+                    h.push_str(&format!(" {name}{unit} |"));
+                }
+                h.push_str(&format!("\n|{align}|"));
+                if several {
+                    h.push_str(":---|");
+                }
+                h.push_str("---:|");
+                h.push_str(&"---:|".repeat(names.len()));
+                h.push('\n');
+                h
+            };
+            out.push_str(&format!("\n## {world}\n\n"));
+            out.push_str(&header("difficulty", "---:"));
             let row = |tier: String, run: &str, n: usize, metrics: &IndexMap<String, Stat>| {
                 let mut line = format!("| {tier} |");
                 if several {
@@ -761,6 +828,15 @@ impl Report {
             }
             for s in &summaries {
                 out.push_str(&row("all".into(), &s.run, s.n, &s.metrics));
+            }
+            let per: Vec<&ScenarioGroup> =
+                self.scenarios.iter().filter(|g| g.world == world).collect();
+            if !per.is_empty() {
+                out.push_str(&format!("\n### {world}, per scenario\n\n"));
+                out.push_str(&header("scenario", ":---"));
+                for g in per {
+                    out.push_str(&row(escape(&g.scenario), &g.run, g.n, &g.metrics));
+                }
             }
             if several {
                 let parts: Vec<String> = summaries

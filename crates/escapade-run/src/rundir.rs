@@ -7,6 +7,7 @@
 //!   trajectories/<scenario>/<epoch>.jsonl   one StepRow per step
 //!   media/<sha256>.png                      images, written once
 //!   summary.json, report.md                 the run's report (JSON and Markdown)
+//!   judge/<task>.jsonl                      verdicts of `escapade judge` (see `judge`)
 //! ```
 //!
 //! Rows are appended and flushed one at a time, so a killed run loses at most the line
@@ -240,11 +241,11 @@ pub fn read_run_toml(dir: &Path) -> Result<RunToml> {
     })
 }
 
-/// Rows of an `episodes.jsonl` file, and warnings about a torn last line.
-#[derive(Debug, Clone, Default)]
-pub struct EpisodesFile {
+/// Rows of a JSON Lines file of the run directory, and warnings about a torn last line.
+#[derive(Debug, Clone)]
+pub struct JsonlFile<T> {
     /// The valid rows, in file order.
-    pub rows: Vec<EpisodeRow>,
+    pub rows: Vec<T>,
     /// Warnings (a torn last line).
     pub warnings: Vec<String>,
     /// Byte length of the valid prefix (everything up to the last valid line's newline).
@@ -254,14 +255,35 @@ pub struct EpisodesFile {
     pub missing_newline: bool,
 }
 
+impl<T> Default for JsonlFile<T> {
+    fn default() -> Self {
+        JsonlFile {
+            rows: Vec::new(),
+            warnings: Vec::new(),
+            valid_len: 0,
+            missing_newline: false,
+        }
+    }
+}
+
+/// Rows of an `episodes.jsonl` file, and warnings about a torn last line.
+pub type EpisodesFile = JsonlFile<EpisodeRow>;
+
 /// Reads an `episodes.jsonl` file. A malformed *last* line (a killed process) is skipped
 /// with a warning; a malformed line before it is an error. Blank lines are skipped.
 pub fn read_episodes(path: &Path) -> Result<EpisodesFile> {
+    read_jsonl(path)
+}
+
+/// Reads a JSON Lines file of rows of type `T` (episodes, judge verdicts). A malformed
+/// *last* line (a killed process) is skipped with a warning; a malformed line before it
+/// is an error. Blank lines are skipped.
+pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<JsonlFile<T>> {
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(|e| RunError::io("cannot read", path, e))?;
-    let mut out = EpisodesFile::default();
+    let mut out = JsonlFile::default();
     let mut start = 0usize;
     let mut line_no = 0usize;
     while start < bytes.len() {
@@ -279,7 +301,7 @@ pub fn read_episodes(path: &Path) -> Result<EpisodesFile> {
             }
             continue;
         }
-        match serde_json::from_slice::<EpisodeRow>(line) {
+        match serde_json::from_slice::<T>(line) {
             Ok(row) => {
                 out.rows.push(row);
                 out.valid_len = next as u64;
@@ -287,7 +309,7 @@ pub fn read_episodes(path: &Path) -> Result<EpisodesFile> {
             }
             Err(e) if is_last => {
                 out.warnings.push(format!(
-                    "{}:{line_no}: ignoring a malformed last line (was the run killed?): {e}",
+                    "{}:{line_no}: ignoring a malformed last line (was the process killed?): {e}",
                     path.display()
                 ));
             }
@@ -302,6 +324,30 @@ pub fn read_episodes(path: &Path) -> Result<EpisodesFile> {
         start = next;
     }
     Ok(out)
+}
+
+/// Makes `path` end with the valid rows `file` read from it, so that new rows append
+/// cleanly: cuts off a torn last line and adds the newline a complete last row lacks.
+/// Call it only while holding the directory's lock.
+pub(crate) fn repair_tail<T>(path: &Path, file: &JsonlFile<T>) -> Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| RunError::io("cannot open", path, e))?;
+    let len = f
+        .metadata()
+        .map_err(|e| RunError::io("cannot read", path, e))?
+        .len();
+    if len > file.valid_len {
+        f.set_len(file.valid_len)
+            .map_err(|e| RunError::io("cannot truncate", path, e))?;
+    }
+    if file.missing_newline {
+        f.seek(SeekFrom::End(0))
+            .and_then(|_| f.write_all(b"\n"))
+            .map_err(|e| RunError::io("cannot write", path, e))?;
+    }
+    Ok(())
 }
 
 /// An open run directory that episodes are written into. Shareable between threads.
@@ -430,23 +476,7 @@ impl RunDir {
         if path.is_file() {
             let file = read_episodes(&path)?;
             warnings.extend(file.warnings.iter().cloned());
-            let mut f = OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(|e| RunError::io("cannot open", &path, e))?;
-            let len = f
-                .metadata()
-                .map_err(|e| RunError::io("cannot read", &path, e))?
-                .len();
-            if len > file.valid_len {
-                f.set_len(file.valid_len)
-                    .map_err(|e| RunError::io("cannot truncate", &path, e))?;
-            }
-            if file.missing_newline {
-                f.seek(SeekFrom::End(0))
-                    .and_then(|_| f.write_all(b"\n"))
-                    .map_err(|e| RunError::io("cannot write", &path, e))?;
-            }
+            repair_tail(&path, &file)?;
             let foreign = file
                 .rows
                 .iter()
@@ -579,6 +609,12 @@ pub const LOCK: &str = ".lock";
 /// Takes the run directory's exclusive lock (released when the file closes, also when
 /// the process is killed), or fails at once when another process holds it.
 fn lock(dir: &Path) -> Result<File> {
+    try_lock(dir)?.ok_or_else(|| RunError::Locked(dir.to_path_buf()))
+}
+
+/// Takes the exclusive lock of `dir` (its `.lock` file): `None` when another process
+/// holds it.
+pub(crate) fn try_lock(dir: &Path) -> Result<Option<File>> {
     let path = dir.join(LOCK);
     let file = OpenOptions::new()
         .create(true)
@@ -587,13 +623,13 @@ fn lock(dir: &Path) -> Result<File> {
         .open(&path)
         .map_err(|e| RunError::io("cannot open", &path, e))?;
     match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Locked(dir.to_path_buf())),
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
         Err(std::fs::TryLockError::Error(e)) => Err(RunError::io("cannot lock", &path, e)),
     }
 }
 
-fn open_append(path: &Path) -> Result<File> {
+pub(crate) fn open_append(path: &Path) -> Result<File> {
     OpenOptions::new()
         .create(true)
         .append(true)

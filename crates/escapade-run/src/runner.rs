@@ -17,8 +17,8 @@
 //! them from their start (their partial trajectories are overwritten).
 //!
 //! Agents are made per episode by an [`AgentFactory`]; [`Baseline`] makes a world's own
-//! baseline agents (`oracle`, `random`), [`LlmFactory`] model agents over one shared
-//! `escapade_llm::Client`.
+//! baseline agents (`oracle`, `random`), [`LlmFactory`] model agents (`llm`, and
+//! VisEscape's `base` and `visescaper`) over one shared `escapade_llm::Client`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::AssertUnwindSafe;
@@ -28,7 +28,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use escapade_agents::{
-    AgentError, AsyncAgent, Blocking, EpisodeStart, LlmAgent, LlmConfig, TurnInput,
+    AgentError, AsyncAgent, Blocking, EpisodeStart, Escaper, EscaperConfig, LlmAgent, LlmConfig,
+    MODEL_AGENTS, TurnInput,
 };
 use escapade_core::env::Outcome;
 use escapade_core::trajectory::LoggedObservation;
@@ -72,7 +73,7 @@ impl Baseline {
         let kinds = world.agent_kinds();
         if !kinds.contains(&kind) {
             let mut known: Vec<&str> = kinds;
-            known.push("llm");
+            known.extend(MODEL_AGENTS);
             return Err(RunError::unknown("agent", kind, known));
         }
         Ok(Baseline {
@@ -99,17 +100,47 @@ impl AgentFactory for Baseline {
     }
 }
 
-/// Model agents ([`LlmAgent`]) sharing one client, so that the backend's concurrency and
-/// rate limits (and the local model server) are shared by every episode of the run.
+/// The settings of the model agents a [`LlmFactory`] makes.
+#[derive(Debug, Clone)]
+enum ModelAgent {
+    /// The generic loop, [`LlmAgent`].
+    Llm(LlmConfig),
+    /// VisEscape's BaseAgent or VisEscaper, [`Escaper`].
+    Escaper(EscaperConfig),
+}
+
+/// Model agents ([`LlmAgent`], or [`Escaper`] for `base` and `visescaper`) sharing one
+/// client, so that the backend's concurrency and rate limits (and the local model
+/// server) are shared by every episode of the run; a captioner client likewise.
 pub struct LlmFactory {
-    config: LlmConfig,
+    config: ModelAgent,
     client: escapade_llm::Client,
+    captioner: Option<escapade_llm::Client>,
 }
 
 impl LlmFactory {
-    /// Agents with `config` talking through `client`.
+    /// [`LlmAgent`]s with `config` talking through `client`.
     pub fn new(config: LlmConfig, client: escapade_llm::Client) -> Self {
-        LlmFactory { config, client }
+        LlmFactory {
+            config: ModelAgent::Llm(config),
+            client,
+            captioner: None,
+        }
+    }
+
+    /// BaseAgents or VisEscapers ([`Escaper`]) with `config` talking through `client`.
+    pub fn escaper(config: EscaperConfig, client: escapade_llm::Client) -> Self {
+        LlmFactory {
+            config: ModelAgent::Escaper(config),
+            client,
+            captioner: None,
+        }
+    }
+
+    /// Captions pictures with `client` (`socratic=captions` with a `captioner`).
+    pub fn with_captioner(mut self, client: escapade_llm::Client) -> Self {
+        self.captioner = Some(client);
+        self
     }
 
     /// The shared client (for live usage statistics).
@@ -119,8 +150,12 @@ impl LlmFactory {
 }
 
 impl AgentFactory for LlmFactory {
+    /// `llm:<model>`, `base:<model>` or `visescaper:<model>`.
     fn name(&self) -> String {
-        format!("llm:{}", self.config.model)
+        match &self.config {
+            ModelAgent::Llm(config) => format!("llm:{}", config.model),
+            ModelAgent::Escaper(config) => config.name(),
+        }
     }
 
     fn make(
@@ -129,10 +164,17 @@ impl AgentFactory for LlmFactory {
         _scenario_json: &str,
         _seed: u64,
     ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
-        Ok(Box::new(LlmAgent::new(
-            self.config.clone(),
-            self.client.clone(),
-        )))
+        let client = self.client.clone();
+        Ok(match (&self.config, &self.captioner) {
+            (ModelAgent::Llm(c), None) => Box::new(LlmAgent::new(c.clone(), client)),
+            (ModelAgent::Llm(c), Some(cap)) => {
+                Box::new(LlmAgent::new(c.clone(), client).with_captioner(cap.clone()))
+            }
+            (ModelAgent::Escaper(c), None) => Box::new(Escaper::new(c.clone(), client)),
+            (ModelAgent::Escaper(c), Some(cap)) => {
+                Box::new(Escaper::new(c.clone(), client).with_captioner(cap.clone()))
+            }
+        })
     }
 }
 

@@ -10,8 +10,13 @@
 //!  "stats": {"tiers": [{"difficulty", "count", "solved", "mean_oracle_steps",
 //!                       "min_oracle_steps", "max_oracle_steps"}],
 //!            "count", "solved", "mean_oracle_steps", "min_oracle_steps",
-//!            "max_oracle_steps", "suite_hash"}}
+//!            "max_oracle_steps", "suite_hash",
+//!            "paper": [{"name", "ours", "paper", "source"}]}}
 //! ```
+//!
+//! `paper` holds the world's own statistics beside the paper's values (VisEscape's
+//! receptacles, items, quizzes, checkpoints and oracle steps per room, …); it is absent
+//! for worlds that report none.
 //!
 //! Oracle step statistics are over the solved scenarios (null when none is solved).
 //! `suite_hash` is [`escapade_core::hash::content_hash`] of the list of scenario hashes in
@@ -88,6 +93,9 @@ pub struct SuiteStats {
     pub max_oracle_steps: Option<u32>,
     /// Content hash of the list of scenario hashes, in suite order.
     pub suite_hash: String,
+    /// The world's own statistics beside the paper's values (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paper: Vec<escapade_core::env::PaperStat>,
 }
 
 /// Statistics of one difficulty tier.
@@ -158,7 +166,8 @@ pub fn build_suite(world: &dyn World, suite: &str, progress: Progress) -> Result
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let stats = stats(&scenarios);
+    let mut stats = stats(&scenarios);
+    stats.paper = world.paper_stats(suite, &texts)?;
     Ok(SuiteBuild {
         suite: suite.to_string(),
         scenarios,
@@ -196,6 +205,7 @@ pub fn stats(scenarios: &[SuiteScenario]) -> SuiteStats {
         min_oracle_steps: min,
         max_oracle_steps: max,
         suite_hash: hash::content_hash(&hashes),
+        paper: Vec::new(),
     }
 }
 

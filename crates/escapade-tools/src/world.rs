@@ -176,6 +176,37 @@ impl World for ToolsWorld {
         })
     }
 
+    /// Mean minimum tool calls per tier beside AgentEscapeBench Table 3's "Min.
+    /// Required" row (5/10/15/20 nodes; the paper gives none for 25).
+    fn paper_stats(
+        &self,
+        _suite: &str,
+        scenarios: &[String],
+    ) -> Result<Vec<escapade_core::env::PaperStat>, CoreError> {
+        const TABLE_3: [(u32, f64); 4] = [(5, 9.03), (10, 18.20), (15, 27.73), (20, 36.63)];
+        let parsed: Vec<ToolsScenario> = scenarios
+            .iter()
+            .map(|s| self.parse(s))
+            .collect::<Result<_, _>>()?;
+        let tiers: BTreeSet<u32> = parsed.iter().map(|s| s.difficulty).collect();
+        Ok(tiers
+            .into_iter()
+            .map(|d| {
+                let calls: Vec<f64> = parsed
+                    .iter()
+                    .filter(|s| s.difficulty == d)
+                    .map(|s| f64::from(s.min_tool_calls))
+                    .collect();
+                escapade_core::env::PaperStat {
+                    name: format!("min tool calls, {d} nodes"),
+                    ours: calls.iter().sum::<f64>() / calls.len().max(1) as f64,
+                    paper: TABLE_3.iter().find(|t| t.0 == d).map(|t| t.1),
+                    source: "AgentEscapeBench Table 3".into(),
+                }
+            })
+            .collect())
+    }
+
     fn catalogue(&self) -> String {
         let mut t = String::new();
         let _ = writeln!(

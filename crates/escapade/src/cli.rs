@@ -31,8 +31,13 @@ pub enum Command {
     Resume(ResumeArgs),
     /// Print metrics tables (mean ± standard error) of one or more runs.
     Report(ReportArgs),
+    /// Have a model judge what the agents of runs wrote (LLM-as-judge metrics), e.g.
+    /// VisEscape's reasoning components; verdicts are kept in `<run-dir>/judge/`.
+    Judge(JudgeArgs),
     /// Play a scenario yourself in the terminal.
     Play(PlayArgs),
+    /// Check a scenario written by hand (vis rooms: JSON or TOML) and convert it to JSON.
+    Check(CheckArgs),
     /// Print the JSON Schema of the run-directory rows.
     Schema,
     /// Install the built-in local model (llama.cpp server + SmolLM2-135M) into the cache.
@@ -44,6 +49,10 @@ pub enum Command {
 /// `escapade bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// What to measure: `harness` (the model loop) or `vis` (the vis world's env step,
+    /// view drawing and suite build).
+    #[arg(default_value = "harness")]
+    pub what: String,
     /// Episodes of the throughput check.
     #[arg(long, default_value_t = 1000)]
     pub episodes: usize,
@@ -82,7 +91,7 @@ pub struct ListArgs {
 pub struct GenArgs {
     /// The world (`tools`, `vis`, `comma`, `craft`).
     pub world: String,
-    /// Difficulty tier (tools: node count).
+    /// Difficulty tier (tools: node count; vis: room size class 1-3).
     #[arg(long, short)]
     pub difficulty: u32,
     /// Seed of the first scenario; the others use the following seeds.
@@ -114,19 +123,24 @@ pub struct SuiteArgs {
 pub struct RunArgs {
     /// A suite name, a scenario file, or a directory of scenarios.
     pub source: String,
-    /// The agent: `llm` (a model, see --model) or a baseline kind of the world
-    /// (`oracle`, `random`, …).
+    /// The agent: a model agent (see --model) — `llm` (the generic chat loop), `base`
+    /// (VisEscape's BaseAgent: one prompt per step with the last 20 steps) or
+    /// `visescaper` (BaseAgent with memory and reasoning) — or a baseline kind of the
+    /// world (`oracle`, `random`, …).
     #[arg(long, short, default_value = "llm")]
     pub agent: String,
-    /// The model of an `llm` agent, as `provider/model`: `openai/gpt-4o`,
+    /// The model of a model agent, as `provider/model`: `openai/gpt-4o`,
     /// `openai-compatible/<model>` (with --base-url), `anthropic/<model>`,
     /// `scripted/<file.jsonl>`, or `local/smollm2` (the default; install with `escapade setup`).
     #[arg(long, short)]
     pub model: Option<String>,
-    /// Agent and backend options as key=value (repeatable): history=full|last:K|key[:K],
-    /// reask=N, protocol=text|tools, structured=auto|on|off, temperature=T, max_tokens=N,
-    /// images=on|off, log=delta|full|hash, timeout=SECS, retries=N, rpm=N, tpm=N,
-    /// backend_concurrency=N, prices=FILE, threads=N, context=N, parallel=N.
+    /// Agent and backend options as key=value (repeatable): reask=N,
+    /// structured=auto|on|off, temperature=T, max_tokens=N, images=on|off,
+    /// log=delta|full|hash, socratic=off|alt|captions, captioner=PROVIDER/MODEL; `llm`
+    /// only: history=full|last:K|key[:K], protocol=text|tools; `base`/`visescaper` only:
+    /// memory=on|off, reasoning=on|off, window=N, navigation=PREFIX,…; backend:
+    /// timeout=SECS, retries=N, rpm=N, tpm=N, backend_concurrency=N, prices=FILE,
+    /// threads=N, context=N, parallel=N.
     #[arg(short = 'A', long = "agent-option", value_name = "KEY=VALUE")]
     pub agent_options: Vec<String>,
     /// Base URL of the model's API (`openai-compatible/…` also reads `OPENAI_BASE_URL`;
@@ -187,6 +201,9 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, short, value_enum, default_value_t = ReportFormat::Md)]
     pub format: ReportFormat,
+    /// Also give a table per scenario (per room), and `scenarios` in the JSON.
+    #[arg(long)]
+    pub per_scenario: bool,
     /// Same as `--format json`.
     #[arg(long)]
     pub json: bool,
@@ -194,6 +211,56 @@ pub struct ReportArgs {
     /// `plots/` inside the first run directory).
     #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
     pub plots: Option<PathBuf>,
+}
+
+/// `escapade judge`.
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// Run directories (or `episodes.jsonl` files); the shards of one run are merged, and
+    /// each run gets its own table.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The judge model, as `provider/model`: `openai/gpt-4o`, `anthropic/<model>`,
+    /// `openai-compatible/<model>` (with --base-url), `local/smollm2`, or
+    /// `scripted/<file.jsonl>`.
+    #[arg(long, short, required = true)]
+    pub model: String,
+    /// What to judge: `reasoning` (VisEscape §6.2: each step's reasoning cut into
+    /// Observation, Guess, Hypothesis, Planning and Recall units).
+    #[arg(long, short, default_value = "reasoning")]
+    pub task: String,
+    /// Judge calls in flight at once.
+    #[arg(long, short, default_value_t = escapade_run::judge::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+    /// Judge only the first N steps of each run (in scenario, epoch and step order).
+    #[arg(long, short)]
+    pub limit: Option<usize>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Judge and backend options as key=value (repeatable): max_chars=N (most characters
+    /// of reasoning sent, default 8000), max_tokens=N (default 4096), timeout=SECS,
+    /// retries=N, rpm=N, tpm=N, backend_concurrency=N, prices=FILE, threads=N, context=N,
+    /// parallel=N.
+    #[arg(short = 'A', long = "option", value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Base URL of the judge model's API (`openai-compatible/…` also reads
+    /// `OPENAI_BASE_URL`).
+    #[arg(long)]
+    pub base_url: Option<String>,
+}
+
+/// `escapade check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The scenario file.
+    pub file: PathBuf,
+    /// The world, when the file does not name it.
+    #[arg(long)]
+    pub world: Option<String>,
+    /// Write the scenario as JSON here (what `run` and `play` read).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `escapade play`.
@@ -210,4 +277,8 @@ pub struct PlayArgs {
     /// Also write a run directory (agent `human`) under this directory.
     #[arg(long)]
     pub record: Option<PathBuf>,
+    /// Where pictures of the views are written (`current.png` is the view in front of
+    /// you, rewritten every step).
+    #[arg(long, default_value = "escapade-play")]
+    pub images: PathBuf,
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use anyhow::{Context as _, Result, bail};
-use escapade_agents::LlmConfig;
 use escapade_agents::config::client_options;
+use escapade_agents::{EscaperConfig, EscaperKind, LlmConfig, MODEL_AGENTS};
 use escapade_core::{ScenarioHeader, World};
 use escapade_llm::ClientOptions;
 use escapade_run::plots::PlotFormat;
@@ -19,8 +19,8 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    BenchArgs, GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs,
-    SetupArgs, SuiteArgs,
+    BenchArgs, CheckArgs, GenArgs, JudgeArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat,
+    ResumeArgs, RunArgs, SetupArgs, SuiteArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -60,6 +60,7 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
                 "tiers": s.tiers.iter().map(|(d, c)| json!({"difficulty": d, "count": c}))
                     .collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
+            "model_agents": MODEL_AGENTS,
         });
         if let (Some(w), Some(map)) = (worlds.first(), v.as_object_mut())
             && args.world.is_some()
@@ -77,6 +78,11 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
         writeln!(ctx.out, "  {:<8} {}", w.name(), w.description())?;
         writeln!(ctx.out, "           agents: {}", w.agent_kinds().join(", "))?;
     }
+    writeln!(
+        ctx.out,
+        "model agents (any world, with --model): {}",
+        MODEL_AGENTS.join(", ")
+    )?;
     writeln!(ctx.out, "suites:")?;
     if suites.is_empty() {
         writeln!(ctx.out, "  (none)")?;
@@ -198,6 +204,22 @@ pub fn suite(ctx: &mut Ctx<'_>, args: &SuiteArgs) -> Result<()> {
             opt(s.min_oracle_steps),
             opt(s.max_oracle_steps)
         )?;
+        if !s.paper.is_empty() {
+            writeln!(
+                ctx.out,
+                "\n{:<34} {:>8} {:>8}  source",
+                "statistic", "ours", "paper"
+            )?;
+            for p in &s.paper {
+                let paper = p.paper.map_or("-".to_string(), |v| format!("{v:.2}"));
+                writeln!(
+                    ctx.out,
+                    "{:<34} {:>8.2} {:>8}  {}",
+                    p.name, p.ours, paper, p.source
+                )?;
+            }
+            writeln!(ctx.out)?;
+        }
         writeln!(ctx.out, "suite hash: {}", s.suite_hash)?;
         if let Some(dir) = &args.out {
             writeln!(ctx.out, "written to {}", dir.display())?;
@@ -224,7 +246,8 @@ pub fn suite(ctx: &mut Ctx<'_>, args: &SuiteArgs) -> Result<()> {
     Ok(())
 }
 
-/// The model used when `--agent llm` is given without `--model`: the built-in local model.
+/// The model used when a model agent (`--agent llm|base|visescaper`) is given without
+/// `--model`: the built-in local model.
 pub const DEFAULT_MODEL: &str = "local/smollm2";
 
 /// A tokio runtime for commands that talk to models.
@@ -235,16 +258,20 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// The agent factory for an agent spec: `llm` (a model agent over `options["model"]`)
-/// or one of the world's baselines.
+/// The agent factory for an agent spec: a model agent over `options["model"]` (`llm`,
+/// or VisEscape's `base` and `visescaper`) or one of the world's baselines.
 async fn agents(
     world: &dyn World,
     spec: &str,
     options: &BTreeMap<String, String>,
 ) -> Result<Box<dyn AgentFactory>> {
-    if spec != "llm" {
+    if !MODEL_AGENTS.contains(&spec) {
         if !options.is_empty() {
-            bail!("agent options (-A, --model, --base-url) apply only to `--agent llm`");
+            bail!(
+                "agent options (-A, --model, --base-url) apply only to model agents \
+                 (`--agent {}`)",
+                MODEL_AGENTS.join("|")
+            );
         }
         return Ok(Box::new(Baseline::new(world, spec)?));
     }
@@ -252,12 +279,32 @@ async fn agents(
         .get("model")
         .map(String::as_str)
         .unwrap_or(DEFAULT_MODEL);
-    let config = LlmConfig::from_options(model, options)?;
+    // each kind checks its own keys before any backend is opened
+    let (config, escaper) = match EscaperKind::from_spec(spec) {
+        None => (LlmConfig::from_options(model, options)?, None),
+        Some(kind) => {
+            let e = EscaperConfig::from_options(kind, model, options)?;
+            (e.llm.clone(), Some(e))
+        }
+    };
     let client_options = client_options(options, ClientOptions::default())?;
     let client = escapade_llm::open(&config.model, &client_options)
         .await
         .with_context(|| format!("cannot open the model backend `{}`", config.model))?;
-    Ok(Box::new(LlmFactory::new(config, client)))
+    let factory = match escaper {
+        None => LlmFactory::new(config.clone(), client),
+        Some(e) => LlmFactory::escaper(e, client),
+    };
+    let factory = match &config.captioner {
+        None => factory,
+        Some(spec) => {
+            let captioner = escapade_llm::open(spec, &client_options)
+                .await
+                .with_context(|| format!("cannot open the captioner backend `{spec}`"))?;
+            factory.with_captioner(captioner)
+        }
+    };
+    Ok(Box::new(factory))
 }
 
 /// `-A key=value` options, `--model` and `--base-url` as one map (recorded in run.toml).
@@ -273,7 +320,7 @@ fn agent_options(args: &RunArgs) -> Result<BTreeMap<String, String>> {
         }
         options.insert(k.to_string(), v.to_string());
     }
-    if args.agent == "llm" {
+    if MODEL_AGENTS.contains(&args.agent.as_str()) {
         let model = args
             .model
             .clone()
@@ -282,7 +329,7 @@ fn agent_options(args: &RunArgs) -> Result<BTreeMap<String, String>> {
         options.insert("model".into(), model);
     } else if args.model.is_some() {
         bail!(
-            "--model applies only to `--agent llm` (got --agent {})",
+            "--model applies only to `--agent llm`, `base` or `visescaper` (got --agent {})",
             args.agent
         );
     }
@@ -397,7 +444,11 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
 
 /// `escapade report <run-dir>... [--format md|csv|json] [--json]`.
 pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
-    let report = escapade_run::report(&args.dirs)?;
+    let set = escapade_run::report::read_runs(&args.dirs)?;
+    let mut report = escapade_run::Report::from_runs(&set);
+    if args.per_scenario {
+        report = report.per_scenario(&set);
+    }
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -431,6 +482,50 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
+/// `escapade judge <run-dir>... --model M [--task T] [-c N] [-l N] [--json] [-A K=V]`.
+pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
+    let mut options = BTreeMap::new();
+    for pair in &args.options {
+        let (k, v) = pair
+            .split_once('=')
+            .with_context(|| format!("bad judge option `{pair}`: expected KEY=VALUE"))?;
+        options.insert(k.trim().to_string(), v.to_string());
+    }
+    if let Some(url) = &args.base_url {
+        options.insert("base_url".into(), url.clone());
+    }
+    let mut spec = escapade_run::JudgeSpec {
+        task: args.task.clone(),
+        model: args.model.clone(),
+        concurrency: args.concurrency,
+        limit: args.limit,
+        ..Default::default()
+    };
+    let client_options = spec.apply_options(&options)?;
+    let judgement = escapade_run::judge(&args.dirs, &spec, &client_options, ctx.progress())?;
+    for w in &judgement.warnings {
+        eprintln!("warning: {w}");
+    }
+    let nothing = escapade_run::judge::task(&judgement.task)?.nothing_to_judge();
+    for run in judgement.runs.iter().filter(|r| r.items == 0) {
+        eprintln!("{}: nothing to judge: {nothing}", run.label);
+    }
+    if judgement.errors() > 0 {
+        eprintln!(
+            "{} step(s) have no verdict (see `error` in judge/{}.jsonl; backend failures are \
+             retried by the next `escapade judge`)",
+            judgement.errors(),
+            judgement.task
+        );
+    }
+    if args.json {
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&judgement)?)?;
+    } else {
+        write!(ctx.out, "{}", judgement.markdown())?;
+    }
+    Ok(())
+}
+
 /// `escapade play <source> [--scenario ID] [--record DIR]`.
 pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
@@ -452,12 +547,66 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
         record: args.record.clone(),
         suite: label.clone(),
         source: source.origin.clone(),
+        images: args.images.clone(),
         ..PlayOptions::default()
     };
     let result = escapade_run::play_terminal(source.world, json, &options, input, ctx.out)?;
     if let Some(dir) = result.dir {
         writeln!(ctx.out, "recorded in {}", dir.display())?;
     }
+    Ok(())
+}
+
+/// `escapade check <file>`: loads a hand-written scenario with its world, prints what an
+/// author should fix, and writes it as JSON with `--out`. Fails when there are problems.
+pub fn check(ctx: &mut Ctx<'_>, args: &CheckArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let named = match &args.world {
+        Some(w) => Some(w.clone()),
+        None => serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("world").and_then(|w| w.as_str()).map(String::from))
+            .or_else(|| {
+                toml::from_str::<toml::Value>(&text)
+                    .ok()
+                    .and_then(|v| v.get("world").and_then(|w| w.as_str()).map(String::from))
+            }),
+    };
+    let Some(name) = named else {
+        bail!(
+            "{} names no world: add `world = \"vis\"` (TOML) or \"world\": \"vis\" (JSON), or pass --world",
+            args.file.display()
+        );
+    };
+    let world = ctx
+        .worlds
+        .iter()
+        .find(|w| w.name() == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = ctx.worlds.iter().map(|w| w.name()).collect();
+            escapade_run::RunError::unknown("world", &name, known)
+        })?;
+    let validation = world.check(&text)?;
+    for note in &validation.notes {
+        writeln!(ctx.out, "{note}")?;
+    }
+    for problem in &validation.problems {
+        writeln!(ctx.out, "problem: {problem}")?;
+    }
+    if let Some(out) = &args.out {
+        std::fs::write(out, &validation.scenario)
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        writeln!(ctx.out, "written to {}", out.display())?;
+    }
+    if !validation.problems.is_empty() {
+        bail!(
+            "{} has {} problem(s)",
+            args.file.display(),
+            validation.problems.len()
+        );
+    }
+    writeln!(ctx.out, "ok")?;
     Ok(())
 }
 
@@ -502,8 +651,25 @@ pub fn setup(ctx: &mut Ctx<'_>, args: &SetupArgs) -> Result<()> {
     Ok(())
 }
 
-/// `escapade bench [--json]`: harness overhead per step, throughput and episodes in flight.
+/// `escapade bench [harness|vis] [--json]`: harness overhead per step, throughput and
+/// episodes in flight; or the vis world's env step, view drawing and suite build.
 pub fn bench(ctx: &mut Ctx<'_>, args: &BenchArgs) -> Result<()> {
+    match args.what.as_str() {
+        "harness" => {}
+        "vis" => {
+            let report = escapade_run::vis_bench::vis_benchmarks()?;
+            if args.json {
+                writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                write!(ctx.out, "{report}")?;
+            }
+            if !report.pass {
+                bail!("a benchmark missed its target");
+            }
+            return Ok(());
+        }
+        other => bail!("unknown benchmark `{other}`; known: harness, vis"),
+    }
     let options = escapade_run::bench::BenchOptions {
         episodes: args.episodes,
         flight_episodes: args.in_flight,

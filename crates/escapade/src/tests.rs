@@ -68,6 +68,10 @@ fn list_names_worlds_suites_and_agents() {
         v["worlds"][0]["agents"],
         serde_json::json!(["oracle", "random"])
     );
+    assert_eq!(
+        v["model_agents"],
+        serde_json::json!(["llm", "base", "visescaper"])
+    );
     assert_eq!(v["suites"][0]["name"], "demo@1");
     assert_eq!(
         v["suites"][0]["tiers"][0],
@@ -91,6 +95,10 @@ fn list_names_worlds_suites_and_agents() {
     });
     assert!(
         text.contains("demo@1") && text.contains("actions: inc, dec"),
+        "{text}"
+    );
+    assert!(
+        text.contains("model agents (any world, with --model): llm, base, visescaper"),
         "{text}"
     );
     let e = err(|c| {
@@ -243,12 +251,15 @@ fn run_resume_and_report() {
         format,
         json,
         plots: None,
+        per_scenario: format == ReportFormat::Md,
     };
     let v: serde_json::Value = serde_json::from_str(&ok(|c| {
         commands::report(c, &report(ReportFormat::Md, true))
     }))
     .unwrap();
     assert_eq!(v["overall"]["demo"]["n"], 6);
+    // --per-scenario (set with Md here): one group per scenario in the JSON and a table
+    assert_eq!(v["scenarios"].as_array().map(Vec::len), Some(3), "{v}");
     let csv = ok(|c| commands::report(c, &report(ReportFormat::Csv, false)));
     assert!(
         csv.starts_with("world,difficulty,n,metric,mean,se,run\n"),
@@ -256,6 +267,8 @@ fn run_resume_and_report() {
     );
     let md = ok(|c| commands::report(c, &report(ReportFormat::Md, false)));
     assert!(md.contains("| 1 | 4 |"), "{md}");
+    assert!(md.contains("### demo, per scenario"), "{md}");
+    assert!(md.contains("| a | 2 |"), "{md}");
     let e = err(|c| {
         commands::report(
             c,
@@ -332,7 +345,10 @@ fn runs_from_files_and_directories_resume_from_their_path() {
     );
 
     let e = err(|c| commands::run(c, &run_args("demo@1", "genius", &runs)));
-    assert_eq!(e, "unknown agent `genius`; known: oracle, random, llm");
+    assert_eq!(
+        e,
+        "unknown agent `genius`; known: oracle, random, llm, base, visescaper"
+    );
     let e = err(|c| commands::run(c, &run_args("nowhere@3", "oracle", &runs)));
     assert!(
         e.contains("unknown suite, scenario file or directory `nowhere@3`; known: demo@1"),
@@ -360,6 +376,7 @@ fn play_reads_actions_and_records() {
         scenario: scenario.map(String::from),
         seed: 0,
         record: record.map(Path::to_path_buf),
+        images: std::env::temp_dir().join("escapade-play-unit-test"),
     };
     let worlds: Vec<Box<dyn World>> = vec![Box::new(Demo)];
     let mut printed = Vec::new();

@@ -7,7 +7,10 @@ use escapade_core::World;
 /// Every world this build of escapade plays. Fails when a world cannot start (the tools
 /// world needs a `python3` for its sandboxed Python tool).
 pub fn worlds() -> anyhow::Result<Vec<Box<dyn World>>> {
-    Ok(vec![Box::new(escapade_tools::ToolsWorld::new()?)])
+    Ok(vec![
+        Box::new(escapade_tools::ToolsWorld::new()?),
+        Box::new(escapade_vis::VisWorld::new()),
+    ])
 }
 
 /// `demo`: a world for the binary's own tests. Send `inc` until the count reaches the

@@ -107,3 +107,166 @@ fn resume_of_a_non_run_fails_clearly() {
         stderr(&o)
     );
 }
+
+/// A run directory under `parent` whose two steps carry reasoning (one in the `reasoning`
+/// field, one in a `[THINK]` section), or none when `reasoning` is false.
+fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::PathBuf {
+    use escapade_core::trajectory::LoggedObservation;
+    use escapade_core::{Action, EpisodeRow, FORMAT_VERSION, StepRow, Usage};
+    use escapade_run::rundir::{RunConfig, RunDir, ScenarioRef};
+    let config = RunConfig {
+        suite: "s@1".into(),
+        world: "vis".into(),
+        source: "s@1".into(),
+        agent: "llm".into(),
+        agent_options: [("model".to_string(), "openai/gpt-4o".to_string())].into(),
+        epochs: 1,
+        limit: None,
+        seed: 0,
+        max_steps: 10,
+        scenarios: vec![ScenarioRef {
+            id: "room".into(),
+            hash: "00".into(),
+        }],
+        shard: None,
+    };
+    let dir = RunDir::create(parent, &config).unwrap();
+    let step = |n: u32, reasoning: Option<&str>, raw: &str| StepRow {
+        format_version: FORMAT_VERSION,
+        step: n,
+        t_ms: 0,
+        role: "agent".into(),
+        observation: LoggedObservation::default(),
+        request: None,
+        raw_response: Some(raw.into()),
+        reasoning: reasoning.map(String::from),
+        action: Action::text("open door"),
+        valid: true,
+        feedback: String::new(),
+        progress: 0.0,
+        terminated: false,
+        truncated: false,
+        usage: Usage::default(),
+        error: None,
+        reasks: Vec::new(),
+    };
+    let steps = if reasoning {
+        vec![
+            step(1, Some("The door is shut. I will open it."), "open door"),
+            step(
+                2,
+                None,
+                "[THINK] Still shut. Open again. [ACTION] open door",
+            ),
+        ]
+    } else {
+        vec![step(1, None, "open door"), step(2, None, "open door")]
+    };
+    let mut t = dir.trajectory("room", 0).unwrap();
+    for s in &steps {
+        t.write(s).unwrap();
+    }
+    dir.append_episode(&EpisodeRow {
+        format_version: FORMAT_VERSION,
+        suite: "s@1".into(),
+        scenario: "room".into(),
+        scenario_hash: "00".into(),
+        world: "vis".into(),
+        difficulty: 1,
+        epoch: 0,
+        seed: 0,
+        agent: "llm:openai/gpt-4o".into(),
+        config_hash: dir.config_hash().into(),
+        success: false,
+        steps: 2,
+        metrics: Default::default(),
+        usage: Usage::default(),
+        duration_ms: 1,
+        error: None,
+        retryable: false,
+    })
+    .unwrap();
+    dir.path().to_path_buf()
+}
+
+#[test]
+fn judge_labels_reasoning_with_a_scripted_model_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_reasoning(tmp.path(), true);
+    let d = dir.to_str().unwrap();
+    let script = tmp.path().join("judge.jsonl");
+    std::fs::write(
+        &script,
+        "{\"text\": \"[Observation]: The door is shut.\\n[Planning]: I will open it.\", \
+         \"usage\": {\"input\": 50, \"output\": 10}}\n",
+    )
+    .unwrap();
+    let model = format!("scripted/{}", script.display());
+
+    let out = ok(escapade(&["judge", d, "--model", &model, "--json", "-q"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&v["task"], &v["judge"]),
+        (&"reasoning".into(), &model.as_str().into())
+    );
+    let run = &v["runs"][0];
+    assert_eq!(run["label"], "llm openai/gpt-4o", "{run}");
+    assert_eq!(
+        (&run["judged"], &run["requests"]),
+        (&2.into(), &2.into()),
+        "{run}"
+    );
+    assert_eq!(run["usage"]["input"], 100, "{run}");
+    assert_eq!(run["categories"][0]["category"], "observation", "{run}");
+    assert_eq!(run["categories"][0]["share"], 0.5, "{run}");
+    assert_eq!(run["compositions"][0]["label"], "(Obs, Plan)", "{run}");
+    let rows = std::fs::read_to_string(dir.join("judge").join("reasoning.jsonl")).unwrap();
+    assert_eq!(rows.lines().count(), 2);
+
+    // again, as Markdown: nothing is sent twice
+    let md = ok(escapade(&["judge", d, "-m", &model, "-q"]));
+    assert!(md.contains("0 sent now, 2 judged earlier"), "{md}");
+    assert!(md.contains("| (Obs, Plan) | 2 | 100.0 |"), "{md}");
+    let rows = std::fs::read_to_string(dir.join("judge").join("reasoning.jsonl")).unwrap();
+    assert_eq!(rows.lines().count(), 2);
+
+    let o = escapade(&["judge", d, "-m", &model, "--task", "intent"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim(),
+        "error: unknown judge task `intent`; known: reasoning"
+    );
+    let o = escapade(&["judge", d, "-m", &model, "-A", "history=full"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("unknown judge option `history`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn judging_a_run_without_reasoning_says_so_and_succeeds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_with_reasoning(tmp.path(), false);
+    // the backend is never opened: nothing needs it
+    let o = escapade(&[
+        "judge",
+        dir.to_str().unwrap(),
+        "-m",
+        "openai/gpt-4o",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("nothing to judge: no step carries reasoning"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (&v["runs"][0]["steps"], &v["runs"][0]["items"]),
+        (&2.into(), &0.into())
+    );
+    assert!(!dir.join("judge").exists());
+}

@@ -227,3 +227,66 @@ fn misused_agent_flags_fail_clearly_and_write_nothing() {
     ]));
     assert!(find_run_dir(&runs).is_some());
 }
+
+#[test]
+fn visescape_agents_run_like_llm_and_refuse_foreign_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let room = scenario_file(tmp.path());
+    let script = tmp.path().join("script.jsonl");
+    std::fs::write(
+        &script,
+        "{\"text\": \"[THINK] nothing to lose\\n[ACTION] give_up\"}\n",
+    )
+    .unwrap();
+    let model = format!("scripted/{}", script.display());
+    for (kind, thinks) in [("visescaper", true), ("base", false)] {
+        let runs = tmp.path().join(format!("runs-{kind}"));
+        let out = runs.to_str().unwrap();
+        ok(escapade(&[
+            "run", &room, "--agent", kind, "--model", &model, "-A", "window=5", "--out", out,
+            "--quiet",
+        ]));
+        let dir = run_dir_under(&runs);
+        let row = &rows(&dir)[0];
+        assert_eq!(row["agent"], format!("{kind}:{model}"), "{row}");
+        assert!(row["error"].is_null(), "{row}");
+        let trajectory = dir
+            .join("trajectories")
+            .join(row["scenario"].as_str().unwrap())
+            .join("0.jsonl");
+        let text = std::fs::read_to_string(trajectory).unwrap();
+        let step: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(step["action"]["text"], "give_up", "{step}");
+        // what the model wrote before [ACTION] is its reasoning, asked for or not
+        assert_eq!(step["reasoning"], "nothing to lose", "{step}");
+        let prompt = step["request"]["prompt"].as_str().unwrap();
+        assert_eq!(prompt.contains("[THINK]"), thinks, "{prompt}");
+    }
+    let runs = tmp.path().join("refused");
+    let out = runs.to_str().unwrap();
+    let cases: [(Vec<&str>, &[&str]); 3] = [
+        (
+            vec!["--agent", "base", "--model", &model, "-A", "history=full"],
+            &["unknown option `history`", "navigation", "window"],
+        ),
+        (
+            vec!["--agent", "llm", "--model", &model, "-A", "memory=on"],
+            &["unknown option `memory`", "socratic"],
+        ),
+        (
+            vec!["--agent", "random", "-A", "memory=on"],
+            &["apply only to model agents", "visescaper"],
+        ),
+    ];
+    for (flags, wanted) in cases {
+        let mut args = vec!["run", room.as_str(), "--out", out, "--quiet"];
+        args.extend(&flags);
+        let o = escapade(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{flags:?}: {e}");
+        for w in wanted {
+            assert!(e.contains(w), "{flags:?}: `{w}` not in {e}");
+        }
+    }
+    assert!(!runs.exists(), "a refused run writes no run directory");
+}

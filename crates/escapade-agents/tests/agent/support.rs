@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use escapade_agents::{AgentError, AsyncAgent, EpisodeStart, LlmAgent, LlmConfig, TurnInput};
+use escapade_agents::{
+    AgentError, AsyncAgent, EpisodeStart, Escaper, EscaperConfig, EscaperKind, LlmAgent, LlmConfig,
+    TurnInput,
+};
 use escapade_core::{AgentTurn, Image, Observation, Step, ToolSchema};
 use escapade_llm::scripted::ScriptedBackend;
 use escapade_llm::{
@@ -61,8 +64,34 @@ pub fn quick_client(max_retries: u32) -> ClientOptions {
 
 /// One agent talking to a recording backend.
 pub struct Harness {
-    pub agent: LlmAgent,
+    pub agent: Box<dyn AsyncAgent>,
     pub backend: Arc<Recording>,
+}
+
+fn option_map(options: &[(&str, &str)]) -> BTreeMap<String, String> {
+    options
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A BaseAgent (`kind` "base") or VisEscaper ("visescaper") with `options` over `script`.
+pub fn escaper(kind: &str, script: &[Value], options: &[(&str, &str)]) -> Harness {
+    let kind = EscaperKind::from_spec(kind).expect("base or visescaper");
+    let config = EscaperConfig::from_options(kind, "scripted/test", &option_map(options))
+        .expect("valid options");
+    let backend = Recording::new(script);
+    let client = Client::new(backend.clone(), &quick_client(0));
+    Harness {
+        agent: Box::new(Escaper::new(config, client)),
+        backend,
+    }
+}
+
+/// A client over its own recording backend (a separate captioner).
+pub fn side_client(script: &[Value]) -> (Client, Arc<Recording>) {
+    let backend = Recording::new(script);
+    (Client::new(backend.clone(), &quick_client(0)), backend)
 }
 
 /// An agent with `options` (`-A key=value`) over `script`.
@@ -72,15 +101,12 @@ pub fn harness(script: &[Value], options: &[(&str, &str)]) -> Harness {
 
 /// [`harness`] with explicit client settings.
 pub fn harness_with(script: &[Value], options: &[(&str, &str)], client: ClientOptions) -> Harness {
-    let options: BTreeMap<String, String> = options
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let config = LlmConfig::from_options("scripted/test", &options).expect("valid options");
+    let config =
+        LlmConfig::from_options("scripted/test", &option_map(options)).expect("valid options");
     let backend = Recording::new(script);
     let client = Client::new(backend.clone(), &client);
     Harness {
-        agent: LlmAgent::new(config, client),
+        agent: Box::new(LlmAgent::new(config, client)),
         backend,
     }
 }
@@ -188,6 +214,26 @@ pub fn pictured(text: &str, n: u8) -> Observation {
         images: vec![Image::from_png(vec![0x89, b'P', b'N', b'G', n])],
         actions: None,
     }
+}
+
+/// The text of a request's last (user) message.
+pub fn prompt(request: &ChatRequest) -> String {
+    request
+        .messages
+        .last()
+        .map(Message::joined_text)
+        .unwrap_or_default()
+}
+
+/// The text between `<tag>` and its closing tag in `text`, if both are there; a note in
+/// brackets is not repeated when closing (`<Recent steps (oldest first)>` … `</Recent
+/// steps>`).
+pub fn section<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let name = tag.split(" (").next().unwrap_or(tag);
+    let start = text.find(&open)? + open.len();
+    let end = start + text[start..].find(&format!("</{name}>"))?;
+    Some(text[start..end].trim())
 }
 
 /// Number of image parts in a request.

@@ -4,6 +4,7 @@ mod episodes; // concurrency independence, errors end episodes not runs, cap, li
 mod fake; // CounterWorld: reach the target to win; oracle, random, broken and runaway agents
 mod files; // a run directory has every file, with valid rows flushed as they are written
 mod harness; // LLM agents on scripted backends: faults, retryable rows, re-asks, shards, 256 in flight
+mod judge; // escapade judge: reply parsing, prompt golden file, aggregation, resume, retries
 mod play; // a person plays through a reader and a writer, optionally recorded
 mod plots; // plot files per run set: well-formed SVG, decodable PNG, identical bytes
 mod report; // report shapes, exact mean/se, shards merged, runs side by side, usage

@@ -5,6 +5,15 @@ use escapade_run::{PlayOptions, play_terminal};
 use crate::fake::{CounterWorld, rows, scenario};
 
 fn play(input: &[u8], options: &PlayOptions) -> (escapade_run::play::PlayResult, String) {
+    let pictures = tempfile::tempdir().unwrap();
+    let options = PlayOptions {
+        images: pictures.path().join("pictures"),
+        ..options.clone()
+    };
+    play_in(input, &options)
+}
+
+fn play_in(input: &[u8], options: &PlayOptions) -> (escapade_run::play::PlayResult, String) {
     let mut reader = input;
     let mut out = Vec::new();
     let result = play_terminal(
@@ -16,6 +25,26 @@ fn play(input: &[u8], options: &PlayOptions) -> (escapade_run::play::PlayResult,
     )
     .unwrap();
     (result, String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn pictures_are_written_where_a_person_can_open_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let pictures = dir.path().join("pictures");
+    let options = PlayOptions {
+        images: pictures.clone(),
+        ..Default::default()
+    };
+    let (_, out) = play_in(b"inc\ninc\n", &options);
+    let current = std::fs::read(pictures.join("current.png")).unwrap();
+    // the view in front of the player when the episode ended: the second observation's
+    let files = std::fs::read_dir(&pictures).unwrap().count();
+    assert_eq!(files, 3, "two pictures by hash and current.png");
+    assert!(
+        out.contains(&pictures.join("current.png").display().to_string()),
+        "{out}"
+    );
+    assert_eq!(current, vec![0x89, b'P', 1]);
 }
 
 #[test]

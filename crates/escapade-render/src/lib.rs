@@ -1,0 +1,30 @@
+//! Deterministic pictures for escapade's worlds.
+//!
+//! This crate draws the images agents see: a 2D [`Canvas`] (tiny-skia for shapes, the
+//! bundled DejaVu Sans rasterized with ab_glyph for text) that the VisEscape and COMMA
+//! worlds paint their views on, and PNG encoding. It is not a scene description language
+//! and knows nothing of rooms or puzzles; worlds decide what to draw. Rendering is pure:
+//! no files, no clocks, no threads, and only IEEE basic operations and `libm` for
+//! geometry, so the same calls give the same PNG bytes on any machine. Start at
+//! [`Canvas`].
+//!
+//! ```
+//! use escapade_render::{Canvas, Rgb};
+//! let mut canvas = Canvas::new(64, 32, Rgb(250, 250, 250)).unwrap();
+//! canvas.fill_rect(4.0, 4.0, 20.0, 20.0, Rgb(200, 30, 30));
+//! canvas.text(28.0, 8.0, 12.0, Rgb(0, 0, 0), "hi");
+//! let png = canvas.png().unwrap();
+//! assert_eq!(&png[1..4], b"PNG");
+//! ```
+#![deny(missing_docs)]
+
+pub mod canvas; // Canvas: shapes, text and PNG encoding
+pub mod error; // RenderError
+pub mod shapes; // polygon and star vertices, computed with libm
+
+pub use canvas::{Canvas, Rgb};
+pub use error::RenderError;
+
+/// DejaVu Sans 2.37 (Bitstream Vera licence with the Arev terms, see
+/// `assets/fonts/LICENSE-DejaVu.txt`): the one face escapade draws text with.
+pub const FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");

@@ -1,0 +1,83 @@
+//! Speed of the vis world, one function per measurement, all in one criterion group.
+//!
+//! `render`: drawing a view to PNG bytes (target: at most 5 ms per view in release, so a
+//! 300-step episode spends under two seconds drawing).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use escapade_vis::render::render;
+use escapade_vis::{Game, Move, Room, State, View};
+
+/// One wall with an exit door, an open wardrobe and a safe with a keypad; a clue in the
+/// wardrobe.
+const ROOM: &str = r#"{
+  "world": "vis", "id": "vis-bench", "difficulty": 1, "seed": 0, "title": "Bench",
+  "start": "north",
+  "receptacles": [
+    {"id": "door", "name": "exit door", "wall": "north", "furniture": "door",
+     "states": ["locked", "open"], "initial": "locked"},
+    {"id": "wardrobe", "name": "wardrobe", "wall": "north", "furniture": "wardrobe",
+     "states": ["closed", "open"], "initial": "closed"},
+    {"id": "safe", "name": "safe", "wall": "north", "furniture": "safe",
+     "states": ["locked", "open"], "initial": "locked"}
+  ],
+  "items": [
+    {"id": "key", "name": "brass key", "type": "applicable", "receptacle": "wardrobe",
+     "visible_in": ["open"], "look": "a small brass key"},
+    {"id": "poster", "name": "poster", "type": "clue", "quiz": "q",
+     "receptacle": "wardrobe", "visible_in": ["open"]},
+    {"id": "keypad", "name": "safe keypad", "type": "lock", "quiz": "q",
+     "receptacle": "safe", "visible_in": ["locked"]}
+  ],
+  "quizzes": [
+    {"id": "q", "code": "number", "answer": "3221",
+     "spec": {"kind": "colour_count",
+              "objects": [["star", "red"], ["circle", "blue"], ["triangle", "green"],
+                          ["star", "red"], ["square", "yellow"], ["moon", "purple"],
+                          ["triangle", "green"], ["circle", "blue"], ["star", "red"]],
+              "slots": ["red", "blue", "green", "yellow"]}}
+  ],
+  "interactions": [
+    {"receptacle": "wardrobe", "by": "verb", "verb": "open", "from": "closed", "to": "open"},
+    {"receptacle": "safe", "by": "answer", "lock": "keypad", "from": "locked", "to": "open"},
+    {"receptacle": "door", "by": "item", "item": "key", "from": "locked", "to": "open"}
+  ],
+  "checkpoints": [{"trigger": "escaped", "hint": "Open the door."}],
+  "exit": {"receptacle": "door", "state": "open"}
+}"#;
+
+/// The bench room with its wardrobe open, looking at `view`.
+fn scene(view: View) -> (Game, State) {
+    let game = Game::new(Room::from_json(ROOM).expect("bench room loads")).expect("compiles");
+    let mut state = game.start();
+    state.set_view(View::Receptacle(1));
+    game.apply(
+        &mut state,
+        &Move::Verb {
+            receptacle: 1,
+            verb: "open".into(),
+        },
+    );
+    state.set_view(view);
+    (game, state)
+}
+
+fn render_views(c: &mut Criterion) {
+    let mut group = c.benchmark_group("render");
+    for (name, view) in [
+        ("wall view", View::Wall(escapade_vis::room::Wall::North)),
+        ("receptacle view", View::Receptacle(1)),
+        ("clue item view", View::Item(1)),
+        ("lock item view", View::Item(2)),
+    ] {
+        let (game, state) = scene(view);
+        group.bench_function(name, |b| {
+            b.iter(|| render(&game, black_box(&state)).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, render_views);
+criterion_main!(benches);

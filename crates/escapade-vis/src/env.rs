@@ -1,0 +1,468 @@
+//! `VisEnv`: one play of a room, with VisEscape's observations, limits, hints and metrics.
+//!
+//! Each observation names the view, repeats the last action's result, lists the bag and
+//! the available actions — shuffled with the episode's RNG every step (§3.1, §4.1) — and
+//! carries the view as a PNG whose `alt` is the exact description (for text-only models
+//! and the socratic mode, §7). An episode ends when the exit opens (terminated), after
+//! 300 steps, or after 100 steps without a new checkpoint (truncated, §4.1). In hint mode
+//! (§5.4, App. A.4) the next checkpoint's hint is shown once 30 steps pass without
+//! progress, until progress resumes.
+//!
+//! Per-episode metrics (§4.2, Table 4, Table 6, App. C.1, C.3): `gc`, `spl`,
+//! `oracle_steps`, `checkpoints`, `hint_assisted_rate`, `repeated_action_ratio`,
+//! `answer_attempts`, `brute_force_ratio`, `essential_views_seen`,
+//! `essential_views_seen_100`, `invalid_actions`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use escapade_core::env::{Env, Outcome, Step};
+use escapade_core::{Action, EnvError, Image, Observation, ToolSchema};
+use rand::seq::SliceRandom;
+
+use crate::game::{ANSWER_TEMPLATE, Game, Move, State, View};
+use crate::protocol::{self, Parsed};
+use crate::room::ItemKind;
+use crate::{describe, oracle, render};
+
+/// Step limit per episode (§4.1).
+pub const MAX_STEPS: u32 = 300;
+/// Steps without a new checkpoint after which the episode is cut (§4.1).
+pub const STUCK_LIMIT: u32 = 100;
+/// Steps without a new checkpoint after which hint mode shows a hint (App. A.4).
+pub const HINT_AFTER: u32 = 30;
+/// Re-asks allowed for a reply that is not an available action (App. A.5 retries).
+pub const REASK_LIMIT: u32 = 3;
+/// Essential views are counted within this many first steps as well (App. C.3, Fig. 10).
+pub const EARLY_STEPS: u32 = 100;
+
+/// What the oracle's solution says about a room, computed once per environment.
+#[derive(Debug, Clone)]
+struct Reference {
+    steps: u32,
+    essential: BTreeSet<View>,
+}
+
+/// The environment for one room. See the module docs.
+pub struct VisEnv {
+    game: Arc<Game>,
+    reference: Reference,
+    images: bool,
+    state: State,
+    seed: u64,
+    steps: u32,
+    stuck: u32,
+    over: bool,
+    started: bool,
+    feedback: String,
+    labels: Vec<String>,
+    moves: Vec<Move>,
+    hint_showing: bool,
+    cache: HashMap<State, Image>,
+    // metric counters
+    reached_with_hint: u32,
+    reached: u32,
+    invalid: u32,
+    interactions: u32,
+    repeated: u32,
+    tried: BTreeSet<(u64, String)>,
+    answers: u32,
+    brute_force: u32,
+    seen: BTreeSet<View>,
+    seen_early: BTreeSet<View>,
+}
+
+impl VisEnv {
+    /// An environment on `game`. Solves the room once to know the oracle's step count and
+    /// essential views; fails if the room cannot be escaped.
+    pub fn new(game: Arc<Game>) -> Result<VisEnv, crate::VisError> {
+        let solution = oracle::solve(&game)?;
+        let essential = solution.states.iter().map(State::view).collect();
+        let reference = Reference {
+            steps: solution.moves.len() as u32,
+            essential,
+        };
+        let state = game.start();
+        Ok(VisEnv {
+            game,
+            reference,
+            images: true,
+            state,
+            seed: 0,
+            steps: 0,
+            stuck: 0,
+            over: false,
+            started: false,
+            feedback: String::new(),
+            labels: Vec::new(),
+            moves: Vec::new(),
+            hint_showing: false,
+            cache: HashMap::new(),
+            reached_with_hint: 0,
+            reached: 0,
+            invalid: 0,
+            interactions: 0,
+            repeated: 0,
+            tried: BTreeSet::new(),
+            answers: 0,
+            brute_force: 0,
+            seen: BTreeSet::new(),
+            seen_early: BTreeSet::new(),
+        })
+    }
+
+    /// Turns rendering off (observations keep the text description only). For
+    /// benchmarks of the game logic and text-only tools.
+    pub fn without_images(mut self) -> Self {
+        self.images = false;
+        self
+    }
+
+    /// The game being played.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The current state.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The oracle's step count for this room.
+    pub fn oracle_steps(&self) -> u32 {
+        self.reference.steps
+    }
+
+    fn list_actions(&mut self) {
+        let mut moves = self.game.available(&self.state);
+        let mut rng = escapade_core::seed::rng(escapade_core::seed::derive(
+            self.seed,
+            "vis-actions",
+            u64::from(self.steps),
+        ));
+        moves.shuffle(&mut rng);
+        self.labels = moves.iter().map(|m| self.game.label(m)).collect();
+        self.moves = moves;
+    }
+
+    fn view_title(&self) -> String {
+        let room = self.game.room();
+        let wall = self.game.wall_of(self.state.view());
+        let side = {
+            let n = wall.name();
+            let mut c = n.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        };
+        match self.state.view() {
+            View::Wall(_) => format!("{side} side of the room: the whole wall."),
+            View::Receptacle(r) => {
+                format!(
+                    "{side} side of the room: a close look at the {}.",
+                    room.receptacles[r].name
+                )
+            }
+            View::Item(i) => format!(
+                "{side} side of the room: a close look at the {} in the {}.",
+                room.items[i].name,
+                room.receptacles[self.game.item_receptacle(i)].name
+            ),
+        }
+    }
+
+    fn image(&mut self) -> Option<Image> {
+        if !self.images {
+            return None;
+        }
+        if let Some(image) = self.cache.get(&self.state) {
+            return Some(image.clone());
+        }
+        let png = render::render(&self.game, &self.state).ok()?;
+        let image = Image::with_alt(png, describe::describe(&self.game, &self.state));
+        if self.cache.len() < 4096 {
+            self.cache.insert(self.state.clone(), image.clone());
+        }
+        Some(image)
+    }
+
+    fn observation(&mut self) -> Observation {
+        self.list_actions();
+        let mut text = format!(
+            "Step {} of {MAX_STEPS}. {}",
+            self.steps + 1,
+            self.view_title()
+        );
+        if !self.images {
+            text.push_str("\nYou see: ");
+            text.push_str(&describe::describe(&self.game, &self.state));
+        }
+        if !self.feedback.is_empty() {
+            text.push_str("\nResult of your last action: ");
+            text.push_str(&self.feedback);
+        }
+        self.hint_showing = false;
+        if self.game.room().hints
+            && self.stuck >= HINT_AFTER
+            && let Some(next) = self.game.next_checkpoint(&self.state)
+        {
+            text.push_str("\nHint: ");
+            text.push_str(&self.game.room().checkpoints[next].hint);
+            self.hint_showing = true;
+        }
+        let bag: Vec<String> = self
+            .game
+            .inventory(&self.state)
+            .into_iter()
+            .map(|i| self.game.room().items[i].name.clone())
+            .collect();
+        text.push_str("\nIn your bag: ");
+        text.push_str(&if bag.is_empty() {
+            "nothing".to_string()
+        } else {
+            crate::text::list(&bag)
+        });
+        // one action per line: agents that keep past observations drop the list by
+        // matching these lines against `Observation::actions`
+        text.push_str("\nAvailable actions:");
+        for label in &self.labels {
+            text.push('\n');
+            text.push_str(label);
+        }
+        if self.labels.iter().any(|l| l == ANSWER_TEMPLATE) {
+            text.push_str(
+                "\nA code lock is in view: enter a code with <ANSWER>your code</ANSWER>.",
+            );
+        }
+        Observation {
+            text,
+            images: self.image().into_iter().collect(),
+            actions: Some(self.labels.clone()),
+        }
+    }
+
+    fn progress(&self) -> f64 {
+        let total = self.game.checkpoints().len().max(1);
+        self.game.reached(&self.state) as f64 / total as f64
+    }
+
+    fn note_view(&mut self) {
+        let v = self.state.view();
+        self.seen.insert(v);
+        if self.steps <= EARLY_STEPS {
+            self.seen_early.insert(v);
+        }
+    }
+
+    /// A fingerprint of everything but the view, for "same action in the same situation".
+    fn situation(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        // a fixed hasher (not RandomState) so the metric does not vary between runs
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        self.state.hash(&mut h);
+        h.finish()
+    }
+
+    fn apply(&mut self, m: &Move) -> crate::game::Effect {
+        let interaction = matches!(
+            m,
+            Move::Verb { .. } | Move::Use(_) | Move::PickUp(_) | Move::Answer(_)
+        );
+        if interaction {
+            self.interactions += 1;
+            let key = (self.situation(), self.game.label(m).to_lowercase());
+            if !self.tried.insert(key) {
+                self.repeated += 1;
+            }
+        }
+        if let (Move::Answer(text), View::Item(lock)) = (m, self.state.view()) {
+            self.answers += 1;
+            let correct = self.game.answer_of(lock).is_some_and(|a| {
+                crate::game::normalize_answer(a) == crate::game::normalize_answer(text)
+            });
+            let clue_seen = self.game.quiz_of(lock).is_some_and(|q| {
+                self.game.room().items.iter().enumerate().any(|(i, item)| {
+                    matches!(&item.kind, ItemKind::Clue { .. })
+                        && self.game.quiz_of(i) == Some(q)
+                        && self.seen.contains(&View::Item(i))
+                })
+            });
+            if !correct && !clue_seen {
+                self.brute_force += 1;
+            }
+        }
+        self.game.apply(&mut self.state, m)
+    }
+}
+
+/// FNV-1a, for deterministic fingerprints.
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+impl Env for VisEnv {
+    fn reset(&mut self, seed: u64) -> Observation {
+        self.state = self.game.start();
+        self.seed = seed;
+        self.steps = 0;
+        self.stuck = 0;
+        self.over = false;
+        self.started = true;
+        self.feedback = String::new();
+        self.reached_with_hint = 0;
+        self.reached = 0;
+        self.invalid = 0;
+        self.interactions = 0;
+        self.repeated = 0;
+        self.tried.clear();
+        self.answers = 0;
+        self.brute_force = 0;
+        self.seen.clear();
+        self.seen_early.clear();
+        self.note_view();
+        self.observation()
+    }
+
+    fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+        if !self.started {
+            return Err(EnvError::NotReset);
+        }
+        if self.over {
+            return Err(EnvError::EpisodeOver);
+        }
+        self.steps += 1;
+        let hinted = self.hint_showing;
+        let (valid, error) = match protocol::parse(action, &self.labels) {
+            Ok(parsed) => {
+                let m = match parsed {
+                    Parsed::Listed(i) => self.moves[i].clone(),
+                    Parsed::Answer(a) => Move::Answer(a),
+                };
+                let effect = self.apply(&m);
+                self.feedback = effect.feedback;
+                let new_checkpoints = effect
+                    .fired
+                    .iter()
+                    .filter(|t| self.game.checkpoints().contains(t))
+                    .count() as u32;
+                if new_checkpoints > 0 {
+                    self.reached += new_checkpoints;
+                    if hinted {
+                        self.reached_with_hint += new_checkpoints;
+                    }
+                    self.stuck = 0;
+                } else {
+                    self.stuck += 1;
+                }
+                (true, None)
+            }
+            Err(message) => {
+                self.invalid += 1;
+                self.stuck += 1;
+                self.feedback = message;
+                (false, Some("invalid_action".to_string()))
+            }
+        };
+        self.note_view();
+        let terminated = self.game.escaped(&self.state);
+        let truncated = !terminated && (self.steps >= MAX_STEPS || self.stuck >= STUCK_LIMIT);
+        self.over = terminated || truncated;
+        let feedback = self.feedback.clone();
+        let observation = self.observation();
+        Ok(Step {
+            observation,
+            feedback,
+            progress: self.progress(),
+            terminated,
+            truncated,
+            valid,
+            error,
+        })
+    }
+
+    fn system_prompt(&self) -> String {
+        protocol::system_prompt()
+    }
+
+    fn tool_schemas(&self) -> Vec<ToolSchema> {
+        protocol::tool_schemas(&self.labels)
+    }
+
+    fn check_action(&self, action: &Action) -> Result<(), String> {
+        protocol::parse(action, &self.labels).map(|_| ())
+    }
+
+    fn reask_limit(&self) -> u32 {
+        REASK_LIMIT
+    }
+
+    fn outcome(&self) -> Outcome {
+        let success = self.game.escaped(&self.state);
+        let oracle = f64::from(self.reference.steps);
+        let mut m = BTreeMap::new();
+        m.insert("gc".to_string(), self.progress());
+        m.insert(
+            "spl".to_string(),
+            if success {
+                oracle / oracle.max(f64::from(self.steps)).max(1.0)
+            } else {
+                0.0
+            },
+        );
+        m.insert("oracle_steps".to_string(), oracle);
+        m.insert("checkpoints".to_string(), f64::from(self.reached));
+        if self.game.room().hints && self.reached > 0 {
+            m.insert(
+                "hint_assisted_rate".to_string(),
+                f64::from(self.reached_with_hint) / f64::from(self.reached),
+            );
+        }
+        if self.interactions > 0 {
+            m.insert(
+                "repeated_action_ratio".to_string(),
+                f64::from(self.repeated) / f64::from(self.interactions),
+            );
+        }
+        m.insert("answer_attempts".to_string(), f64::from(self.answers));
+        if self.answers > 0 {
+            m.insert(
+                "brute_force_ratio".to_string(),
+                f64::from(self.brute_force) / f64::from(self.answers),
+            );
+        }
+        let essential = self.reference.essential.len().max(1) as f64;
+        let seen = |set: &BTreeSet<View>| {
+            self.reference.essential.intersection(set).count() as f64 / essential
+        };
+        m.insert("essential_views_seen".to_string(), seen(&self.seen));
+        m.insert(
+            "essential_views_seen_100".to_string(),
+            seen(&self.seen_early),
+        );
+        m.insert("invalid_actions".to_string(), f64::from(self.invalid));
+        Outcome {
+            success,
+            steps: self.steps,
+            metrics: m,
+        }
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        self.game
+            .room()
+            .quizzes
+            .iter()
+            .map(|q| q.answer.clone())
+            .collect()
+    }
+}

@@ -1,0 +1,34 @@
+//! Errors of the vis world.
+
+/// What can go wrong building or loading a room. A bad *agent* action is never an error:
+/// it becomes feedback in the next observation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VisError {
+    /// Occurs when a room file is not valid JSON or TOML for the room schema.
+    #[error("bad room file: {0}")]
+    Format(String),
+    /// Occurs when a room refers to something that does not exist or repeats an id.
+    #[error("invalid room: {0}")]
+    Invalid(String),
+    /// Occurs when the oracle finds no way out of a room.
+    #[error("room {0} cannot be escaped")]
+    Unsolvable(String),
+    /// Occurs when the generator is asked for a size it does not make.
+    #[error("bad generator input: {0}")]
+    Generation(String),
+    /// Occurs when drawing a view fails.
+    #[error("cannot render: {0}")]
+    Render(String),
+}
+
+impl From<VisError> for escapade_core::CoreError {
+    fn from(e: VisError) -> Self {
+        match e {
+            VisError::Format(m) | VisError::Invalid(m) => {
+                escapade_core::CoreError::InvalidScenario(m)
+            }
+            other => escapade_core::CoreError::Generation(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,681 @@
+//! The game graph: a room compiled into indices, its state, the moves available in a
+//! state, and what each move does (VisEscape §3.1 "Game Graph", "Actions").
+//!
+//! The environment, the oracle's search and the validator all go through
+//! [`Game::available`] and [`Game::apply`], so the oracle can only do what a player can
+//! and a rule is written once. A [`State`] is small and hashable (view, receptacle state
+//! indices, taken items, fired triggers) so that breadth-first search over a room's whole
+//! state space stays cheap.
+//!
+//! Views follow App. B.2: a wall view shows one wall; `inspect` moves to a receptacle
+//! view and from there to an item view; `step back` goes up one level; `turn to`
+//! changes walls from a wall view.
+
+use crate::VisError;
+use crate::room::{Cause, ItemKind, Room, Rule, Wall};
+
+/// Where the player is looking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum View {
+    /// A whole wall.
+    Wall(Wall),
+    /// A close-up of receptacle `n` (index into `Room::receptacles`).
+    Receptacle(usize),
+    /// A close-up of item `n` (index into `Room::items`).
+    Item(usize),
+}
+
+/// One move a player can make.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// Face another wall (from a wall view).
+    Turn(Wall),
+    /// Look closely at a receptacle on the wall in view.
+    InspectReceptacle(usize),
+    /// Look closely at an item visible in the receptacle in view.
+    InspectItem(usize),
+    /// Go back up one view level.
+    StepBack,
+    /// A verb on the receptacle in view (`open`).
+    Verb {
+        /// Receptacle index.
+        receptacle: usize,
+        /// The verb phrase.
+        verb: String,
+    },
+    /// Use an inventory item on the receptacle in view.
+    Use(usize),
+    /// Take an applicable item into the inventory.
+    PickUp(usize),
+    /// Enter an answer on the lock in view (the empty string stands for the template in
+    /// action lists).
+    Answer(String),
+}
+
+/// The action-list entry for entering an answer.
+pub const ANSWER_TEMPLATE: &str = "<ANSWER>your answer</ANSWER>";
+
+/// The state of one play: what is in view and everything that changed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct State {
+    view: View,
+    receptacles: Vec<u8>,
+    taken: Vec<bool>,
+    fired: Vec<bool>,
+    /// Per quiz: its clue has been looked at (a player can only know a code after
+    /// seeing its clue, so the oracle may only answer then).
+    clues: Vec<bool>,
+}
+
+impl State {
+    /// Where the player is looking.
+    pub fn view(&self) -> View {
+        self.view
+    }
+
+    /// Moves the view (for tools that render a chosen view, like the quiz suite).
+    pub fn set_view(&mut self, view: View) {
+        self.view = view;
+    }
+
+    /// Puts receptacle `r` in state index `s` (for tools that render a chosen view, like
+    /// the quiz suite; play changes states only through [`Game::apply`]).
+    pub fn set_receptacle(&mut self, r: usize, s: u8) {
+        if let Some(slot) = self.receptacles.get_mut(r) {
+            *slot = s;
+        }
+    }
+
+    /// The state index of each receptacle.
+    pub fn rec_states(&self) -> &[u8] {
+        &self.receptacles
+    }
+
+    /// Whether item `n` has been taken into the inventory.
+    pub fn taken(&self, n: usize) -> bool {
+        self.taken.get(n).copied().unwrap_or(false)
+    }
+
+    /// Whether quiz `q`'s clue has been seen in close-up.
+    pub fn clue_seen(&self, q: usize) -> bool {
+        self.clues.get(q).copied().unwrap_or(false)
+    }
+
+    /// Indices of the triggers that have fired.
+    pub fn fired_triggers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.fired
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f)
+            .map(|(i, _)| i)
+    }
+}
+
+/// What a move did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Effect {
+    /// What the player reads.
+    pub feedback: String,
+    /// Triggers that fired for the first time.
+    pub fired: Vec<usize>,
+    /// The move changed a receptacle or the inventory (an interaction, not navigation).
+    pub changed: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Compiled {
+    receptacle: usize,
+    cause: CCause,
+    from: u8,
+    to: u8,
+    guard: CRule,
+    trigger: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum CCause {
+    Verb(String),
+    Item(usize),
+    Answer(usize),
+}
+
+#[derive(Debug, Clone)]
+enum CRule {
+    Always,
+    HasItem(usize),
+    Trigger(usize),
+    And(Vec<CRule>),
+    Not(Box<CRule>),
+}
+
+/// A room compiled for play. Cheap to share; all methods are pure.
+#[derive(Debug, Clone)]
+pub struct Game {
+    room: Room,
+    triggers: Vec<String>,
+    interactions: Vec<Compiled>,
+    /// Per item: visible in each state of its receptacle.
+    visible: Vec<Vec<bool>>,
+    item_rec: Vec<usize>,
+    picked: Vec<usize>,
+    used: Vec<usize>,
+    /// Per item: the `solved <item>` trigger (locks only) and the quiz index.
+    lock: Vec<Option<(usize, usize)>>,
+    checkpoints: Vec<usize>,
+    escaped: usize,
+    exit: (usize, u8),
+}
+
+fn state_index(room: &Room, rec: usize, name: &str) -> Result<u8, VisError> {
+    room.receptacles[rec]
+        .states
+        .iter()
+        .position(|s| s == name)
+        .map(|i| i as u8)
+        .ok_or_else(|| VisError::Invalid(format!("no state `{name}`")))
+}
+
+impl Game {
+    /// Compiles a room (its structure must be valid; see [`crate::validate`]).
+    pub fn new(room: Room) -> Result<Game, VisError> {
+        crate::validate::check_structure(&room)?;
+        if room.receptacles.iter().any(|r| r.states.len() > 250) || room.items.len() > 4096 {
+            return Err(VisError::Invalid("room too large".into()));
+        }
+        let mut triggers: Vec<String> = Vec::new();
+        let mut intern = |name: String| -> usize {
+            match triggers.iter().position(|t| *t == name) {
+                Some(i) => i,
+                None => {
+                    triggers.push(name);
+                    triggers.len() - 1
+                }
+            }
+        };
+        let rec_index = |id: &str| room.receptacles.iter().position(|r| r.id == id);
+        let item_index = |id: &str| room.items.iter().position(|r| r.id == id);
+        let picked = room
+            .items
+            .iter()
+            .map(|i| intern(format!("picked {}", i.id)))
+            .collect();
+        let used = room
+            .items
+            .iter()
+            .map(|i| intern(format!("used {}", i.id)))
+            .collect();
+        let mut lock = Vec::new();
+        for item in &room.items {
+            lock.push(match &item.kind {
+                ItemKind::Lock { quiz } => {
+                    let q = room.quizzes.iter().position(|x| &x.id == quiz).unwrap_or(0);
+                    Some((intern(format!("solved {}", item.id)), q))
+                }
+                _ => None,
+            });
+        }
+        let escaped = intern("escaped".to_string());
+        fn compile_rule(
+            rule: &Rule,
+            item_index: &dyn Fn(&str) -> Option<usize>,
+            intern: &mut dyn FnMut(String) -> usize,
+        ) -> CRule {
+            match rule {
+                Rule::Always => CRule::Always,
+                Rule::HasItem(i) => CRule::HasItem(item_index(i).unwrap_or(usize::MAX)),
+                Rule::Trigger(t) => CRule::Trigger(intern(t.clone())),
+                Rule::And(rules) => CRule::And(
+                    rules
+                        .iter()
+                        .map(|r| compile_rule(r, item_index, intern))
+                        .collect(),
+                ),
+                Rule::Not(r) => CRule::Not(Box::new(compile_rule(r, item_index, intern))),
+            }
+        }
+        let mut interactions = Vec::new();
+        for x in &room.interactions {
+            let r = rec_index(&x.receptacle)
+                .ok_or_else(|| VisError::Invalid(format!("unknown `{}`", x.receptacle)))?;
+            let cause = match &x.cause {
+                Cause::Verb { verb } => CCause::Verb(verb.trim().to_lowercase()),
+                Cause::Item { item } => CCause::Item(item_index(item).unwrap_or(usize::MAX)),
+                Cause::Answer { lock } => CCause::Answer(item_index(lock).unwrap_or(usize::MAX)),
+            };
+            interactions.push(Compiled {
+                receptacle: r,
+                cause,
+                from: state_index(&room, r, &x.from)?,
+                to: state_index(&room, r, &x.to)?,
+                guard: compile_rule(&x.guard, &item_index, &mut intern),
+                trigger: x.trigger.clone().map(&mut intern),
+            });
+        }
+        let checkpoints = room
+            .checkpoints
+            .iter()
+            .map(|c| intern(c.trigger.clone()))
+            .collect();
+        let mut visible = Vec::new();
+        let mut item_rec = Vec::new();
+        for item in &room.items {
+            let r = rec_index(&item.receptacle).unwrap_or(0);
+            item_rec.push(r);
+            visible.push(
+                room.receptacles[r]
+                    .states
+                    .iter()
+                    .map(|s| item.visible_in.contains(s))
+                    .collect(),
+            );
+        }
+        let exit_rec = rec_index(&room.exit.receptacle).unwrap_or(0);
+        let exit = (exit_rec, state_index(&room, exit_rec, &room.exit.state)?);
+        Ok(Game {
+            room,
+            triggers,
+            interactions,
+            visible,
+            item_rec,
+            picked,
+            used,
+            lock,
+            checkpoints,
+            escaped,
+            exit,
+        })
+    }
+
+    /// The room.
+    pub fn room(&self) -> &Room {
+        &self.room
+    }
+
+    /// The starting state.
+    pub fn start(&self) -> State {
+        State {
+            view: View::Wall(self.room.start),
+            receptacles: self
+                .room
+                .receptacles
+                .iter()
+                .enumerate()
+                .map(|(i, r)| state_index(&self.room, i, &r.initial).unwrap_or(0))
+                .collect(),
+            taken: vec![false; self.room.items.len()],
+            fired: vec![false; self.triggers.len()],
+            clues: vec![false; self.room.quizzes.len()],
+        }
+    }
+
+    /// The index of a trigger name.
+    pub fn trigger_index(&self, name: &str) -> Option<usize> {
+        self.triggers.iter().position(|t| t == name)
+    }
+
+    /// The checkpoint trigger indices, in solving order.
+    pub fn checkpoints(&self) -> &[usize] {
+        &self.checkpoints
+    }
+
+    /// How many checkpoints `state` has reached.
+    pub fn reached(&self, state: &State) -> usize {
+        self.checkpoints.iter().filter(|&&t| state.fired[t]).count()
+    }
+
+    /// The first checkpoint (in order) not reached yet.
+    pub fn next_checkpoint(&self, state: &State) -> Option<usize> {
+        self.checkpoints.iter().position(|&t| !state.fired[t])
+    }
+
+    /// The room has been escaped.
+    pub fn escaped(&self, state: &State) -> bool {
+        state.receptacles[self.exit.0] == self.exit.1
+    }
+
+    /// The name of receptacle `r`'s current state.
+    pub fn state_name(&self, state: &State, r: usize) -> &str {
+        let rec = &self.room.receptacles[r];
+        rec.states
+            .get(state.receptacles[r] as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    /// Item `i` can be seen now (not taken, its receptacle in a showing state).
+    pub fn item_visible(&self, state: &State, i: usize) -> bool {
+        !state.taken[i] && self.visible[i][state.receptacles[self.item_rec[i]] as usize]
+    }
+
+    /// The receptacle index item `i` is in.
+    pub fn item_receptacle(&self, i: usize) -> usize {
+        self.item_rec[i]
+    }
+
+    /// Items visible in receptacle `r` now, in room order.
+    pub fn visible_items(&self, state: &State, r: usize) -> Vec<usize> {
+        (0..self.room.items.len())
+            .filter(|&i| self.item_rec[i] == r && self.item_visible(state, i))
+            .collect()
+    }
+
+    /// Receptacle indices on wall `w`, in room order.
+    pub fn on_wall(&self, w: Wall) -> Vec<usize> {
+        (0..self.room.receptacles.len())
+            .filter(|&r| self.room.receptacles[r].wall == w)
+            .collect()
+    }
+
+    /// The inventory, in the order items were listed in the room.
+    pub fn inventory(&self, state: &State) -> Vec<usize> {
+        (0..self.room.items.len())
+            .filter(|&i| state.taken[i])
+            .collect()
+    }
+
+    /// Lock item `i` has been answered correctly.
+    pub fn solved(&self, state: &State, i: usize) -> bool {
+        self.lock[i].is_some_and(|(t, _)| state.fired[t])
+    }
+
+    /// The quiz index of lock or clue item `i`.
+    pub fn quiz_of(&self, i: usize) -> Option<usize> {
+        match &self.room.items[i].kind {
+            ItemKind::Lock { quiz } | ItemKind::Clue { quiz } => {
+                self.room.quizzes.iter().position(|q| &q.id == quiz)
+            }
+            _ => None,
+        }
+    }
+
+    /// The wall that view `v` belongs to.
+    pub fn wall_of(&self, v: View) -> Wall {
+        match v {
+            View::Wall(w) => w,
+            View::Receptacle(r) => self.room.receptacles[r].wall,
+            View::Item(i) => self.room.receptacles[self.item_rec[i]].wall,
+        }
+    }
+
+    fn holds(&self, state: &State, rule: &CRule) -> bool {
+        match rule {
+            CRule::Always => true,
+            CRule::HasItem(i) => state.taken.get(*i).copied().unwrap_or(false),
+            CRule::Trigger(t) => state.fired[*t],
+            CRule::And(rules) => rules.iter().all(|r| self.holds(state, r)),
+            CRule::Not(r) => !self.holds(state, r),
+        }
+    }
+
+    /// The moves available in `state`, in a fixed order (the environment shuffles them
+    /// for display). An answer is listed as `Move::Answer("")`.
+    pub fn available(&self, state: &State) -> Vec<Move> {
+        let mut out = Vec::new();
+        match state.view {
+            View::Wall(w) => {
+                for r in self.on_wall(w) {
+                    out.push(Move::InspectReceptacle(r));
+                }
+                for other in Wall::ALL {
+                    if other != w {
+                        out.push(Move::Turn(other));
+                    }
+                }
+            }
+            View::Receptacle(r) => {
+                out.push(Move::StepBack);
+                for i in self.visible_items(state, r) {
+                    out.push(Move::InspectItem(i));
+                    if self.room.items[i].kind == ItemKind::Applicable {
+                        out.push(Move::PickUp(i));
+                    }
+                }
+                let mut verbs: Vec<&str> = Vec::new();
+                for x in &self.interactions {
+                    if let CCause::Verb(v) = &x.cause
+                        && x.receptacle == r
+                        && x.from == state.receptacles[r]
+                        && !verbs.contains(&v.as_str())
+                    {
+                        verbs.push(v);
+                    }
+                }
+                out.extend(verbs.into_iter().map(|v| Move::Verb {
+                    receptacle: r,
+                    verb: v.to_string(),
+                }));
+                for i in self.inventory(state) {
+                    out.push(Move::Use(i));
+                }
+            }
+            View::Item(i) => {
+                out.push(Move::StepBack);
+                if self.room.items[i].kind == ItemKind::Applicable && self.item_visible(state, i) {
+                    out.push(Move::PickUp(i));
+                }
+                if self.lock[i].is_some() && !self.solved(state, i) {
+                    out.push(Move::Answer(String::new()));
+                }
+            }
+        }
+        out
+    }
+
+    /// The action text of a move, as listed to the agent.
+    pub fn label(&self, m: &Move) -> String {
+        let room = &self.room;
+        match m {
+            Move::Turn(w) => format!("turn to {}", w.name()),
+            Move::InspectReceptacle(r) => format!("inspect {}", room.receptacles[*r].name),
+            Move::InspectItem(i) => format!("inspect {}", room.items[*i].name),
+            Move::StepBack => "step back".into(),
+            Move::Verb { receptacle, verb } => {
+                format!("{verb} {}", room.receptacles[*receptacle].name)
+            }
+            Move::Use(i) => format!("use {}", room.items[*i].name),
+            Move::PickUp(i) => format!("pick up {}", room.items[*i].name),
+            Move::Answer(a) if a.is_empty() => ANSWER_TEMPLATE.into(),
+            Move::Answer(a) => format!("<ANSWER>{a}</ANSWER>"),
+        }
+    }
+
+    /// The correct answer of lock item `i` (for the oracle; never shown to agents).
+    pub fn answer_of(&self, i: usize) -> Option<&str> {
+        self.lock[i].map(|(_, q)| self.room.quizzes[q].answer.as_str())
+    }
+
+    fn fire(&self, state: &mut State, t: usize, effect: &mut Effect) {
+        if !state.fired[t] {
+            state.fired[t] = true;
+            effect.fired.push(t);
+        }
+    }
+
+    fn transition(&self, state: &mut State, x: &Compiled, effect: &mut Effect) {
+        state.receptacles[x.receptacle] = x.to;
+        effect.changed = true;
+        if let Some(t) = x.trigger {
+            self.fire(state, t, effect);
+        }
+        if self.escaped(state) {
+            self.fire(state, self.escaped, effect);
+        }
+    }
+
+    fn describe_change(&self, x: &Compiled, index: usize) -> String {
+        let spec = &self.room.interactions[index];
+        spec.message.clone().unwrap_or_else(|| {
+            let rec = &self.room.receptacles[x.receptacle];
+            format!(
+                "The {} is now {}.",
+                rec.name,
+                rec.states[x.to as usize].replace('_', " ")
+            )
+        })
+    }
+
+    /// Applies `m`, which must be one of [`Game::available`]'s moves (an answer may carry
+    /// any text). Returns what happened.
+    pub fn apply(&self, state: &mut State, m: &Move) -> Effect {
+        let mut effect = Effect::default();
+        let room = &self.room;
+        match m {
+            Move::Turn(w) => {
+                state.view = View::Wall(*w);
+                effect.feedback = format!("You turn to the {} wall.", w.name());
+            }
+            Move::InspectReceptacle(r) => {
+                state.view = View::Receptacle(*r);
+                effect.feedback = format!("You look closely at the {}.", room.receptacles[*r].name);
+            }
+            Move::InspectItem(i) => {
+                state.view = View::Item(*i);
+                if let (ItemKind::Clue { .. }, Some(q)) = (&room.items[*i].kind, self.quiz_of(*i)) {
+                    state.clues[q] = true;
+                }
+                effect.feedback = format!("You look closely at the {}.", room.items[*i].name);
+            }
+            Move::StepBack => {
+                state.view = match state.view {
+                    View::Item(i) => View::Receptacle(self.item_rec[i]),
+                    View::Receptacle(r) => View::Wall(room.receptacles[r].wall),
+                    v => v,
+                };
+                effect.feedback = "You step back.".into();
+            }
+            Move::Verb { receptacle, verb } => {
+                let r = *receptacle;
+                let candidates: Vec<usize> = (0..self.interactions.len())
+                    .filter(|&n| {
+                        let x = &self.interactions[n];
+                        x.receptacle == r
+                            && x.from == state.receptacles[r]
+                            && x.cause == CCause::Verb(verb.clone())
+                    })
+                    .collect();
+                match candidates
+                    .iter()
+                    .find(|&&n| self.holds(state, &self.interactions[n].guard))
+                {
+                    Some(&n) => {
+                        let x = self.interactions[n].clone();
+                        self.transition(state, &x, &mut effect);
+                        effect.feedback = self.describe_change(&x, n);
+                    }
+                    None => {
+                        effect.feedback = candidates
+                            .first()
+                            .and_then(|&n| room.interactions[n].refusal.clone())
+                            .unwrap_or_else(|| "It won't budge.".into());
+                    }
+                }
+            }
+            Move::Use(i) => {
+                let target = match state.view {
+                    View::Receptacle(r) => Some(r),
+                    View::Item(it) => Some(self.item_rec[it]),
+                    View::Wall(_) => None,
+                };
+                let found = target.and_then(|r| {
+                    (0..self.interactions.len()).find(|&n| {
+                        let x = &self.interactions[n];
+                        x.receptacle == r
+                            && x.from == state.receptacles[r]
+                            && x.cause == CCause::Item(*i)
+                            && self.holds(state, &x.guard)
+                    })
+                });
+                match found {
+                    Some(n) => {
+                        let x = self.interactions[n].clone();
+                        self.transition(state, &x, &mut effect);
+                        self.fire(state, self.used[*i], &mut effect);
+                        effect.feedback = format!(
+                            "You use the {}. {}",
+                            room.items[*i].name,
+                            self.describe_change(&x, n)
+                        );
+                    }
+                    None => {
+                        effect.feedback =
+                            format!("You use the {}, but nothing happens.", room.items[*i].name);
+                    }
+                }
+            }
+            Move::PickUp(i) => {
+                state.taken[*i] = true;
+                effect.changed = true;
+                self.fire(state, self.picked[*i], &mut effect);
+                if state.view == View::Item(*i) {
+                    state.view = View::Receptacle(self.item_rec[*i]);
+                }
+                effect.feedback = format!("You put the {} in your bag.", room.items[*i].name);
+            }
+            Move::Answer(text) => {
+                let View::Item(i) = state.view else {
+                    effect.feedback = "There is no lock in view to answer.".into();
+                    return effect;
+                };
+                let Some((solved, q)) = self.lock[i] else {
+                    effect.feedback = "There is no lock in view to answer.".into();
+                    return effect;
+                };
+                if normalize_answer(text) == normalize_answer(&room.quizzes[q].answer) {
+                    let candidates: Vec<usize> = (0..self.interactions.len())
+                        .filter(|&n| {
+                            let x = &self.interactions[n];
+                            x.cause == CCause::Answer(i)
+                                && x.from == state.receptacles[x.receptacle]
+                        })
+                        .collect();
+                    let open: Vec<usize> = candidates
+                        .iter()
+                        .copied()
+                        .filter(|&n| self.holds(state, &self.interactions[n].guard))
+                        .collect();
+                    if !candidates.is_empty() && open.is_empty() {
+                        // a right code that cannot act yet (say, no power) leaves the lock
+                        // unsolved, so it can be answered again once the guard holds
+                        effect.feedback = room.interactions[candidates[0]]
+                            .refusal
+                            .clone()
+                            .unwrap_or_else(|| "The lock beeps, but nothing opens.".into());
+                        return effect;
+                    }
+                    self.fire(state, solved, &mut effect);
+                    effect.changed = true;
+                    let mut messages = vec!["Correct: the lock clicks open.".to_string()];
+                    for n in open {
+                        let x = self.interactions[n].clone();
+                        if x.from == state.receptacles[x.receptacle] {
+                            self.transition(state, &x, &mut effect);
+                            messages.push(self.describe_change(&x, n));
+                        }
+                    }
+                    effect.feedback = messages.join(" ");
+                } else {
+                    effect.feedback = format!(
+                        "You enter {}, but the lock stays shut.",
+                        crate::text::quote(text, 40)
+                    );
+                }
+            }
+        }
+        // a close-up of something that just disappeared falls back to its receptacle
+        if let View::Item(i) = state.view
+            && !self.item_visible(state, i)
+            && !state.taken[i]
+        {
+            state.view = View::Receptacle(self.item_rec[i]);
+        }
+        effect
+    }
+}
+
+/// Answers compare case-insensitively, ignoring spaces, dashes and commas (§3.1).
+pub fn normalize_answer(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | ',' | '_'))
+        .flat_map(char::to_uppercase)
+        .collect()
+}

@@ -1,0 +1,837 @@
+//! Receptacles drawn by kind (the paper's 3D assets of App. B.1, as flat drawings): each
+//! kind draws itself shut, open or locked in a rectangle and says where what it holds
+//! goes (inside each compartment, on top, the keypad spot on its front).
+
+use escapade_render::{Canvas, Rgb, shapes};
+
+use super::paint::*;
+use super::{Leaf, Mark};
+use crate::room::Furniture;
+
+/// Natural size of a kind and whether it hangs on the wall (rather than stands on the
+/// floor).
+pub(super) fn natural(f: Furniture) -> (f32, f32, bool) {
+    match f {
+        Furniture::Door => (110.0, 250.0, false),
+        Furniture::Wardrobe => (150.0, 240.0, false),
+        Furniture::Safe => (110.0, 110.0, false),
+        Furniture::Drawers => (130.0, 130.0, false),
+        Furniture::Cabinet => (130.0, 110.0, true),
+        Furniture::Desk => (170.0, 110.0, false),
+        Furniture::Chest => (140.0, 90.0, false),
+        Furniture::Shelf => (150.0, 130.0, true),
+        Furniture::Fridge => (110.0, 230.0, false),
+        Furniture::Frame => (120.0, 90.0, true),
+        Furniture::Locker => (90.0, 230.0, false),
+        Furniture::Table => (150.0, 90.0, false),
+    }
+}
+
+/// Where a drawn receptacle holds things.
+pub(super) struct Holds {
+    /// Inside each leaf's compartment (when open).
+    pub(super) inside: [R; 2],
+    /// On top of (or pinned to) it.
+    pub(super) on: R,
+    /// Where a code lock mounts on each leaf.
+    pub(super) front: [R; 2],
+}
+
+/// A door leaf swung open towards the viewer, hinged on the vertical line `hinge_x`
+/// between `y0` and `y1`, reaching `reach` pixels to the left (negative) or right.
+pub(super) fn swung_leaf(
+    c: &mut Canvas,
+    hinge_x: f32,
+    y0: f32,
+    y1: f32,
+    reach: f32,
+    color: Rgb,
+    width: f32,
+) {
+    let grow = (y1 - y0) * 0.04;
+    let far = hinge_x + reach;
+    let pts = [
+        (hinge_x, y0),
+        (far, y0 - grow),
+        (far, y1 + grow),
+        (hinge_x, y1),
+    ];
+    outline_poly(c, &pts, color, width);
+    // the leaf's inner panel, seen at an angle
+    let inset = reach * 0.2;
+    let g = grow * 0.5;
+    let panel = [
+        (hinge_x + inset, y0 + (y1 - y0) * 0.08 - g * 0.2),
+        (far - inset, y0 + (y1 - y0) * 0.08 - g),
+        (far - inset, y1 - (y1 - y0) * 0.08 + g),
+        (hinge_x + inset, y1 - (y1 - y0) * 0.08 + g * 0.2),
+    ];
+    c.stroke_polygon(&panel, color.mix(INK, 90), width * 0.7);
+}
+
+pub(super) fn knob(c: &mut Canvas, x: f32, y: f32, r: f32) {
+    c.fill_circle(x, y, r, GOLD);
+    c.stroke_circle(x, y, r, INK, (r / 3.0).max(0.8));
+}
+
+/// A brass padlock whose shackle top is at `(cx, top)`, `size` pixels tall.
+pub(super) fn padlock(c: &mut Canvas, cx: f32, top: f32, size: f32) {
+    let w = size * 0.8;
+    let body = R::new(cx - w / 2.0, top + size * 0.42, w, size * 0.58);
+    c.stroke_rounded_rect(
+        cx - w * 0.3,
+        top,
+        w * 0.6,
+        size * 0.7,
+        w * 0.3,
+        STEEL_DARK,
+        (size * 0.12).max(1.5),
+    );
+    c.fill_rounded_rect(body.x, body.y, body.w, body.h, size * 0.08, GOLD);
+    c.stroke_rounded_rect(
+        body.x,
+        body.y,
+        body.w,
+        body.h,
+        size * 0.08,
+        INK,
+        (size / 22.0).max(1.0),
+    );
+    c.fill_circle(cx, body.y + body.h * 0.4, size * 0.07, INK);
+    c.fill_rect(
+        cx - size * 0.025,
+        body.y + body.h * 0.4,
+        size * 0.05,
+        body.h * 0.35,
+        INK,
+    );
+}
+
+/// A chain across the front of `r` with a padlock in the middle (for things with no
+/// door).
+pub(super) fn chain(c: &mut Canvas, r: R, y: f32) {
+    let n = ((r.w / 10.0) as usize).max(3);
+    for k in 0..n {
+        let x = r.x + r.w * (k as f32 + 0.5) / n as f32;
+        c.stroke_ellipse(x, y, r.w / n as f32 * 0.6, 3.0, STEEL_DARK, 2.0);
+    }
+    padlock(c, r.cx(), y - 4.0, (r.w * 0.22).clamp(14.0, 44.0));
+}
+
+/// A shut leaf's mark (see [`Mark`]): a padlock, card reader or latch hanging from or
+/// centred under `(x, y)`, `size` pixels tall; screws in the corners of `panel`; planks
+/// across it. A keypad is drawn later, as the lock item itself.
+pub(super) fn mark_at(c: &mut Canvas, mark: Mark, panel: R, x: f32, y: f32, size: f32) {
+    let w = (size / 14.0).max(1.0);
+    match mark {
+        Mark::None | Mark::Keypad => {}
+        Mark::Padlock => padlock(c, x, y, size),
+        Mark::CardReader => {
+            let plate = R::new(x - size * 0.3, y, size * 0.6, size * 0.85);
+            c.fill_rounded_rect(
+                plate.x,
+                plate.y,
+                plate.w,
+                plate.h,
+                size * 0.06,
+                Rgb(50, 54, 62),
+            );
+            c.stroke_rounded_rect(plate.x, plate.y, plate.w, plate.h, size * 0.06, INK, w);
+            let slot = plate.sub(0.2, 0.45, 0.6, 0.08);
+            c.fill_rect(slot.x, slot.y, slot.w, slot.h.max(1.0), Rgb(10, 10, 12));
+            c.fill_circle(plate.cx(), plate.y + plate.h * 0.22, size * 0.07, RED_LIGHT);
+        }
+        Mark::Latch(powered) => {
+            let plate = R::new(x - size * 0.25, y, size * 0.5, size * 0.6);
+            outline_rect(c, plate, STEEL_DARK, w);
+            let light = if powered { GREEN_LIGHT } else { RED_LIGHT };
+            c.fill_circle(plate.cx(), plate.y + plate.h * 0.35, size * 0.12, light);
+            c.stroke_circle(
+                plate.cx(),
+                plate.y + plate.h * 0.35,
+                size * 0.12,
+                INK,
+                w * 0.6,
+            );
+            c.fill_rect(
+                plate.x + plate.w * 0.2,
+                plate.y + plate.h * 0.7,
+                plate.w * 0.6,
+                plate.h * 0.12,
+                INK,
+            );
+        }
+        Mark::Screws => {
+            let rad = (panel.w.min(panel.h) * 0.06).max(2.0);
+            for (fx, fy) in [(0.08, 0.08), (0.92, 0.08), (0.08, 0.92), (0.92, 0.92)] {
+                let (sx, sy) = (panel.x + panel.w * fx, panel.y + panel.h * fy);
+                c.fill_circle(sx, sy, rad, STEEL_LIGHT);
+                c.stroke_circle(sx, sy, rad, INK, (rad / 4.0).max(0.8));
+                c.line(
+                    sx - rad * 0.6,
+                    sy,
+                    sx + rad * 0.6,
+                    sy,
+                    INK,
+                    (rad / 4.0).max(0.8),
+                );
+                c.line(
+                    sx,
+                    sy - rad * 0.6,
+                    sx,
+                    sy + rad * 0.6,
+                    INK,
+                    (rad / 4.0).max(0.8),
+                );
+            }
+        }
+        Mark::Planks => {
+            let t = (panel.h * 0.16).max(4.0);
+            for (y0, y1) in [(0.2, 0.4), (0.65, 0.5)] {
+                let (a, b) = (panel.y + panel.h * y0, panel.y + panel.h * y1);
+                let (x0, x1) = (panel.x - panel.w * 0.04, panel.right() + panel.w * 0.04);
+                let board = [
+                    (x0, a - t / 2.0),
+                    (x1, b - t / 2.0),
+                    (x1, b + t / 2.0),
+                    (x0, a + t / 2.0),
+                ];
+                outline_poly(c, &board, WOOD_LIGHT, w);
+                for (nx, ny) in [(x0 + t * 0.6, a), (x1 - t * 0.6, b)] {
+                    c.fill_circle(nx, ny, (t * 0.12).max(1.0), INK);
+                }
+            }
+        }
+    }
+}
+
+/// A yellow warning triangle with a lightning bolt, centred in `r`.
+fn bolt_sign(c: &mut Canvas, r: R) {
+    let r = r.square();
+    let w = lw(r) * 0.6;
+    let tri = [(r.cx(), r.y), (r.right(), r.bottom()), (r.x, r.bottom())];
+    outline_poly(c, &tri, Rgb(250, 210, 40), w);
+    let bolt = [
+        (r.x + r.w * 0.55, r.y + r.h * 0.3),
+        (r.x + r.w * 0.4, r.y + r.h * 0.62),
+        (r.x + r.w * 0.54, r.y + r.h * 0.62),
+        (r.x + r.w * 0.45, r.y + r.h * 0.92),
+    ];
+    c.stroke_polyline(&bolt, INK, w * 1.5);
+}
+
+/// Where a keypad sits on a leaf swung open from `hinge_x` (reaching `reach`), between
+/// `y0` and `y1`.
+fn on_swung_leaf(hinge_x: f32, y0: f32, y1: f32, reach: f32) -> R {
+    let w = reach.abs() * 0.62;
+    let x = hinge_x + reach / 2.0 - w / 2.0;
+    R::new(x, y0 + (y1 - y0) * 0.3, w, w * 0.7)
+}
+
+/// Draws a drawer in `d` (shut, or pulled out showing its inside) and returns where its
+/// contents go and where a keypad sits on its front.
+pub(super) fn drawer(
+    c: &mut Canvas,
+    d: R,
+    leaf: Leaf,
+    mark: Mark,
+    color: Rgb,
+    width: f32,
+) -> (R, R) {
+    if leaf == Leaf::Open {
+        outline_rect(c, d, DARK, width);
+        // the drawer's box seen from above, then its front pulled down towards us
+        let bx = R::new(d.x - d.w * 0.03, d.y - d.h * 0.35, d.w * 1.06, d.h * 1.05);
+        outline_rect(c, bx, color.mix(INK, 60), width);
+        let front = R::new(d.x - d.w * 0.06, d.y + d.h * 0.55, d.w * 1.12, d.h * 0.6);
+        let side = d.h * 0.08;
+        let inner = R::new(
+            bx.x + side,
+            bx.y + side,
+            bx.w - 2.0 * side,
+            front.y - bx.y - side,
+        );
+        c.fill_rect(inner.x, inner.y, inner.w, inner.h, Rgb(70, 52, 40));
+        outline_rect(c, front, color, width);
+        knob(c, front.cx(), front.cy(), (d.h * 0.08).max(1.5));
+        (inner, drawer_front(front))
+    } else {
+        outline_rect(c, d, color, width);
+        c.stroke_rect(
+            d.x + d.w * 0.06,
+            d.y + d.h * 0.15,
+            d.w * 0.88,
+            d.h * 0.7,
+            color.mix(INK, 70),
+            width * 0.6,
+        );
+        knob(c, d.cx(), d.cy(), (d.h * 0.08).max(1.5));
+        mark_at(c, mark, d, d.cx(), d.cy(), (d.h * 0.55).max(8.0));
+        (d.sub(0.1, 0.1, 0.8, 0.8), drawer_front(d))
+    }
+}
+
+/// The keypad spot on the right part of a drawer front.
+pub(super) fn drawer_front(d: R) -> R {
+    d.sub(0.62, 0.1, 0.34, 0.8)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn draw_furniture(
+    c: &mut Canvas,
+    f: Furniture,
+    r: R,
+    leaf: [Leaf; 2],
+    marks: [Mark; 2],
+    has_doors: bool,
+    exit: bool,
+) -> Holds {
+    let width = lw(r);
+    let open = leaf[0] == Leaf::Open;
+    let above = |fw: f32, fh: f32| r.sub((1.0 - fw) / 2.0, -fh - 0.01, fw, fh);
+    match f {
+        Furniture::Door => {
+            let frame = r;
+            outline_rect(c, frame, WOOD_DARK, width);
+            let way = r.sub(0.07, 0.04, 0.86, 0.96);
+            let mut front = way.sub(0.5, 0.3, 0.42, 0.16);
+            if open {
+                front = on_swung_leaf(way.x, way.y, way.bottom(), -way.w * 0.42);
+                if exit {
+                    c.fill_rect(way.x, way.y, way.w, way.h, Rgb(255, 246, 200));
+                    c.fill_rect(
+                        way.x,
+                        way.y + way.h * 0.7,
+                        way.w,
+                        way.h * 0.3,
+                        Rgb(150, 200, 120),
+                    );
+                } else {
+                    c.fill_rect(way.x, way.y, way.w, way.h, DARK);
+                }
+                c.stroke_rect(way.x, way.y, way.w, way.h, INK, width);
+                swung_leaf(c, way.x, way.y, way.bottom(), -way.w * 0.42, WOOD, width);
+            } else {
+                outline_rect(c, way, WOOD, width);
+                for p in [
+                    way.sub(0.14, 0.06, 0.72, 0.38),
+                    way.sub(0.14, 0.54, 0.72, 0.38),
+                ] {
+                    c.stroke_rect(p.x, p.y, p.w, p.h, WOOD_DARK, width);
+                }
+                knob(
+                    c,
+                    way.sub(0.85, 0.5, 0.0, 0.0).x,
+                    way.cy(),
+                    (way.w * 0.05).max(2.0),
+                );
+                mark_at(
+                    c,
+                    marks[0],
+                    way,
+                    way.x + way.w * 0.85,
+                    way.cy() + 2.0,
+                    way.w * 0.28,
+                );
+            }
+            let inside = way.sub(0.1, 0.5, 0.8, 0.46);
+            Holds {
+                inside: [inside; 2],
+                on: way.sub(0.18, 0.08, 0.64, 0.2),
+                front: [front; 2],
+            }
+        }
+        Furniture::Wardrobe | Furniture::Cabinet | Furniture::Locker => {
+            // a cabinet with a lamp (its states are `on` and `off`) is a grey power box
+            let power = matches!(leaf[0], Leaf::On | Leaf::Off);
+            let (body, color) = match f {
+                Furniture::Locker => (r, Rgb(96, 130, 168)),
+                Furniture::Cabinet if power => (r, STEEL_LIGHT),
+                Furniture::Cabinet => (r, WOOD_LIGHT),
+                _ => (r.sub(0.0, 0.04, 1.0, 0.92), WOOD),
+            };
+            if f == Furniture::Wardrobe {
+                outline_rect(c, r.sub(-0.03, 0.0, 1.06, 0.05), WOOD_DARK, width);
+                outline_rect(c, r.sub(0.05, 0.96, 0.1, 0.04), WOOD_DARK, width);
+                outline_rect(c, r.sub(0.85, 0.96, 0.1, 0.04), WOOD_DARK, width);
+            }
+            outline_rect(c, body, color, width);
+            let doors = body.sub(0.06, 0.05, 0.88, 0.9);
+            let two = f != Furniture::Locker;
+            if open {
+                outline_rect(c, doors, DARK, width);
+                if f == Furniture::Wardrobe {
+                    c.line(
+                        doors.x,
+                        doors.y + doors.h * 0.1,
+                        doors.right(),
+                        doors.y + doors.h * 0.1,
+                        STEEL_LIGHT,
+                        width * 1.5,
+                    );
+                } else {
+                    let y = doors.y + doors.h * if f == Furniture::Locker { 0.25 } else { 0.55 };
+                    c.line(
+                        doors.x,
+                        y,
+                        doors.right(),
+                        y,
+                        color.mix(INK, 60),
+                        width * 2.0,
+                    );
+                }
+                if two {
+                    swung_leaf(
+                        c,
+                        doors.x,
+                        doors.y,
+                        doors.bottom(),
+                        -doors.w * 0.3,
+                        color,
+                        width,
+                    );
+                    swung_leaf(
+                        c,
+                        doors.right(),
+                        doors.y,
+                        doors.bottom(),
+                        doors.w * 0.3,
+                        color,
+                        width,
+                    );
+                } else {
+                    swung_leaf(
+                        c,
+                        doors.x,
+                        doors.y,
+                        doors.bottom(),
+                        -doors.w * 0.55,
+                        color,
+                        width,
+                    );
+                }
+            } else if two {
+                let l = doors.sub(0.0, 0.0, 0.5, 1.0);
+                let rr = doors.sub(0.5, 0.0, 0.5, 1.0);
+                outline_rect(c, l, color, width);
+                outline_rect(c, rr, color, width);
+                let kr = (doors.w * 0.035).max(1.5);
+                knob(c, doors.cx() - kr * 2.2, doors.cy(), kr);
+                knob(c, doors.cx() + kr * 2.2, doors.cy(), kr);
+                if power {
+                    bolt_sign(c, doors.sub(0.58, 0.55, 0.34, 0.36));
+                }
+                mark_at(
+                    c,
+                    marks[0],
+                    doors,
+                    doors.cx(),
+                    doors.cy() - 2.0,
+                    (doors.w * 0.26).max(10.0),
+                );
+            } else {
+                outline_rect(c, doors, color, width);
+                for k in 0..3 {
+                    let y = doors.y + doors.h * (0.06 + 0.04 * k as f32);
+                    c.line(
+                        doors.x + doors.w * 0.25,
+                        y,
+                        doors.right() - doors.w * 0.25,
+                        y,
+                        INK,
+                        width,
+                    );
+                }
+                let hx = doors.x + doors.w * 0.82;
+                c.fill_rect(
+                    hx - 2.0,
+                    doors.cy() - doors.h * 0.05,
+                    4.0,
+                    doors.h * 0.1,
+                    STEEL_LIGHT,
+                );
+                c.stroke_rect(
+                    hx - 2.0,
+                    doors.cy() - doors.h * 0.05,
+                    4.0,
+                    doors.h * 0.1,
+                    INK,
+                    1.0,
+                );
+                mark_at(
+                    c,
+                    marks[0],
+                    doors,
+                    hx,
+                    doors.cy() + doors.h * 0.04,
+                    (doors.w * 0.35).max(10.0),
+                );
+            }
+            let inside = match f {
+                Furniture::Wardrobe => doors.sub(0.06, 0.2, 0.88, 0.76),
+                Furniture::Locker => doors.sub(0.08, 0.3, 0.84, 0.66),
+                _ => doors.sub(0.06, 0.08, 0.88, 0.84),
+            };
+            let front = match (open, two) {
+                (true, true) => {
+                    on_swung_leaf(doors.right(), doors.y, doors.bottom(), doors.w * 0.3)
+                }
+                (true, false) => on_swung_leaf(doors.x, doors.y, doors.bottom(), -doors.w * 0.55),
+                (false, true) => doors.sub(0.3, 0.22, 0.4, 0.2),
+                (false, false) => doors.sub(0.2, 0.3, 0.6, 0.14),
+            };
+            Holds {
+                inside: [inside; 2],
+                on: above(0.8, 0.3),
+                front: [front; 2],
+            }
+        }
+        Furniture::Safe => {
+            let body = r.sub(0.0, 0.0, 1.0, 0.93);
+            outline_rect(c, r.sub(0.08, 0.92, 0.16, 0.08), STEEL_DARK, width);
+            outline_rect(c, r.sub(0.76, 0.92, 0.16, 0.08), STEEL_DARK, width);
+            c.fill_rounded_rect(body.x, body.y, body.w, body.h, body.w * 0.05, STEEL_DARK);
+            c.stroke_rounded_rect(body.x, body.y, body.w, body.h, body.w * 0.05, INK, width);
+            let door = body.sub(0.08, 0.08, 0.84, 0.84);
+            if open {
+                outline_rect(c, door, DARK, width);
+                c.line(
+                    door.x,
+                    door.cy(),
+                    door.right(),
+                    door.cy(),
+                    STEEL,
+                    width * 1.5,
+                );
+                swung_leaf(
+                    c,
+                    door.right(),
+                    door.y,
+                    door.bottom(),
+                    door.w * 0.4,
+                    STEEL,
+                    width,
+                );
+            } else {
+                outline_rect(c, door, STEEL, width);
+                c.fill_rect(
+                    door.x + door.w * 0.9,
+                    door.y + door.h * 0.15,
+                    door.w * 0.06,
+                    door.h * 0.7,
+                    STEEL_DARK,
+                );
+                if marks[0] == Mark::None {
+                    // a plain shut safe: its handle dial
+                    let rr = door.w * 0.16;
+                    c.fill_circle(door.cx(), door.cy(), rr, STEEL_LIGHT);
+                    c.stroke_circle(door.cx(), door.cy(), rr, INK, width);
+                    for k in 0..12 {
+                        let (x0, y0) =
+                            shapes::on_circle(door.cx(), door.cy(), rr * 0.75, k as f32 / 12.0);
+                        let (x1, y1) = shapes::on_circle(door.cx(), door.cy(), rr, k as f32 / 12.0);
+                        c.line(x0, y0, x1, y1, INK, 1.0);
+                    }
+                    c.line(
+                        door.cx() + rr * 1.3,
+                        door.cy(),
+                        door.cx() + rr * 2.2,
+                        door.cy(),
+                        INK,
+                        width * 2.0,
+                    );
+                }
+                mark_at(
+                    c,
+                    marks[0],
+                    door,
+                    door.x + door.w * 0.78,
+                    door.cy() - door.h * 0.05,
+                    door.w * 0.36,
+                );
+            }
+            let front = if open {
+                on_swung_leaf(door.right(), door.y, door.bottom(), door.w * 0.4)
+            } else {
+                door.sub(0.22, 0.2, 0.56, 0.6)
+            };
+            Holds {
+                inside: [door.sub(0.08, 0.1, 0.84, 0.78); 2],
+                on: above(0.8, 0.3),
+                front: [front; 2],
+            }
+        }
+        Furniture::Drawers => {
+            outline_rect(c, r.sub(0.02, 0.94, 0.12, 0.06), WOOD_DARK, width);
+            outline_rect(c, r.sub(0.86, 0.94, 0.12, 0.06), WOOD_DARK, width);
+            outline_rect(c, r.sub(0.0, 0.0, 1.0, 0.94), WOOD, width);
+            outline_rect(c, r.sub(-0.03, -0.02, 1.06, 0.06), WOOD_DARK, width);
+            let d0 = r.sub(0.07, 0.1, 0.86, 0.38);
+            let d1 = r.sub(0.07, 0.53, 0.86, 0.38);
+            // the lower drawer first: an open upper drawer overlaps it
+            let (in1, front1) = drawer(c, d1, leaf[1], marks[1], WOOD_LIGHT, width);
+            let (in0, front0) = drawer(c, d0, leaf[0], marks[0], WOOD_LIGHT, width);
+            Holds {
+                inside: [in0, in1],
+                on: above(0.8, 0.3),
+                front: [front0, front1],
+            }
+        }
+        Furniture::Desk => {
+            outline_rect(c, r.sub(0.03, 0.08, 0.06, 0.92), WOOD_DARK, width);
+            outline_rect(c, r.sub(0.91, 0.08, 0.06, 0.92), WOOD_DARK, width);
+            let d = r.sub(0.5, 0.11, 0.4, 0.22);
+            outline_rect(c, r.sub(0.09, 0.08, 0.82, 0.28), WOOD, width);
+            outline_rect(c, r.sub(-0.02, 0.0, 1.04, 0.09), WOOD_DARK, width);
+            let (inside, front) = drawer(c, d, leaf[0], marks[0], WOOD_LIGHT, width);
+            Holds {
+                inside: [inside; 2],
+                on: r.sub(0.04, -0.42, 0.92, 0.41),
+                front: [front; 2],
+            }
+        }
+        Furniture::Chest => {
+            let body = r.sub(0.0, 0.28, 1.0, 0.72);
+            if open {
+                let lid = r.sub(0.02, -0.32, 0.96, 0.5);
+                outline_rect(c, lid, WOOD_DARK, width);
+                c.fill_rect(
+                    lid.x + lid.w * 0.06,
+                    lid.y + lid.h * 0.1,
+                    lid.w * 0.88,
+                    lid.h * 0.8,
+                    WOOD.mix(INK, 50),
+                );
+                outline_rect(c, body, WOOD, width);
+                let hole = body.sub(0.05, 0.0, 0.9, 0.42);
+                outline_rect(c, hole, DARK, width);
+                for x in [0.2, 0.8] {
+                    outline_rect(
+                        c,
+                        body.sub(x - 0.03, 0.42, 0.06, 0.58),
+                        STEEL_DARK,
+                        width * 0.6,
+                    );
+                }
+            } else {
+                outline_rect(c, body, WOOD, width);
+                let lid = r.sub(-0.02, 0.04, 1.04, 0.26);
+                c.fill_rounded_rect(lid.x, lid.y, lid.w, lid.h, lid.h * 0.5, WOOD_DARK);
+                c.stroke_rounded_rect(lid.x, lid.y, lid.w, lid.h, lid.h * 0.5, INK, width);
+                c.fill_rect(lid.x, lid.y + lid.h * 0.5, lid.w, lid.h * 0.5, WOOD_DARK);
+                c.stroke_rect(lid.x, lid.y + lid.h * 0.5, lid.w, lid.h * 0.5, INK, width);
+                for x in [0.2, 0.8] {
+                    outline_rect(
+                        c,
+                        r.sub(x - 0.03, 0.04, 0.06, 0.96),
+                        STEEL_DARK,
+                        width * 0.6,
+                    );
+                }
+                let clasp = body.sub(0.44, 0.0, 0.12, 0.22);
+                outline_rect(c, clasp, GOLD, width * 0.7);
+                mark_at(
+                    c,
+                    marks[0],
+                    r.sub(0.0, 0.04, 1.0, 0.96),
+                    body.cx(),
+                    body.y + body.h * 0.12,
+                    body.h * 0.5,
+                );
+            }
+            let front = if open {
+                body.sub(0.3, 0.5, 0.4, 0.45)
+            } else {
+                body.sub(0.3, 0.3, 0.4, 0.6)
+            };
+            Holds {
+                inside: [body.sub(0.08, -0.35, 0.84, 0.72); 2],
+                on: above(0.8, 0.4),
+                front: [front; 2],
+            }
+        }
+        Furniture::Shelf => {
+            let covered = leaf[0] != Leaf::Open && has_doors;
+            c.fill_rect(r.x, r.y, r.w, r.h, WOOD_LIGHT.mix(Rgb::WHITE, 60));
+            c.stroke_rect(r.x, r.y, r.w, r.h, INK, width);
+            outline_rect(c, r.sub(0.0, 0.0, 0.05, 1.0), WOOD_DARK, width);
+            outline_rect(c, r.sub(0.95, 0.0, 0.05, 1.0), WOOD_DARK, width);
+            for y in [0.0, 0.47, 0.93] {
+                outline_rect(c, r.sub(-0.02, y, 1.04, 0.07), WOOD, width);
+            }
+            if covered {
+                let g = r.sub(0.05, 0.0, 0.9, 1.0);
+                c.fill_rect(g.x, g.y, g.w, g.h, Rgb(176, 204, 220));
+                c.stroke_rect(g.x, g.y, g.w / 2.0, g.h, INK, width);
+                c.stroke_rect(g.cx(), g.y, g.w / 2.0, g.h, INK, width);
+                for k in 0..2 {
+                    let x = g.x + g.w * (0.1 + 0.5 * k as f32);
+                    c.line(
+                        x,
+                        g.y + g.h * 0.3,
+                        x + g.w * 0.15,
+                        g.y + g.h * 0.1,
+                        Rgb(230, 240, 248),
+                        width * 2.0,
+                    );
+                }
+                mark_at(c, marks[0], g, g.cx(), g.cy() - 4.0, (g.w * 0.22).max(10.0));
+            } else if marks[0] == Mark::Padlock {
+                chain(c, r, r.cy());
+            } else {
+                mark_at(c, marks[0], r, r.cx(), r.cy() - 4.0, (r.w * 0.22).max(10.0));
+            }
+            Holds {
+                inside: [r.sub(0.07, 0.54, 0.86, 0.39); 2],
+                on: r.sub(0.07, 0.07, 0.86, 0.4),
+                front: [r.sub(0.3, 0.3, 0.4, 0.35); 2],
+            }
+        }
+        Furniture::Fridge => {
+            let white = Rgb(236, 240, 242);
+            c.fill_rounded_rect(r.x, r.y, r.w, r.h, r.w * 0.06, white);
+            c.stroke_rounded_rect(r.x, r.y, r.w, r.h, r.w * 0.06, INK, width);
+            let freezer = r.sub(0.03, 0.02, 0.94, 0.28);
+            let main = r.sub(0.03, 0.32, 0.94, 0.65);
+            outline_rect(c, freezer, white, width);
+            outline_rect(c, r.sub(0.1, 0.18, 0.05, 0.1), STEEL, width * 0.6);
+            if open {
+                outline_rect(c, main, Rgb(214, 232, 244), width);
+                for y in [0.33, 0.66] {
+                    let yy = main.y + main.h * y;
+                    c.line(
+                        main.x,
+                        yy,
+                        main.right(),
+                        yy,
+                        Rgb(150, 180, 200),
+                        width * 1.5,
+                    );
+                }
+                swung_leaf(
+                    c,
+                    main.right(),
+                    main.y,
+                    main.bottom(),
+                    main.w * 0.4,
+                    white,
+                    width,
+                );
+            } else {
+                outline_rect(c, main, white, width);
+                let handle = r.sub(0.1, 0.36, 0.05, 0.22);
+                outline_rect(c, handle, STEEL, width * 0.6);
+                mark_at(
+                    c,
+                    marks[0],
+                    main,
+                    handle.cx(),
+                    handle.bottom() - 2.0,
+                    r.w * 0.3,
+                );
+            }
+            let front = if open {
+                on_swung_leaf(main.right(), main.y, main.bottom(), main.w * 0.4)
+            } else {
+                main.sub(0.3, 0.15, 0.6, 0.2)
+            };
+            Holds {
+                inside: [main.sub(0.08, 0.04, 0.84, 0.92); 2],
+                on: freezer.sub(0.25, 0.08, 0.65, 0.5),
+                front: [front; 2],
+            }
+        }
+        Furniture::Frame => {
+            let moved = leaf[0] == Leaf::Open;
+            let mut frame = r;
+            // moved aside: the recess and the frame share the frame's place between them
+            let hole_at = R::new(r.x - r.w * 0.31, r.y, r.w, r.h);
+            if moved {
+                let hole = hole_at.sub(0.1, 0.1, 0.8, 0.8);
+                outline_rect(c, hole.inset(-3.0), Rgb(170, 160, 150), width);
+                outline_rect(c, hole, DARK, width);
+                frame = R::new(r.x + r.w * 0.31, r.y - r.h * 0.18, r.w, r.h);
+            }
+            outline_rect(c, frame, Rgb(176, 130, 50), width);
+            let canvas = frame.sub(0.1, 0.12, 0.8, 0.76);
+            outline_rect(c, canvas, Rgb(168, 208, 236), width * 0.6);
+            c.fill_rect(
+                canvas.x,
+                canvas.y + canvas.h * 0.6,
+                canvas.w,
+                canvas.h * 0.4,
+                Rgb(96, 150, 80),
+            );
+            c.fill_ellipse(
+                canvas.x + canvas.w * 0.3,
+                canvas.y + canvas.h * 0.62,
+                canvas.w * 0.35,
+                canvas.h * 0.22,
+                Rgb(80, 130, 70),
+            );
+            c.fill_circle(
+                canvas.x + canvas.w * 0.78,
+                canvas.y + canvas.h * 0.28,
+                canvas.h * 0.12,
+                Rgb(250, 210, 60),
+            );
+            c.stroke_rect(canvas.x, canvas.y, canvas.w, canvas.h, INK, width * 0.6);
+            if !moved {
+                mark_at(
+                    c,
+                    marks[0],
+                    frame,
+                    frame.cx(),
+                    frame.bottom() - frame.h * 0.1,
+                    frame.h * 0.36,
+                );
+            }
+            Holds {
+                inside: [hole_at.sub(0.16, 0.16, 0.68, 0.68); 2],
+                on: canvas.inset(1.0),
+                front: [R::new(
+                    frame.cx() - frame.w * 0.18,
+                    frame.bottom() + 2.0,
+                    frame.w * 0.36,
+                    frame.h * 0.3,
+                ); 2],
+            }
+        }
+        Furniture::Table => {
+            let covered = leaf[0] != Leaf::Open && has_doors;
+            outline_rect(c, r.sub(0.06, 0.08, 0.07, 0.92), WOOD_DARK, width);
+            outline_rect(c, r.sub(0.87, 0.08, 0.07, 0.92), WOOD_DARK, width);
+            outline_rect(c, r.sub(-0.02, 0.0, 1.04, 0.1), WOOD, width);
+            if covered {
+                // a cloth thrown over the table top hides what lies on it
+                let cloth = [
+                    (r.x - r.w * 0.05, r.y - r.h * 0.02),
+                    (r.right() + r.w * 0.05, r.y - r.h * 0.02),
+                    (r.right() + r.w * 0.08, r.y + r.h * 0.6),
+                    (r.x + r.w * 0.7, r.y + r.h * 0.5),
+                    (r.x + r.w * 0.3, r.y + r.h * 0.62),
+                    (r.x - r.w * 0.08, r.y + r.h * 0.55),
+                ];
+                outline_poly(c, &cloth, Rgb(170, 60, 60), width);
+                let hump = [
+                    (r.x + r.w * 0.05, r.y),
+                    (r.x + r.w * 0.2, r.y - r.h * 0.35),
+                    (r.x + r.w * 0.8, r.y - r.h * 0.35),
+                    (r.x + r.w * 0.95, r.y),
+                ];
+                outline_poly(c, &hump, Rgb(170, 60, 60), width);
+                mark_at(c, marks[0], r, r.cx(), r.y + r.h * 0.15, r.h * 0.4);
+            } else if marks[0] == Mark::Padlock {
+                chain(c, r, r.y + r.h * 0.05);
+            } else {
+                mark_at(c, marks[0], r, r.cx(), r.y + r.h * 0.15, r.h * 0.4);
+            }
+            let top = r.sub(0.04, -0.5, 0.92, 0.49);
+            Holds {
+                inside: [top; 2],
+                on: top,
+                front: [r.sub(0.35, 0.12, 0.3, 0.35); 2],
+            }
+        }
+    }
+}

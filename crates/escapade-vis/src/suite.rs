@@ -1,0 +1,222 @@
+//! The `visescape@1` room suite: 20 rooms of our own, and its statistics next to the
+//! paper's.
+//!
+//! VisEscape has 20 hand-built rooms with one or two visual quizzes each (§3.1, Table 1).
+//! Ours are 3 rooms written by hand (`rooms/*.toml`, the authoring format) and 17 from
+//! [`generator::generate`] at fixed `(size class, seed)` pairs. The pairs were curated
+//! once so that the whole suite's averages land near Table 1 and §2 (see [`SuiteStats`]);
+//! they never change within a suite version; a change of rooms is `visescape@2`.
+//! Rooms are listed by size class and named `vis-r01` … `vis-r20`.
+//!
+//! [`hint_variant`] makes the same rooms in hint mode (§5.4) for `visescape-hints@1`.
+
+use std::fmt;
+
+use crate::game::Game;
+use crate::room::Room;
+use crate::{VisError, generator, oracle, quiz};
+
+/// Where a suite room comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A hand-authored room: its file name under `rooms/` and its TOML text.
+    Hand(&'static str, &'static str),
+    /// A generated room: size class and seed.
+    Generated(u32, u64),
+}
+
+/// The hand-authored rooms, by file name.
+pub const HAND_AUTHORED: [(&str, &str); 3] = [
+    ("study.toml", include_str!("../rooms/study.toml")),
+    ("kitchen.toml", include_str!("../rooms/kitchen.toml")),
+    ("workshop.toml", include_str!("../rooms/workshop.toml")),
+];
+
+/// `visescape@1`, in order: room `n` of the list is `vis-r<n>` (1-based, two digits).
+/// Sorted by size class; hand-authored rooms first within theirs.
+pub const VISESCAPE_V1: [Source; 20] = [
+    Source::Hand(HAND_AUTHORED[0].0, HAND_AUTHORED[0].1),
+    Source::Generated(1, 0),
+    Source::Generated(1, 1),
+    Source::Generated(1, 2),
+    Source::Generated(1, 26),
+    Source::Generated(1, 29),
+    Source::Generated(1, 50),
+    Source::Generated(1, 69),
+    Source::Generated(1, 100),
+    Source::Generated(1, 103),
+    Source::Hand(HAND_AUTHORED[1].0, HAND_AUTHORED[1].1),
+    Source::Hand(HAND_AUTHORED[2].0, HAND_AUTHORED[2].1),
+    Source::Generated(2, 1),
+    Source::Generated(2, 12),
+    Source::Generated(2, 25),
+    Source::Generated(2, 39),
+    Source::Generated(2, 72),
+    Source::Generated(3, 34),
+    Source::Generated(3, 106),
+    Source::Generated(3, 114),
+];
+
+/// Loads a hand-authored room and checks its quizzes' answers against their rules.
+pub fn load_hand_authored(file: &str, toml_text: &str) -> Result<Room, VisError> {
+    let room =
+        Room::from_toml(toml_text).map_err(|e| VisError::Format(format!("rooms/{file}: {e}")))?;
+    for q in &room.quizzes {
+        quiz::check(q).map_err(|e| VisError::Invalid(format!("rooms/{file}: {e}")))?;
+    }
+    Ok(room)
+}
+
+/// The hand-authored rooms, as written (their own ids).
+pub fn hand_authored() -> Result<Vec<Room>, VisError> {
+    HAND_AUTHORED
+        .iter()
+        .map(|(file, text)| load_hand_authored(file, text))
+        .collect()
+}
+
+/// The 20 rooms of `visescape@1`, with ids `vis-r01` … `vis-r20`.
+///
+/// Generation is deterministic and each generated room is lint-checked by the generator;
+/// the suite's tests also run the oracle on every room.
+pub fn visescape_v1() -> Result<Vec<Room>, VisError> {
+    VISESCAPE_V1
+        .iter()
+        .enumerate()
+        .map(|(n, source)| {
+            let mut room = match *source {
+                Source::Hand(file, text) => load_hand_authored(file, text)?,
+                Source::Generated(difficulty, seed) => generator::generate(difficulty, seed)?,
+            };
+            room.id = format!("vis-r{:02}", n + 1);
+            Ok(room)
+        })
+        .collect()
+}
+
+/// The same rooms in hint mode (`visescape-hints@1`, §5.4): after 30 steps without a new
+/// checkpoint the next checkpoint's hint is shown.
+pub fn hint_variant(rooms: &[Room]) -> Vec<Room> {
+    rooms
+        .iter()
+        .cloned()
+        .map(|mut room| {
+            room.hints = true;
+            room
+        })
+        .collect()
+}
+
+/// Per-room averages of a suite, comparable with VisEscape's Table 1 and §2.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SuiteStats {
+    /// Number of rooms.
+    pub rooms: usize,
+    /// Mean receptacles per room (Table 1: 5.9).
+    pub receptacles: f64,
+    /// Mean items per room, locks and clues included (Table 1: 5.1).
+    pub items: f64,
+    /// Mean visual quizzes per room (Table 1: 1.4).
+    pub quizzes: f64,
+    /// Mean interactions per room, `open`/`close` included (Table 1: 15.6).
+    pub interactions: f64,
+    /// Mean checkpoints per room (§2: 8.4).
+    pub checkpoints: f64,
+    /// Mean oracle steps per room, navigation included (§2: 27.2).
+    pub oracle_steps: f64,
+}
+
+impl SuiteStats {
+    /// VisEscape's own numbers: Table 1 (receptacles, items, quizzes, interactions per
+    /// room) and §2 (checkpoints, oracle steps), over its 20 rooms.
+    pub const PAPER: SuiteStats = SuiteStats {
+        rooms: 20,
+        receptacles: 5.9,
+        items: 5.1,
+        quizzes: 1.4,
+        interactions: 15.6,
+        checkpoints: 8.4,
+        oracle_steps: 27.2,
+    };
+
+    /// `(name, ours, paper)` rows, for printers.
+    pub fn rows(&self) -> [(&'static str, f64, f64); 6] {
+        let p = SuiteStats::PAPER;
+        [
+            ("receptacles", self.receptacles, p.receptacles),
+            ("items", self.items, p.items),
+            ("quizzes", self.quizzes, p.quizzes),
+            ("interactions", self.interactions, p.interactions),
+            ("checkpoints", self.checkpoints, p.checkpoints),
+            ("oracle steps", self.oracle_steps, p.oracle_steps),
+        ]
+    }
+}
+
+impl fmt::Display for SuiteStats {
+    /// A small table: per-room mean, ours against the paper's.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:<14} {:>7} {:>7}",
+            format!("{} rooms", self.rooms),
+            "ours",
+            "paper"
+        )?;
+        for (name, ours, paper) in self.rows() {
+            writeln!(f, "{name:<14} {ours:>7.2} {paper:>7.1}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The per-room averages of `rooms`; runs the oracle on each.
+///
+/// # Errors
+/// [`VisError::Invalid`] for a room that does not compile, [`VisError::Unsolvable`] for
+/// one the oracle cannot escape.
+pub fn stats(rooms: &[Room]) -> Result<SuiteStats, VisError> {
+    let n = rooms.len().max(1) as f64;
+    let mut steps = 0usize;
+    for room in rooms {
+        steps += oracle::solve(&Game::new(room.clone())?)?.moves.len();
+    }
+    let mean = |f: fn(&Room) -> usize| rooms.iter().map(f).sum::<usize>() as f64 / n;
+    Ok(SuiteStats {
+        rooms: rooms.len(),
+        receptacles: mean(|r| r.receptacles.len()),
+        items: mean(|r| r.items.len()),
+        quizzes: mean(|r| r.quizzes.len()),
+        interactions: mean(|r| r.interactions.len()),
+        checkpoints: mean(|r| r.checkpoints.len()),
+        oracle_steps: steps as f64 / n,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hint_variant_only_turns_hints_on() {
+        let rooms = hand_authored().unwrap();
+        let hinted = hint_variant(&rooms);
+        assert!(hinted.iter().all(|r| r.hints));
+        for (a, b) in rooms.iter().zip(&hinted) {
+            assert_eq!(
+                Room {
+                    hints: true,
+                    ..a.clone()
+                },
+                *b
+            );
+        }
+    }
+
+    #[test]
+    fn stats_of_nothing_is_zero() {
+        let s = stats(&[]).unwrap();
+        assert_eq!(s.rooms, 0);
+        assert_eq!(s.oracle_steps, 0.0);
+    }
+}

@@ -1,0 +1,255 @@
+//! Room validation: structure first (ids and references), then playability.
+//!
+//! [`check_structure`] runs whenever a room is loaded: unique ids and names, every
+//! reference resolves, every state named exists, every quiz has one clue and one lock.
+//! [`lint`] answers the author's questions about a room that loads: which receptacle
+//! states can never be reached, which items are never needed, which locks can never be
+//! answered, and whether the room can be escaped at all (by the oracle's search).
+
+use std::collections::BTreeSet;
+
+use crate::VisError;
+use crate::game::{Game, State};
+use crate::room::{Cause, ItemKind, Room, Rule};
+
+fn invalid(msg: String) -> VisError {
+    VisError::Invalid(msg)
+}
+
+/// Checks that ids are unique and every reference in the room resolves.
+pub fn check_structure(room: &Room) -> Result<(), VisError> {
+    if room.world != "vis" {
+        return Err(invalid(format!(
+            "world is `{}`, expected `vis`",
+            room.world
+        )));
+    }
+    let mut ids = BTreeSet::new();
+    let mut names = BTreeSet::new();
+    for r in &room.receptacles {
+        if !ids.insert(r.id.as_str()) {
+            return Err(invalid(format!("duplicate id `{}`", r.id)));
+        }
+        if !names.insert(r.name.to_lowercase()) {
+            return Err(invalid(format!("duplicate name `{}`", r.name)));
+        }
+        if r.states.is_empty() || !r.states.contains(&r.initial) {
+            return Err(invalid(format!(
+                "receptacle `{}`: initial state `{}` is not among its states",
+                r.id, r.initial
+            )));
+        }
+    }
+    for i in &room.items {
+        if !ids.insert(i.id.as_str()) {
+            return Err(invalid(format!("duplicate id `{}`", i.id)));
+        }
+        if !names.insert(i.name.to_lowercase()) {
+            return Err(invalid(format!("duplicate name `{}`", i.name)));
+        }
+        let r = room.receptacle(&i.receptacle).ok_or_else(|| {
+            invalid(format!(
+                "item `{}` is in unknown receptacle `{}`",
+                i.id, i.receptacle
+            ))
+        })?;
+        if let Some(s) = i.visible_in.iter().find(|s| !r.states.contains(s)) {
+            return Err(invalid(format!(
+                "item `{}` is visible in `{s}`, which `{}` does not have",
+                i.id, r.id
+            )));
+        }
+        if let ItemKind::Clue { quiz } | ItemKind::Lock { quiz } = &i.kind
+            && room.quiz(quiz).is_none()
+        {
+            return Err(invalid(format!(
+                "item `{}` refers to unknown quiz `{quiz}`",
+                i.id
+            )));
+        }
+    }
+    for q in &room.quizzes {
+        if !ids.insert(q.id.as_str()) {
+            return Err(invalid(format!("duplicate id `{}`", q.id)));
+        }
+        let locks = room
+            .items
+            .iter()
+            .filter(|i| matches!(&i.kind, ItemKind::Lock { quiz } if quiz == &q.id))
+            .count();
+        if locks != 1 {
+            return Err(invalid(format!(
+                "quiz `{}` needs exactly one lock, has {locks}",
+                q.id
+            )));
+        }
+        if q.answer.trim().is_empty() {
+            return Err(invalid(format!("quiz `{}` has an empty answer", q.id)));
+        }
+        // the answer must follow from what the clue and the lock face show
+        crate::quiz::check(q)?;
+    }
+    for (n, x) in room.interactions.iter().enumerate() {
+        let r = room.receptacle(&x.receptacle).ok_or_else(|| {
+            invalid(format!(
+                "interaction {n} names unknown receptacle `{}`",
+                x.receptacle
+            ))
+        })?;
+        for s in [&x.from, &x.to] {
+            if !r.states.contains(s) {
+                return Err(invalid(format!(
+                    "interaction {n}: `{}` has no state `{s}`",
+                    r.id
+                )));
+            }
+        }
+        match &x.cause {
+            Cause::Verb { verb } if verb.trim().is_empty() => {
+                return Err(invalid(format!("interaction {n} has an empty verb")));
+            }
+            Cause::Item { item } if room.item(item).is_none() => {
+                return Err(invalid(format!(
+                    "interaction {n} uses unknown item `{item}`"
+                )));
+            }
+            Cause::Answer { lock }
+                if !room
+                    .item(lock)
+                    .is_some_and(|i| matches!(i.kind, ItemKind::Lock { .. })) =>
+            {
+                return Err(invalid(format!(
+                    "interaction {n}: `{lock}` is not a lock item"
+                )));
+            }
+            _ => {}
+        }
+        check_rule(room, &x.guard, n)?;
+    }
+    let exit = room.receptacle(&room.exit.receptacle).ok_or_else(|| {
+        invalid(format!(
+            "exit names unknown receptacle `{}`",
+            room.exit.receptacle
+        ))
+    })?;
+    if !exit.states.contains(&room.exit.state) {
+        return Err(invalid(format!(
+            "exit state `{}` does not exist",
+            room.exit.state
+        )));
+    }
+    if room.checkpoints.is_empty() {
+        return Err(invalid("a room needs at least one checkpoint".into()));
+    }
+    Ok(())
+}
+
+fn check_rule(room: &Room, rule: &Rule, n: usize) -> Result<(), VisError> {
+    match rule {
+        Rule::Always | Rule::Trigger(_) => Ok(()),
+        Rule::HasItem(item) => room.item(item).map(|_| ()).ok_or_else(|| {
+            invalid(format!(
+                "interaction {n}: guard needs unknown item `{item}`"
+            ))
+        }),
+        Rule::And(rules) => rules.iter().try_for_each(|r| check_rule(room, r, n)),
+        Rule::Not(r) => check_rule(room, r, n),
+    }
+}
+
+/// What [`lint`] found. Empty lists and `solvable` mean a clean room.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Lint {
+    /// The oracle can escape the room.
+    pub solvable: bool,
+    /// `receptacle.state` pairs no play can reach.
+    pub unreachable_states: Vec<String>,
+    /// Items that no interaction or quiz needs (decor and notes excepted).
+    pub unused_items: Vec<String>,
+    /// Locks that can never be answered (never visible, or no interaction uses them).
+    pub unsolvable_locks: Vec<String>,
+    /// Checkpoint triggers that nothing in the room can fire.
+    pub dead_checkpoints: Vec<String>,
+}
+
+impl Lint {
+    /// No problems found.
+    pub fn is_clean(&self) -> bool {
+        self.solvable
+            && self.unreachable_states.is_empty()
+            && self.unused_items.is_empty()
+            && self.unsolvable_locks.is_empty()
+            && self.dead_checkpoints.is_empty()
+    }
+}
+
+/// Explores every state reachable from the start (bounded) and reports what the room's
+/// author should fix.
+pub fn lint(room: &Room) -> Result<Lint, VisError> {
+    check_structure(room)?;
+    let game = Game::new(room.clone())?;
+    let mut seen_states: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut seen_triggers: BTreeSet<usize> = BTreeSet::new();
+    let mut seen_locks: BTreeSet<usize> = BTreeSet::new();
+    let mut solvable = false;
+    crate::oracle::explore(&game, 200_000, |state: &State| {
+        for (r, &s) in state.rec_states().iter().enumerate() {
+            seen_states.insert((r, s as usize));
+        }
+        seen_triggers.extend(state.fired_triggers());
+        seen_locks.extend((0..room.items.len()).filter(|&i| game.solved(state, i)));
+        solvable |= game.escaped(state);
+    });
+    let mut out = Lint {
+        solvable,
+        ..Lint::default()
+    };
+    for (r, rec) in room.receptacles.iter().enumerate() {
+        for (s, name) in rec.states.iter().enumerate() {
+            if !seen_states.contains(&(r, s)) {
+                out.unreachable_states.push(format!("{}.{name}", rec.id));
+            }
+        }
+    }
+    for (i, item) in room.items.iter().enumerate() {
+        match &item.kind {
+            ItemKind::Applicable => {
+                let used = room.interactions.iter().any(|x| {
+                    matches!(&x.cause, Cause::Item { item: id } if id == &item.id)
+                        || rule_mentions(&x.guard, &item.id)
+                });
+                if !used {
+                    out.unused_items.push(item.id.clone());
+                }
+            }
+            ItemKind::Lock { .. } => {
+                let used = room
+                    .interactions
+                    .iter()
+                    .any(|x| matches!(&x.cause, Cause::Answer { lock } if lock == &item.id));
+                if !used || !seen_locks.contains(&i) {
+                    out.unsolvable_locks.push(item.id.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    for cp in &room.checkpoints {
+        let fired = game
+            .trigger_index(&cp.trigger)
+            .is_some_and(|t| seen_triggers.contains(&t));
+        if !fired {
+            out.dead_checkpoints.push(cp.trigger.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn rule_mentions(rule: &Rule, item: &str) -> bool {
+    match rule {
+        Rule::HasItem(i) => i == item,
+        Rule::And(rules) => rules.iter().any(|r| rule_mentions(r, item)),
+        Rule::Not(r) => rule_mentions(r, item),
+        _ => false,
+    }
+}

@@ -1,0 +1,281 @@
+//! The `vis` entry of the world registry and its suites.
+//!
+//! Suites: `visescape@1` (20 rooms, §3.1), `visescape-hints@1` (the same rooms in hint
+//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@1`, answer
+//! only; `visescape-quiz-reason@1`, think first), one quiz per room.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use escapade_core::env::{OracleReport, SuiteSpec};
+use escapade_core::{Agent, CoreError, Env, World};
+
+use crate::agents::{OracleAgent, RandomAgent};
+use crate::game::Game;
+use crate::quiztask::{QuizEnv, QuizTask};
+use crate::{VisEnv, VisError, generator, oracle, room::Room, suite};
+
+/// The room suite.
+pub const VISESCAPE_V1: &str = "visescape@1";
+/// The room suite in hint mode.
+pub const VISESCAPE_HINTS_V1: &str = "visescape-hints@1";
+/// Quiz-only, answer without reasoning (App. C.2, Table 23a).
+pub const QUIZ_V1: &str = "visescape-quiz@1";
+/// Quiz-only, reasoning first (App. C.2, Table 23b).
+pub const QUIZ_REASON_V1: &str = "visescape-quiz-reason@1";
+
+/// The vis world.
+#[derive(Default)]
+pub struct VisWorld {
+    rooms: OnceLock<Result<Vec<Room>, VisError>>,
+}
+
+/// A parsed scenario: a room or a quiz task.
+enum Scenario {
+    Room(Room),
+    Quiz(QuizTask),
+}
+
+impl VisWorld {
+    /// The world.
+    pub fn new() -> Self {
+        VisWorld::default()
+    }
+
+    fn rooms(&self) -> Result<Vec<Room>, CoreError> {
+        self.rooms
+            .get_or_init(suite::visescape_v1)
+            .clone()
+            .map_err(CoreError::from)
+    }
+
+    fn parse(&self, json: &str) -> Result<Scenario, CoreError> {
+        let v: serde_json::Value =
+            serde_json::from_str(json).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+        if v.get("task").and_then(|t| t.as_str()) == Some("quiz") {
+            Ok(Scenario::Quiz(QuizTask::from_json(json)?))
+        } else {
+            Ok(Scenario::Room(Room::from_json(json)?))
+        }
+    }
+
+    fn tiers(rooms: &[Room]) -> Vec<(u32, u32)> {
+        let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
+        for r in rooms {
+            *counts.entry(r.difficulty).or_default() += 1;
+        }
+        counts.into_iter().collect()
+    }
+}
+
+impl World for VisWorld {
+    fn name(&self) -> &'static str {
+        "vis"
+    }
+
+    fn description(&self) -> &'static str {
+        "VisEscape: state-machine rooms seen as images, visual quizzes, hints"
+    }
+
+    fn suites(&self) -> Vec<SuiteSpec> {
+        let tiers = self.rooms().map(|r| Self::tiers(&r)).unwrap_or_default();
+        let quiz_tiers = vec![(0, tiers.iter().map(|t| t.1).sum())];
+        let spec = |name: &str, description: &str, tiers: Vec<(u32, u32)>| SuiteSpec {
+            name: name.into(),
+            world: "vis".into(),
+            description: description.into(),
+            tiers,
+        };
+        vec![
+            spec(
+                VISESCAPE_V1,
+                "20 escape rooms with 1-2 visual quizzes each (VisEscape §3)",
+                tiers.clone(),
+            ),
+            spec(
+                VISESCAPE_HINTS_V1,
+                "the same 20 rooms in hint mode (§5.4)",
+                tiers,
+            ),
+            spec(
+                QUIZ_V1,
+                "one visual quiz per room: clue + lock image, answer only (App. C.2)",
+                quiz_tiers.clone(),
+            ),
+            spec(
+                QUIZ_REASON_V1,
+                "the same quizzes, reasoning before answering (App. C.2)",
+                quiz_tiers,
+            ),
+        ]
+    }
+
+    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+        Ok(generator::generate(difficulty, seed)?.to_json())
+    }
+
+    fn build_suite(&self, name: &str) -> Result<Vec<String>, CoreError> {
+        let rooms = self.rooms()?;
+        match name {
+            VISESCAPE_V1 => Ok(rooms.iter().map(Room::to_json).collect()),
+            VISESCAPE_HINTS_V1 => Ok(suite::hint_variant(&rooms)
+                .iter()
+                .map(Room::to_json)
+                .collect()),
+            QUIZ_V1 | QUIZ_REASON_V1 => {
+                let reasoning = name == QUIZ_REASON_V1;
+                rooms
+                    .iter()
+                    .map(|r| QuizTask::from_room(r, reasoning).map(|t| t.to_json()))
+                    .collect::<Result<_, _>>()
+                    .map_err(CoreError::from)
+            }
+            other => Err(CoreError::Unknown {
+                what: "suite",
+                name: other.into(),
+                known: [VISESCAPE_V1, VISESCAPE_HINTS_V1, QUIZ_V1, QUIZ_REASON_V1].join(", "),
+            }),
+        }
+    }
+
+    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+        match self.parse(scenario_json)? {
+            Scenario::Room(room) => Ok(Box::new(VisEnv::new(Arc::new(Game::new(room)?))?)),
+            Scenario::Quiz(task) => Ok(Box::new(QuizEnv::new(task)?)),
+        }
+    }
+
+    fn agent(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        seed: u64,
+    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        let scenario = self.parse(scenario_json)?;
+        match (kind, scenario) {
+            ("oracle", Scenario::Room(room)) => Ok(Box::new(OracleAgent::new(&Game::new(room)?)?)),
+            ("oracle", Scenario::Quiz(task)) => {
+                Ok(Box::new(crate::quiztask::QuizOracle::new(&task)))
+            }
+            ("random", Scenario::Room(_)) => Ok(Box::new(RandomAgent::new(seed))),
+            ("random", Scenario::Quiz(_)) => Ok(Box::new(crate::quiztask::QuizRandom::new(seed))),
+            (other, _) => Err(CoreError::Unknown {
+                what: "agent",
+                name: other.into(),
+                known: self.agent_kinds().join(", "),
+            }),
+        }
+    }
+
+    fn agent_kinds(&self) -> Vec<&'static str> {
+        vec!["oracle", "random"]
+    }
+
+    fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
+        match self.parse(scenario_json)? {
+            Scenario::Room(room) => {
+                // the shortest solution, replayed through the agent interface (without
+                // drawing, which verification does not need)
+                let game = Arc::new(Game::new(room)?);
+                let mut env = VisEnv::new(game.clone())?.without_images();
+                let mut agent = OracleAgent::new(&game)?;
+                let (outcome, steps) = escapade_core::agent::play(&mut env, &mut agent, 0, 10_000)?;
+                Ok(OracleReport {
+                    solved: outcome.success && steps == env.oracle_steps(),
+                    steps,
+                })
+            }
+            Scenario::Quiz(task) => Ok(OracleReport {
+                solved: task.solvable(),
+                steps: 1,
+            }),
+        }
+    }
+
+    /// Receptacles, items, quizzes, interactions, checkpoints and oracle steps per room
+    /// beside VisEscape Table 1 and §2 (room suites only).
+    fn paper_stats(
+        &self,
+        suite: &str,
+        scenarios: &[String],
+    ) -> Result<Vec<escapade_core::env::PaperStat>, CoreError> {
+        if suite != VISESCAPE_V1 && suite != VISESCAPE_HINTS_V1 {
+            return Ok(Vec::new());
+        }
+        let rooms: Vec<Room> = scenarios
+            .iter()
+            .map(|s| Room::from_json(s))
+            .collect::<Result<_, _>>()?;
+        let stats = suite::stats(&rooms)?;
+        Ok(stats
+            .rows()
+            .into_iter()
+            .map(|(name, ours, paper)| escapade_core::env::PaperStat {
+                name: format!("{name} per room"),
+                ours,
+                paper: Some(paper),
+                source: if matches!(name, "checkpoints" | "oracle steps") {
+                    "VisEscape §2".into()
+                } else {
+                    "VisEscape Table 1".into()
+                },
+            })
+            .collect())
+    }
+
+    /// Loads a room from JSON or TOML and runs the validator (unreachable states, unused
+    /// items, unsolvable locks, dead checkpoints, solvability).
+    fn check(&self, text: &str) -> Result<escapade_core::env::Validation, CoreError> {
+        let room = match Room::from_json(text) {
+            Ok(room) => room,
+            Err(json_error) => Room::from_toml(text).map_err(|toml_error| {
+                CoreError::InvalidScenario(format!(
+                    "neither a JSON room ({json_error}) nor a TOML room ({toml_error})"
+                ))
+            })?,
+        };
+        let lint = crate::validate::lint(&room)?;
+        let mut problems = Vec::new();
+        if !lint.solvable {
+            problems.push("the room cannot be escaped".to_string());
+        }
+        let mut push = |what: &str, list: &[String]| {
+            if !list.is_empty() {
+                problems.push(format!("{what}: {}", list.join(", ")));
+            }
+        };
+        push("unreachable states", &lint.unreachable_states);
+        push("items nothing needs", &lint.unused_items);
+        push("locks that can never be answered", &lint.unsolvable_locks);
+        push("checkpoints that never fire", &lint.dead_checkpoints);
+        let mut notes = vec![format!(
+            "{} receptacles, {} items, {} quizzes, {} interactions, {} checkpoints",
+            room.receptacles.len(),
+            room.items.len(),
+            room.quizzes.len(),
+            room.interactions.len(),
+            room.checkpoints.len()
+        )];
+        if lint.solvable {
+            let steps = oracle::solve(&Game::new(room.clone())?)?.moves.len();
+            notes.push(format!("oracle steps: {steps}"));
+        }
+        Ok(escapade_core::env::Validation {
+            scenario: room.to_json(),
+            problems,
+            notes,
+        })
+    }
+
+    fn catalogue(&self) -> String {
+        let mut t = String::new();
+        t.push_str("Views: wall -> receptacle -> item (VisEscape App. B.2).\n");
+        t.push_str("Actions: turn to <wall>, inspect <object>, step back, <verb> <receptacle>, pick up <item>, use <item>, <ANSWER>code</ANSWER>.\n");
+        t.push_str("Furniture: door, wardrobe, safe, drawers, cabinet, desk, chest, shelf, fridge, frame, locker, table.\n");
+        t.push_str("Quizzes: colour count, polygon sides, symbol order, clock, arrows.\n");
+        t.push_str(
+            "Limits: 300 steps, 100 steps without a checkpoint; hint mode after 30 stuck steps.\n",
+        );
+        t
+    }
+}

@@ -1,0 +1,345 @@
+//! The vis environment through its public contract, on a small hand-built room.
+
+use std::sync::Arc;
+
+use escapade_core::check::check_env;
+use escapade_core::{Action, Env, EnvError};
+use escapade_vis::room::Room;
+use escapade_vis::{Game, VisEnv, oracle, validate};
+
+/// North: the exit door with a code keypad. South: a desk holding a brass key. East: a
+/// locked wardrobe (the key opens it) with a clock poster inside: the door's code.
+const ROOM: &str = r#"{
+  "world": "vis", "id": "vis-test", "difficulty": 1, "seed": 0, "title": "Test room",
+  "start": "north",
+  "receptacles": [
+    {"id": "door", "name": "door", "wall": "north", "furniture": "door",
+     "states": ["locked", "closed", "open"], "initial": "locked"},
+    {"id": "desk", "name": "desk", "wall": "south", "furniture": "desk",
+     "states": ["closed", "open"], "initial": "closed"},
+    {"id": "wardrobe", "name": "wardrobe", "wall": "east", "furniture": "wardrobe",
+     "states": ["locked", "closed", "open"], "initial": "locked"}
+  ],
+  "items": [
+    {"id": "keypad", "name": "door keypad", "type": "lock", "quiz": "q1",
+     "receptacle": "door", "visible_in": ["locked"], "look": "grey metal"},
+    {"id": "brass_key", "name": "brass key", "type": "applicable",
+     "receptacle": "desk", "visible_in": ["open"], "look": "brass"},
+    {"id": "poster", "name": "clock poster", "type": "clue", "quiz": "q1",
+     "receptacle": "wardrobe", "visible_in": ["open"], "look": "paper"}
+  ],
+  "quizzes": [
+    {"id": "q1", "code": "number", "spec": {"kind": "clock", "hour": 10, "minute": 35},
+     "answer": "1035"}
+  ],
+  "interactions": [
+    {"receptacle": "door", "by": "answer", "lock": "keypad", "from": "locked", "to": "closed"},
+    {"receptacle": "door", "by": "verb", "verb": "open", "from": "closed", "to": "open"},
+    {"receptacle": "desk", "by": "verb", "verb": "open", "from": "closed", "to": "open"},
+    {"receptacle": "desk", "by": "verb", "verb": "close", "from": "open", "to": "closed"},
+    {"receptacle": "wardrobe", "by": "verb", "verb": "open", "from": "locked", "to": "locked",
+     "guard": {"not": "always"}, "refusal": "The wardrobe is locked."},
+    {"receptacle": "wardrobe", "by": "item", "item": "brass_key", "from": "locked", "to": "closed"},
+    {"receptacle": "wardrobe", "by": "verb", "verb": "open", "from": "closed", "to": "open"}
+  ],
+  "checkpoints": [
+    {"trigger": "picked brass_key", "hint": "Open the desk by the south wall and take the key."},
+    {"trigger": "used brass_key", "hint": "Use the brass key on the wardrobe by the east wall."},
+    {"trigger": "solved keypad", "hint": "Enter the time on the clock as the door code."},
+    {"trigger": "escaped", "hint": "Open the door."}
+  ],
+  "exit": {"receptacle": "door", "state": "open"}
+}"#;
+
+fn room(hints: bool) -> Room {
+    let mut r = Room::from_json(ROOM).expect("the test room loads");
+    r.hints = hints;
+    r
+}
+
+fn env(hints: bool) -> VisEnv {
+    VisEnv::new(Arc::new(Game::new(room(hints)).unwrap()))
+        .unwrap()
+        .without_images()
+}
+
+fn act(env: &mut VisEnv, text: &str) -> escapade_core::Step {
+    env.step(&Action::text(text)).expect("step")
+}
+
+/// After the code, the keypad is gone (visible only while locked) and the view falls
+/// back to the door itself.
+const SOLUTION: [&str; 17] = [
+    "turn to south",
+    "inspect desk",
+    "open desk",
+    "pick up brass key",
+    "step back",
+    "turn to east",
+    "inspect wardrobe",
+    "use brass key",
+    "open wardrobe",
+    "inspect clock poster",
+    "step back",
+    "step back",
+    "turn to north",
+    "inspect door",
+    "inspect door keypad",
+    "<ANSWER>10 35</ANSWER>",
+    "open door",
+];
+
+#[test]
+fn the_oracle_finds_the_shortest_way_out() {
+    let game = Game::new(room(false)).unwrap();
+    let solution = oracle::solve(&game).unwrap();
+    assert_eq!(solution.moves.len(), SOLUTION.len());
+    assert!(validate::lint(&room(false)).unwrap().is_clean());
+}
+
+#[test]
+fn a_scripted_solution_escapes_with_full_metrics() {
+    let mut e = env(false);
+    let first = e.reset(3);
+    assert!(
+        first
+            .text
+            .starts_with("Step 1 of 300. North side of the room")
+    );
+    assert!(
+        first
+            .actions
+            .as_ref()
+            .unwrap()
+            .contains(&"inspect door".to_string())
+    );
+    let mut last = None;
+    for (n, a) in SOLUTION.iter().enumerate() {
+        let step = act(&mut e, a);
+        assert!(step.valid, "{a}: {}", step.feedback);
+        assert_eq!(step.terminated, n + 1 == SOLUTION.len());
+        last = Some(step);
+    }
+    let last = last.unwrap();
+    assert_eq!(last.progress, 1.0);
+    let o = e.outcome();
+    assert!(o.success);
+    assert_eq!(o.metrics["gc"], 1.0);
+    assert_eq!(o.metrics["spl"], 1.0);
+    assert_eq!(o.metrics["essential_views_seen"], 1.0);
+    assert_eq!(o.metrics["repeated_action_ratio"], 0.0);
+    assert_eq!(o.metrics["brute_force_ratio"], 0.0);
+    assert_eq!(
+        e.step(&Action::text("step back")),
+        Err(EnvError::EpisodeOver)
+    );
+}
+
+#[test]
+fn guards_refuse_with_their_message_and_wrong_codes_count_as_brute_force() {
+    let mut e = env(false);
+    e.reset(0);
+    act(&mut e, "turn to east");
+    act(&mut e, "inspect wardrobe");
+    let s = act(&mut e, "open wardrobe");
+    assert!(s.valid);
+    assert_eq!(s.feedback, "The wardrobe is locked.");
+    act(&mut e, "open wardrobe");
+    for a in [
+        "step back",
+        "turn to north",
+        "inspect door",
+        "inspect door keypad",
+    ] {
+        act(&mut e, a);
+    }
+    let s = act(&mut e, "<ANSWER>0000</ANSWER>");
+    assert!(
+        s.valid && s.feedback.contains("stays shut"),
+        "{}",
+        s.feedback
+    );
+    let o = e.outcome();
+    assert_eq!(o.metrics["brute_force_ratio"], 1.0);
+    assert_eq!(o.metrics["answer_attempts"], 1.0);
+    // two tries of `open wardrobe` in the same situation: one repeat of three interactions
+    assert!((o.metrics["repeated_action_ratio"] - 1.0 / 3.0).abs() < 1e-9);
+    assert_eq!(o.metrics["gc"], 0.0);
+}
+
+#[test]
+fn bad_replies_are_feedback_and_can_be_checked_first() {
+    let mut e = env(false);
+    e.reset(0);
+    for junk in [
+        Action::text(""),
+        Action::text("fly away"),
+        Action::text("<ANSWER>1035</ANSWER>"),
+        Action::text("x".repeat(2_000_000)),
+        Action::call("act", "{not json"),
+        Action::call("teleport", "{}"),
+        Action::Bytes {
+            bytes: vec![0xc3, 0x28],
+        },
+    ] {
+        let message = e.check_action(&junk).unwrap_err();
+        assert!(
+            message.contains("inspect door") || message.contains("act"),
+            "{message}"
+        );
+        let s = e.step(&junk).unwrap();
+        assert!(!s.valid);
+        assert_eq!(s.error.as_deref(), Some("invalid_action"));
+        assert!(s.observation.text.len() < 5_000);
+    }
+    assert_eq!(e.outcome().metrics["invalid_actions"], 7.0);
+    assert!(
+        e.check_action(&Action::text("[THINK] hm [ACTION] turn_to_east"))
+            .is_ok()
+    );
+    assert_eq!(e.reask_limit(), 3);
+}
+
+#[test]
+fn hints_appear_after_thirty_stuck_steps_only_in_hint_mode() {
+    for hints in [false, true] {
+        let mut e = env(hints);
+        e.reset(0);
+        let mut shown_at = None;
+        for n in 1..=40 {
+            let s = act(
+                &mut e,
+                if n % 2 == 1 {
+                    "turn to east"
+                } else {
+                    "turn to north"
+                },
+            );
+            if shown_at.is_none() && s.observation.text.contains("Hint: Open the desk") {
+                shown_at = Some(n);
+            }
+        }
+        assert_eq!(shown_at, hints.then_some(30));
+    }
+    // a checkpoint reached while the hint shows counts as hint-assisted
+    let mut e = env(true);
+    e.reset(0);
+    for n in 0..30 {
+        act(
+            &mut e,
+            if n % 2 == 0 {
+                "turn to east"
+            } else {
+                "turn to north"
+            },
+        );
+    }
+    for a in [
+        "turn to south",
+        "inspect desk",
+        "open desk",
+        "pick up brass key",
+    ] {
+        act(&mut e, a);
+    }
+    assert_eq!(e.outcome().metrics["hint_assisted_rate"], 1.0);
+}
+
+#[test]
+fn a_hundred_steps_without_progress_end_the_episode() {
+    let mut e = env(false);
+    e.reset(0);
+    for n in 1..=100 {
+        let s = act(&mut e, "turn to east");
+        let s = if s.truncated {
+            s
+        } else {
+            act(&mut e, "turn to north")
+        };
+        if s.truncated {
+            assert!(!s.terminated);
+            assert_eq!(e.outcome().steps, 100);
+            return;
+        }
+        assert!(n < 60);
+    }
+    panic!("never truncated");
+}
+
+#[test]
+fn actions_are_shuffled_by_the_seed_and_reproducible() {
+    let listing = |seed| {
+        let mut e = env(false);
+        let mut all = vec![e.reset(seed).actions.unwrap()];
+        for a in ["turn to south", "inspect desk", "open desk"] {
+            all.push(act(&mut e, a).observation.actions.unwrap());
+        }
+        all
+    };
+    assert_eq!(listing(1), listing(1));
+    let differs = (2..12).any(|s| listing(s) != listing(1));
+    assert!(differs);
+}
+
+#[test]
+fn the_conformance_checker_passes_and_no_answer_leaks() {
+    let mut e = env(false);
+    let junk: Vec<Action> = [
+        "turn to east",
+        "inspect wardrobe",
+        "open wardrobe",
+        "step back",
+        "turn to north",
+        "inspect door",
+        "inspect door keypad",
+        "<ANSWER>1234</ANSWER>",
+        "dance",
+    ]
+    .iter()
+    .map(|a| Action::text(*a))
+    .collect();
+    check_env(&mut e, 5, &junk).unwrap();
+}
+
+#[test]
+fn lint_reports_what_an_author_should_fix() {
+    let mut r = room(false);
+    r.receptacles[1].states.push("broken".into());
+    r.items.push(serde_json::from_str(
+        r#"{"id": "spoon", "name": "spoon", "type": "applicable", "receptacle": "desk", "visible_in": ["open"]}"#,
+    ).unwrap());
+    let lint = validate::lint(&r).unwrap();
+    assert!(lint.solvable);
+    assert_eq!(lint.unreachable_states, vec!["desk.broken".to_string()]);
+    assert_eq!(lint.unused_items, vec!["spoon".to_string()]);
+    // without the key interaction the room cannot be escaped
+    r.interactions
+        .retain(|x| !matches!(x.cause, escapade_vis::room::Cause::Item { .. }));
+    let lint = validate::lint(&r).unwrap();
+    assert!(!lint.solvable);
+    assert!(lint.dead_checkpoints.contains(&"escaped".to_string()));
+    assert!(lint.unsolvable_locks.contains(&"keypad".to_string()));
+    assert!(oracle::solve(&Game::new(r).unwrap()).is_err());
+}
+
+#[test]
+fn broken_rooms_are_refused_with_the_reason() {
+    for (from, to, why) in [
+        (
+            r#""initial": "closed""#,
+            r#""initial": "ajar""#,
+            "initial state",
+        ),
+        (
+            r#""receptacle": "desk""#,
+            r#""receptacle": "nowhere""#,
+            "unknown receptacle",
+        ),
+        (r#""quiz": "q1","#, r#""quiz": "q9","#, "unknown quiz"),
+    ] {
+        let text = ROOM.replacen(from, to, 1);
+        let err = Room::from_json(&text).unwrap_err().to_string();
+        assert!(err.contains(why), "{err}");
+    }
+    assert!(Room::from_json("{").is_err());
+}

@@ -1,0 +1,133 @@
+//! Every scenario of every vis suite through the conformance checker, the oracle and the
+//! baselines, via the world's registry entry (what the runner uses).
+
+use std::sync::{Arc, OnceLock};
+
+use escapade_core::agent::play;
+use escapade_core::check::check_env;
+use escapade_core::{Action, World};
+use escapade_vis::world::{QUIZ_REASON_V1, QUIZ_V1, VISESCAPE_HINTS_V1, VISESCAPE_V1};
+use escapade_vis::{Game, Move, Room, VisEnv, VisWorld, oracle};
+
+fn world() -> &'static VisWorld {
+    static W: OnceLock<VisWorld> = OnceLock::new();
+    W.get_or_init(VisWorld::new)
+}
+
+/// The oracle's moves with every code replaced by a wrong one, then junk: exploration
+/// that earns no code, so no answer may appear in what the agent reads.
+fn junk(room: &Room) -> Vec<Action> {
+    let game = Game::new(room.clone()).unwrap();
+    let mut out: Vec<Action> = oracle::solve(&game)
+        .unwrap()
+        .moves
+        .iter()
+        .map(|m| match m {
+            Move::Answer(_) => Action::text("<ANSWER>wrong</ANSWER>"),
+            other => Action::text(game.label(other)),
+        })
+        .collect();
+    out.extend([
+        Action::text("dance"),
+        Action::call("act", "{oops"),
+        Action::Bytes { bytes: vec![0xff] },
+        Action::text("y".repeat(1 << 20)),
+    ]);
+    out
+}
+
+#[test]
+fn every_room_passes_the_conformance_checker() {
+    for json in world().build_suite(VISESCAPE_V1).unwrap() {
+        let room = Room::from_json(&json).unwrap();
+        let mut env = world().env(&json).unwrap();
+        check_env(env.as_mut(), 1, &junk(&room)).unwrap_or_else(|e| panic!("{}: {e}", room.id));
+    }
+}
+
+#[test]
+fn the_oracle_escapes_every_room_with_spl_one_and_random_does_not() {
+    let mut random_gc = Vec::new();
+    for json in world().build_suite(VISESCAPE_V1).unwrap() {
+        let report = world().oracle(&json).unwrap();
+        assert!(report.solved);
+        let mut env = world().env(&json).unwrap();
+        let mut agent = world().agent("oracle", &json, 0).unwrap();
+        let (outcome, steps) = play(env.as_mut(), agent.as_mut(), 0, 400).unwrap();
+        assert!(outcome.success);
+        assert_eq!(steps, report.steps);
+        assert_eq!(outcome.metrics["spl"], 1.0);
+        assert_eq!(outcome.metrics["gc"], 1.0);
+        // the random player without drawing: hundreds of steps per room
+        let room = Room::from_json(&json).unwrap();
+        let mut env = VisEnv::new(Arc::new(Game::new(room).unwrap()))
+            .unwrap()
+            .without_images();
+        let mut agent = world().agent("random", &json, 3).unwrap();
+        let (outcome, _) = play(&mut env, agent.as_mut(), 3, 400).unwrap();
+        random_gc.push(outcome.metrics["gc"]);
+    }
+    let mean = random_gc.iter().sum::<f64>() / random_gc.len() as f64;
+    assert!(mean < 0.5, "random goal completion {mean}");
+}
+
+#[test]
+fn the_hint_suite_is_the_same_rooms_in_hint_mode() {
+    let plain = world().build_suite(VISESCAPE_V1).unwrap();
+    let hints = world().build_suite(VISESCAPE_HINTS_V1).unwrap();
+    assert_eq!(plain.len(), 20);
+    for (a, b) in plain.iter().zip(&hints) {
+        let (mut a, b) = (Room::from_json(a).unwrap(), Room::from_json(b).unwrap());
+        assert!(!a.hints && b.hints);
+        a.hints = true;
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn quiz_tasks_show_two_pictures_and_count_tries() {
+    for suite in [QUIZ_V1, QUIZ_REASON_V1] {
+        let tasks = world().build_suite(suite).unwrap();
+        assert_eq!(tasks.len(), 20);
+        for json in &tasks {
+            let mut env = world().env(json).unwrap();
+            let first = env.reset(0);
+            assert_eq!(first.images.len(), 2);
+            assert!(first.images.iter().all(|i| i.alt.is_some()));
+            let wrong: Vec<Action> = ["nope", "[ANSWER] 0", "<ANSWER>zz</ANSWER>", ""]
+                .iter()
+                .map(|t| Action::text(*t))
+                .collect();
+            check_env(env.as_mut(), 0, &wrong).unwrap();
+            assert!(world().oracle(json).unwrap().solved);
+            let mut oracle = world().agent("oracle", json, 0).unwrap();
+            let (outcome, steps) = play(env.as_mut(), oracle.as_mut(), 0, 20).unwrap();
+            assert!(outcome.success && steps == 1);
+            assert_eq!(outcome.metrics["pass_at_1"], 1.0);
+            let mut random = world().agent("random", json, 0).unwrap();
+            let (outcome, steps) = play(env.as_mut(), random.as_mut(), 0, 20).unwrap();
+            assert!(steps <= 10);
+            assert_eq!(outcome.metrics["attempts"], f64::from(steps));
+        }
+    }
+}
+
+#[test]
+fn paper_statistics_sit_beside_ours() {
+    let rooms = world().build_suite(VISESCAPE_V1).unwrap();
+    let stats = world().paper_stats(VISESCAPE_V1, &rooms).unwrap();
+    let names: Vec<&str> = stats.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.iter().any(|n| n.contains("receptacles")), "{names:?}");
+    assert!(stats.iter().all(|s| s.paper.is_some() && s.ours > 0.0));
+}
+
+#[test]
+fn a_hand_written_toml_room_checks_clean_and_converts_to_json() {
+    let toml = include_str!("../rooms/study.toml");
+    let v = world().check(toml).unwrap();
+    assert!(v.problems.is_empty(), "{:?}", v.problems);
+    assert!(Room::from_json(&v.scenario).is_ok());
+    let broken = toml.replacen("world = \"vis\"", "world = \"vis\"\nbogus = 1", 1);
+    let _ = world().check(&broken);
+    assert!(world().check("not a room").is_err());
+}
