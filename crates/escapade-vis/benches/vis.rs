@@ -2,12 +2,19 @@
 //!
 //! `render`: drawing a view to PNG bytes (target: at most 5 ms per view in release, so a
 //! 300-step episode spends under two seconds drawing).
+//! `env step`: one step of `VisEnv` without drawing, along the oracle's path of a suite
+//! room and for a reply that is not an action (target: p50 at most 20 µs).
+//! `suite`: building `visescape@1` — generating, linting and solving 20 rooms — and
+//! verifying each through the world's oracle (target: at most 2 s).
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use escapade_vis::render::render;
-use escapade_vis::{Game, Move, Room, State, View};
+use std::sync::Arc;
+
+use escapade_core::{Action, Env, World};
+use escapade_vis::{Game, Move, Room, State, View, VisEnv, VisWorld, oracle};
 
 /// One wall with an exit door, an open wardrobe and a safe with a keypad; a clue in the
 /// wardrobe.
@@ -79,5 +86,65 @@ fn render_views(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, render_views);
+fn env_steps(c: &mut Criterion) {
+    let world = VisWorld::new();
+    let rooms = world.build_suite("visescape@1").expect("suite builds");
+    let room = Room::from_json(&rooms[10]).expect("room loads");
+    let game = Arc::new(Game::new(room).expect("compiles"));
+    let plan: Vec<Action> = oracle::solve(&game)
+        .expect("solvable")
+        .moves
+        .iter()
+        .map(|m| match m {
+            Move::Answer(a) => Action::text(format!("<ANSWER>{a}</ANSWER>")),
+            other => Action::text(game.label(other)),
+        })
+        .collect();
+    let mut group = c.benchmark_group("env step");
+    let mut env = VisEnv::new(game.clone()).expect("env").without_images();
+    let mut next = 0;
+    env.reset(0);
+    group.bench_function("oracle path, no drawing", |b| {
+        b.iter(|| {
+            if next == plan.len() {
+                env.reset(0);
+                next = 0;
+            }
+            let step = env.step(black_box(&plan[next])).expect("step");
+            next += 1;
+            step
+        })
+    });
+    let junk = Action::text("let me think about this");
+    let mut env = VisEnv::new(game).expect("env").without_images();
+    env.reset(0);
+    group.bench_function("unparseable reply, no drawing", |b| {
+        b.iter(|| {
+            let step = env.step(black_box(&junk)).expect("step");
+            if step.truncated {
+                env.reset(0);
+            }
+            step
+        })
+    });
+    group.finish();
+}
+
+fn suite(c: &mut Criterion) {
+    let mut group = c.benchmark_group("suite");
+    group.sample_size(10);
+    group.bench_function("visescape@1 build + verify", |b| {
+        b.iter(|| {
+            let world = VisWorld::new();
+            let rooms = world.build_suite("visescape@1").expect("suite builds");
+            for room in &rooms {
+                assert!(world.oracle(room).expect("oracle").solved);
+            }
+            rooms.len()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, render_views, env_steps, suite);
 criterion_main!(benches);

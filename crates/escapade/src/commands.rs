@@ -87,12 +87,23 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
     if suites.is_empty() {
         writeln!(ctx.out, "  (none)")?;
     }
+    let width = suites
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(16);
     for s in &suites {
         let tiers: Vec<String> = s.tiers.iter().map(|(d, c)| format!("{c}×{d}")).collect();
-        writeln!(ctx.out, "  {:<16} {:<8} {}", s.name, s.world, s.description)?;
         writeln!(
             ctx.out,
-            "                   tiers (count×difficulty): {}",
+            "  {:<width$} {:<8} {}",
+            s.name, s.world, s.description
+        )?;
+        writeln!(
+            ctx.out,
+            "  {:<width$} tiers (count×difficulty): {}",
+            "",
             tiers.join(", ")
         )?;
     }
