@@ -40,8 +40,12 @@ pub const EARLY_STEPS: u32 = 100;
 #[derive(Debug, Clone)]
 struct Reference {
     steps: u32,
-    essential: BTreeSet<View>,
+    /// The scenes (view and what it shows) along the oracle's path.
+    essential: BTreeSet<Scene>,
 }
+
+/// A scene: see [`Game::scene`].
+type Scene = (View, Vec<u8>);
 
 /// The environment for one room. See the module docs.
 pub struct VisEnv {
@@ -68,8 +72,10 @@ pub struct VisEnv {
     tried: BTreeSet<(u64, String)>,
     answers: u32,
     brute_force: u32,
-    seen: BTreeSet<View>,
-    seen_early: BTreeSet<View>,
+    /// Per quiz: its clue has been in view (in its receptacle's close-up or its own).
+    clues_seen: Vec<bool>,
+    seen: BTreeSet<Scene>,
+    seen_early: BTreeSet<Scene>,
 }
 
 impl VisEnv {
@@ -77,7 +83,7 @@ impl VisEnv {
     /// essential views; fails if the room cannot be escaped.
     pub fn new(game: Arc<Game>) -> Result<VisEnv, crate::VisError> {
         let solution = oracle::solve(&game)?;
-        let essential = solution.states.iter().map(State::view).collect();
+        let essential = solution.states.iter().map(|s| game.scene(s)).collect();
         let reference = Reference {
             steps: solution.moves.len() as u32,
             essential,
@@ -106,6 +112,7 @@ impl VisEnv {
             tried: BTreeSet::new(),
             answers: 0,
             brute_force: 0,
+            clues_seen: Vec::new(),
             seen: BTreeSet::new(),
             seen_early: BTreeSet::new(),
         })
@@ -233,6 +240,15 @@ impl VisEnv {
             text.push_str(
                 "\nA code lock is in view: enter a code with <ANSWER>your code</ANSWER>.",
             );
+            let directions = match self.state.view() {
+                View::Item(i) => self.game.quiz_of(i).is_some_and(|q| {
+                    self.game.room().quizzes[q].code == crate::room::CodeKind::Direction
+                }),
+                _ => false,
+            };
+            if directions {
+                text.push_str(" Write directions as U, D, L and R (up, down, left, right).");
+            }
         }
         Observation {
             text,
@@ -247,10 +263,23 @@ impl VisEnv {
     }
 
     fn note_view(&mut self) {
-        let v = self.state.view();
-        self.seen.insert(v);
-        if self.steps <= EARLY_STEPS {
-            self.seen_early.insert(v);
+        let scene = self.game.scene(&self.state);
+        if self.steps <= EARLY_STEPS && !self.seen_early.contains(&scene) {
+            self.seen_early.insert(scene.clone());
+        }
+        self.seen.insert(scene);
+        let in_view: Vec<usize> = match self.state.view() {
+            View::Receptacle(r) => self.game.visible_items(&self.state, r),
+            View::Item(i) => vec![i],
+            View::Wall(_) => Vec::new(),
+        };
+        for i in in_view {
+            if let (ItemKind::Clue { .. }, Some(q)) =
+                (&self.game.room().items[i].kind, self.game.quiz_of(i))
+                && let Some(seen) = self.clues_seen.get_mut(q)
+            {
+                *seen = true;
+            }
         }
     }
 
@@ -277,16 +306,14 @@ impl VisEnv {
         }
         if let (Move::Answer(text), View::Item(lock)) = (m, self.state.view()) {
             self.answers += 1;
-            let correct = self.game.answer_of(lock).is_some_and(|a| {
-                crate::game::normalize_answer(a) == crate::game::normalize_answer(text)
-            });
-            let clue_seen = self.game.quiz_of(lock).is_some_and(|q| {
-                self.game.room().items.iter().enumerate().any(|(i, item)| {
-                    matches!(&item.kind, ItemKind::Clue { .. })
-                        && self.game.quiz_of(i) == Some(q)
-                        && self.seen.contains(&View::Item(i))
-                })
-            });
+            let correct = self
+                .game
+                .quiz_of(lock)
+                .is_some_and(|q| crate::game::accepts(&self.game.room().quizzes[q], text));
+            let clue_seen = self
+                .game
+                .quiz_of(lock)
+                .is_some_and(|q| self.clues_seen.get(q).copied().unwrap_or(false));
             if !correct && !clue_seen {
                 self.brute_force += 1;
             }
@@ -327,6 +354,7 @@ impl Env for VisEnv {
         self.tried.clear();
         self.answers = 0;
         self.brute_force = 0;
+        self.clues_seen = vec![false; self.game.room().quizzes.len()];
         self.seen.clear();
         self.seen_early.clear();
         self.note_view();
@@ -434,6 +462,17 @@ impl Env for VisEnv {
             );
         }
         m.insert("answer_attempts".to_string(), f64::from(self.answers));
+        // raw counts, for ratios pooled over episodes (Table 4's HCR, Table 10's ratio)
+        m.insert(
+            "brute_force_answers".to_string(),
+            f64::from(self.brute_force),
+        );
+        if self.game.room().hints {
+            m.insert(
+                "hint_assisted_checkpoints".to_string(),
+                f64::from(self.reached_with_hint),
+            );
+        }
         if self.answers > 0 {
             m.insert(
                 "brute_force_ratio".to_string(),
@@ -441,7 +480,7 @@ impl Env for VisEnv {
             );
         }
         let essential = self.reference.essential.len().max(1) as f64;
-        let seen = |set: &BTreeSet<View>| {
+        let seen = |set: &BTreeSet<Scene>| {
             self.reference.essential.intersection(set).count() as f64 / essential
         };
         m.insert("essential_views_seen".to_string(), seen(&self.seen));

@@ -388,6 +388,36 @@ impl Game {
         }
     }
 
+    /// What the current view shows, as a comparable key: two states with the same key
+    /// show the same picture (App. C.3 counts *scenes*, and each receptacle state is its
+    /// own picture, §3.1). The key holds the view, the state of each receptacle in it
+    /// and, for each item in those receptacles, whether it is visible and (for locks)
+    /// solved.
+    pub fn scene(&self, state: &State) -> (View, Vec<u8>) {
+        let mut key = Vec::new();
+        let item_bits = |i: usize| {
+            u8::from(self.item_visible(state, i)) | (u8::from(self.solved(state, i)) << 1)
+        };
+        let receptacle = |r: usize, key: &mut Vec<u8>| {
+            key.push(state.receptacles[r]);
+            for i in 0..self.room.items.len() {
+                if self.item_rec[i] == r {
+                    key.push(item_bits(i));
+                }
+            }
+        };
+        match state.view {
+            View::Wall(w) => {
+                for r in self.on_wall(w) {
+                    receptacle(r, &mut key);
+                }
+            }
+            View::Receptacle(r) => receptacle(r, &mut key),
+            View::Item(i) => key.push(item_bits(i)),
+        }
+        (state.view, key)
+    }
+
     /// The wall that view `v` belongs to.
     pub fn wall_of(&self, v: View) -> Wall {
         match v {
@@ -620,7 +650,7 @@ impl Game {
                     effect.feedback = "There is no lock in view to answer.".into();
                     return effect;
                 };
-                if normalize_answer(text) == normalize_answer(&room.quizzes[q].answer) {
+                if accepts(&room.quizzes[q], text) {
                     let candidates: Vec<usize> = (0..self.interactions.len())
                         .filter(|&n| {
                             let x = &self.interactions[n];
@@ -672,10 +702,49 @@ impl Game {
     }
 }
 
-/// Answers compare case-insensitively, ignoring spaces, dashes and commas (§3.1).
+/// Answers compare case-insensitively (§3.1), ignoring the separators people type
+/// between characters: spaces, dashes, commas, underscores, slashes, dots and the colon
+/// of a time (`07:45` is `0745`).
 pub fn normalize_answer(text: &str) -> String {
     text.chars()
-        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | ',' | '_'))
+        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | ',' | '_' | ':' | '.' | '/'))
         .flat_map(char::to_uppercase)
         .collect()
+}
+
+/// An answer to a lock of `code` kind in canonical form: [`normalize_answer`], and for
+/// direction locks arrows (`↑`) and words (`up`, `Right`) read as `U`, `D`, `L`, `R`.
+pub fn canonical_answer(code: crate::room::CodeKind, text: &str) -> String {
+    if code != crate::room::CodeKind::Direction {
+        return normalize_answer(text);
+    }
+    let mapped: String = text
+        .chars()
+        .map(|c| match c {
+            '↑' => 'U',
+            '↓' => 'D',
+            '←' => 'L',
+            '→' => 'R',
+            other => other,
+        })
+        .collect();
+    let mut out = String::new();
+    for word in mapped
+        .split(|c: char| c.is_whitespace() || matches!(c, '-' | ',' | '_' | '/' | '.'))
+        .filter(|w| !w.is_empty())
+    {
+        match word.to_uppercase().as_str() {
+            "UP" => out.push('U'),
+            "DOWN" => out.push('D'),
+            "LEFT" => out.push('L'),
+            "RIGHT" => out.push('R'),
+            other => out.push_str(&normalize_answer(other)),
+        }
+    }
+    out
+}
+
+/// Whether `text` opens a lock of `quiz`.
+pub fn accepts(quiz: &crate::room::Quiz, text: &str) -> bool {
+    canonical_answer(quiz.code, text) == canonical_answer(quiz.code, &quiz.answer)
 }

@@ -44,7 +44,9 @@ else, or <ANSWER>your code</ANSWER>."
         .to_string()
 }
 
-fn normalize(text: &str) -> String {
+/// A reply line or a label in the form they are compared in (also used to keep names
+/// that would read alike apart, see [`crate::validate`]).
+pub(crate) fn normalize(text: &str) -> String {
     let lowered = text.to_lowercase().replace('_', " ");
     let trimmed = lowered.trim().trim_matches(|c: char| {
         matches!(
@@ -83,19 +85,28 @@ pub fn parse(reply: &Action, labels: &[String]) -> Result<Parsed, String> {
     };
     let text: String = text.chars().take(MAX_REPLY).collect();
     let answer_listed = labels.iter().any(|l| l == ANSWER_TEMPLATE);
-    if let Some(answer) = answer_of(&text) {
-        return check_answer(&answer, answer_listed, labels);
-    }
-    // the part after the last [ACTION] marker, else the whole reply
+    // the part after the last [ACTION] marker, else the whole reply: a thought before
+    // the marker may mention <ANSWER> without meaning it
     let body = match find_ci(&text, "[action]", true) {
         Some(i) => &text[i + "[action]".len()..],
         None => text.as_str(),
     };
+    if let Some(answer) = answer_of(body) {
+        if normalize(&answer) == "your answer" || normalize(&answer) == "your code" {
+            return Err(format!(
+                "Write the code itself between <ANSWER> and </ANSWER>, not the words of the \
+                 template. {}",
+                choose(labels)
+            ));
+        }
+        return check_answer(&answer, answer_listed, labels);
+    }
     let lines: Vec<&str> = body.lines().filter(|l| !l.trim().is_empty()).collect();
     let wanted: Vec<String> = labels.iter().map(|l| normalize(l)).collect();
     for line in &lines {
         let n = normalize(line);
-        if let Some(i) = wanted.iter().position(|w| *w == n) {
+        if let Some(i) = (0..wanted.len()).find(|&i| wanted[i] == n && labels[i] != ANSWER_TEMPLATE)
+        {
             return Ok(Parsed::Listed(i));
         }
     }
@@ -290,5 +301,27 @@ mod tests {
             parse(&Action::call("act", r#"{"action":"open wardrobe"}"#), &l),
             Ok(Parsed::Listed(2))
         );
+    }
+
+    proptest::proptest! {
+        /// Any reply either names a listed action (by a valid index) or gets a short
+        /// message naming the actions; nothing panics.
+        #[test]
+        fn any_reply_is_read_or_explained(reply in ".{0,300}", answer_listed: bool) {
+            let mut l = labels();
+            if answer_listed {
+                l.push(ANSWER_TEMPLATE.into());
+            }
+            match parse(&Action::text(reply.clone()), &l) {
+                Ok(Parsed::Listed(i)) => proptest::prop_assert!(i < l.len() && l[i] != ANSWER_TEMPLATE),
+                Ok(Parsed::Answer(a)) => proptest::prop_assert!(answer_listed && !a.is_empty() && a.chars().count() <= MAX_ANSWER),
+                Err(message) => proptest::prop_assert!(message.chars().count() < 1_000),
+            }
+            // the same text as a function call's arguments: refused with a message
+            let call = parse(&Action::call("act", reply), &l);
+            if let Err(message) = call {
+                proptest::prop_assert!(message.chars().count() < 1_000);
+            }
+        }
     }
 }

@@ -19,7 +19,7 @@ use escapade_core::{
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Game, State, View, normalize_answer};
+use crate::game::{Game, State, View};
 use crate::room::{ItemKind, Room};
 use crate::{VisError, describe, render};
 
@@ -89,8 +89,17 @@ impl QuizTask {
         let task: QuizTask =
             serde_json::from_str(text).map_err(|e| VisError::Format(e.to_string()))?;
         crate::validate::check_structure(&task.room)?;
-        task.item(&task.clue)?;
-        task.item(&task.lock)?;
+        let clue = &task.room.items[task.item(&task.clue)?];
+        let lock = &task.room.items[task.item(&task.lock)?];
+        match (&clue.kind, &lock.kind) {
+            (ItemKind::Clue { quiz: a }, ItemKind::Lock { quiz: b }) if a == b => {}
+            _ => {
+                return Err(VisError::Invalid(format!(
+                    "`{}` must be the clue of the quiz that lock `{}` checks",
+                    task.clue, task.lock
+                )));
+            }
+        }
         if task.attempts == 0 || task.attempts > 100 {
             return Err(VisError::Invalid("attempts must be 1 to 100".into()));
         }
@@ -144,6 +153,7 @@ fn close_up(game: &Game, i: usize) -> Result<Image, VisError> {
 /// The environment for one quiz task.
 pub struct QuizEnv {
     task: QuizTask,
+    quiz: crate::room::Quiz,
     answer: String,
     images: Vec<Image>,
     tried: Vec<String>,
@@ -159,12 +169,18 @@ impl QuizEnv {
         let answer = task
             .answer()
             .ok_or_else(|| VisError::Invalid(format!("quiz task {} has no answer", task.id)))?;
+        let lock = task.item(&task.lock)?;
+        let quiz = game
+            .quiz_of(lock)
+            .map(|q| game.room().quizzes[q].clone())
+            .ok_or_else(|| VisError::Invalid(format!("`{}` is not a lock", task.lock)))?;
         let images = vec![
             close_up(&game, task.item(&task.clue)?)?,
-            close_up(&game, task.item(&task.lock)?)?,
+            close_up(&game, lock)?,
         ];
         Ok(QuizEnv {
             task,
+            quiz,
             answer,
             images,
             tried: Vec::new(),
@@ -223,7 +239,7 @@ impl QuizEnv {
             }
         };
         let lower = text.to_ascii_lowercase();
-        let body = if let Some(i) = lower.find("<answer>") {
+        let body = if let Some(i) = lower.rfind("<answer>") {
             let rest = &text[i + 8..];
             let end = rest
                 .to_ascii_lowercase()
@@ -277,7 +293,7 @@ impl Env for QuizEnv {
         }
         let (feedback, valid, error) = match self.read(action) {
             Ok(code) => {
-                let correct = normalize_answer(&code) == normalize_answer(&self.answer);
+                let correct = crate::game::accepts(&self.quiz, &code);
                 self.tried.push(crate::text::quote(&code, 32));
                 if correct {
                     self.solved_at = Some(self.tried.len() as u32);

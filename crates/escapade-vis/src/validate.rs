@@ -30,7 +30,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         if !ids.insert(r.id.as_str()) {
             return Err(invalid(format!("duplicate id `{}`", r.id)));
         }
-        if !names.insert(r.name.to_lowercase()) {
+        if !names.insert(crate::protocol::normalize(&r.name)) {
             return Err(invalid(format!("duplicate name `{}`", r.name)));
         }
         if r.states.is_empty() || !r.states.contains(&r.initial) {
@@ -44,7 +44,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         if !ids.insert(i.id.as_str()) {
             return Err(invalid(format!("duplicate id `{}`", i.id)));
         }
-        if !names.insert(i.name.to_lowercase()) {
+        if !names.insert(crate::protocol::normalize(&i.name)) {
             return Err(invalid(format!("duplicate name `{}`", i.name)));
         }
         let r = room.receptacle(&i.receptacle).ok_or_else(|| {
@@ -77,6 +77,14 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
             .iter()
             .filter(|i| matches!(&i.kind, ItemKind::Lock { quiz } if quiz == &q.id))
             .count();
+        let clues = room
+            .items
+            .iter()
+            .filter(|i| matches!(&i.kind, ItemKind::Clue { quiz } if quiz == &q.id))
+            .count();
+        if clues == 0 {
+            return Err(invalid(format!("quiz `{}` has no clue item", q.id)));
+        }
         if locks != 1 {
             return Err(invalid(format!(
                 "quiz `{}` needs exactly one lock, has {locks}",
@@ -141,6 +149,15 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
     if room.checkpoints.is_empty() {
         return Err(invalid("a room needs at least one checkpoint".into()));
     }
+    let mut triggers = BTreeSet::new();
+    for c in &room.checkpoints {
+        if !triggers.insert(c.trigger.as_str()) {
+            return Err(invalid(format!(
+                "checkpoint `{}` is listed twice",
+                c.trigger
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -192,7 +209,7 @@ pub fn lint(room: &Room) -> Result<Lint, VisError> {
     let mut seen_triggers: BTreeSet<usize> = BTreeSet::new();
     let mut seen_locks: BTreeSet<usize> = BTreeSet::new();
     let mut solvable = false;
-    crate::oracle::explore(&game, 200_000, |state: &State| {
+    crate::oracle::explore(&game, crate::oracle::STATE_LIMIT, |state: &State| {
         for (r, &s) in state.rec_states().iter().enumerate() {
             seen_states.insert((r, s as usize));
         }

@@ -13,7 +13,7 @@ use escapade_core::{Agent, CoreError, Env, World};
 use crate::agents::{OracleAgent, RandomAgent};
 use crate::game::Game;
 use crate::quiztask::{QuizEnv, QuizTask};
-use crate::{VisEnv, VisError, generator, oracle, room::Room, suite};
+use crate::{VisEnv, VisError, generator, room::Room, suite};
 
 /// The room suite.
 pub const VISESCAPE_V1: &str = "visescape@1";
@@ -258,8 +258,17 @@ impl World for VisWorld {
             room.checkpoints.len()
         )];
         if lint.solvable {
-            let steps = oracle::solve(&Game::new(room.clone())?)?.moves.len();
-            notes.push(format!("oracle steps: {steps}"));
+            // the shortest solution must also fit the episode limits (300 steps, 100
+            // without a checkpoint) when replayed through the agent interface
+            let report = self.oracle(&room.to_json())?;
+            notes.push(format!("oracle steps: {}", report.steps));
+            if !report.solved {
+                problems.push(
+                    "the oracle cannot escape within the episode limits (300 steps, 100 \
+                     without a new checkpoint)"
+                        .to_string(),
+                );
+            }
         }
         Ok(escapade_core::env::Validation {
             scenario: room.to_json(),

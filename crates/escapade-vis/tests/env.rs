@@ -343,3 +343,125 @@ fn broken_rooms_are_refused_with_the_reason() {
     }
     assert!(Room::from_json("{").is_err());
 }
+
+#[test]
+fn codes_are_read_the_way_people_write_them() {
+    use escapade_vis::game::canonical_answer;
+    use escapade_vis::room::CodeKind;
+    // the clock lock shows HH:MM
+    let mut e = env(false);
+    e.reset(0);
+    for a in SOLUTION.iter().take(15) {
+        act(&mut e, a);
+    }
+    let s = act(
+        &mut e,
+        "[THINK] the clock said 10:35 [ACTION] <ANSWER>10:35</ANSWER>",
+    );
+    assert!(s.feedback.starts_with("Correct"), "{}", s.feedback);
+    // direction locks take letters, words or arrows
+    for typed in [
+        "URRD",
+        "up, right, right, down",
+        "↑→→↓",
+        "u r r d",
+        "Up-Right-Right-Down",
+    ] {
+        assert_eq!(
+            canonical_answer(CodeKind::Direction, typed),
+            "URRD",
+            "{typed}"
+        );
+    }
+    assert_eq!(canonical_answer(CodeKind::Letter, "up"), "UP");
+}
+
+#[test]
+fn a_thought_that_mentions_the_answer_format_does_not_submit_it() {
+    let mut e = env(false);
+    e.reset(0);
+    let reply = "[THINK] I could use <ANSWER>1234</ANSWER> later. [ACTION] turn to east";
+    let s = act(&mut e, reply);
+    assert!(s.valid && s.feedback.contains("east"), "{}", s.feedback);
+    for a in [
+        "step back",
+        "turn to north",
+        "inspect door",
+        "inspect door keypad",
+    ] {
+        let _ = act(&mut e, a);
+    }
+    let echoed = e
+        .check_action(&Action::text("<ANSWER>your answer</ANSWER>"))
+        .unwrap_err();
+    assert!(echoed.contains("code itself"), "{echoed}");
+    assert!(
+        e.check_action(&Action::text("answer>your answer</answer"))
+            .is_err()
+    );
+}
+
+#[test]
+fn essential_views_count_scenes_not_places() {
+    // looking at the locked wardrobe is not seeing the open wardrobe with the poster
+    let mut e = env(false);
+    e.reset(0);
+    for a in [
+        "turn to east",
+        "inspect wardrobe",
+        "step back",
+        "turn to south",
+        "inspect desk",
+    ] {
+        act(&mut e, a);
+    }
+    let partial = e.outcome().metrics["essential_views_seen"];
+    assert!(partial < 0.5, "{partial}");
+    // a glimpse of the clue in its receptacle's close-up is enough to not be brute force
+    let mut e = env(false);
+    e.reset(0);
+    for a in SOLUTION.iter().take(9) {
+        act(&mut e, a);
+    }
+    for a in [
+        "step back",
+        "turn to north",
+        "inspect door",
+        "inspect door keypad",
+        "<ANSWER>9999</ANSWER>",
+    ] {
+        act(&mut e, a);
+    }
+    let o = e.outcome();
+    assert_eq!(o.metrics["brute_force_ratio"], 0.0);
+    assert_eq!(o.metrics["brute_force_answers"], 0.0);
+}
+
+#[test]
+fn rooms_whose_names_read_alike_or_checkpoints_repeat_are_refused() {
+    let text = ROOM.replacen(r#""name": "desk""#, r#""name": "wardrobe.""#, 1);
+    assert!(
+        Room::from_json(&text)
+            .unwrap_err()
+            .to_string()
+            .contains("duplicate name")
+    );
+    let text = ROOM.replacen(
+        r#""trigger": "escaped""#,
+        r#""trigger": "picked brass_key""#,
+        1,
+    );
+    assert!(
+        Room::from_json(&text)
+            .unwrap_err()
+            .to_string()
+            .contains("listed twice")
+    );
+    let text = ROOM.replacen(r#""type": "clue", "quiz": "q1""#, r#""type": "decor""#, 1);
+    assert!(
+        Room::from_json(&text)
+            .unwrap_err()
+            .to_string()
+            .contains("no clue")
+    );
+}
