@@ -283,7 +283,8 @@ impl VisEnv {
         }
     }
 
-    /// A fingerprint of everything but the view, for "same action in the same situation".
+    /// A fingerprint of the whole state (view included), for "the same action in the same
+    /// situation" (§6.1, App. C.5).
     fn situation(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         // a fixed hasher (not RandomState) so the metric does not vary between runs
