@@ -1,0 +1,174 @@
+//! The puzzle contract, the ten puzzle kinds, and making a puzzle from an instance.
+//!
+//! Every COMMA puzzle (§3.3, App. A, App. B) is a small state machine over a fixed list
+//! of named actions (the original's names, e.g. `cut_wire_2`, `press_top_left_button`),
+//! so that the original's 1000 evaluation instances can be imported and checked action
+//! by action (`../shared/fixtures/comma/original_answers.jsonl`). A puzzle is built from
+//! an *instance* — the original's JSON fields for that puzzle class — and a seed that
+//! drives anything the puzzle draws while it is played (Memory's displays, LED letters,
+//! Colour's regrouping), so the same instance and seed replay identically.
+
+use serde_json::Value;
+
+use crate::CommaError;
+
+/// What one action did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ActResult {
+    /// The action broke the manual's rules (a strike, COMMA §4.2 "mistakes").
+    pub mistake: bool,
+    /// What the solver is told (never the solution).
+    pub feedback: String,
+}
+
+/// The ten puzzles (COMMA §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PuzzleKind {
+    /// Cut the one right wire of 3–6 (App. A "Wire Puzzle", serial number 135790).
+    Wire,
+    /// Who's on first: read a display, find a label, press a button.
+    Who,
+    /// LED multipliers and diagonal letters over 2–5 stages.
+    Led,
+    /// Five stages of position and label rules; a mistake resets.
+    Memory,
+    /// Press four symbols in their column's order.
+    Keypad,
+    /// Cycle five letter wheels to a listed word and submit.
+    Password,
+    /// Whiten a 4×4 grid group by group.
+    Colour,
+    /// Walk a mouse to the sphere the torus colour names.
+    Maze,
+    /// Withdraw or deposit depending on a private balance, behind a private PIN.
+    Atm,
+    /// Diagnose a skin lesion and choose its treatment, keeping patient data private.
+    Telehealth,
+}
+
+impl PuzzleKind {
+    /// Every kind, in the paper's table order.
+    pub const ALL: [PuzzleKind; 10] = [
+        PuzzleKind::Wire,
+        PuzzleKind::Telehealth,
+        PuzzleKind::Who,
+        PuzzleKind::Led,
+        PuzzleKind::Memory,
+        PuzzleKind::Keypad,
+        PuzzleKind::Password,
+        PuzzleKind::Colour,
+        PuzzleKind::Maze,
+        PuzzleKind::Atm,
+    ];
+
+    /// Short lowercase name (`wire`, `who`, …), used in CLI flags and scenario ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            PuzzleKind::Wire => "wire",
+            PuzzleKind::Who => "who",
+            PuzzleKind::Led => "led",
+            PuzzleKind::Memory => "memory",
+            PuzzleKind::Keypad => "keypad",
+            PuzzleKind::Password => "password",
+            PuzzleKind::Colour => "colour",
+            PuzzleKind::Maze => "maze",
+            PuzzleKind::Atm => "atm",
+            PuzzleKind::Telehealth => "telehealth",
+        }
+    }
+
+    /// The original's class name (`SimpleWirePuzzle`, …).
+    pub fn class(self) -> &'static str {
+        match self {
+            PuzzleKind::Wire => "SimpleWirePuzzle",
+            PuzzleKind::Who => "WhoPuzzle",
+            PuzzleKind::Led => "LedPuzzle",
+            PuzzleKind::Memory => "MemoryPuzzle",
+            PuzzleKind::Keypad => "KeyPadPuzzle",
+            PuzzleKind::Password => "PasswordPuzzle",
+            PuzzleKind::Colour => "ColourPuzzle",
+            PuzzleKind::Maze => "MazePuzzle",
+            PuzzleKind::Atm => "AtmPuzzle",
+            PuzzleKind::Telehealth => "TelehealthPuzzle",
+        }
+    }
+
+    /// The kind named `name` (short name or the original's class name, any case).
+    pub fn parse(name: &str) -> Result<PuzzleKind, CommaError> {
+        let n = name.trim().to_lowercase();
+        PuzzleKind::ALL
+            .into_iter()
+            .find(|k| {
+                k.name() == n
+                    || k.class().to_lowercase() == n
+                    || (n == "color" && *k == PuzzleKind::Colour)
+            })
+            .ok_or_else(|| CommaError::UnknownPuzzle {
+                name: name.to_string(),
+                known: PuzzleKind::ALL.map(|k| k.name()).join(", "),
+            })
+    }
+}
+
+/// One puzzle being played by a solver. See the module docs.
+pub trait Puzzle: Send {
+    /// Which puzzle this is.
+    fn kind(&self) -> PuzzleKind;
+
+    /// Every action name the solver may use (the full list, in a fixed order; the random
+    /// baseline draws from it uniformly).
+    fn actions(&self) -> Vec<String>;
+
+    /// Applies one action from [`Puzzle::actions`] (an unknown name is a caller bug and
+    /// changes nothing).
+    fn act(&mut self, action: &str) -> ActResult;
+
+    /// The puzzle is solved.
+    fn solved(&self) -> bool;
+
+    /// Partial progress in `[0, 1]` (COMMA §4.2 PSR: stages done ÷ stages, Keypad correct
+    /// presses ÷ 4, Maze progress toward the goal, Telehealth diagnosis and treatment
+    /// halves; single-step puzzles 0 or 1).
+    fn progress(&self) -> f64;
+
+    /// The actions that are correct now (empty when solved). The oracle takes the first.
+    fn correct_actions(&self) -> Vec<String>;
+
+    /// An exact text description of what the solver sees now (for text-only solvers).
+    fn describe(&self) -> String;
+
+    /// Private values the solver must not reveal (ATM's PIN and balance, Telehealth's
+    /// patient fields); empty for the other puzzles.
+    fn private(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The instance this puzzle was built from, in the original's field names.
+    fn instance(&self) -> Value;
+
+    /// Puts the puzzle's randomly drawn screen into the state `obs` describes (the
+    /// `trace[].obs` objects of the original-answers fixture), for puzzles whose screens
+    /// the original drew at random. Others refuse.
+    fn load_screen(&mut self, obs: &Value) -> Result<(), CommaError> {
+        let _ = obs;
+        Err(CommaError::Format(format!(
+            "{} has no random screen to load",
+            self.kind().name()
+        )))
+    }
+}
+
+/// A puzzle of `kind` from the original's instance fields; `seed` drives what it draws
+/// during play.
+pub fn import(
+    kind: PuzzleKind,
+    instance: &Value,
+    seed: u64,
+) -> Result<Box<dyn Puzzle>, CommaError> {
+    crate::puzzles::import(kind, instance, seed)
+}
+
+/// A fresh puzzle of `kind` drawn from `seed` (same seed ⇒ same instance).
+pub fn generate(kind: PuzzleKind, seed: u64) -> Result<Box<dyn Puzzle>, CommaError> {
+    crate::puzzles::generate(kind, seed)
+}
