@@ -120,9 +120,8 @@ impl Wire {
             4 => {
                 if count("red") > 1 && serial_odd() {
                     last_of("red")
-                } else if last == "yellow" && count("red") == 0 {
-                    1
-                } else if count("blue") == 1 {
+                } else if (last == "yellow" && count("red") == 0) || count("blue") == 1 {
+                    // the manual's second and third rules both cut the first wire
                     1
                 } else if count("yellow") > 1 {
                     n
