@@ -19,6 +19,9 @@ pub struct EpisodeStart<'a> {
     pub system_prompt: &'a str,
     /// The world's function schemas at the start.
     pub tools: &'a [ToolSchema],
+    /// `(role, system prompt)` of each role of a multi-role world
+    /// ([`escapade_core::Env::roles`]); empty in one-role worlds.
+    pub roles: &'a [(String, String)],
 }
 
 /// What an agent sees at one turn.

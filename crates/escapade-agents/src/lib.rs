@@ -27,6 +27,7 @@ pub mod history; // History modes: full, last-K, key steps
 pub mod llm; // LlmAgent: the generic model loop
 mod record; // what a step row records of a request: count, SHA-256, messages
 pub mod socratic; // pictures as text: the world's descriptions or a model's captions
+pub mod team; // Team: one agent per role in worlds whose roles take turns
 pub mod visescaper; // BaseAgent and VisEscaper: one prompt per step, memory, reasoning
 
 pub use agent::{AsyncAgent, Blocking, EpisodeStart, TurnInput};
@@ -35,4 +36,5 @@ pub use error::AgentError;
 pub use history::History;
 pub use llm::LlmAgent;
 pub use socratic::Socratic;
+pub use team::Team;
 pub use visescaper::{Escaper, EscaperConfig, EscaperKind};

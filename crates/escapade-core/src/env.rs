@@ -61,6 +61,21 @@ pub trait Env {
     /// The system prompt this world gives an agent (rules, action protocol).
     fn system_prompt(&self) -> String;
 
+    /// The roles that take turns, in a fixed order (PettingZoo AEC style; COMMA: `solver`
+    /// and `expert`). One-role worlds have none: an empty list means the single role
+    /// `agent`. In a multi-role world every observation names, in
+    /// [`crate::Observation::role`], the role whose turn it is and holds only what that
+    /// role may see; `step` applies the action as that role's.
+    fn roles(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The system prompt of one role (multi-role worlds; others ignore `role`).
+    fn role_prompt(&self, role: &str) -> String {
+        let _ = role;
+        self.system_prompt()
+    }
+
     /// Function schemas for the native tool-calling protocol, given the current state.
     fn tool_schemas(&self) -> Vec<ToolSchema>;
 

@@ -61,6 +61,11 @@ pub struct Observation {
     /// The available actions when the world has a closed action set; `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<Vec<String>>,
+    /// In a world with several roles ([`crate::Env::roles`]), the role this observation
+    /// is for: the one whose turn it is (PettingZoo's AEC `agent_selection`). `None` in
+    /// one-role worlds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
 }
 
 impl Observation {

@@ -82,6 +82,7 @@ fn prepare(bench: &HarnessBench, rt: &tokio::runtime::Runtime, step: u32) -> Pre
         seed: 0,
         system_prompt: &system,
         tools: &tools,
+        roles: &[],
     }))
     .expect("reset");
     let mut last: Option<Step> = None;

@@ -37,6 +37,8 @@ pub use plots::{PlotFormat, write_plots};
 pub use progress::Progress;
 pub use report::{Format, Report, report};
 pub use rundir::{RunConfig, RunDir};
-pub use runner::{AgentFactory, Baseline, LlmFactory, RunSpec, RunSummary, run, run_async};
+pub use runner::{
+    AgentFactory, Baseline, LlmFactory, RunSpec, RunSummary, TeamFactory, run, run_async,
+};
 pub use source::{Source, resolve};
 pub use suite::{SuiteBuild, build_suite, write_suite};

@@ -178,6 +178,43 @@ impl AgentFactory for LlmFactory {
     }
 }
 
+/// One agent per role for worlds whose roles take turns (COMMA's solver and expert):
+/// makes an [`escapade_agents::Team`] of each member factory's agent.
+pub struct TeamFactory {
+    members: Vec<(String, Box<dyn AgentFactory>)>,
+}
+
+impl TeamFactory {
+    /// A team of `(role, factory)` members.
+    pub fn new(members: Vec<(String, Box<dyn AgentFactory>)>) -> Self {
+        TeamFactory { members }
+    }
+}
+
+impl AgentFactory for TeamFactory {
+    fn name(&self) -> String {
+        self.members
+            .iter()
+            .map(|(role, f)| format!("{role}={}", f.name()))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn make(
+        &self,
+        world: &dyn World,
+        scenario_json: &str,
+        seed: u64,
+    ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
+        let members = self
+            .members
+            .iter()
+            .map(|(role, f)| Ok((role.clone(), f.make(world, scenario_json, seed)?)))
+            .collect::<std::result::Result<Vec<_>, AgentError>>()?;
+        Ok(Box::new(escapade_agents::Team::new(members)?))
+    }
+}
+
 /// What to run (the scenarios and the agent factory are passed beside it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSpec {
@@ -661,7 +698,11 @@ impl Recorder<'_> {
             format_version: FORMAT_VERSION,
             step: n,
             t_ms,
-            role: "agent".to_string(),
+            // multi-role worlds name the role whose turn it was (COMMA: solver, expert)
+            role: observation
+                .role
+                .clone()
+                .unwrap_or_else(|| "agent".to_string()),
             observation: LoggedObservation {
                 text: observation.text.clone(),
                 images,
@@ -772,16 +813,27 @@ pub async fn play_episode(
     let start = Instant::now();
     let mut env = Stepper { env: Some(env) };
     let mut played = Played::default();
-    let observation: std::result::Result<
-        (Observation, String, Vec<escapade_core::ToolSchema>),
+    type Start = (
+        Observation,
         String,
-    > = env
+        Vec<escapade_core::ToolSchema>,
+        Vec<(String, String)>,
+    );
+    let observation: std::result::Result<Start, String> = env
         .with(move |e| {
             let o = e.reset(seed);
-            (o, e.system_prompt(), e.tool_schemas())
+            let roles = e
+                .roles()
+                .into_iter()
+                .map(|r| {
+                    let prompt = e.role_prompt(&r);
+                    (r, prompt)
+                })
+                .collect();
+            (o, e.system_prompt(), e.tool_schemas(), roles)
         })
         .await;
-    let (mut observation, system, tools) = match observation {
+    let (mut observation, system, tools, roles) = match observation {
         Ok(x) => x,
         Err(e) => return Ok(Played::failed(e)),
     };
@@ -791,6 +843,7 @@ pub async fn play_episode(
             seed,
             system_prompt: &system,
             tools: &tools,
+            roles: &roles,
         })
         .await
     {

@@ -254,6 +254,7 @@ impl VisEnv {
             text,
             images: self.image().into_iter().collect(),
             actions: Some(self.labels.clone()),
+            role: None,
         }
     }
 

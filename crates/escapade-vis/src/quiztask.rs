@@ -213,6 +213,7 @@ impl QuizEnv {
             text,
             images: self.images.clone(),
             actions: None,
+            role: None,
         }
     }
 

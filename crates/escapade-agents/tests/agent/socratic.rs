@@ -22,6 +22,7 @@ fn seen(text: &str, n: u8) -> Observation {
             format!("a red safe with a four-digit lock (picture {n})"),
         )],
         actions: Some(vec!["open safe".into(), "turn to east".into()]),
+        role: None,
     }
 }
 

@@ -122,6 +122,7 @@ impl Harness {
                 seed: 7,
                 system_prompt: SYSTEM,
                 tools,
+                roles: &[],
             })
             .await
             .expect("reset never fails");
@@ -213,6 +214,7 @@ pub fn pictured(text: &str, n: u8) -> Observation {
         text: text.into(),
         images: vec![Image::from_png(vec![0x89, b'P', b'N', b'G', n])],
         actions: None,
+        role: None,
     }
 }
 

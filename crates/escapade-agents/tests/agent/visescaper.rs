@@ -48,6 +48,7 @@ fn room(t: u32) -> Observation {
             format!("a wardrobe, picture {t}"),
         )],
         actions: Some(offered()),
+        role: None,
     }
 }
 

@@ -169,6 +169,7 @@ impl CounterEnv {
             text: format!("{feedback}count {} of {}", self.count, self.scenario.target),
             images: vec![Image::from_png(vec![0x89, b'P', self.count as u8])],
             actions: None,
+            role: None,
         }
     }
 }

@@ -9,4 +9,5 @@ mod play; // a person plays through a reader and a writer, optionally recorded
 mod plots; // plot files per run set: well-formed SVG, decodable PNG, identical bytes
 mod report; // report shapes, exact mean/se, shards merged, runs side by side, usage
 mod resume; // resume skips finished episodes, cuts a torn line, refuses other configs
+mod roles; // a team of one agent per role takes turns; steps name their role
 mod suite; // build_suite, write_suite and resolving suites, files and directories
