@@ -14,9 +14,13 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod env; // CommaEnv: the solver-expert protocol around any puzzle
 pub mod error; // CommaError
 pub mod puzzle; // the Puzzle trait, the ten kinds, import and generate
 pub mod puzzles; // one module per puzzle
+pub mod world; // CommaWorld: scenarios, comma@1, the random and oracle pairs
 
+pub use env::CommaEnv;
 pub use error::CommaError;
 pub use puzzle::{Puzzle, PuzzleKind};
+pub use world::CommaWorld;

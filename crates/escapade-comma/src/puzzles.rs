@@ -9,7 +9,15 @@ use serde_json::Value;
 use crate::CommaError;
 use crate::puzzle::{Puzzle, PuzzleKind};
 
-pub mod wire; // SimpleWirePuzzle
+pub mod atm;
+pub mod colour; // ColourPuzzle
+pub mod keypad; // KeyPadPuzzle
+pub mod led; // LedPuzzle
+pub mod maze; // MazePuzzle
+pub mod memory; // MemoryPuzzle
+pub mod password; // PasswordPuzzle
+pub mod who; // WhoPuzzle
+pub mod wire; // SimpleWirePuzzle // AtmPuzzle
 
 /// See [`crate::puzzle::import`].
 pub fn import(
@@ -20,6 +28,14 @@ pub fn import(
     let _ = seed;
     match kind {
         PuzzleKind::Wire => Ok(Box::new(wire::Wire::import(instance)?)),
+        PuzzleKind::Memory => Ok(Box::new(memory::Memory::import(instance, seed)?)),
+        PuzzleKind::Led => Ok(Box::new(led::Led::import(instance, seed)?)),
+        PuzzleKind::Keypad => Ok(Box::new(keypad::Keypad::import(instance)?)),
+        PuzzleKind::Colour => Ok(Box::new(colour::Colour::import(instance, seed)?)),
+        PuzzleKind::Who => Ok(Box::new(who::Who::import(instance)?)),
+        PuzzleKind::Password => Ok(Box::new(password::Password::import(instance)?)),
+        PuzzleKind::Maze => Ok(Box::new(maze::Maze::import(instance)?)),
+        PuzzleKind::Atm => Ok(Box::new(atm::Atm::import(instance)?)),
         other => Err(CommaError::Invalid(format!(
             "{} is not implemented yet",
             other.name()
@@ -31,6 +47,14 @@ pub fn import(
 pub fn generate(kind: PuzzleKind, seed: u64) -> Result<Box<dyn Puzzle>, CommaError> {
     match kind {
         PuzzleKind::Wire => Ok(Box::new(wire::Wire::generate(seed))),
+        PuzzleKind::Memory => Ok(Box::new(memory::Memory::generate(seed))),
+        PuzzleKind::Led => Ok(Box::new(led::Led::generate(seed))),
+        PuzzleKind::Keypad => Ok(Box::new(keypad::Keypad::generate(seed))),
+        PuzzleKind::Colour => Ok(Box::new(colour::Colour::generate(seed))),
+        PuzzleKind::Who => Ok(Box::new(who::Who::generate(seed))),
+        PuzzleKind::Password => Ok(Box::new(password::Password::generate(seed))),
+        PuzzleKind::Maze => Ok(Box::new(maze::Maze::generate(seed))),
+        PuzzleKind::Atm => Ok(Box::new(atm::Atm::generate(seed))),
         other => Err(CommaError::Invalid(format!(
             "{} is not implemented yet",
             other.name()
@@ -42,6 +66,14 @@ pub fn generate(kind: PuzzleKind, seed: u64) -> Result<Box<dyn Puzzle>, CommaErr
 pub fn manual(kind: PuzzleKind) -> &'static str {
     match kind {
         PuzzleKind::Wire => wire::MANUAL,
+        PuzzleKind::Memory => memory::MANUAL,
+        PuzzleKind::Led => led::MANUAL,
+        PuzzleKind::Keypad => keypad::MANUAL,
+        PuzzleKind::Colour => colour::MANUAL,
+        PuzzleKind::Who => who::MANUAL,
+        PuzzleKind::Password => password::MANUAL,
+        PuzzleKind::Maze => maze::MANUAL,
+        PuzzleKind::Atm => atm::MANUAL,
         _ => "",
     }
 }

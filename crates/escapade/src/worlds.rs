@@ -10,6 +10,7 @@ pub fn worlds() -> anyhow::Result<Vec<Box<dyn World>>> {
     Ok(vec![
         Box::new(escapade_tools::ToolsWorld::new()?),
         Box::new(escapade_vis::VisWorld::new()),
+        Box::new(escapade_comma::CommaWorld),
     ])
 }
 
