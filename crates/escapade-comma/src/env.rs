@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 
 use escapade_core::env::{Env, Outcome, Step};
-use escapade_core::{Action, EnvError, Observation, ToolSchema};
+use escapade_core::{Action, EnvError, Image, Observation, ToolSchema};
 
 use crate::puzzle::{Puzzle, PuzzleKind};
 
@@ -160,9 +160,15 @@ impl CommaEnv {
             let actions = self.puzzle.actions();
             text.push_str("\nActions: ");
             text.push_str(&actions.join(", "));
+            // the picture, described exactly in its alt text (for text-only solvers)
+            let images = self
+                .puzzle
+                .render()
+                .map(|png| vec![Image::with_alt(png, self.puzzle.describe())])
+                .unwrap_or_default();
             Observation {
                 text,
-                images: Vec::new(),
+                images,
                 actions: Some(actions),
                 role: Some(SOLVER.into()),
             }

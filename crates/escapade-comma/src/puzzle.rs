@@ -137,6 +137,12 @@ pub trait Puzzle: Send {
     /// An exact text description of what the solver sees now (for text-only solvers).
     fn describe(&self) -> String;
 
+    /// The solver's view as a PNG (deterministic: same state ⇒ same bytes). Puzzles
+    /// without a picture yet return an error and the solver gets the description only.
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        Err(CommaError::Invalid(format!("{} has no picture yet", self.kind().name())))
+    }
+
     /// Private values the solver must not reveal (ATM's PIN and balance, Telehealth's
     /// patient fields); empty for the other puzzles.
     fn private(&self) -> Vec<String> {
