@@ -143,11 +143,22 @@ impl CommaEnv {
 
     fn observe(&self) -> Observation {
         if self.solver_turn {
+            // the picture, described exactly in its alt text (for text-only solvers); the
+            // text names the description only when there is no picture
+            let images: Vec<Image> = self
+                .puzzle
+                .render()
+                .map(|png| vec![Image::with_alt(png, self.puzzle.describe())])
+                .unwrap_or_default();
+            let seen = if images.is_empty() {
+                self.puzzle.describe()
+            } else {
+                "the picture".to_string()
+            };
             let mut text = format!(
-                "Turn {} of {MAX_TURNS}. Mistakes so far: {} of {MAX_MISTAKES}.\nWhat you see: {}",
+                "Turn {} of {MAX_TURNS}. Mistakes so far: {} of {MAX_MISTAKES}.\nWhat you see: {seen}",
                 self.turns + 1,
                 self.mistakes,
-                self.puzzle.describe()
             );
             if !self.feedback.is_empty() {
                 text.push_str("\nWhat happened: ");
@@ -160,12 +171,6 @@ impl CommaEnv {
             let actions = self.puzzle.actions();
             text.push_str("\nActions: ");
             text.push_str(&actions.join(", "));
-            // the picture, described exactly in its alt text (for text-only solvers)
-            let images = self
-                .puzzle
-                .render()
-                .map(|png| vec![Image::with_alt(png, self.puzzle.describe())])
-                .unwrap_or_default();
             Observation {
                 text,
                 images,
