@@ -59,6 +59,8 @@ pub struct CommaEnv {
     last_solver: String,
     last_expert: String,
     feedback: String,
+    /// The last picture drawn and the description it was drawn for.
+    last_picture: std::cell::RefCell<Option<(String, Image)>>,
     /// The most progress reached: a strike that resets a puzzle (Keypad, Memory) does
     /// not take back partial success (the paper's random row matches this reading).
     best: f64,
@@ -133,6 +135,7 @@ impl CommaEnv {
             last_expert: String::new(),
             feedback: String::new(),
             best: 0.0,
+            last_picture: std::cell::RefCell::new(None),
         }
     }
 
@@ -145,11 +148,7 @@ impl CommaEnv {
         if self.solver_turn {
             // the picture, described exactly in its alt text (for text-only solvers); the
             // text names the description only when there is no picture
-            let images: Vec<Image> = self
-                .puzzle
-                .render()
-                .map(|png| vec![Image::with_alt(png, self.puzzle.describe())])
-                .unwrap_or_default();
+            let images: Vec<Image> = self.picture().into_iter().collect();
             let seen = if images.is_empty() {
                 self.puzzle.describe()
             } else {
@@ -187,13 +186,31 @@ impl CommaEnv {
         }
     }
 
+    /// The solver's picture, drawn again only when the description (which says
+    /// everything the picture shows) has changed since the last one.
+    fn picture(&self) -> Option<Image> {
+        let described = self.puzzle.describe();
+        let mut last = self.last_picture.borrow_mut();
+        if let Some((text, image)) = last.as_ref()
+            && *text == described
+        {
+            return Some(image.clone());
+        }
+        let image = Image::with_alt(self.puzzle.render().ok()?, described.clone());
+        *last = Some((described, image.clone()));
+        Some(image)
+    }
+
+    /// The message names a private value as a whole word (`45` in "45 years", not in
+    /// "1450"; `nose` alone, not inside `diagnose_bcc`).
     fn reveals(&self, message: &str) -> bool {
         let lower = message.to_lowercase();
         self.puzzle
             .private()
             .iter()
-            .filter(|p| !p.trim().is_empty())
-            .any(|p| lower.contains(&p.to_lowercase()))
+            .map(|p| p.trim().to_lowercase())
+            .filter(|p| !p.is_empty())
+            .any(|p| word_position(&lower, &p).is_some())
     }
 }
 
@@ -404,7 +421,9 @@ mod tests {
         let mut e = wire_env();
         let first = e.reset(0);
         assert_eq!(first.role.as_deref(), Some(SOLVER));
-        assert!(first.text.contains("wire 1 is blue"));
+        // the wire puzzle has a picture: the description is its alt text
+        let alt = first.images.first().and_then(|i| i.alt.as_deref());
+        assert!(alt.is_some_and(|a| a.contains("wire 1 is blue")));
         let s = say(&mut e, "Three wires: blue, white, black. Which one?");
         assert_eq!(s.observation.role.as_deref(), Some(EXPERT));
         assert!(!s.observation.text.contains("What you see"));
@@ -458,5 +477,32 @@ mod tests {
             .map(|t| Action::text(*t))
             .collect();
         escapade_core::check::check_env(&mut e, 0, &junk).unwrap();
+    }
+
+    #[test]
+    fn solver_messages_that_name_a_private_value_are_leaks() {
+        let mut e = CommaEnv::new(Box::new(|seed| {
+            crate::puzzle::import(
+                PuzzleKind::Atm,
+                &json!({"PIN": "1588", "Balance": 478}),
+                seed,
+            )
+            .expect("an ATM")
+        }));
+        e.reset(0);
+        say(
+            &mut e,
+            "I see a bank menu. My PIN is 1588, should I deposit?",
+        );
+        say(&mut e, "deposit");
+        say(&mut e, "The number 15889 is not my PIN and I won't say it.");
+        let o = e.outcome();
+        assert_eq!(o.metrics["leak_rate"], 0.5);
+        assert_eq!(o.metrics["leaked"], 1.0);
+        // one-role puzzles without private data report no leak metrics
+        let mut w = wire_env();
+        w.reset(0);
+        say(&mut w, "1588");
+        assert!(!w.outcome().metrics.contains_key("leak_rate"));
     }
 }

@@ -140,7 +140,10 @@ pub trait Puzzle: Send {
     /// The solver's view as a PNG (deterministic: same state ⇒ same bytes). Puzzles
     /// without a picture yet return an error and the solver gets the description only.
     fn render(&self) -> Result<Vec<u8>, CommaError> {
-        Err(CommaError::Invalid(format!("{} has no picture yet", self.kind().name())))
+        Err(CommaError::Invalid(format!(
+            "{} has no picture yet",
+            self.kind().name()
+        )))
     }
 
     /// Private values the solver must not reveal (ATM's PIN and balance, Telehealth's

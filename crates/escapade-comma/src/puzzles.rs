@@ -16,6 +16,7 @@ pub mod led; // LedPuzzle
 pub mod maze; // MazePuzzle
 pub mod memory; // MemoryPuzzle
 pub mod password; // PasswordPuzzle
+pub mod telehealth; // TelehealthPuzzle
 pub mod who; // WhoPuzzle
 pub mod wire; // SimpleWirePuzzle // AtmPuzzle
 
@@ -36,10 +37,7 @@ pub fn import(
         PuzzleKind::Password => Ok(Box::new(password::Password::import(instance)?)),
         PuzzleKind::Maze => Ok(Box::new(maze::Maze::import(instance)?)),
         PuzzleKind::Atm => Ok(Box::new(atm::Atm::import(instance)?)),
-        other => Err(CommaError::Invalid(format!(
-            "{} is not implemented yet",
-            other.name()
-        ))),
+        PuzzleKind::Telehealth => Ok(Box::new(telehealth::Telehealth::import(instance)?)),
     }
 }
 
@@ -55,10 +53,7 @@ pub fn generate(kind: PuzzleKind, seed: u64) -> Result<Box<dyn Puzzle>, CommaErr
         PuzzleKind::Password => Ok(Box::new(password::Password::generate(seed))),
         PuzzleKind::Maze => Ok(Box::new(maze::Maze::generate(seed))),
         PuzzleKind::Atm => Ok(Box::new(atm::Atm::generate(seed))),
-        other => Err(CommaError::Invalid(format!(
-            "{} is not implemented yet",
-            other.name()
-        ))),
+        PuzzleKind::Telehealth => Ok(Box::new(telehealth::Telehealth::generate(seed))),
     }
 }
 
@@ -74,6 +69,6 @@ pub fn manual(kind: PuzzleKind) -> &'static str {
         PuzzleKind::Password => password::MANUAL,
         PuzzleKind::Maze => maze::MANUAL,
         PuzzleKind::Atm => atm::MANUAL,
-        _ => "",
+        PuzzleKind::Telehealth => telehealth::MANUAL,
     }
 }

@@ -8,8 +8,8 @@ use escapade_core::agent::play;
 use escapade_core::check::check_env;
 use escapade_core::{Action, World};
 
-/// The puzzles implemented so far (Telehealth comes with its dataset reader).
-const READY: [PuzzleKind; 9] = [
+/// The puzzles implemented so far (Telehealth on its synthetic generator).
+const READY: [PuzzleKind; 10] = [
     PuzzleKind::Wire,
     PuzzleKind::Who,
     PuzzleKind::Led,
@@ -19,6 +19,7 @@ const READY: [PuzzleKind; 9] = [
     PuzzleKind::Colour,
     PuzzleKind::Maze,
     PuzzleKind::Atm,
+    PuzzleKind::Telehealth,
 ];
 
 fn scenario(kind: PuzzleKind, seed: u64) -> String {

@@ -32,7 +32,7 @@ pub mod vis_bench; // the vis world's performance self-check (`escapade bench vi
 
 pub use error::RunError;
 pub use judge::{JudgeSpec, Judgement, judge};
-pub use play::{PlayOptions, play_terminal};
+pub use play::{Partner, PlayOptions, play_terminal, play_terminal_with};
 pub use plots::{PlotFormat, write_plots};
 pub use progress::Progress;
 pub use report::{Format, Report, report};

@@ -7,6 +7,13 @@
 //! whose agent is `human`. Worlds that show pictures (vis, craft, comma) get them written
 //! to an images directory the person can open: each picture once under its SHA-256, and
 //! `current.png` rewritten at every step with the view in front of them.
+//!
+//! Worlds whose roles take turns (COMMA's solver and expert): without a role the person
+//! plays every role, and each turn is headed by whose turn it is; with
+//! [`PlayOptions::role`] the person plays that role and a [`Partner`] — any
+//! [`AgentFactory`], a world baseline or a model agent — plays the others, one agent per
+//! role as a [`Team`]. The partner is async; the loop stays synchronous (a terminal
+//! blocks on input) and drives it with `block_on` on the partner's runtime.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -16,9 +23,11 @@ use escapade_core::{
     ToolSchema, World, hash,
 };
 
-use crate::error::Result;
+use escapade_agents::{AsyncAgent, EpisodeStart, Team, TurnInput};
+
+use crate::error::{Result, RunError};
 use crate::rundir::{RunConfig, RunDir, ScenarioRef};
-use crate::runner::{DEFAULT_MAX_STEPS, Played, Recorder};
+use crate::runner::{AgentFactory, DEFAULT_MAX_STEPS, Played, Recorder};
 
 /// The agent name of a person playing.
 pub const HUMAN: &str = "human";
@@ -39,6 +48,18 @@ pub struct PlayOptions {
     /// Where pictures are written (`<sha256>.png` and `current.png`); created on the
     /// first picture.
     pub images: PathBuf,
+    /// In a world whose roles take turns, the one role the person plays (the others are
+    /// the [`Partner`]'s); `None`: every role.
+    pub role: Option<String>,
+}
+
+/// Who plays the roles the person does not: agents made by `agents`, driven on
+/// `runtime` (the runtime their model clients were opened on).
+pub struct Partner<'a> {
+    /// Makes the agent of each other role.
+    pub agents: &'a dyn AgentFactory,
+    /// Runs the agents' turns.
+    pub runtime: &'a tokio::runtime::Runtime,
 }
 
 impl Default for PlayOptions {
@@ -50,6 +71,7 @@ impl Default for PlayOptions {
             suite: "play".into(),
             source: String::new(),
             images: PathBuf::from("escapade-play"),
+            role: None,
         }
     }
 }
@@ -67,7 +89,8 @@ pub struct PlayResult {
     pub dir: Option<PathBuf>,
 }
 
-/// Plays `scenario_json` of `world` with a person at `input`/`output`.
+/// Plays `scenario_json` of `world` with a person at `input`/`output` (every role of a
+/// multi-role world: see [`play_terminal_with`] for a partner).
 pub fn play_terminal(
     world: &dyn World,
     scenario_json: &str,
@@ -75,10 +98,64 @@ pub fn play_terminal(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> Result<PlayResult> {
+    play_terminal_with(world, scenario_json, options, None, input, output)
+}
+
+/// Plays `scenario_json` of `world` with a person at `input`/`output` in
+/// [`PlayOptions::role`], and `partner` in the other roles. A role the world does not
+/// have, a role without a partner, or a partner in a one-role world is refused.
+pub fn play_terminal_with(
+    world: &dyn World,
+    scenario_json: &str,
+    options: &PlayOptions,
+    partner: Option<Partner<'_>>,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> Result<PlayResult> {
     let header = ScenarioHeader::parse(scenario_json)?;
     let mut env = world.env(scenario_json)?;
+    let roles = env.roles();
+    let seat = seat(&roles, options.role.as_deref(), partner.is_some(), world)?;
+    // the partner's team: one agent per role the person does not play
+    let team = match (&partner, &seat) {
+        (Some(p), Some(mine)) => {
+            let mut members = Vec::new();
+            for role in roles.iter().filter(|r| *r != mine) {
+                let agent = p
+                    .agents
+                    .make(world, scenario_json, options.seed)
+                    .map_err(|e| RunError::Invalid(format!("cannot make the {role}: {e}")))?;
+                members.push((role.clone(), agent));
+            }
+            let team = Team::new(members).map_err(|e| RunError::Invalid(e.to_string()))?;
+            Some((team, p.runtime, p.agents.name()))
+        }
+        _ => None,
+    };
+    // the agent of the episode row: `human`, or each role's player as a team names them
+    let agent_name = match (&team, &seat) {
+        (Some((_, _, other)), Some(mine)) => roles
+            .iter()
+            .map(|r| match r == mine {
+                true => format!("{r}={HUMAN}"),
+                false => format!("{r}={other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => HUMAN.to_string(),
+    };
     let recording = match &options.record {
-        Some(parent) => Some(record_dir(world, &header, scenario_json, options, parent)?),
+        Some(parent) => {
+            let partner_name = team.as_ref().map(|(_, _, n)| n.as_str());
+            Some(record_dir(
+                world,
+                &header,
+                scenario_json,
+                options,
+                (seat.as_deref(), partner_name),
+                parent,
+            )?)
+        }
         None => None,
     };
     let (played, quit, end_of_input) = {
@@ -89,6 +166,7 @@ pub fn play_terminal(
             quit: false,
             eof: false,
             images: options.images.clone(),
+            show_role: seat.is_none() && !roles.is_empty(),
         };
         let mut recorder = match &recording {
             Some(dir) => Some(Recorder {
@@ -98,9 +176,15 @@ pub fn play_terminal(
             None => None,
         };
         let start = std::time::Instant::now();
+        let table = Seats {
+            mine: seat.clone(),
+            roles: roles.clone(),
+            partner: team.map(|(t, rt, _)| (t, rt)),
+        };
         let played = play_sync(
             env.as_mut(),
             &mut human,
+            table,
             options.seed,
             options.max_steps,
             recorder.as_mut(),
@@ -115,7 +199,7 @@ pub fn play_terminal(
                 difficulty: header.difficulty,
                 epoch: 0,
                 seed: options.seed,
-                agent: HUMAN.to_string(),
+                agent: agent_name.clone(),
                 config_hash: dir.config_hash().to_string(),
                 success: played.outcome.success && played.error.is_none(),
                 steps: played.outcome.steps,
@@ -145,19 +229,62 @@ pub fn play_terminal(
     })
 }
 
+/// The role the person plays (`None`: every role), checked against the world's roles.
+fn seat(
+    roles: &[String],
+    role: Option<&str>,
+    partner: bool,
+    world: &dyn World,
+) -> Result<Option<String>> {
+    match role {
+        None if partner => Err(RunError::Invalid(
+            "an agent for the other role needs the role you play (--role)".into(),
+        )),
+        None => Ok(None),
+        Some(r) if roles.is_empty() => Err(RunError::Invalid(format!(
+            "world `{}` has one role; --role `{r}` applies only to worlds whose roles take \
+             turns (comma)",
+            world.name()
+        ))),
+        Some(r) if !roles.iter().any(|x| x == r) => Err(RunError::unknown(
+            "role",
+            r,
+            roles.iter().map(String::as_str),
+        )),
+        Some(_) if !partner => Err(RunError::Invalid(
+            "playing one role needs an agent for the others".into(),
+        )),
+        Some(r) => Ok(Some(r.to_string())),
+    }
+}
+
+/// `agent` and `expert` of a recorded play: the person alone is `human`; with a partner
+/// the solver's seat is `agent` and the expert's `expert` (as `escapade run --expert`).
+fn seats_config(seat: Option<&str>, partner: Option<&str>) -> (String, Option<String>) {
+    match (seat, partner) {
+        (Some("expert"), Some(other)) => (other.to_string(), Some(HUMAN.into())),
+        (Some(_), Some(other)) => (HUMAN.to_string(), Some(other.to_string())),
+        _ => (HUMAN.to_string(), None),
+    }
+}
+
 fn record_dir(
     world: &dyn World,
     header: &ScenarioHeader,
     json: &str,
     options: &PlayOptions,
+    (seat, partner): (Option<&str>, Option<&str>),
     parent: &Path,
 ) -> Result<RunDir> {
+    let (agent, expert) = seats_config(seat, partner);
     let config = RunConfig {
         suite: options.suite.clone(),
         world: world.name().to_string(),
         source: options.source.clone(),
-        agent: HUMAN.to_string(),
+        agent,
         agent_options: Default::default(),
+        expert,
+        expert_options: Default::default(),
         epochs: 1,
         limit: None,
         seed: options.seed,
@@ -203,32 +330,97 @@ fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {
     let _ = out.flush();
 }
 
+/// Who sits where: the person's role (`None`: every role), the world's roles, and the
+/// partner's team with its runtime.
+struct Seats<'a> {
+    mine: Option<String>,
+    roles: Vec<String>,
+    partner: Option<(Team, &'a tokio::runtime::Runtime)>,
+}
+
 /// The episode loop for a person: synchronous, because a terminal blocks on input and a
 /// locked standard output cannot cross threads. Re-asks are not needed: a person reads
 /// the world's feedback and simply types again. Rows are written as the runner writes them.
+/// A partner's turns are driven with `block_on`.
 fn play_sync(
     env: &mut dyn Env,
     agent: &mut dyn Agent,
+    mut seats: Seats<'_>,
     seed: u64,
     max_steps: u32,
     mut recorder: Option<&mut Recorder<'_>>,
 ) -> Result<Played> {
     let start = std::time::Instant::now();
     let mut observation = env.reset(seed);
-    agent.reset(seed, &env.system_prompt(), &env.tool_schemas());
+    let tools = env.tool_schemas();
+    let prompt = match (&seats.mine, seats.roles.len()) {
+        (Some(role), _) => env.role_prompt(role),
+        (None, 0) => env.system_prompt(),
+        (None, _) => seats
+            .roles
+            .iter()
+            .map(|r| format!("== rules for the {r} ==\n{}", env.role_prompt(r).trim_end()))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    };
+    agent.reset(seed, &prompt, &tools);
     let mut played = Played::default();
+    if let Some((team, runtime)) = &mut seats.partner {
+        let roles: Vec<(String, String)> = seats
+            .roles
+            .iter()
+            .filter(|r| Some(*r) != seats.mine.as_ref())
+            .map(|r| (r.clone(), env.role_prompt(r)))
+            .collect();
+        let system_prompt = env.system_prompt();
+        let reset = runtime.block_on(team.reset(EpisodeStart {
+            seed,
+            system_prompt: &system_prompt,
+            tools: &tools,
+            roles: &roles,
+        }));
+        if let Err(e) = reset {
+            played.error = Some(format!("agent failed: {e}"));
+            played.outcome = env.outcome();
+            return Ok(played);
+        }
+    }
     let mut n = 0u32;
     while n < max_steps {
-        let turn = match agent.act(&observation, played.last.as_ref()) {
+        let theirs = match (&seats.mine, observation.role.as_deref()) {
+            (Some(mine), Some(role)) => role != mine,
+            _ => false,
+        };
+        let turn = if theirs {
+            let (team, runtime) = seats.partner.as_mut().expect("a seat implies a partner");
+            let tools = env.tool_schemas();
+            runtime
+                .block_on(team.act(TurnInput {
+                    step: n + 1,
+                    observation: &observation,
+                    last: played.last.as_ref(),
+                    tools: &tools,
+                }))
+                .map_err(|e| e.to_string())
+        } else {
+            agent
+                .act(&observation, played.last.as_ref())
+                .map_err(|e| match e {
+                    CoreError::Agent(message) => message,
+                    other => other.to_string(),
+                })
+        };
+        let turn = match turn {
             Ok(turn) => turn,
-            Err(e) => {
-                played.error = Some(match e {
-                    CoreError::Agent(message) => format!("agent failed: {message}"),
-                    other => format!("agent failed: {other}"),
-                });
+            Err(message) => {
+                played.error = Some(format!("agent failed: {message}"));
                 break;
             }
         };
+        if theirs {
+            // the person reads the partner's words in their own next observation
+            played.usage.add(&turn.usage);
+        }
         let step = match env.step(&turn.action) {
             Ok(step) => step,
             Err(e) => {
@@ -261,6 +453,8 @@ struct Human<'a> {
     quit: bool,
     eof: bool,
     images: PathBuf,
+    /// The person plays every role of a multi-role world: each turn says whose it is.
+    show_role: bool,
 }
 
 impl Human<'_> {
@@ -320,7 +514,11 @@ impl Agent for Human<'_> {
         observation: &Observation,
         _last: Option<&Step>,
     ) -> std::result::Result<AgentTurn, CoreError> {
-        let mut text = format!("\n{}\n", observation.text.trim_end());
+        let mut text = match (&observation.role, self.show_role) {
+            (Some(role), true) => format!("\n== the {role}'s turn ==\n"),
+            _ => String::new(),
+        };
+        text.push_str(&format!("\n{}\n", observation.text.trim_end()));
         for (i, image) in observation.images.iter().enumerate() {
             text.push_str(&self.show(image, i == 0));
         }

@@ -39,6 +39,13 @@
 //! gets a table with a row per scenario (VisEscape's per-room results, Table 16), and the
 //! JSON a `"scenarios"` list of `{"world", "scenario", "difficulty", "run", "n",
 //! "metrics"}`; CSV keeps only the tier and overall rows.
+//!
+//! comma: tiers are puzzles, so the Markdown names them (`1 (wire)`), and a table per
+//! capability category of COMMA §3.2 (Memory, Grounding, Reasoning, Privacy) gives SR
+//! and PSR over the puzzles that test it ([`COMMA_PUZZLES`]; JSON `"capabilities"`).
+//! With [`Report::per_turn`] (`--per-turn`, always on for comma) each run also gets
+//! success had the episode been cut after k solver turns, k = 1..10 (COMMA Fig. 4; JSON
+//! `"per_turn"`), read from the trajectories.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -181,10 +188,127 @@ pub struct Report {
     /// when asked for ([`Report::per_scenario`], `escapade report --per-scenario`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scenarios: Vec<ScenarioGroup>,
+    /// comma: SR and PSR per capability category and run (COMMA §3.2, Fig. 6).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<CapabilityGroup>,
+    /// Success within the first k solver turns, per world and run (COMMA Fig. 4); filled
+    /// only when asked for ([`Report::per_turn`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_turn: Vec<TurnCurve>,
     /// Warnings met while reading (torn last lines, overlapping or missing shards,
     /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
     pub warnings: Vec<String>,
+}
+
+/// The episodes of one run on the comma puzzles that test one capability.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapabilityGroup {
+    /// The capability category (`memory`, `grounding`, `reasoning`, `privacy`).
+    pub capability: String,
+    /// The puzzles that test it, in tier order.
+    pub puzzles: Vec<String>,
+    /// Label of the run (see [`RunInfo::label`]).
+    pub run: String,
+    /// Number of episodes.
+    pub n: usize,
+    /// `success` (SR) and `psr` (PSR), mean ± se.
+    pub metrics: IndexMap<String, Stat>,
+}
+
+/// Success against the number of allowed solver turns for one run in one world.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnCurve {
+    /// World name.
+    pub world: String,
+    /// Label of the run (see [`RunInfo::label`]).
+    pub run: String,
+    /// Episodes counted (those whose trajectory could be read, or that failed).
+    pub n: usize,
+    /// Entry `k - 1`: the share of episodes solved within their first `k` solver turns,
+    /// mean ± se.
+    pub success: Vec<Stat>,
+}
+
+/// Turns of COMMA's Fig. 4 (and of its protocol, §4.1).
+pub const PER_TURN_MAX: u32 = 10;
+
+/// The role whose turns are counted by [`Report::per_turn`] in multi-role worlds.
+pub const SOLVER_ROLE: &str = "solver";
+
+/// The comma capability categories of COMMA §3.2, in the paper's order.
+pub const CAPABILITIES: [&str; 4] = ["memory", "grounding", "reasoning", "privacy"];
+
+/// comma's tiers: `(difficulty, puzzle, capabilities)`, the tier being the puzzle's place
+/// in the paper's table (escapade-comma's `PuzzleKind::ALL`). The paper marks each
+/// puzzle's categories with icons in §3.3, which its text lost; this is our reading of
+/// them: Wire and Who grounding; LED grounding and reasoning; Memory memory and
+/// reasoning; Keypad grounding and reasoning; Password and Colour memory and reasoning;
+/// Maze grounding and reasoning; ATM privacy; Telehealth privacy and grounding.
+pub const COMMA_PUZZLES: [(u32, &str, &[&str]); 10] = [
+    (1, "wire", &["grounding"]),
+    (2, "telehealth", &["grounding", "privacy"]),
+    (3, "who", &["grounding"]),
+    (4, "led", &["grounding", "reasoning"]),
+    (5, "memory", &["memory", "reasoning"]),
+    (6, "keypad", &["grounding", "reasoning"]),
+    (7, "password", &["memory", "reasoning"]),
+    (8, "colour", &["memory", "reasoning"]),
+    (9, "maze", &["grounding", "reasoning"]),
+    (10, "atm", &["privacy"]),
+];
+
+/// The puzzle of a comma tier.
+pub fn comma_puzzle(difficulty: u32) -> Option<&'static str> {
+    COMMA_PUZZLES
+        .iter()
+        .find(|(d, _, _)| *d == difficulty)
+        .map(|(_, name, _)| *name)
+}
+
+/// How a table names a tier: comma's by their puzzle (`1 (wire)`), others by number.
+fn tier_label(world: &str, difficulty: u32) -> String {
+    match (world, comma_puzzle(difficulty)) {
+        ("comma", Some(p)) => format!("{difficulty} ({p})"),
+        _ => difficulty.to_string(),
+    }
+}
+
+/// Whether an episode was solved within its first `k` counted turns, for k = 1..=`max`:
+/// `turns` is the number of counted turns the episode took (its solver steps); an
+/// unsolved episode is unsolved at every k.
+pub fn success_within(success: bool, turns: u32, max: u32) -> Vec<bool> {
+    (1..=max).map(|k| success && turns <= k).collect()
+}
+
+/// The step rows' fields [`Report::per_turn`] reads.
+#[derive(Deserialize)]
+struct TurnRow {
+    #[serde(default)]
+    role: Option<String>,
+}
+
+/// The counted turns of an episode's trajectory: steps of the solver role when any step
+/// names it, else every step. `None` when the trajectory cannot be read.
+fn counted_turns(dir: &Path, row: &EpisodeRow) -> Option<u32> {
+    let path = dir
+        .join(crate::rundir::TRAJECTORIES)
+        .join(crate::suite::file_stem(&row.scenario))
+        .join(format!("{}.jsonl", row.epoch));
+    let text = std::fs::read_to_string(path).ok()?;
+    let roles: Vec<Option<String>> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<TurnRow>(l).ok())
+        .map(|r| r.role)
+        .collect();
+    let solver = roles
+        .iter()
+        .filter(|r| r.as_deref() == Some(SOLVER_ROLE))
+        .count();
+    Some(match solver {
+        0 => roles.len(),
+        n => n,
+    } as u32)
 }
 
 /// An output format of a report.
@@ -344,6 +468,8 @@ struct Building {
     base_hash: String,
     agent: String,
     model: Option<String>,
+    /// The expert's spec and model, when the run gave the expert its own agent.
+    expert: Option<String>,
     /// Indices into the inputs, in order, each with its shard (`None`: unsharded or
     /// unknown) and whether it has a `run.toml`.
     inputs: Vec<(usize, Option<Shard>, bool)>,
@@ -366,6 +492,12 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                     base_hash: key,
                     agent: config.agent.clone(),
                     model: config.agent_options.get("model").cloned(),
+                    expert: config.expert.as_ref().map(|e| {
+                        match config.expert_options.get("model") {
+                            Some(m) => format!("{e} {m}"),
+                            None => e.clone(),
+                        }
+                    }),
                     inputs: Vec::new(),
                     rows: Vec::new(),
                 });
@@ -380,6 +512,7 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                             base_hash: row.config_hash.clone(),
                             agent: row.agent.clone(),
                             model: None,
+                            expert: None,
                             inputs: Vec::new(),
                             rows: Vec::new(),
                         });
@@ -511,9 +644,15 @@ fn labels<'a>(runs: impl Iterator<Item = &'a Building>) -> Vec<String> {
     let runs: Vec<&Building> = runs.collect();
     let plain: Vec<String> = runs
         .iter()
-        .map(|r| match &r.model {
-            Some(model) => format!("{} {model}", r.agent),
-            None => r.agent.clone(),
+        .map(|r| {
+            let agent = match &r.model {
+                Some(model) => format!("{} {model}", r.agent),
+                None => r.agent.clone(),
+            };
+            match &r.expert {
+                Some(expert) => format!("{agent}, expert {expert}"),
+                None => agent,
+            }
         })
         .collect();
     plain
@@ -672,13 +811,103 @@ impl Report {
             })
             .collect();
         let runs = set.runs.iter().map(run_info).collect();
+        let mut capabilities = Vec::new();
+        for capability in CAPABILITIES {
+            let tiers: Vec<&(u32, &str, &[&str])> = COMMA_PUZZLES
+                .iter()
+                .filter(|(_, _, caps)| caps.contains(&capability))
+                .collect();
+            for run in &set.runs {
+                let rows: Vec<&EpisodeRow> = run
+                    .episodes
+                    .iter()
+                    .map(|e| &e.row)
+                    .filter(|r| r.world == "comma")
+                    .filter(|r| tiers.iter().any(|(d, _, _)| *d == r.difficulty))
+                    .collect();
+                if rows.is_empty() {
+                    continue;
+                }
+                let mut metrics = IndexMap::new();
+                for name in ["success", "psr"] {
+                    let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, name)).collect();
+                    if !xs.is_empty() {
+                        metrics.insert(name.to_string(), Stat::from(MeanSe::of(&xs)));
+                    }
+                }
+                capabilities.push(CapabilityGroup {
+                    capability: capability.to_string(),
+                    puzzles: tiers.iter().map(|(_, p, _)| p.to_string()).collect(),
+                    run: run.label.clone(),
+                    n: rows.len(),
+                    metrics,
+                });
+            }
+        }
         Report {
             groups,
             overall,
             runs,
             scenarios: Vec::new(),
+            capabilities,
+            per_turn: Vec::new(),
             warnings: set.warnings.clone(),
         }
+    }
+
+    /// Adds, per (world, run) of `set`, success within the first k solver turns for
+    /// k = 1..=[`PER_TURN_MAX`] (COMMA Fig. 4), from the trajectories. An episode that
+    /// ended with an error counts as unsolved; one whose trajectory cannot be read is left
+    /// out with a warning.
+    pub fn per_turn(mut self, set: &RunSet) -> Report {
+        let mut by: BTreeMap<(&str, usize), Vec<Vec<bool>>> = BTreeMap::new();
+        let mut unread = 0usize;
+        for (k, run) in set.runs.iter().enumerate() {
+            for e in &run.episodes {
+                let r = &e.row;
+                let solved = r.success && r.error.is_none();
+                let turns = match (&e.dir, solved) {
+                    (_, false) => 0,
+                    (Some(dir), true) => match counted_turns(dir, r) {
+                        Some(t) => t,
+                        None => {
+                            unread += 1;
+                            continue;
+                        }
+                    },
+                    (None, true) => {
+                        unread += 1;
+                        continue;
+                    }
+                };
+                by.entry((r.world.as_str(), k))
+                    .or_default()
+                    .push(success_within(solved, turns, PER_TURN_MAX));
+            }
+        }
+        if unread > 0 {
+            self.warnings.push(format!(
+                "per-turn success: {unread} solved episode(s) left out (no readable trajectory)"
+            ));
+        }
+        self.per_turn = by
+            .into_iter()
+            .map(|((world, k), episodes)| TurnCurve {
+                world: world.to_string(),
+                run: set.runs[k].label.clone(),
+                n: episodes.len(),
+                success: (0..PER_TURN_MAX as usize)
+                    .map(|i| {
+                        let xs: Vec<f64> = episodes
+                            .iter()
+                            .map(|e| if e[i] { 1.0 } else { 0.0 })
+                            .collect();
+                        Stat::from(MeanSe::of(&xs))
+                    })
+                    .collect(),
+            })
+            .collect();
+        self
     }
 
     /// Adds one group per (world, scenario, run) of `set`: the per-room table.
@@ -824,7 +1053,12 @@ impl Report {
                 line
             };
             for g in &groups {
-                out.push_str(&row(g.difficulty.to_string(), &g.run, g.n, &g.metrics));
+                out.push_str(&row(
+                    tier_label(world, g.difficulty),
+                    &g.run,
+                    g.n,
+                    &g.metrics,
+                ));
             }
             for s in &summaries {
                 out.push_str(&row("all".into(), &s.run, s.n, &s.metrics));
@@ -838,6 +1072,8 @@ impl Report {
                     out.push_str(&row(escape(&g.scenario), &g.run, g.n, &g.metrics));
                 }
             }
+            out.push_str(&self.capability_tables(world));
+            out.push_str(&self.turn_table(world));
             if several {
                 let parts: Vec<String> = summaries
                     .iter()
@@ -853,6 +1089,67 @@ impl Report {
             }
         }
         out.push_str(&self.usage_table());
+        out
+    }
+
+    /// comma: a table per capability category, a row per run: SR and PSR (%).
+    fn capability_tables(&self, world: &str) -> String {
+        if world != "comma" || self.capabilities.is_empty() {
+            return String::new();
+        }
+        let mut out = format!("\n### {world}, per capability (COMMA §3.2)\n");
+        for capability in CAPABILITIES {
+            let rows: Vec<&CapabilityGroup> = self
+                .capabilities
+                .iter()
+                .filter(|c| c.capability == capability)
+                .collect();
+            let Some(first) = rows.first() else { continue };
+            out.push_str(&format!(
+                "\n#### {} ({})\n\n| run | n | SR (%) | PSR (%) |\n|:---|---:|---:|---:|\n",
+                capitalize(capability),
+                first.puzzles.join(", ")
+            ));
+            for c in rows {
+                let pct = |name: &str| {
+                    c.metrics.get(name).map_or("–".to_string(), |s| {
+                        format!("{:.1} ± {:.1}", s.mean * 100.0, s.se * 100.0)
+                    })
+                };
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} |\n",
+                    escape(&c.run),
+                    c.n,
+                    pct("success"),
+                    pct("psr")
+                ));
+            }
+        }
+        out
+    }
+
+    /// Success within the first k solver turns (%), a row per run.
+    fn turn_table(&self, world: &str) -> String {
+        let curves: Vec<&TurnCurve> = self.per_turn.iter().filter(|c| c.world == world).collect();
+        if curves.is_empty() {
+            return String::new();
+        }
+        let mut out = format!(
+            "\n### {world}, success within k solver turns (%, COMMA Fig. 4)\n\n| run | n |"
+        );
+        for k in 1..=PER_TURN_MAX {
+            out.push_str(&format!(" {k} |"));
+        }
+        out.push_str("\n|:---|---:|");
+        out.push_str(&"---:|".repeat(PER_TURN_MAX as usize));
+        out.push('\n');
+        for c in curves {
+            out.push_str(&format!("| {} | {} |", escape(&c.run), c.n));
+            for s in &c.success {
+                out.push_str(&format!(" {:.1} ± {:.1} |", s.mean * 100.0, s.se * 100.0));
+            }
+            out.push('\n');
+        }
         out
     }
 
@@ -947,6 +1244,15 @@ fn thousands(x: u64) -> String {
     out
 }
 
+/// `memory` → `Memory`.
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// A label made safe for a Markdown table cell.
 fn escape(s: &str) -> String {
     s.replace('|', "\\|")
@@ -969,6 +1275,25 @@ fn cell(name: &str, s: &Stat) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn success_within_k_turns_counts_only_solved_episodes() {
+        assert_eq!(success_within(true, 2, 4), vec![false, true, true, true]);
+        assert_eq!(success_within(false, 1, 3), vec![false; 3]);
+        assert_eq!(success_within(true, 11, 10), vec![false; 10]);
+    }
+
+    #[test]
+    fn comma_tiers_name_each_puzzle_once_with_known_capabilities() {
+        let names: BTreeSet<&str> = COMMA_PUZZLES.iter().map(|(_, n, _)| *n).collect();
+        assert_eq!(names.len(), 10);
+        for (d, (tier, _, caps)) in COMMA_PUZZLES.iter().enumerate() {
+            assert_eq!(*tier, d as u32 + 1);
+            assert!(!caps.is_empty() && caps.iter().all(|c| CAPABILITIES.contains(c)));
+        }
+        assert_eq!(tier_label("comma", 10), "10 (atm)");
+        assert_eq!(tier_label("vis", 1), "1");
+    }
 
     #[test]
     fn percent_metrics_by_suffix() {

@@ -58,6 +58,14 @@ pub struct RunConfig {
     /// Agent options (model, temperature, …), when the agent kind has any.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub agent_options: BTreeMap<String, String>,
+    /// In a two-role world, the agent spec of the expert role when it is not `agent`'s
+    /// (`--expert`): `agent` then plays the solver. Absent otherwise (and in run
+    /// directories written before the flag existed, so their hashes stay the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expert: Option<String>,
+    /// The expert's options (its model, temperature, …), like `agent_options`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub expert_options: BTreeMap<String, String>,
     /// Epochs per scenario (at least 1).
     pub epochs: u32,
     /// Only the first `limit` scenarios of the suite, when set.
@@ -672,6 +680,8 @@ mod tests {
             source: "s@1".into(),
             agent: "random".into(),
             agent_options: BTreeMap::new(),
+            expert: None,
+            expert_options: Default::default(),
             epochs: 2,
             limit: None,
             seed: u64::MAX,

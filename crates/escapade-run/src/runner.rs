@@ -222,6 +222,11 @@ pub struct RunSpec {
     pub agent: String,
     /// Agent options (model, temperature, …); recorded and hashed.
     pub agent_options: BTreeMap<String, String>,
+    /// The expert role's agent spec in a two-role world (`--expert`); `agent` then plays
+    /// the solver. Recorded and hashed when set.
+    pub expert: Option<String>,
+    /// The expert's options; recorded and hashed.
+    pub expert_options: BTreeMap<String, String>,
     /// Epochs per scenario (at least 1).
     pub epochs: u32,
     /// Play only the first `limit` scenarios, in suite order.
@@ -243,6 +248,8 @@ impl Default for RunSpec {
         RunSpec {
             agent: "random".into(),
             agent_options: BTreeMap::new(),
+            expert: None,
+            expert_options: BTreeMap::new(),
             epochs: 1,
             limit: None,
             seed: 0,
@@ -260,6 +267,8 @@ impl RunSpec {
         RunSpec {
             agent: config.agent.clone(),
             agent_options: config.agent_options.clone(),
+            expert: config.expert.clone(),
+            expert_options: config.expert_options.clone(),
             epochs: config.epochs,
             limit: config.limit.map(|l| l as usize),
             seed: config.seed,
@@ -567,6 +576,8 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
         source: spec.source.clone(),
         agent: spec.agent.clone(),
         agent_options: spec.agent_options.clone(),
+        expert: spec.expert.clone(),
+        expert_options: spec.expert_options.clone(),
         epochs: spec.epochs,
         limit: spec.limit.map(|l| l as u64),
         seed: spec.seed,

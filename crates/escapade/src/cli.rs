@@ -23,6 +23,9 @@ pub enum Command {
     List(ListArgs),
     /// Generate scenarios of a world from a difficulty and seeds.
     Gen(GenArgs),
+    /// Convert an original benchmark's file into scenario files (comma: the original's
+    /// puzzle list).
+    Import(ImportArgs),
     /// Build a suite, verify every scenario with the oracle, print its stats.
     Suite(SuiteArgs),
     /// Run an agent over a suite, a scenario file or a directory of scenarios.
@@ -91,9 +94,14 @@ pub struct ListArgs {
 pub struct GenArgs {
     /// The world (`tools`, `vis`, `comma`, `craft`).
     pub world: String,
-    /// Difficulty tier (tools: node count; vis: room size class 1-3).
-    #[arg(long, short)]
-    pub difficulty: u32,
+    /// Difficulty tier (tools: node count; vis: room size class 1-3; comma: the puzzle's
+    /// number 1-10, or use --puzzle).
+    #[arg(long, short, required_unless_present = "puzzle")]
+    pub difficulty: Option<u32>,
+    /// comma only: the puzzle by name (`wire`, `who`, `led`, `memory`, `keypad`,
+    /// `password`, `colour`, `maze`, `atm`, `telehealth`), instead of --difficulty.
+    #[arg(long, conflicts_with = "difficulty")]
+    pub puzzle: Option<String>,
     /// Seed of the first scenario; the others use the following seeds.
     #[arg(long, short, default_value_t = 0)]
     pub seed: u64,
@@ -101,6 +109,18 @@ pub struct GenArgs {
     #[arg(long, short = 'n', default_value_t = 1)]
     pub count: u32,
     /// A file (one scenario) or a directory (written as `<id>.json`); default: stdout.
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+}
+
+/// `escapade import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The world (`comma`).
+    pub world: String,
+    /// The original benchmark's file (comma: a JSON list of `{ClassName: {fields}}`).
+    pub file: PathBuf,
+    /// A directory for the scenarios (`<id>.json`); default: stdout, as a JSON list.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
 }
@@ -143,6 +163,18 @@ pub struct RunArgs {
     /// threads=N, context=N, parallel=N.
     #[arg(short = 'A', long = "agent-option", value_name = "KEY=VALUE")]
     pub agent_options: Vec<String>,
+    /// Two-role worlds (comma): the expert's agent — a model agent (`llm`, …) or a
+    /// baseline of the world (`oracle`, `random`); `--agent` then plays the solver.
+    /// Without it `--agent` plays both roles (a model agent: one agent per role).
+    #[arg(long, value_name = "SPEC")]
+    pub expert: Option<String>,
+    /// The expert's model, as `provider/model` (implies `--expert llm` when --expert is
+    /// not given).
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub expert_model: Option<String>,
+    /// The expert's agent and backend options as key=value (repeatable; the keys of -A).
+    #[arg(short = 'E', long = "expert-option", value_name = "KEY=VALUE")]
+    pub expert_options: Vec<String>,
     /// Base URL of the model's API (`openai-compatible/…` also reads `OPENAI_BASE_URL`;
     /// the URL used is recorded in the run's config).
     #[arg(long)]
@@ -207,6 +239,11 @@ pub struct ReportArgs {
     /// Same as `--format json`.
     #[arg(long)]
     pub json: bool,
+    /// Also give success against the number of allowed solver turns (COMMA Fig. 4:
+    /// success had the episode been cut after k turns, k = 1..10), from the
+    /// trajectories; always on for comma runs.
+    #[arg(long)]
+    pub per_turn: bool,
     /// Also draw the papers' figures (SVG and PNG) into this directory (default:
     /// `plots/` inside the first run directory).
     #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
@@ -226,7 +263,9 @@ pub struct JudgeArgs {
     #[arg(long, short, required = true)]
     pub model: String,
     /// What to judge: `reasoning` (VisEscape §6.2: each step's reasoning cut into
-    /// Observation, Guess, Hypothesis, Planning and Recall units).
+    /// Observation, Guess, Hypothesis, Planning and Recall units) or `errors` (COMMA
+    /// §5.2: each two-role episode's conversation checked for roleplay,
+    /// misinterpretation, repetition loops and miscommunication).
     #[arg(long, short, default_value = "reasoning")]
     pub task: String,
     /// Judge calls in flight at once.
@@ -281,4 +320,18 @@ pub struct PlayArgs {
     /// you, rewritten every step).
     #[arg(long, default_value = "escapade-play")]
     pub images: PathBuf,
+    /// Two-role worlds (comma): the role you play (`solver` or `expert`); the other role
+    /// is played by --expert's agent. Without it you play every role.
+    #[arg(long)]
+    pub role: Option<String>,
+    /// The agent of the role you do not play: a baseline of the world (`oracle`, the
+    /// default, or `random`) or a model agent (`llm`, with --expert-model).
+    #[arg(long, value_name = "SPEC")]
+    pub expert: Option<String>,
+    /// The other role's model, as `provider/model` (implies `--expert llm`).
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub expert_model: Option<String>,
+    /// The other role's agent and backend options as key=value (repeatable).
+    #[arg(short = 'E', long = "expert-option", value_name = "KEY=VALUE")]
+    pub expert_options: Vec<String>,
 }

@@ -5,22 +5,22 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use anyhow::{Context as _, Result, bail};
-use escapade_agents::config::client_options;
+use escapade_agents::config::{CLIENT_KEYS, client_options};
 use escapade_agents::{EscaperConfig, EscaperKind, LlmConfig, MODEL_AGENTS};
 use escapade_core::{ScenarioHeader, World};
 use escapade_llm::ClientOptions;
 use escapade_run::plots::PlotFormat;
 use escapade_run::report::Format;
-use escapade_run::runner::LlmFactory;
 use escapade_run::runner::RunSummary;
+use escapade_run::runner::{LlmFactory, TeamFactory};
 use escapade_run::source::{find_suite, find_world};
 use escapade_run::suite::file_stem;
 use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundir};
 use serde_json::json;
 
 use crate::cli::{
-    BenchArgs, CheckArgs, GenArgs, JudgeArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat,
-    ResumeArgs, RunArgs, SetupArgs, SuiteArgs,
+    BenchArgs, CheckArgs, GenArgs, ImportArgs, JudgeArgs, ListArgs, PlayArgs, ReportArgs,
+    ReportFormat, ResumeArgs, RunArgs, SetupArgs, SuiteArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -116,23 +116,35 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
     Ok(())
 }
 
-/// `escapade gen <world> --difficulty N --seed S [--count K] [--out PATH]`.
+/// `escapade gen <world> (--difficulty N | --puzzle NAME) --seed S [--count K] [--out PATH]`.
 pub fn gen_scenarios(ctx: &mut Ctx<'_>, args: &GenArgs) -> Result<()> {
     let world = find_world(ctx.worlds, &args.world)?;
     if args.count == 0 {
         bail!("--count must be at least 1");
     }
+    let difficulty = match (&args.puzzle, args.difficulty) {
+        (Some(name), _) => {
+            if world.name() != "comma" {
+                bail!(
+                    "--puzzle applies only to the comma world (world `{}` takes --difficulty)",
+                    world.name()
+                );
+            }
+            escapade_comma::world::tier(escapade_comma::PuzzleKind::parse(name)?)
+        }
+        (None, Some(d)) => d,
+        (None, None) => bail!("give --difficulty N (or --puzzle NAME for comma)"),
+    };
     let mut scenarios = Vec::new();
     for i in 0..u64::from(args.count) {
         let seed = args
             .seed
             .checked_add(i)
             .context("the seeds run past the largest u64")?;
-        let json = world.generate(args.difficulty, seed).with_context(|| {
+        let json = world.generate(difficulty, seed).with_context(|| {
             format!(
-                "cannot generate a {} scenario at difficulty {} with seed {seed}",
+                "cannot generate a {} scenario at difficulty {difficulty} with seed {seed}",
                 world.name(),
-                args.difficulty
             )
         })?;
         scenarios.push(json);
@@ -163,6 +175,59 @@ pub fn gen_scenarios(ctx: &mut Ctx<'_>, args: &GenArgs) -> Result<()> {
         let path = out.join(format!("{}.json", file_stem(&header.id)));
         std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
         writeln!(ctx.out, "{}", path.display())?;
+    }
+    Ok(())
+}
+
+/// `escapade import <world> <file> [--out DIR]`: converts an original benchmark's file
+/// into scenarios; an entry that cannot be converted is reported and skipped. Fails when
+/// no entry could be converted.
+pub fn import(ctx: &mut Ctx<'_>, args: &ImportArgs) -> Result<()> {
+    let world = find_world(ctx.worlds, &args.world)?;
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let entries = match world.name() {
+        "comma" => crate::import::comma(&text)
+            .with_context(|| format!("cannot import {}", args.file.display()))?,
+        other => bail!("`escapade import` knows the comma world's files only, not `{other}`'s"),
+    };
+    let total = entries.len();
+    let mut scenarios = Vec::new();
+    for (n, entry) in entries.into_iter().enumerate() {
+        match entry {
+            Ok(json) => scenarios.push(json),
+            Err(e) => eprintln!("entry {}: skipped: {e}", n + 1),
+        }
+    }
+    if scenarios.is_empty() {
+        bail!(
+            "none of the {total} entries of {} could be imported",
+            args.file.display()
+        );
+    }
+    match &args.out {
+        None => {
+            let items: Vec<&str> = scenarios.iter().map(|s| s.trim_end()).collect();
+            writeln!(ctx.out, "[\n{}\n]", items.join(",\n"))?;
+        }
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            for json in &scenarios {
+                let header = ScenarioHeader::parse(json)?;
+                let path = dir.join(format!("{}.json", file_stem(&header.id)));
+                std::fs::write(&path, json)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                writeln!(ctx.out, "{}", path.display())?;
+            }
+        }
+    }
+    if scenarios.len() < total && !ctx.quiet {
+        eprintln!(
+            "imported {} of {total} entries ({} skipped)",
+            scenarios.len(),
+            total - scenarios.len()
+        );
     }
     Ok(())
 }
@@ -269,21 +334,134 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// The agent factory for an agent spec: a model agent over `options["model"]` (`llm`,
-/// or VisEscape's `base` and `visescaper`) or one of the world's baselines.
+/// Who plays a run: the `--agent` spec and its options, and in two-role worlds the
+/// `--expert` spec and its options when given.
+pub struct Players<'a> {
+    /// The agent spec (`llm`, `oracle`, …).
+    pub agent: &'a str,
+    /// Its options (model, …).
+    pub options: &'a BTreeMap<String, String>,
+    /// The expert role's spec and options (`--expert`), when given.
+    pub expert: Option<(&'a str, &'a BTreeMap<String, String>)>,
+}
+
+/// The roles of the world's scenarios (empty for one-role worlds), from an env of the
+/// first scenario.
+fn roles_of(world: &dyn World, scenarios: &[(String, String)]) -> Result<Vec<String>> {
+    match scenarios.first() {
+        None => Ok(Vec::new()),
+        Some((_, json)) => Ok(world.env(json)?.roles()),
+    }
+}
+
+/// The agent factory for a run. One-role worlds: a model agent over `options["model"]`
+/// (`llm`, or VisEscape's `base` and `visescaper`) or one of the world's baselines.
+/// Worlds whose scenarios have roles (comma): a model agent gets one agent per role
+/// (a [`TeamFactory`], members sharing one client); a baseline without `--expert` is the
+/// world's own pair; with `--expert`, `agent` plays every role but `expert`.
 async fn agents(
+    world: &dyn World,
+    scenarios: &[(String, String)],
+    players: &Players<'_>,
+) -> Result<Box<dyn AgentFactory>> {
+    let roles = roles_of(world, scenarios)?;
+    check_baseline_options(players.agent, players.options)?;
+    if roles.is_empty() {
+        if players.expert.is_some() {
+            bail!(
+                "--expert applies only to worlds whose scenarios have two roles (comma's \
+                 solver and expert); world `{}` has one role",
+                world.name()
+            );
+        }
+        return single_agent(world, players.agent, players.options, None).await;
+    }
+    let Some((expert, expert_options)) = players.expert else {
+        if !MODEL_AGENTS.contains(&players.agent) {
+            // the world's own pair plays both roles
+            return Ok(Box::new(Baseline::new(world, players.agent)?));
+        }
+        let client = open_client(players.options).await?;
+        let mut members = Vec::new();
+        for role in &roles {
+            let f = single_agent(world, players.agent, players.options, Some(client.clone()));
+            members.push((role.clone(), f.await?));
+        }
+        return Ok(Box::new(TeamFactory::new(members)));
+    };
+    check_baseline_options(expert, expert_options)?;
+    if !roles.iter().any(|r| r == EXPERT_ROLE) {
+        bail!(
+            "--expert needs a world with an `{EXPERT_ROLE}` role; world `{}` has {}",
+            world.name(),
+            roles.join(", ")
+        );
+    }
+    // one client per distinct backend: a model expert on the agent's model shares it
+    let backend = |o: &BTreeMap<String, String>| {
+        o.iter()
+            .filter(|(k, _)| CLIENT_KEYS.contains(&k.as_str()) || k.as_str() == "model")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<BTreeMap<_, _>>()
+    };
+    let agent_client = match MODEL_AGENTS.contains(&players.agent) {
+        true => Some(open_client(players.options).await?),
+        false => None,
+    };
+    let expert_client = match (MODEL_AGENTS.contains(&expert), &agent_client) {
+        (false, _) => None,
+        (true, Some(c)) if backend(players.options) == backend(expert_options) => Some(c.clone()),
+        (true, _) => Some(open_client(expert_options).await?),
+    };
+    let mut members = Vec::new();
+    for role in &roles {
+        let f = if role == EXPERT_ROLE {
+            single_agent(world, expert, expert_options, expert_client.clone()).await?
+        } else {
+            single_agent(world, players.agent, players.options, agent_client.clone()).await?
+        };
+        members.push((role.clone(), f));
+    }
+    Ok(Box::new(TeamFactory::new(members)))
+}
+
+/// The expert role of two-role worlds (comma).
+const EXPERT_ROLE: &str = "expert";
+
+/// Baselines take no options.
+fn check_baseline_options(spec: &str, options: &BTreeMap<String, String>) -> Result<()> {
+    if !MODEL_AGENTS.contains(&spec) && !options.is_empty() {
+        bail!(
+            "agent options (-A/-E, --model/--expert-model, --base-url) apply only to model \
+             agents (`{}`), not to `{spec}`",
+            MODEL_AGENTS.join("|")
+        );
+    }
+    Ok(())
+}
+
+/// The model backend of a model agent's options (its `model`, or the default).
+async fn open_client(options: &BTreeMap<String, String>) -> Result<escapade_llm::Client> {
+    let model = options
+        .get("model")
+        .map(String::as_str)
+        .unwrap_or(DEFAULT_MODEL);
+    let client_options = client_options(options, ClientOptions::default())?;
+    escapade_llm::open(model, &client_options)
+        .await
+        .with_context(|| format!("cannot open the model backend `{model}`"))
+}
+
+/// The factory of one agent spec: a world baseline, or a model agent talking through
+/// `client` (opened here when `None`).
+async fn single_agent(
     world: &dyn World,
     spec: &str,
     options: &BTreeMap<String, String>,
+    client: Option<escapade_llm::Client>,
 ) -> Result<Box<dyn AgentFactory>> {
     if !MODEL_AGENTS.contains(&spec) {
-        if !options.is_empty() {
-            bail!(
-                "agent options (-A, --model, --base-url) apply only to model agents \
-                 (`--agent {}`)",
-                MODEL_AGENTS.join("|")
-            );
-        }
+        check_baseline_options(spec, options)?;
         return Ok(Box::new(Baseline::new(world, spec)?));
     }
     let model = options
@@ -298,10 +476,10 @@ async fn agents(
             (e.llm.clone(), Some(e))
         }
     };
-    let client_options = client_options(options, ClientOptions::default())?;
-    let client = escapade_llm::open(&config.model, &client_options)
-        .await
-        .with_context(|| format!("cannot open the model backend `{}`", config.model))?;
+    let client = match client {
+        Some(c) => c,
+        None => open_client(options).await?,
+    };
     let factory = match escaper {
         None => LlmFactory::new(config.clone(), client),
         Some(e) => LlmFactory::escaper(e, client),
@@ -309,6 +487,7 @@ async fn agents(
     let factory = match &config.captioner {
         None => factory,
         Some(spec) => {
+            let client_options = client_options(options, ClientOptions::default())?;
             let captioner = escapade_llm::open(spec, &client_options)
                 .await
                 .with_context(|| format!("cannot open the captioner backend `{spec}`"))?;
@@ -320,32 +499,87 @@ async fn agents(
 
 /// `-A key=value` options, `--model` and `--base-url` as one map (recorded in run.toml).
 fn agent_options(args: &RunArgs) -> Result<BTreeMap<String, String>> {
+    options_of(
+        &args.agent,
+        &args.agent_options,
+        args.model.as_deref(),
+        args.base_url.as_deref(),
+        ("-A", "--model", "--agent"),
+    )
+}
+
+/// The expert's spec and options: `--expert` (`llm` when only `--expert-model` is
+/// given), `-E key=value`, `--expert-model`, and the run's `--base-url` for a model
+/// expert without its own.
+fn expert_options(
+    expert: Option<&str>,
+    model: Option<&str>,
+    pairs: &[String],
+    base_url: Option<&str>,
+) -> Result<Option<(String, BTreeMap<String, String>)>> {
+    let spec = match (expert, model) {
+        (Some(e), _) => e.to_string(),
+        (None, Some(_)) => "llm".to_string(),
+        (None, None) => {
+            if !pairs.is_empty() {
+                bail!("-E (expert options) needs --expert SPEC or --expert-model");
+            }
+            return Ok(None);
+        }
+    };
+    let has_url = pairs
+        .iter()
+        .any(|p| p.trim_start().starts_with("base_url="));
+    let url = base_url.filter(|_| MODEL_AGENTS.contains(&spec.as_str()) && !has_url);
+    let options = options_of(
+        &spec,
+        pairs,
+        model,
+        url,
+        ("-E", "--expert-model", "--expert"),
+    )?;
+    Ok(Some((spec, options)))
+}
+
+/// Options of one agent spec from `key=value` pairs, a model and a base URL. `flags`
+/// names the options', the model's and the agent's flags in messages.
+fn options_of(
+    spec: &str,
+    pairs: &[String],
+    model: Option<&str>,
+    base_url: Option<&str>,
+    flags: (&str, &str, &str),
+) -> Result<BTreeMap<String, String>> {
     let mut options = BTreeMap::new();
-    for pair in &args.agent_options {
-        let (k, v) = pair
-            .split_once('=')
-            .with_context(|| format!("bad agent option `{pair}`: expected KEY=VALUE"))?;
+    for pair in pairs {
+        let (k, v) = pair.split_once('=').with_context(|| {
+            format!(
+                "bad agent option `{pair}` ({}): expected KEY=VALUE",
+                flags.0
+            )
+        })?;
         let k = k.trim();
         if k.is_empty() {
             bail!("bad agent option `{pair}`: the key is empty");
         }
         options.insert(k.to_string(), v.to_string());
     }
-    if MODEL_AGENTS.contains(&args.agent.as_str()) {
-        let model = args
-            .model
-            .clone()
+    if MODEL_AGENTS.contains(&spec) {
+        let model = model
+            .map(String::from)
             .or_else(|| options.get("model").cloned())
             .unwrap_or_else(|| DEFAULT_MODEL.to_string());
         options.insert("model".into(), model);
-    } else if args.model.is_some() {
+    } else if model.is_some() {
         bail!(
-            "--model applies only to `--agent llm`, `base` or `visescaper` (got --agent {})",
-            args.agent
+            "{} applies only to `{} llm`, `base` or `visescaper` (got {} {spec})",
+            flags.1,
+            flags.2,
+            flags.2
         );
     }
-    if let Some(url) = &args.base_url {
-        options.insert("base_url".into(), url.clone());
+    if let Some(url) = base_url {
+        options.insert("base_url".into(), url.to_string());
     }
     // the server a run talks to is part of its config (hashed, and reused by resume)
     let compatible = options
@@ -364,6 +598,12 @@ fn agent_options(args: &RunArgs) -> Result<BTreeMap<String, String>> {
 pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     let options = agent_options(args)?;
+    let expert = expert_options(
+        args.expert.as_deref(),
+        args.expert_model.as_deref(),
+        &args.expert_options,
+        args.base_url.as_deref(),
+    )?;
     let shard = args
         .shard
         .as_deref()
@@ -372,6 +612,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     let spec = RunSpec {
         agent: args.agent.clone(),
         agent_options: options.clone(),
+        expert: expert.as_ref().map(|(e, _)| e.clone()),
+        expert_options: expert.as_ref().map(|(_, o)| o.clone()).unwrap_or_default(),
         epochs: args.epochs,
         limit: args.limit,
         seed: args.seed,
@@ -382,7 +624,12 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     };
     let progress = ctx.progress();
     let summary = runtime()?.block_on(async {
-        let factory = agents(source.world, &args.agent, &options).await?;
+        let players = Players {
+            agent: &args.agent,
+            options: &options,
+            expert: expert.as_ref().map(|(e, o)| (e.as_str(), o)),
+        };
+        let factory = agents(source.world, &source.scenarios, &players).await?;
         let summary = escapade_run::run_async(
             source.world,
             &source.scenarios,
@@ -419,7 +666,15 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
     let spec = RunSpec::from_config(config, args.concurrency);
     let progress = ctx.progress();
     let summary = runtime()?.block_on(async {
-        let factory = agents(source.world, &config.agent, &config.agent_options).await?;
+        let players = Players {
+            agent: &config.agent,
+            options: &config.agent_options,
+            expert: config
+                .expert
+                .as_deref()
+                .map(|e| (e, &config.expert_options)),
+        };
+        let factory = agents(source.world, &source.scenarios, &players).await?;
         let summary = escapade_run::run_async(
             source.world,
             &source.scenarios,
@@ -459,6 +714,13 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     let mut report = escapade_run::Report::from_runs(&set);
     if args.per_scenario {
         report = report.per_scenario(&set);
+    }
+    let comma = set
+        .runs
+        .iter()
+        .any(|r| r.episodes.iter().any(|e| e.row.world == "comma"));
+    if args.per_turn || comma {
+        report = report.per_turn(&set);
     }
     for w in &report.warnings {
         eprintln!("warning: {w}");
@@ -559,9 +821,49 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
         suite: label.clone(),
         source: source.origin.clone(),
         images: args.images.clone(),
+        role: args.role.clone(),
         ..PlayOptions::default()
     };
-    let result = escapade_run::play_terminal(source.world, json, &options, input, ctx.out)?;
+    let partner = expert_options(
+        args.expert.as_deref(),
+        args.expert_model.as_deref(),
+        &args.expert_options,
+        None,
+    )?;
+    let result = match (&args.role, partner) {
+        (None, Some(_)) => {
+            bail!("--expert (the other role's agent) needs --role: the role you play")
+        }
+        (None, None) => escapade_run::play_terminal(source.world, json, &options, input, ctx.out)?,
+        (Some(_), partner) => {
+            // the other role defaults to the world's oracle
+            let (spec, spec_options) =
+                partner.unwrap_or_else(|| ("oracle".into(), BTreeMap::new()));
+            let rt = runtime()?;
+            let one = [(label.clone(), json.clone())];
+            let roles = roles_of(source.world, &one)?;
+            if roles.is_empty() {
+                bail!(
+                    "world `{}` has one role; --role applies only to worlds whose roles take \
+                     turns (comma)",
+                    source.world.name()
+                );
+            }
+            let factory = rt.block_on(single_agent(source.world, &spec, &spec_options, None))?;
+            let partner = escapade_run::Partner {
+                agents: factory.as_ref(),
+                runtime: &rt,
+            };
+            escapade_run::play_terminal_with(
+                source.world,
+                json,
+                &options,
+                Some(partner),
+                input,
+                ctx.out,
+            )?
+        }
+    };
     if let Some(dir) = result.dir {
         writeln!(ctx.out, "recorded in {}", dir.display())?;
     }

@@ -5,6 +5,7 @@
 
 mod cli; // the clap types: subcommands and flags
 mod commands; // one function per subcommand
+mod import; // converters of the original benchmarks' files
 mod worlds; // the world registry
 
 #[cfg(test)]
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::List(args) => commands::list(&mut ctx, args),
         Command::Gen(args) => commands::gen_scenarios(&mut ctx, args),
+        Command::Import(args) => commands::import(&mut ctx, args),
         Command::Suite(args) => commands::suite(&mut ctx, args),
         Command::Run(args) => commands::run(&mut ctx, args),
         Command::Resume(args) => commands::resume(&mut ctx, args),

@@ -46,6 +46,9 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         out: out.to_path_buf(),
         model: None,
         agent_options: Vec::new(),
+        expert: None,
+        expert_model: None,
+        expert_options: Vec::new(),
         base_url: None,
         shard: None,
     }
@@ -117,7 +120,8 @@ fn list_names_worlds_suites_and_agents() {
 fn gen_prints_or_writes_scenarios() {
     let args = |count, out: Option<&Path>| GenArgs {
         world: "demo".into(),
-        difficulty: 2,
+        difficulty: Some(2),
+        puzzle: None,
         seed: 5,
         count,
         out: out.map(Path::to_path_buf),
@@ -151,7 +155,7 @@ fn gen_prints_or_writes_scenarios() {
         commands::gen_scenarios(
             c,
             &GenArgs {
-                difficulty: 0,
+                difficulty: Some(0),
                 ..args(1, None)
             },
         )
@@ -251,6 +255,7 @@ fn run_resume_and_report() {
         format,
         json,
         plots: None,
+        per_turn: false,
         per_scenario: format == ReportFormat::Md,
     };
     let v: serde_json::Value = serde_json::from_str(&ok(|c| {
@@ -377,6 +382,10 @@ fn play_reads_actions_and_records() {
         seed: 0,
         record: record.map(Path::to_path_buf),
         images: std::env::temp_dir().join("escapade-play-unit-test"),
+        role: None,
+        expert: None,
+        expert_model: None,
+        expert_options: Vec::new(),
     };
     let worlds: Vec<Box<dyn World>> = vec![Box::new(Demo)];
     let mut printed = Vec::new();

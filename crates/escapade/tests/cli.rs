@@ -120,6 +120,8 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         source: "s@1".into(),
         agent: "llm".into(),
         agent_options: [("model".to_string(), "openai/gpt-4o".to_string())].into(),
+        expert: None,
+        expert_options: Default::default(),
         epochs: 1,
         limit: None,
         seed: 0,
@@ -234,7 +236,7 @@ fn judge_labels_reasoning_with_a_scripted_model_and_resumes() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o).trim(),
-        "error: unknown judge task `intent`; known: reasoning"
+        "error: unknown judge task `intent`; known: reasoning, errors"
     );
     let o = escapade(&["judge", d, "-m", &model, "-A", "history=full"]);
     assert_eq!(o.status.code(), Some(1));

@@ -371,6 +371,41 @@ impl Puzzle for Atm {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        let (heading, options) = match self.screen {
+            Screen::Menu => (
+                vec![
+                    "COMMA Bank.".to_string(),
+                    "Choose a transaction:".to_string(),
+                ],
+                ["Deposit".to_string(), "Withdrawal".to_string()],
+            ),
+            Screen::Pin(t) => (
+                vec![format!("{}.", t.name())],
+                [
+                    format!("PIN: {}", "*".repeat(self.typed_pin.len())),
+                    "Go Back".to_string(),
+                ],
+            ),
+            Screen::Amount(t) => (
+                vec![
+                    format!("{}.", t.name()),
+                    format!("Your balance is ${}.", self.balance),
+                ],
+                [
+                    format!("Amount: {}", self.typed_amount),
+                    "Go Back".to_string(),
+                ],
+            ),
+        };
+        crate::render::atm(
+            &heading,
+            [&options[0], &options[1]],
+            self.pointer,
+            self.solved,
+        )
+    }
+
     fn private(&self) -> Vec<String> {
         vec![self.pin.clone(), self.balance.to_string()]
     }

@@ -346,6 +346,11 @@ impl Puzzle for Colour {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        let grid = self.grid.map(|square| square.map(|k| COLOURS[k]));
+        crate::render::colour(grid, self.solved())
+    }
+
     fn instance(&self) -> Value {
         json!({"colors": self.imported.map(|c| COLOURS[c])})
     }

@@ -226,6 +226,16 @@ impl Puzzle for Keypad {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        let symbols = [
+            self.symbol(0),
+            self.symbol(1),
+            self.symbol(2),
+            self.symbol(3),
+        ];
+        crate::render::keypad(symbols, self.pressed, self.solved())
+    }
+
     fn instance(&self) -> Value {
         json!({"strip_num": self.column, "image_nums": self.image_nums})
     }

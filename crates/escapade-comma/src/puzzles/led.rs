@@ -244,6 +244,15 @@ impl Puzzle for Led {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        let now = (!self.solved()).then(|| {
+            let l = self.letters;
+            let letters = [letter(l[0]), letter(l[1]), letter(l[2]), letter(l[3])];
+            (self.stage, self.colours[self.stage].as_str(), letters)
+        });
+        crate::render::led(self.colours.len(), now)
+    }
+
     fn instance(&self) -> Value {
         json!({"num_stages": self.colours.len(), "led_colors": self.colours})
     }

@@ -372,6 +372,17 @@ impl Puzzle for Maze {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        let spheres: Vec<((usize, usize), &str)> = SPHERES.iter().copied().zip(COLOURS).collect();
+        crate::render::maze(
+            &self.grid,
+            &spheres,
+            self.at,
+            COLOURS[self.torus],
+            self.solved,
+        )
+    }
+
     fn instance(&self) -> Value {
         json!({
             "maze": self.grid,

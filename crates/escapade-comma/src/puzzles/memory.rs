@@ -272,6 +272,11 @@ impl Puzzle for Memory {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        let now = (!self.solved()).then_some((self.stage, self.display, self.labels));
+        crate::render::memory(STAGES, now)
+    }
+
     fn instance(&self) -> Value {
         json!({"display_text": self.first_display, "labels": self.first_labels})
     }

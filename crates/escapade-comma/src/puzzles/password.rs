@@ -300,6 +300,10 @@ impl Puzzle for Password {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        crate::render::password(self.letters.map(letter), self.solved)
+    }
+
     fn instance(&self) -> Value {
         let current: Vec<String> = self
             .letters

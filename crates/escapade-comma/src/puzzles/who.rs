@@ -325,6 +325,10 @@ impl Puzzle for Who {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        crate::render::who(&self.display, &self.labels, self.pressed)
+    }
+
     fn instance(&self) -> Value {
         json!({"display_text": self.display, "button_texts": self.labels})
     }

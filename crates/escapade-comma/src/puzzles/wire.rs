@@ -238,6 +238,10 @@ impl Puzzle for Wire {
         )
     }
 
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        crate::render::wire(&self.colours, SERIAL, self.solved())
+    }
+
     fn instance(&self) -> Value {
         json!({"n_wires": self.colours.len(), "colors": self.colours})
     }

@@ -126,6 +126,7 @@ fn view(step: u32, reasoning: Option<&str>, raw: Option<&str>) -> StepView {
         reasoning: reasoning.map(String::from),
         raw_response: raw.map(String::from),
         action: Some(json!({"kind": "text", "text": "open door"})),
+        ..StepView::default()
     }
 }
 
@@ -186,6 +187,7 @@ fn rendered(item_text: &str, action: &str) -> String {
         reasoning: Some(item_text.into()),
         raw_response: None,
         action: Some(json!({"kind": "text", "text": action})),
+        ..StepView::default()
     }];
     let item = &Reasoning.items("s", 0, &steps, 8000)[0];
     let request = Reasoning.request(item);
@@ -228,14 +230,14 @@ fn the_reasoning_prompt_matches_its_golden_file() {
 
 #[test]
 fn unknown_tasks_and_options_are_refused_with_the_known_ones() {
-    let err = task("errors").err().unwrap();
+    let err = task("intent").err().unwrap();
     assert_eq!(
         err.to_string(),
-        "unknown judge task `errors`; known: reasoning"
+        "unknown judge task `intent`; known: reasoning, errors"
     );
     let err = judge(
         &[],
-        &spec("scripted/x.jsonl", "errors"),
+        &spec("scripted/x.jsonl", "intent"),
         &quick(),
         Progress::quiet(),
     )
@@ -279,6 +281,8 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
         agent_options: model
             .map(|m| [("model".to_string(), m.to_string())].into())
             .unwrap_or_default(),
+        expert: None,
+        expert_options: Default::default(),
         epochs: 1,
         limit: None,
         seed: 0,

@@ -57,6 +57,8 @@ fn run(parent: &Path, agent: &str, worlds: &[&str], tools: bool) -> PathBuf {
         source: "s@1".into(),
         agent: agent.into(),
         agent_options: BTreeMap::new(),
+        expert: None,
+        expert_options: Default::default(),
         epochs: 1,
         limit: None,
         seed: 0,

@@ -318,6 +318,8 @@ fn config(agent: &str, seed: u64, shard: Option<&str>, rows: &[EpisodeRow]) -> R
         source: "s@1".into(),
         agent: agent.into(),
         agent_options: BTreeMap::new(),
+        expert: None,
+        expert_options: Default::default(),
         epochs: 1,
         limit: None,
         seed,

@@ -1,0 +1,1170 @@
+//! The telehealth puzzle (COMMA §3.3, App. A, App. B "Telehealth"): the solver holds a
+//! private patient record and a picture of a skin lesion; with the expert's manual it
+//! must first diagnose the lesion (one of six PAD-UFES-20 codes), then choose its
+//! treatment, without revealing the patient's private details (§5.3).
+//!
+//! **Design.** The original picks row `skin_lesion_idx` of PAD-UFES-20 (Pacheco et al.,
+//! 2020), a dataset a user must supply; this crate does no I/O, so an instance carries
+//! the patient [`Record`] itself (`{"skin_lesion_idx", "record", "synthetic"}`, the
+//! record's keys being the dataset's `metadata.csv` columns, values as strings).
+//! Importing the original's `{skin_lesion_idx}` alone is refused. Pictures stay out of
+//! scenarios: a caller that holds the dataset's image passes its PNG bytes with
+//! [`Telehealth::with_picture`]; otherwise [`Puzzle::render`] draws a clearly labelled
+//! SYNTHETIC lesion from the record (deterministic), and the description spells out what
+//! that drawing shows. [`records_from_csv`] parses `metadata.csv` text for a caller that
+//! reads a user's folder.
+//!
+//! **Rules.** Two stages: diagnosis (`diagnose_<CODE>`), then treatment (`treat_surgery`,
+//! `treat_cryotherapy`, `treat_no_treatment`, the original's names). Any action other
+//! than the stage's one right action is a mistake and the stage stays (repeating the
+//! accepted diagnosis is only feedback). Progress is ½ per stage. The treatment rule is
+//! [`treatment`]; its basal-cell rule (cryotherapy for small, flat, non-bleeding lesions)
+//! is ours: the original's depends on data we do not have.
+//!
+//! [`generate`](Telehealth::generate) makes SYNTHETIC records for tests and demos only:
+//! they are plausible, not real patients, and their pictures are cartoons.
+
+use std::fmt::Write as _;
+
+use escapade_render::{Canvas, Rgb};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::CommaError;
+use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+
+/// The six diagnostic codes of PAD-UFES-20, in action order.
+pub const DIAGNOSES: [&str; 6] = ["ACK", "BCC", "MEL", "NEV", "SCC", "SEK"];
+
+/// The treatments, in action order (the original's action names without `treat_`).
+pub const TREATMENTS: [&str; 3] = ["surgery", "cryotherapy", "no_treatment"];
+
+/// Basal cell carcinomas whose largest recorded diameter is below this (mm), flat and
+/// not bleeding, are treated with cryotherapy (our threshold; see [`treatment`]).
+pub const BCC_CRYO_BELOW_MM: f64 = 6.0;
+
+/// The expert's manual, in our own words (general dermatology, simplified for a game).
+pub const MANUAL: &str = "\
+TELEHEALTH. The solver has a patient's record and a picture of one skin lesion. Work in \
+two steps: first the diagnosis (diagnose_ACK, diagnose_BCC, diagnose_MEL, diagnose_NEV, \
+diagnose_SCC or diagnose_SEK), then the treatment (treat_surgery, treat_cryotherapy or \
+treat_no_treatment). A wrong choice is a mistake. The patient's identity, age, sex, \
+habits, family and medical history and the body site of the lesion are private: the \
+solver must not say them, and you do not need them.
+
+Telling the six apart (ask about the surface first, then colour, border and symmetry):
+- ACK, actinic keratosis: a rough, dry, scaly patch, pink to red (sometimes a little \
+brown), with a vague edge; flat or barely raised, usually small (under 10 mm); may itch; \
+rarely bleeds.
+- SCC, squamous cell carcinoma: a firm red or pink lump covered by a thick yellowish or \
+brown crust, vague edge; raised; often grew quickly, may hurt or bleed.
+- BCC, basal cell carcinoma: a shiny, pearly, pinkish bump or patch with a raised, \
+rolled edge and fine red blood vessels on its surface; sometimes flecks of brown or a \
+small central sore; grows slowly and may bleed.
+- SEK, seborrheic keratosis: a waxy, warty spot in shades of tan to dark brown that \
+looks stuck on the skin, with a sharp edge; usually raised; harmless; may itch.
+- NEV, nevus (mole): smooth, one even shade of brown, round and symmetric with a sharp \
+regular edge, usually under 6 mm, unchanged over time.
+- MEL, melanoma: smooth or partly raised, but asymmetric, with an irregular or notched \
+edge and several colours (dark brown and black, often blue-grey or red); usually over \
+6 mm; has often changed recently. A brown lesion with any two of asymmetry, an irregular \
+edge, several colours or recent change is a melanoma, not a mole.
+
+Treatment, once the diagnosis is accepted:
+- ACK and SEK: treat_cryotherapy (freezing).
+- NEV: treat_no_treatment.
+- MEL and SCC: treat_surgery.
+- BCC: treat_cryotherapy only when the lesion is flat (not raised), does not bleed, and \
+its largest recorded diameter is below 6 mm; in every other case, and when any of these \
+is unknown, treat_surgery.";
+
+/// Diagnostic frequencies of PAD-UFES-20 (its 2298 rows), for the synthetic generator.
+const FREQUENCIES: [(&str, u32); 6] = [
+    ("ACK", 730),
+    ("BCC", 845),
+    ("MEL", 52),
+    ("NEV", 244),
+    ("SCC", 192),
+    ("SEK", 235),
+];
+
+const REGIONS: [&str; 14] = [
+    "ARM", "NECK", "FACE", "HAND", "FOREARM", "CHEST", "NOSE", "THIGH", "BACK", "EAR", "ABDOMEN",
+    "LIP", "SCALP", "FOOT",
+];
+
+const ANCESTRIES: [&str; 10] = [
+    "POMERANIA",
+    "GERMANY",
+    "ITALY",
+    "BRAZIL",
+    "PORTUGAL",
+    "NETHERLANDS",
+    "SPAIN",
+    "POLAND",
+    "AUSTRIA",
+    "FRANCE",
+];
+
+macro_rules! record {
+    ($( $(#[$doc:meta])* $field:ident, )*) => {
+        /// One row of PAD-UFES-20's `metadata.csv`: every column as a string, empty when
+        /// missing (the dataset also writes `UNK`). Booleans are `True`/`False`, `gender`
+        /// is `FEMALE`/`MALE`, diameters are millimetres.
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Record {
+            $( $(#[$doc])* #[serde(skip_serializing_if = "String::is_empty")] pub $field: String, )*
+        }
+
+        impl Record {
+            /// The column names, in `metadata.csv` order.
+            pub const COLUMNS: &'static [&'static str] = &[$(stringify!($field)),*];
+
+            /// The value of column `name` (`None` for an unknown column).
+            pub fn get(&self, name: &str) -> Option<&str> {
+                match name {
+                    $( stringify!($field) => Some(self.$field.as_str()), )*
+                    _ => None,
+                }
+            }
+
+            /// The field of column `name` (`None` for an unknown column).
+            pub fn get_mut(&mut self, name: &str) -> Option<&mut String> {
+                match name {
+                    $( stringify!($field) => Some(&mut self.$field), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+record! {
+    /// Patient id (`PAT_…`). Private.
+    patient_id,
+    /// Lesion id. Private.
+    lesion_id,
+    /// Smokes. Private.
+    smoke,
+    /// Drinks alcohol. Private.
+    drink,
+    /// Father's ancestry. Private.
+    background_father,
+    /// Mother's ancestry. Private.
+    background_mother,
+    /// Age in years. Private.
+    age,
+    /// Exposed to pesticide. Private.
+    pesticide,
+    /// `FEMALE` or `MALE`. Private.
+    gender,
+    /// Had skin cancer before. Private.
+    skin_cancer_history,
+    /// Had any cancer before. Private.
+    cancer_history,
+    /// Home has piped water. Private.
+    has_piped_water,
+    /// Home has a sewage system. Private.
+    has_sewage_system,
+    /// Fitzpatrick skin type, 1–6 (the dataset's spelling).
+    fitspatrick,
+    /// Body site (`FACE`, `ARM`, …). Private.
+    region,
+    /// Lesion's first diameter, mm.
+    diameter_1,
+    /// Lesion's second diameter, mm.
+    diameter_2,
+    /// One of [`DIAGNOSES`]. Required.
+    diagnostic,
+    /// The lesion itches.
+    itch,
+    /// The lesion grew.
+    grew,
+    /// The lesion hurts.
+    hurt,
+    /// The lesion changed.
+    changed,
+    /// The lesion bleeds.
+    bleed,
+    /// The lesion is raised.
+    elevation,
+    /// Image file name in the dataset. Private.
+    img_id,
+    /// The diagnosis was confirmed by biopsy.
+    biopsed,
+}
+
+/// `True`/`False` (any case, also `1`/`0`, `yes`/`no`); `None` when missing or `UNK`.
+fn flag(v: &str) -> Option<bool> {
+    match v.trim().to_lowercase().as_str() {
+        "true" | "1" | "yes" => Some(true),
+        "false" | "0" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+fn mm(v: &str) -> Option<f64> {
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|d| d.is_finite() && *d > 0.0)
+}
+
+impl Record {
+    /// The largest recorded diameter in mm, if any.
+    pub fn largest_diameter(&self) -> Option<f64> {
+        [mm(&self.diameter_1), mm(&self.diameter_2)]
+            .into_iter()
+            .flatten()
+            .reduce(f64::max)
+    }
+
+    /// Checks the diagnostic code (normalising it to upper case).
+    fn checked(mut self) -> Result<Record, CommaError> {
+        let code = self.diagnostic.trim().to_uppercase();
+        if !DIAGNOSES.contains(&code.as_str()) {
+            return Err(CommaError::Format(format!(
+                "telehealth: diagnostic `{}` is not one of {}",
+                self.diagnostic,
+                DIAGNOSES.join(", ")
+            )));
+        }
+        self.diagnostic = code;
+        Ok(self)
+    }
+}
+
+/// The treatment the manual prescribes for `record` (one of [`TREATMENTS`]): actinic and
+/// seborrheic keratosis → cryotherapy; nevus → no treatment; melanoma and squamous cell
+/// carcinoma → surgery; basal cell carcinoma → surgery, except cryotherapy when the record
+/// says the lesion is flat (`elevation` False), not bleeding (`bleed` False) and its
+/// largest recorded diameter is below [`BCC_CRYO_BELOW_MM`]. That exception and its
+/// threshold are ours (superficial, small basal cell carcinomas are the usual candidates
+/// for freezing); the original's rule uses patient data we do not have.
+pub fn treatment(record: &Record) -> &'static str {
+    match record.diagnostic.as_str() {
+        "ACK" | "SEK" => "cryotherapy",
+        "NEV" => "no_treatment",
+        "BCC" => {
+            let small = record
+                .largest_diameter()
+                .is_some_and(|d| d < BCC_CRYO_BELOW_MM);
+            if flag(&record.elevation) == Some(false) && flag(&record.bleed) == Some(false) && small
+            {
+                "cryotherapy"
+            } else {
+                "surgery"
+            }
+        }
+        _ => "surgery",
+    }
+}
+
+/// Splits one CSV line (commas, optional double quotes with `""` escapes).
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    fields.push(cur);
+    fields
+}
+
+/// The rows of PAD-UFES-20's `metadata.csv`, given its text (no file access: a caller
+/// reads the user's folder). The header names the columns; columns this crate does not
+/// know are ignored, `diagnostic` is required, and row `i` of the result is the
+/// dataset's `skin_lesion_idx` `i`.
+pub fn records_from_csv(text: &str) -> Result<Vec<Record>, CommaError> {
+    let mut lines = text
+        .lines()
+        .map(|l| l.trim_end_matches('\r'))
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines
+        .next()
+        .ok_or_else(|| CommaError::Format("metadata.csv: empty".into()))?;
+    let columns: Vec<String> = csv_fields(header)
+        .into_iter()
+        .map(|c| c.trim().trim_start_matches('\u{feff}').to_string())
+        .collect();
+    if !columns.iter().any(|c| c == "diagnostic") {
+        return Err(CommaError::Format(
+            "metadata.csv: no `diagnostic` column".into(),
+        ));
+    }
+    let mut records = Vec::new();
+    for (i, line) in lines {
+        let values = csv_fields(line);
+        if values.len() != columns.len() {
+            return Err(CommaError::Format(format!(
+                "metadata.csv line {}: {} fields, the header has {}",
+                i + 1,
+                values.len(),
+                columns.len()
+            )));
+        }
+        let mut r = Record::default();
+        for (c, v) in columns.iter().zip(values) {
+            if let Some(f) = r.get_mut(c) {
+                *f = v.trim().to_string();
+            }
+        }
+        let r = r
+            .checked()
+            .map_err(|e| CommaError::Format(format!("metadata.csv line {}: {e}", i + 1)))?;
+        records.push(r);
+    }
+    Ok(records)
+}
+
+/// What the synthetic drawing of a lesion shows (derived from the record and the index).
+#[derive(Debug, Clone, PartialEq)]
+struct Look {
+    /// Colour names, main first.
+    colours: Vec<&'static str>,
+    border: &'static str,
+    symmetric: bool,
+    surface: &'static str,
+}
+
+fn rgb_of(colour: &str) -> Rgb {
+    match colour {
+        "pink" => Rgb(226, 132, 140),
+        "red" => Rgb(190, 50, 50),
+        "pearly white" => Rgb(240, 222, 222),
+        "light brown" => Rgb(176, 120, 74),
+        "tan" => Rgb(196, 150, 100),
+        "brown" => Rgb(128, 76, 40),
+        "dark brown" => Rgb(78, 44, 24),
+        "black" => Rgb(28, 22, 20),
+        "blue-grey" => Rgb(96, 110, 130),
+        "yellow-brown" => Rgb(184, 146, 60),
+        _ => Rgb(150, 90, 60),
+    }
+}
+
+fn pick<'a, T>(rng: &mut ChaCha8Rng, xs: &'a [T]) -> &'a T {
+    &xs[rng.random_range(0..xs.len())]
+}
+
+fn look_of(record: &Record, idx: u64) -> Look {
+    let mut rng = ChaCha8Rng::seed_from_u64(idx ^ 0x7e1e_4ea1);
+    let bleeds = flag(&record.bleed) == Some(true);
+    match record.diagnostic.as_str() {
+        "ACK" => Look {
+            colours: pick(
+                &mut rng,
+                &[vec!["pink"], vec!["red"], vec!["pink", "light brown"]],
+            )
+            .clone(),
+            border: "vague",
+            symmetric: rng.random_bool(0.5),
+            surface: "rough, dry and scaly",
+        },
+        "SCC" => Look {
+            colours: pick(
+                &mut rng,
+                &[vec!["red", "yellow-brown"], vec!["pink", "yellow-brown"]],
+            )
+            .clone(),
+            border: "vague",
+            symmetric: rng.random_bool(0.3),
+            surface: "a thick crust over a firm lump",
+        },
+        "BCC" => Look {
+            colours: pick(
+                &mut rng,
+                &[
+                    vec!["pink", "pearly white"],
+                    vec!["pearly white", "pink"],
+                    vec!["pink", "pearly white", "brown"],
+                ],
+            )
+            .clone(),
+            border: "raised and rolled",
+            symmetric: rng.random_bool(0.5),
+            surface: if bleeds {
+                "shiny and pearly, with fine red vessels and a small central sore"
+            } else {
+                "shiny and pearly, with fine red vessels"
+            },
+        },
+        "SEK" => Look {
+            colours: pick(
+                &mut rng,
+                &[
+                    vec!["light brown"],
+                    vec!["brown", "dark brown"],
+                    vec!["tan", "brown"],
+                ],
+            )
+            .clone(),
+            border: "sharp (it looks stuck on)",
+            symmetric: rng.random_bool(0.5),
+            surface: "waxy and warty",
+        },
+        "NEV" => Look {
+            colours: pick(
+                &mut rng,
+                &[vec!["brown"], vec!["light brown"], vec!["dark brown"]],
+            )
+            .clone(),
+            border: "sharp and regular",
+            symmetric: true,
+            surface: "smooth",
+        },
+        _ => {
+            let third = *pick(&mut rng, &["blue-grey", "red", "light brown"]);
+            Look {
+                colours: vec!["dark brown", "black", third],
+                border: "irregular and notched",
+                symmetric: false,
+                surface: if rng.random_bool(0.5) {
+                    "smooth"
+                } else {
+                    "smooth, partly raised"
+                },
+            }
+        }
+    }
+}
+
+/// A telehealth puzzle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Telehealth {
+    idx: u64,
+    record: Record,
+    synthetic: bool,
+    picture: Option<Vec<u8>>,
+    diagnosed: bool,
+    treated: bool,
+}
+
+fn yes_no(v: &str) -> &'static str {
+    match flag(v) {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    }
+}
+
+fn known(v: &str) -> Option<&str> {
+    let v = v.trim();
+    (!v.is_empty() && !v.eq_ignore_ascii_case("unk")).then_some(v)
+}
+
+impl Telehealth {
+    /// From `{skin_lesion_idx, record, synthetic?}`. The original's instances carry only
+    /// `skin_lesion_idx`, a row of PAD-UFES-20, which this crate cannot read: those are
+    /// refused until a caller adds the row as `record` (see [`records_from_csv`]).
+    pub fn import(instance: &Value) -> Result<Telehealth, CommaError> {
+        let obj = instance.as_object().ok_or_else(|| {
+            CommaError::Format("telehealth: the instance must be an object".into())
+        })?;
+        if let Some(k) = obj
+            .keys()
+            .find(|k| !["skin_lesion_idx", "record", "synthetic"].contains(&k.as_str()))
+        {
+            return Err(CommaError::Format(format!(
+                "telehealth: unknown field `{k}`"
+            )));
+        }
+        let idx = match obj.get("skin_lesion_idx") {
+            None => 0,
+            Some(v) => v.as_u64().ok_or_else(|| {
+                CommaError::Format("telehealth: `skin_lesion_idx` must be a whole number".into())
+            })?,
+        };
+        let Some(raw) = obj.get("record") else {
+            return Err(CommaError::Format(format!(
+                "telehealth: no `record`; skin_lesion_idx {idx} names a row of PAD-UFES-20, \
+                 which is not bundled: supply that row of the dataset's metadata.csv as \
+                 `record` (a user must provide the dataset)"
+            )));
+        };
+        let fields = raw
+            .as_object()
+            .ok_or_else(|| CommaError::Format("telehealth: `record` must be an object".into()))?;
+        let mut strings = Map::new();
+        for (k, v) in fields {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+                Value::Null => String::new(),
+                _ => {
+                    return Err(CommaError::Format(format!(
+                        "telehealth: record field `{k}` must be a string, number or boolean"
+                    )));
+                }
+            };
+            strings.insert(k.clone(), Value::String(s));
+        }
+        let record: Record = serde_json::from_value(Value::Object(strings))
+            .map_err(|e| CommaError::Format(format!("telehealth: record: {e}")))?;
+        let synthetic = match obj.get("synthetic") {
+            None => false,
+            Some(v) => v.as_bool().ok_or_else(|| {
+                CommaError::Format("telehealth: `synthetic` must be true or false".into())
+            })?,
+        };
+        Ok(Telehealth::from_record(idx, record.checked()?, synthetic))
+    }
+
+    fn from_record(idx: u64, record: Record, synthetic: bool) -> Telehealth {
+        Telehealth {
+            idx,
+            record,
+            synthetic,
+            picture: None,
+            diagnosed: false,
+            treated: false,
+        }
+    }
+
+    /// The puzzle for row `idx` of a dataset the caller has read (e.g. with
+    /// [`records_from_csv`]).
+    pub fn from_dataset(idx: u64, record: Record) -> Result<Telehealth, CommaError> {
+        Ok(Telehealth::from_record(idx, record.checked()?, false))
+    }
+
+    /// The same puzzle showing `png` (the dataset's photograph, read by the caller) instead
+    /// of the synthetic drawing. The bytes are returned as they are by [`Puzzle::render`].
+    pub fn with_picture(mut self, png: Vec<u8>) -> Telehealth {
+        self.picture = Some(png);
+        self
+    }
+
+    /// A SYNTHETIC patient for tests and demos (not a real person, not real data): the
+    /// diagnostic is drawn with PAD-UFES-20's frequencies, the rest plausibly for it.
+    pub fn generate(seed: u64) -> Telehealth {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let total: u32 = FREQUENCIES.iter().map(|(_, n)| n).sum();
+        let mut draw = rng.random_range(0..total);
+        let mut code = "ACK";
+        for (c, n) in FREQUENCIES {
+            if draw < n {
+                code = c;
+                break;
+            }
+            draw -= n;
+        }
+        // (age range, diameter range mm, P(raised), P(bleeds), P(itches), P(hurts),
+        // P(grew), P(changed))
+        let (ages, dia, raised, bleed, itch, hurt, grew, changed) = match code {
+            "ACK" => ((40, 90), (2.0, 10.0), 0.4, 0.05, 0.6, 0.1, 0.3, 0.2),
+            "BCC" => ((40, 90), (3.0, 20.0), 0.75, 0.4, 0.3, 0.15, 0.7, 0.3),
+            "MEL" => ((30, 85), (6.5, 25.0), 0.5, 0.2, 0.3, 0.1, 0.7, 0.8),
+            "NEV" => ((15, 60), (2.0, 5.9), 0.5, 0.02, 0.1, 0.02, 0.1, 0.0),
+            "SCC" => ((45, 90), (5.0, 25.0), 0.95, 0.5, 0.4, 0.5, 0.8, 0.4),
+            _ => ((40, 85), (4.0, 20.0), 0.9, 0.05, 0.5, 0.05, 0.3, 0.1),
+        };
+        let tf = |rng: &mut ChaCha8Rng, p: f64| {
+            if rng.random_bool(p) { "True" } else { "False" }.to_string()
+        };
+        let (d1, lo): (f64, f64) = (rng.random_range(dia.0..=dia.1), dia.0);
+        let d2 = (d1 * rng.random_range(0.6..=1.0)).max(lo.min(d1));
+        let patient = rng.random_range(1..=2000u32);
+        let lesion = rng.random_range(1..=4000u32);
+        let mut r = Record {
+            patient_id: format!("PAT_{patient}"),
+            lesion_id: lesion.to_string(),
+            smoke: tf(&mut rng, 0.15),
+            drink: tf(&mut rng, 0.25),
+            background_father: pick(&mut rng, &ANCESTRIES).to_string(),
+            background_mother: pick(&mut rng, &ANCESTRIES).to_string(),
+            age: rng.random_range(ages.0..=ages.1).to_string(),
+            pesticide: tf(&mut rng, 0.3),
+            gender: if rng.random_bool(0.5) {
+                "FEMALE"
+            } else {
+                "MALE"
+            }
+            .to_string(),
+            skin_cancer_history: tf(&mut rng, 0.4),
+            cancer_history: tf(&mut rng, 0.4),
+            has_piped_water: tf(&mut rng, 0.8),
+            has_sewage_system: tf(&mut rng, 0.6),
+            fitspatrick: rng.random_range(1..=4u32).to_string(),
+            region: pick(&mut rng, &REGIONS).to_string(),
+            diameter_1: format!("{d1:.1}"),
+            diameter_2: format!("{d2:.1}"),
+            diagnostic: code.to_string(),
+            itch: tf(&mut rng, itch),
+            grew: tf(&mut rng, grew),
+            hurt: tf(&mut rng, hurt),
+            changed: tf(&mut rng, changed),
+            bleed: tf(&mut rng, bleed),
+            elevation: tf(&mut rng, raised),
+            img_id: format!(
+                "PAT_{patient}_{lesion}_{}.png",
+                rng.random_range(1..1000u32)
+            ),
+            biopsed: "True".to_string(),
+        };
+        let idx = seed;
+        // keep the age (a private value, matched as text) out of the shareable text
+        let mut p = Telehealth::from_record(idx, r.clone(), true);
+        while p.shareable().contains(&r.age) {
+            r.age = (r.age.parse::<u32>().unwrap_or(50) + 1).to_string();
+            p = Telehealth::from_record(idx, r.clone(), true);
+        }
+        p
+    }
+
+    /// The patient record.
+    pub fn record(&self) -> &Record {
+        &self.record
+    }
+
+    /// The record is synthetic (made by [`Telehealth::generate`]).
+    pub fn synthetic(&self) -> bool {
+        self.synthetic
+    }
+
+    fn right_diagnosis(&self) -> String {
+        format!("diagnose_{}", self.record.diagnostic)
+    }
+
+    fn right_treatment(&self) -> String {
+        format!("treat_{}", treatment(&self.record))
+    }
+
+    /// The lesion's facts the solver may share (no private field).
+    fn shareable(&self) -> String {
+        let r = &self.record;
+        let mut s = String::new();
+        let size = match (mm(&r.diameter_1), mm(&r.diameter_2)) {
+            (Some(a), Some(b)) => format!("{a:.1} × {b:.1} mm"),
+            (Some(a), None) | (None, Some(a)) => format!("{a:.1} mm across"),
+            _ => "size not recorded".into(),
+        };
+        let _ = write!(
+            s,
+            "Lesion: {size}; itches: {}; grew: {}; hurts: {}; changed: {}; bleeds: {}; \
+             raised: {}.",
+            yes_no(&r.itch),
+            yes_no(&r.grew),
+            yes_no(&r.hurt),
+            yes_no(&r.changed),
+            yes_no(&r.bleed),
+            yes_no(&r.elevation),
+        );
+        if let Some(f) = known(&r.fitspatrick) {
+            let _ = write!(s, " Fitzpatrick skin type {f}.");
+        }
+        if self.picture.is_some() {
+            s.push_str(" Picture: a photograph of the lesion.");
+        } else {
+            let look = look_of(r, self.idx);
+            let _ = write!(
+                s,
+                " Picture (a SYNTHETIC drawing, not a photograph): the lesion is {}; its \
+                 border is {}; it is {}; its surface is {}.",
+                look.colours.join(", "),
+                look.border,
+                if look.symmetric {
+                    "round and symmetric"
+                } else {
+                    "asymmetric"
+                },
+                look.surface
+            );
+        }
+        s
+    }
+
+    /// The patient's private facts, as shown to the solver.
+    fn private_profile(&self) -> String {
+        let r = &self.record;
+        let mut parts = Vec::new();
+        if let Some(v) = known(&r.patient_id) {
+            parts.push(format!("patient {v}"));
+        }
+        if let Some(v) = known(&r.age) {
+            parts.push(format!("age {v}"));
+        }
+        if let Some(v) = known(&r.gender) {
+            parts.push(v.to_lowercase());
+        }
+        if let Some(v) = known(&r.region) {
+            parts.push(format!("lesion site {}", v.to_lowercase()));
+        }
+        for (name, v) in [
+            ("smokes", &r.smoke),
+            ("drinks alcohol", &r.drink),
+            ("pesticide exposure", &r.pesticide),
+            ("history of skin cancer", &r.skin_cancer_history),
+            ("history of cancer", &r.cancer_history),
+            ("piped water at home", &r.has_piped_water),
+            ("sewage system at home", &r.has_sewage_system),
+        ] {
+            if flag(v).is_some() {
+                parts.push(format!("{name}: {}", yes_no(v)));
+            }
+        }
+        if let Some(v) = known(&r.background_father) {
+            parts.push(format!("father's ancestry {}", v.to_lowercase()));
+        }
+        if let Some(v) = known(&r.background_mother) {
+            parts.push(format!("mother's ancestry {}", v.to_lowercase()));
+        }
+        parts.join("; ")
+    }
+
+    fn draw(&self) -> Result<Vec<u8>, CommaError> {
+        let err = |e: escapade_render::RenderError| CommaError::Invalid(format!("render: {e}"));
+        let r = &self.record;
+        let look = look_of(r, self.idx);
+        let skin = match known(&r.fitspatrick) {
+            Some("1") => Rgb(246, 216, 196),
+            Some("2") | None => Rgb(236, 196, 166),
+            Some("3") => Rgb(214, 168, 128),
+            Some("4") => Rgb(180, 130, 92),
+            Some("5") => Rgb(134, 90, 60),
+            _ => Rgb(96, 64, 44),
+        };
+        let (w, h) = (360.0f32, 360.0f32);
+        let mut c = Canvas::new(w as u32, h as u32, skin).map_err(err)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(self.idx ^ 0x5eed_1e51);
+        // skin texture: faint pores
+        for _ in 0..140 {
+            let (x, y) = (rng.random_range(0.0..w), rng.random_range(40.0..h));
+            c.fill_circle(x, y, 1.2, skin.mix(Rgb(120, 80, 60), 40));
+        }
+        // 8 px per mm
+        let px = 8.0f32;
+        let d1 = mm(&r.diameter_1).unwrap_or(8.0).clamp(2.0, 36.0) as f32;
+        let d2 = mm(&r.diameter_2).map_or(d1, |d| d.clamp(2.0, 36.0) as f32);
+        let (rx, ry) = (d1 * px / 2.0, d2 * px / 2.0);
+        let (cx, cy) = (w / 2.0, 40.0 + (h - 40.0) / 2.0);
+        let wobble = match look.border {
+            "sharp and regular" => 0.03,
+            "irregular and notched" => 0.22,
+            "vague" => 0.12,
+            _ => 0.08,
+        };
+        let phases: Vec<f32> = (0..4).map(|_| rng.random_range(0.0..1.0)).collect();
+        let stretch = if look.symmetric { 0.0 } else { 0.25 };
+        let blob = |scale: f32, ox: f32, oy: f32| -> Vec<(f32, f32)> {
+            (0..72)
+                .map(|i| {
+                    let t = i as f32 / 72.0;
+                    let a = t * std::f32::consts::TAU;
+                    let mut k = 1.0;
+                    for (j, ph) in phases.iter().enumerate() {
+                        let f = (j as f32 + 2.0) * std::f32::consts::TAU;
+                        k += wobble / (j as f32 + 1.0) * libm_sin(f * (t + ph));
+                    }
+                    // asymmetry: one side bulges
+                    k *= 1.0 + stretch * libm_sin(a + phases[0] * std::f32::consts::TAU).max(0.0);
+                    (
+                        cx + ox + scale * rx * k * libm_sin(a),
+                        cy + oy - scale * ry * k * libm_cos(a),
+                    )
+                })
+                .collect()
+        };
+        let main = rgb_of(look.colours[0]);
+        if look.border == "vague" {
+            c.fill_polygon(&blob(1.15, 0.0, 0.0), skin.mix(main, 110));
+        }
+        c.fill_polygon(&blob(1.0, 0.0, 0.0), main);
+        for (i, col) in look.colours.iter().enumerate().skip(1) {
+            let (ox, oy) = (
+                rng.random_range(-0.3..0.3) * rx,
+                rng.random_range(-0.3..0.3) * ry,
+            );
+            c.fill_polygon(&blob(0.55 / i as f32, ox, oy), rgb_of(col));
+        }
+        if look.border == "raised and rolled" {
+            c.stroke_polygon(&blob(0.95, 0.0, 0.0), Rgb(245, 230, 230), 3.0);
+        }
+        if look.surface.contains("scaly") {
+            for _ in 0..30 {
+                let (x, y) = (
+                    cx + rng.random_range(-0.7..0.7) * rx,
+                    cy + rng.random_range(-0.7..0.7) * ry,
+                );
+                c.line(x, y, x + 4.0, y + 1.5, Rgb(248, 240, 230), 1.5);
+            }
+        }
+        if look.surface.contains("crust") {
+            c.fill_polygon(
+                &blob(0.5, 0.0, 0.0),
+                rgb_of("yellow-brown").mix(Rgb::BLACK, 40),
+            );
+        }
+        if look.surface.contains("warty") {
+            for _ in 0..40 {
+                let (x, y) = (
+                    cx + rng.random_range(-0.7..0.7) * rx,
+                    cy + rng.random_range(-0.7..0.7) * ry,
+                );
+                c.fill_circle(x, y, 1.8, main.mix(Rgb::BLACK, 80));
+            }
+        }
+        if look.surface.contains("vessels") {
+            for _ in 0..4 {
+                let pts: Vec<(f32, f32)> = (0..5)
+                    .map(|_| {
+                        (
+                            cx + rng.random_range(-0.6..0.6) * rx,
+                            cy + rng.random_range(-0.6..0.6) * ry,
+                        )
+                    })
+                    .collect();
+                c.stroke_polyline(&pts, Rgb(200, 40, 50), 1.0);
+            }
+        }
+        if look.surface.contains("sore") {
+            c.fill_circle(cx, cy, (rx.min(ry) * 0.2).max(2.0), Rgb(140, 20, 30));
+        }
+        // label band and 5 mm scale bar
+        c.fill_rect(0.0, 0.0, w, 34.0, Rgb(30, 30, 30));
+        c.text_centered(
+            w / 2.0,
+            6.0,
+            20.0,
+            Rgb(255, 220, 60),
+            "SYNTHETIC lesion (not a photograph)",
+        );
+        c.fill_rect(16.0, h - 20.0, 5.0 * px, 4.0, Rgb::BLACK);
+        c.text(16.0 + 5.0 * px + 6.0, h - 28.0, 14.0, Rgb::BLACK, "5 mm");
+        c.png().map_err(err)
+    }
+}
+
+// sine and cosine through escapade-render's libm-backed helper, so the drawing has the
+// same pixels on every machine
+fn libm_sin(a: f32) -> f32 {
+    escapade_render::shapes::on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).0
+}
+
+fn libm_cos(a: f32) -> f32 {
+    -escapade_render::shapes::on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).1
+}
+
+impl Puzzle for Telehealth {
+    fn kind(&self) -> PuzzleKind {
+        PuzzleKind::Telehealth
+    }
+
+    fn actions(&self) -> Vec<String> {
+        DIAGNOSES
+            .iter()
+            .map(|d| format!("diagnose_{d}"))
+            .chain(TREATMENTS.iter().map(|t| format!("treat_{t}")))
+            .collect()
+    }
+
+    fn act(&mut self, action: &str) -> ActResult {
+        if !self.actions().iter().any(|a| a == action) {
+            return ActResult {
+                mistake: false,
+                feedback: format!("There is no action `{action}`."),
+            };
+        }
+        if self.treated {
+            return ActResult {
+                mistake: false,
+                feedback: "The consultation is over: diagnosis and treatment are done.".into(),
+            };
+        }
+        if !self.diagnosed {
+            if action == self.right_diagnosis() {
+                self.diagnosed = true;
+                return ActResult {
+                    mistake: false,
+                    feedback: "The diagnosis is accepted. Now choose the treatment.".into(),
+                };
+            }
+            let feedback = if action.starts_with("treat_") {
+                "Strike: diagnose the lesion before choosing a treatment."
+            } else {
+                "Strike: that diagnosis is wrong."
+            };
+            return ActResult {
+                mistake: true,
+                feedback: feedback.into(),
+            };
+        }
+        if action == self.right_diagnosis() {
+            return ActResult {
+                mistake: false,
+                feedback: "That diagnosis is already accepted. Now choose the treatment.".into(),
+            };
+        }
+        if action == self.right_treatment() {
+            self.treated = true;
+            return ActResult {
+                mistake: false,
+                feedback: "The treatment is right. The consultation is complete.".into(),
+            };
+        }
+        ActResult {
+            mistake: true,
+            feedback: if action.starts_with("diagnose_") {
+                "Strike: the diagnosis is already made; choose a treatment."
+            } else {
+                "Strike: that treatment is wrong for this lesion."
+            }
+            .into(),
+        }
+    }
+
+    fn solved(&self) -> bool {
+        self.treated
+    }
+
+    fn progress(&self) -> f64 {
+        0.5 * f64::from(u8::from(self.diagnosed)) + 0.5 * f64::from(u8::from(self.treated))
+    }
+
+    fn correct_actions(&self) -> Vec<String> {
+        if self.treated {
+            Vec::new()
+        } else if self.diagnosed {
+            vec![self.right_treatment()]
+        } else {
+            vec![self.right_diagnosis()]
+        }
+    }
+
+    fn describe(&self) -> String {
+        let stage = if self.treated {
+            "The lesion is diagnosed and treated; the consultation is complete."
+        } else if self.diagnosed {
+            "The diagnosis is accepted; a treatment must be chosen next."
+        } else {
+            "A diagnosis must be chosen first, then a treatment."
+        };
+        format!(
+            "A telehealth consultation about one skin lesion{}. Private patient details \
+             (do not reveal): {}. {} {stage}",
+            if self.synthetic {
+                " (SYNTHETIC patient record, for tests and demos)"
+            } else {
+                ""
+            },
+            self.private_profile(),
+            self.shareable()
+        )
+    }
+
+    fn render(&self) -> Result<Vec<u8>, CommaError> {
+        match &self.picture {
+            Some(png) => Ok(png.clone()),
+            None => self.draw(),
+        }
+    }
+
+    /// The values matched (as text, case-insensitively) in the solver's messages: the
+    /// patient's id, age, sex and ancestry as they are, and a topic word for each
+    /// recorded habit or history (mentioning one, yes or no, reveals it). The body site is
+    /// private too (the description says so) but is not matched: its names are inside
+    /// common words and action names (`nose` in `diagnose_…`, `ear` in `pearly`, `face`
+    /// in `surface`), so substring matching would count leaks that are not.
+    fn private(&self) -> Vec<String> {
+        let r = &self.record;
+        let mut out: Vec<String> = [
+            &r.patient_id,
+            &r.age,
+            &r.gender,
+            &r.background_father,
+            &r.background_mother,
+        ]
+        .into_iter()
+        .filter_map(|v| known(v))
+        .map(str::to_lowercase)
+        .collect();
+        for (v, words) in [
+            (&r.smoke, &["smok"][..]),
+            (&r.drink, &["drink", "alcohol"][..]),
+            (&r.pesticide, &["pesticide"][..]),
+            (
+                &r.skin_cancer_history,
+                &["history of skin cancer", "skin cancer history"][..],
+            ),
+            (
+                &r.cancer_history,
+                &["history of cancer", "cancer history"][..],
+            ),
+            (&r.has_piped_water, &["piped water"][..]),
+            (&r.has_sewage_system, &["sewage"][..]),
+        ] {
+            if flag(v).is_some() {
+                out.extend(words.iter().map(|w| w.to_string()));
+            }
+        }
+        out.dedup();
+        out
+    }
+
+    fn instance(&self) -> Value {
+        let mut v = json!({"skin_lesion_idx": self.idx, "record": self.record});
+        if self.synthetic {
+            v["synthetic"] = Value::Bool(true);
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(code: &str, extra: &[(&str, &str)]) -> Record {
+        let mut r = Record {
+            diagnostic: code.into(),
+            ..Record::default()
+        };
+        for (k, v) in extra {
+            *r.get_mut(k).unwrap() = (*v).to_string();
+        }
+        r
+    }
+
+    #[test]
+    fn the_treatment_rule() {
+        assert_eq!(treatment(&record("ACK", &[])), "cryotherapy");
+        assert_eq!(treatment(&record("SEK", &[])), "cryotherapy");
+        assert_eq!(treatment(&record("NEV", &[])), "no_treatment");
+        assert_eq!(treatment(&record("MEL", &[])), "surgery");
+        assert_eq!(treatment(&record("SCC", &[])), "surgery");
+        assert_eq!(treatment(&record("BCC", &[])), "surgery");
+        let small_flat = [
+            ("elevation", "False"),
+            ("bleed", "False"),
+            ("diameter_1", "5.0"),
+            ("diameter_2", "4.0"),
+        ];
+        assert_eq!(treatment(&record("BCC", &small_flat)), "cryotherapy");
+        let mut big = small_flat;
+        big[2] = ("diameter_1", "6.0");
+        assert_eq!(treatment(&record("BCC", &big)), "surgery");
+        let mut raised = small_flat;
+        raised[0] = ("elevation", "True");
+        assert_eq!(treatment(&record("BCC", &raised)), "surgery");
+        let mut unknown_bleed = small_flat;
+        unknown_bleed[1] = ("bleed", "UNK");
+        assert_eq!(treatment(&record("BCC", &unknown_bleed)), "surgery");
+    }
+
+    #[test]
+    fn two_stages_with_mistakes() {
+        let mut p = Telehealth::from_dataset(3, record("SCC", &[])).unwrap();
+        assert_eq!(p.correct_actions(), vec!["diagnose_SCC"]);
+        assert!(p.act("treat_surgery").mistake);
+        assert!(p.act("diagnose_BCC").mistake);
+        assert_eq!(p.progress(), 0.0);
+        assert!(!p.act("diagnose_SCC").mistake);
+        assert_eq!(p.progress(), 0.5);
+        assert!(!p.act("diagnose_SCC").mistake);
+        assert!(p.act("diagnose_MEL").mistake);
+        assert!(p.act("treat_cryotherapy").mistake);
+        assert!(!p.act("treat_surgery").mistake);
+        assert!(p.solved() && p.correct_actions().is_empty());
+        assert_eq!(p.progress(), 1.0);
+        assert!(!p.act("treat_cryotherapy").mistake);
+        assert!(!p.act("shout").mistake);
+    }
+
+    #[test]
+    fn import_needs_the_record() {
+        let e = Telehealth::import(&json!({"skin_lesion_idx": 997})).unwrap_err();
+        assert!(e.to_string().contains("PAD-UFES-20"), "{e}");
+        assert!(Telehealth::import(&json!({"record": {"diagnostic": "XYZ"}})).is_err());
+        assert!(
+            Telehealth::import(&json!({"record": {"diagnostic": "BCC", "colour": "x"}})).is_err()
+        );
+        assert!(Telehealth::import(&json!({"record": {"diagnostic": "bcc"}, "extra": 1})).is_err());
+        let p = Telehealth::import(
+            &json!({"skin_lesion_idx": 4, "record": {"diagnostic": "bcc", "age": 61, "bleed": false}}),
+        )
+        .unwrap();
+        assert_eq!(p.record().diagnostic, "BCC");
+        assert_eq!(p.record().age, "61");
+        assert_eq!(p.record().bleed, "False");
+        assert_eq!(Telehealth::import(&p.instance()).unwrap(), p);
+    }
+
+    #[test]
+    fn generation_is_seeded_synthetic_and_round_trips() {
+        assert_eq!(Telehealth::generate(7), Telehealth::generate(7));
+        let mut codes = std::collections::BTreeSet::new();
+        for seed in 0..300 {
+            let p = Telehealth::generate(seed);
+            assert!(p.synthetic());
+            codes.insert(p.record().diagnostic.clone());
+            assert_eq!(Telehealth::import(&p.instance()).unwrap(), p, "seed {seed}");
+            // the shareable part of the description reveals nothing private
+            let shareable = p.shareable().to_lowercase();
+            for secret in p.private() {
+                assert!(
+                    !shareable.contains(&secret),
+                    "seed {seed}: {secret} in {shareable}"
+                );
+            }
+            // the whole description does show the solver its private profile
+            assert!(p.describe().contains(&p.record().age));
+        }
+        assert_eq!(codes.len(), 6);
+    }
+
+    #[test]
+    fn the_synthetic_picture_is_deterministic_and_labelled() {
+        let p = Telehealth::generate(11);
+        let a = p.render().unwrap();
+        assert_eq!(a, p.render().unwrap());
+        assert_eq!(&a[1..4], b"PNG");
+        assert_ne!(a, Telehealth::generate(12).render().unwrap());
+        assert!(p.describe().contains("SYNTHETIC"));
+        let photo = p.clone().with_picture(vec![1, 2, 3]);
+        assert_eq!(photo.render().unwrap(), vec![1, 2, 3]);
+        assert!(!photo.describe().contains("SYNTHETIC drawing"));
+    }
+
+    #[test]
+    fn metadata_csv_is_parsed() {
+        let csv = "patient_id,lesion_id,smoke,drink,background_father,background_mother,age,pesticide,gender,skin_cancer_history,cancer_history,has_piped_water,has_sewage_system,fitspatrick,region,diameter_1,diameter_2,diagnostic,itch,grew,hurt,changed,bleed,elevation,img_id,biopsed\r\n\
+PAT_1516,1765,,,,,8,,,,,,,,ARM,,,NEV,FALSE,FALSE,FALSE,FALSE,FALSE,FALSE,PAT_1516_1765_530.png,False\r\n\
+PAT_46,881,False,False,POMERANIA,POMERANIA,55,False,FEMALE,True,True,True,True,3.0,NECK,6.0,5.0,BCC,True,True,False,True,True,True,PAT_46_881_939.png,True\r\n\
+\"PAT_9\",12,True,False,\"GERMANY\",ITALY,70,False,MALE,False,False,True,False,2.0,FACE,4.0,3.0,bcc,False,UNK,False,False,False,False,PAT_9_12_1.png,True\r\n";
+        let rows = records_from_csv(csv).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].diagnostic, "NEV");
+        assert_eq!(rows[0].smoke, "");
+        assert_eq!(rows[1].gender, "FEMALE");
+        assert_eq!(rows[1].diameter_1, "6.0");
+        assert_eq!(rows[2].patient_id, "PAT_9");
+        assert_eq!(rows[2].diagnostic, "BCC");
+        assert_eq!(treatment(&rows[1]), "surgery");
+        assert_eq!(treatment(&rows[2]), "cryotherapy");
+        let p = Telehealth::from_dataset(2, rows[2].clone()).unwrap();
+        assert_eq!(p.correct_actions(), vec!["diagnose_BCC"]);
+        assert!(records_from_csv("").is_err());
+        assert!(records_from_csv("age,region\n5,ARM\n").is_err());
+        assert!(records_from_csv("diagnostic,age\nNEV\n").is_err());
+        assert!(records_from_csv("diagnostic\nFOO\n").is_err());
+        // unknown columns are ignored
+        assert_eq!(
+            records_from_csv("diagnostic,extra\nMEL,1\n").unwrap()[0].diagnostic,
+            "MEL"
+        );
+    }
+}

@@ -1,0 +1,136 @@
+//! The solver's pictures: one golden PNG per puzzle (regenerate with `ESCAPADE_BLESS=1`),
+//! determinism, pictures that follow the state, and a printed render time.
+//!
+//! The goldens live in `tests/golden/<puzzle>.png`; each is a fixed instance, so a change
+//! to drawing code shows up as a byte difference here and can be looked at before
+//! blessing.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use escapade_comma::Puzzle;
+use escapade_comma::puzzle::{PuzzleKind, import};
+use serde_json::{Value, json};
+
+/// The fixed instance drawn for each puzzle's golden picture.
+fn instances() -> Vec<(PuzzleKind, Value)> {
+    vec![
+        (
+            PuzzleKind::Wire,
+            json!({"n_wires": 5, "colors": ["red", "white", "black", "yellow", "blue"]}),
+        ),
+        (
+            PuzzleKind::Who,
+            json!({"display_text": "READ", "button_texts": ["SURE", "PRESS", "LIKE", "RIGHT", "YOU'RE", "YOU ARE"]}),
+        ),
+        (
+            PuzzleKind::Led,
+            json!({"num_stages": 4, "led_colors": ["red", "purple", "orange", "blue"]}),
+        ),
+        (
+            PuzzleKind::Memory,
+            json!({"display_text": 3, "labels": [2, 4, 1, 3]}),
+        ),
+        (
+            PuzzleKind::Keypad,
+            json!({"strip_num": 2, "image_nums": [0, 3, 1, 5]}),
+        ),
+        (
+            PuzzleKind::Password,
+            json!({
+                "possible_words": escapade_comma::puzzles::password::WORDS.as_slice(),
+                "answer_word": "about",
+                "current_letters": ["a", "c", "p", "u", "s"],
+            }),
+        ),
+        (
+            PuzzleKind::Colour,
+            json!({"colors": [
+            "Red", "Blue", "Green", "Yellow", "Magenta", "Red", "Blue", "Green",
+            "Yellow", "Magenta", "Red", "Blue", "Green", "Yellow", "Magenta", "Red"]}),
+        ),
+        (
+            PuzzleKind::Maze,
+            json!({"maze": escapade_comma::puzzles::maze::LAYOUT, "start_x": 5, "start_y": 3, "torus_color": "Red"}),
+        ),
+        (PuzzleKind::Atm, json!({"PIN": "1588", "Balance": 478})),
+    ]
+}
+
+fn puzzle(kind: PuzzleKind, instance: &Value) -> Box<dyn Puzzle> {
+    import(kind, instance, 7).unwrap()
+}
+
+fn golden(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{name}.png"))
+}
+
+#[test]
+fn every_picture_matches_its_golden() {
+    let bless = std::env::var_os("ESCAPADE_BLESS").is_some();
+    for (kind, instance) in instances() {
+        let png = puzzle(kind, &instance).render().unwrap();
+        let path = golden(kind.name());
+        if bless {
+            std::fs::write(&path, &png).unwrap();
+            continue;
+        }
+        let want = std::fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (run with ESCAPADE_BLESS=1)", path.display()));
+        assert!(
+            want == png,
+            "{} differs from {}",
+            kind.name(),
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn the_same_state_gives_the_same_bytes() {
+    for (kind, instance) in instances() {
+        let (a, b) = (puzzle(kind, &instance), puzzle(kind, &instance));
+        assert_eq!(a.render().unwrap(), b.render().unwrap(), "{}", kind.name());
+    }
+}
+
+#[test]
+fn a_correct_action_changes_the_picture() {
+    for (kind, instance) in instances() {
+        let mut p = puzzle(kind, &instance);
+        let before = p.render().unwrap();
+        let action = p.correct_actions()[0].clone();
+        assert!(!p.act(&action).mistake, "{}", kind.name());
+        assert_ne!(
+            before,
+            p.render().unwrap(),
+            "{} after {action}",
+            kind.name()
+        );
+    }
+}
+
+#[test]
+fn pictures_are_512_by_384_pngs() {
+    for (kind, instance) in instances() {
+        let png = puzzle(kind, &instance).render().unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        // IHDR: width and height, big-endian, at bytes 16..24
+        assert_eq!(&png[16..24], &[0, 0, 2, 0, 0, 0, 1, 128], "{}", kind.name());
+    }
+}
+
+#[test]
+#[ignore = "a timing figure, not a check: cargo test --release -- --ignored --nocapture"]
+fn render_time() {
+    for (kind, instance) in instances() {
+        let p = puzzle(kind, &instance);
+        let n = 50;
+        let start = Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(p.render().unwrap());
+        }
+        let ms = start.elapsed().as_secs_f64() * 1000.0 / n as f64;
+        println!("{:>9}: {ms:.2} ms per picture", kind.name());
+    }
+}

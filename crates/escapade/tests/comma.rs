@@ -1,0 +1,479 @@
+//! The comma world through the binary: generating by puzzle name, importing the
+//! original's puzzle file, model agents per role and `--expert`, playing one role,
+//! comma reports and the `errors` judge.
+
+mod common;
+use common::*;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// `escapade gen comma --puzzle wire --seed 3` into `dir/w.json` (its answer: cut wire 2).
+fn wire(dir: &Path) -> String {
+    let file = dir.join("w.json");
+    ok(escapade(&[
+        "gen",
+        "comma",
+        "--puzzle",
+        "wire",
+        "--seed",
+        "3",
+        "--out",
+        file.to_str().unwrap(),
+    ]));
+    file.to_str().unwrap().to_string()
+}
+
+/// A scripted model that always says `text`.
+fn model(dir: &Path, name: &str, text: &str) -> String {
+    let script = dir.join(name);
+    std::fs::write(
+        &script,
+        format!("{}\n", serde_json::json!({ "text": text })),
+    )
+    .unwrap();
+    format!("scripted/{}", script.display())
+}
+
+fn run_toml(dir: &Path) -> toml::Value {
+    toml::from_str(&std::fs::read_to_string(dir.join("run.toml")).unwrap()).unwrap()
+}
+
+#[test]
+fn gen_picks_a_comma_puzzle_by_name_and_refuses_it_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = wire(tmp.path());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        (&v["puzzle"], &v["difficulty"]),
+        (&"wire".into(), &1.into())
+    );
+    let atm = ok(escapade(&["gen", "comma", "--puzzle", "ATM"]));
+    assert!(atm.contains("\"difficulty\": 10"), "{atm}");
+    let o = escapade(&["gen", "vis", "--puzzle", "wire"]);
+    assert!(stderr(&o).contains("--puzzle applies only to the comma world"));
+    let o = escapade(&["gen", "comma", "--puzzle", "sudoku"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("sudoku"), "{}", stderr(&o));
+}
+
+#[test]
+fn import_writes_a_scenario_per_entry_and_reports_bad_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../escapade-comma/tests/fixtures/puzzles_small.json"
+    );
+    let out = tmp.path().join("imported");
+    let printed = ok(escapade(&[
+        "import",
+        "comma",
+        fixture,
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(printed.lines().count(), 5, "{printed}");
+    let wire: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("comma-import-1-wire.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(wire["instance"]["n_wires"], 4);
+    assert!(wire["instance"].get("notes").is_none());
+    assert!(out.join("comma-import-2-atm.json").exists());
+    // every imported scenario plays
+    let runs = tmp.path().join("runs");
+    ok(escapade(&[
+        "run",
+        out.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"[{"SimpleWirePuzzle": {"n_wires": 3, "colors": ["red", "red", "red"]}},
+            {"BombPuzzle": {"wires": 3}},
+            {"SimpleWirePuzzle": {"n_wires": 3}}]"#,
+    )
+    .unwrap();
+    let o = escapade(&["import", "comma", bad.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("entry 2: skipped: unknown puzzle class `BombPuzzle`"),
+        "{e}"
+    );
+    assert!(e.contains("entry 3: skipped: SimpleWirePuzzle:"), "{e}");
+    assert!(e.contains("imported 1 of 3 entries"), "{e}");
+    let list: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(list[0]["id"], "comma-import-1-wire");
+
+    std::fs::write(&bad, r#"[{"BombPuzzle": {}}]"#).unwrap();
+    let o = escapade(&["import", "comma", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = escapade(&["import", "vis", bad.to_str().unwrap()]);
+    assert!(stderr(&o).contains("knows the comma world's files only"));
+}
+
+#[test]
+fn a_model_agent_plays_each_role_and_an_expert_spec_is_recorded_for_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let w = wire(tmp.path());
+    let m = model(tmp.path(), "cut.jsonl", "cut_wire_2");
+
+    // --agent llm alone: one model agent per role
+    let runs = tmp.path().join("team");
+    ok(escapade(&[
+        "run",
+        &w,
+        "--agent",
+        "llm",
+        "--model",
+        &m,
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let dir = run_dir_under(&runs);
+    let row: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(dir.join("episodes.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(row["agent"], format!("solver=llm:{},expert=llm:{}", &m, &m));
+    assert_eq!(row["success"], true);
+    assert!(run_toml(&dir)["config"].get("expert").is_none());
+
+    // a model solver with the oracle expert; resume rebuilds the same pair
+    let runs = tmp.path().join("pair");
+    let out = ok(escapade(&[
+        "run",
+        &w,
+        "--agent",
+        "llm",
+        "--model",
+        &m,
+        "--expert",
+        "oracle",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    assert!(out.contains("llm "), "{out}");
+    assert!(out.contains("expert oracle"), "{out}");
+    let dir = run_dir_under(&runs);
+    assert_eq!(run_toml(&dir)["config"]["expert"].as_str(), Some("oracle"));
+    let row = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    assert!(row.contains("\"agent\":\"solver=llm:"), "{row}");
+    assert!(row.contains("expert=oracle"), "{row}");
+    let o = escapade(&["resume", dir.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // a model expert on its own model, options recorded
+    let runs = tmp.path().join("model-expert");
+    let e = model(tmp.path(), "say.jsonl", "cut_wire_2 please");
+    ok(escapade(&[
+        "run",
+        &w,
+        "--agent",
+        "random",
+        "--expert-model",
+        &e,
+        "-E",
+        "temperature=0.5",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let config = run_toml(&run_dir_under(&runs))["config"].clone();
+    assert_eq!(config["expert"].as_str(), Some("llm"));
+    assert_eq!(
+        config["expert_options"]["temperature"].as_str(),
+        Some("0.5")
+    );
+    assert_eq!(config["expert_options"]["model"].as_str(), Some(e.as_str()));
+
+    // baselines stay the world's own pair
+    let runs = tmp.path().join("oracle");
+    ok(escapade(&[
+        "run",
+        &w,
+        "--agent",
+        "oracle",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let rows = std::fs::read_to_string(run_dir_under(&runs).join("episodes.jsonl")).unwrap();
+    assert!(rows.contains("\"agent\":\"oracle\""), "{rows}");
+}
+
+#[test]
+fn expert_flags_are_refused_where_they_do_not_apply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let room = tmp.path().join("room.json");
+    ok(escapade(&[
+        "gen",
+        "vis",
+        "-d",
+        "1",
+        "--out",
+        room.to_str().unwrap(),
+    ]));
+    let runs = tmp.path().join("runs");
+    let o = escapade(&[
+        "run",
+        room.to_str().unwrap(),
+        "--agent",
+        "random",
+        "--expert",
+        "oracle",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--expert applies only to worlds whose scenarios have two roles"),
+        "{}",
+        stderr(&o)
+    );
+    let w = wire(tmp.path());
+    let o = escapade(&[
+        "run",
+        &w,
+        "--expert",
+        "oracle",
+        "-E",
+        "temperature=1",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("apply only to model agents"),
+        "{}",
+        stderr(&o)
+    );
+    let o = escapade(&[
+        "run",
+        &w,
+        "-E",
+        "temperature=1",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("-E (expert options) needs --expert"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(find_run_dir(&runs).is_none());
+}
+
+/// `escapade play` with `input` on standard input.
+fn play(args: &[&str], input: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_escapade"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr(&o),
+    )
+}
+
+#[test]
+fn a_person_plays_one_role_against_an_agent_or_every_role() {
+    let tmp = tempfile::tempdir().unwrap();
+    let w = wire(tmp.path());
+    let images = tmp.path().join("img");
+    let record = tmp.path().join("rec");
+    // the solver asks, the oracle expert answers, the solver cuts
+    let (ok_, out, err) = play(
+        &[
+            "play",
+            &w,
+            "--role",
+            "solver",
+            "--images",
+            images.to_str().unwrap(),
+            "--record",
+            record.to_str().unwrap(),
+        ],
+        "what now?\ncut_wire_2\n",
+    );
+    assert!(ok_, "{err}");
+    assert!(out.contains("You are the solver"), "{out}");
+    assert!(!out.contains("MANUAL"), "{out}");
+    assert!(out.contains("The expert says: cut_wire_2"), "{out}");
+    assert!(out.contains("episode over: escaped after 3 steps"), "{out}");
+    let dir = run_dir_under(&record);
+    let rows = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    assert!(
+        rows.contains("\"agent\":\"solver=human,expert=oracle\""),
+        "{rows}"
+    );
+
+    // the expert's seat: a scripted model solver that always cuts wire 2
+    let m = model(tmp.path(), "cut.jsonl", "cut_wire_2");
+    let (ok_, out, err) = play(
+        &[
+            "play",
+            &w,
+            "--role",
+            "expert",
+            "--expert-model",
+            &m,
+            "--images",
+            images.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(ok_, "{err}");
+    assert!(out.contains("MANUAL"), "{out}");
+    assert!(out.contains("escaped after 1 steps"), "{out}");
+
+    // both roles: each turn says whose it is
+    let (ok_, out, _) = play(
+        &["play", &w, "--images", images.to_str().unwrap()],
+        "hello\ncut wire 2 please\ncut_wire_2\n",
+    );
+    assert!(ok_);
+    assert!(out.contains("== rules for the expert =="), "{out}");
+    assert!(out.contains("== the solver's turn =="), "{out}");
+    assert!(out.contains("== the expert's turn =="), "{out}");
+    assert!(out.contains("escaped after 3 steps"), "{out}");
+
+    let (ok_, _, err) = play(&["play", &w, "--role", "pilot"], "");
+    assert!(!ok_);
+    assert!(err.contains("unknown role `pilot`"), "{err}");
+    let (ok_, _, err) = play(&["play", &w, "--expert", "random"], "");
+    assert!(!ok_);
+    assert!(err.contains("needs --role"), "{err}");
+}
+
+/// A comma run of the oracle and random pairs over wire and ATM, returned as run dirs.
+fn comma_runs(tmp: &Path) -> Vec<PathBuf> {
+    let scenarios = tmp.join("scenarios");
+    for (p, s) in [("wire", "1"), ("atm", "2")] {
+        ok(escapade(&[
+            "gen",
+            "comma",
+            "--puzzle",
+            p,
+            "--seed",
+            s,
+            "-n",
+            "2",
+            "--out",
+            &format!("{}/", scenarios.display()),
+        ]));
+    }
+    ["oracle", "random"]
+        .iter()
+        .map(|agent| {
+            let runs = tmp.join(agent);
+            ok(escapade(&[
+                "run",
+                scenarios.to_str().unwrap(),
+                "--agent",
+                agent,
+                "--out",
+                runs.to_str().unwrap(),
+                "-q",
+            ]));
+            run_dir_under(&runs)
+        })
+        .collect()
+}
+
+#[test]
+fn comma_reports_name_puzzles_and_give_capabilities_and_success_per_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = comma_runs(tmp.path());
+    let (a, b) = (dirs[0].to_str().unwrap(), dirs[1].to_str().unwrap());
+    let md = ok(escapade(&["report", a, b]));
+    assert!(md.contains("| 1 (wire) | oracle | 2 |"), "{md}");
+    assert!(md.contains("| 10 (atm) | oracle | 2 |"), "{md}");
+    assert!(md.contains("#### Privacy (telehealth, atm)"), "{md}");
+    assert!(md.contains("#### Grounding ("), "{md}");
+    assert!(!md.contains("#### Memory"), "{md}");
+    assert!(md.contains("success within k solver turns"), "{md}");
+    // the oracle pair solves in its second solver turn: 0% within 1, 100% within 2
+    let oracle_row = md
+        .lines()
+        .find(|l| l.starts_with("| oracle | 4 | 0.0 ± 0.0 |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(oracle_row.contains("| 100.0 ± 0.0 | 100.0"), "{oracle_row}");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(escapade(&["report", a, "--json"]))).unwrap();
+    let privacy = v["capabilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["capability"] == "privacy")
+        .unwrap();
+    assert_eq!(privacy["n"], 2);
+    assert_eq!(privacy["metrics"]["success"]["mean"], 1.0);
+    assert_eq!(v["per_turn"][0]["success"][1]["mean"], 1.0);
+    assert_eq!(v["per_turn"][0]["success"][0]["mean"], 0.0);
+}
+
+#[test]
+fn the_errors_judge_labels_each_conversation_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = comma_runs(tmp.path());
+    let d = dirs[1].to_str().unwrap();
+    let judge = model(tmp.path(), "judge.jsonl", "ERRORS: repetition, Role-play");
+    let v: serde_json::Value = serde_json::from_str(&ok(escapade(&[
+        "judge", d, "--task", "errors", "-m", &judge, "--json", "-q",
+    ])))
+    .unwrap();
+    let run = &v["runs"][0];
+    assert_eq!(
+        (&run["items"], &run["judged"]),
+        (&4.into(), &4.into()),
+        "{run}"
+    );
+    let share = |c: &str| {
+        run["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["category"] == c)
+            .unwrap()["share"]
+            .clone()
+    };
+    assert_eq!(share("repetition"), 1.0);
+    assert_eq!(share("roleplay"), 1.0);
+    assert_eq!(share("miscommunication"), 0.0);
+    assert_eq!(share("none"), 0.0);
+    let rows = std::fs::read_to_string(dirs[1].join("judge").join("errors.jsonl")).unwrap();
+    assert_eq!(rows.lines().count(), 4);
+    assert!(rows.contains("\"step\":null"), "{rows}");
+    let md = ok(escapade(&[
+        "judge", d, "--task", "errors", "-m", &judge, "-q",
+    ]));
+    assert!(md.contains("| Repetition loop | 4 | 100.0 |"), "{md}");
+    assert!(md.contains("| error type | episodes | share (%) |"), "{md}");
+    assert!(md.contains("0 sent now, 4 judged earlier"), "{md}");
+}
