@@ -676,8 +676,11 @@ fn short(hash: &str) -> &str {
 }
 
 fn is_percent(name: &str) -> bool {
-    // VisEscape's shares (§4.2, Table 6, App. C.2, C.3) are percentages in the paper too
-    const SHARES: [&str; 8] = [
+    // VisEscape's shares (§4.2, Table 6, App. C.2, C.3) and COMMA's partial success and
+    // leaks (§4.2, §5.3) are percentages in the papers too
+    const SHARES: [&str; 10] = [
+        "psr",
+        "leaked",
         "gc",
         "spl",
         "repeated_action_ratio",

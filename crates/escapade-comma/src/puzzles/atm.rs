@@ -285,15 +285,11 @@ impl Puzzle for Atm {
         self.solved
     }
 
+    /// The paper scores ATM as a single-step puzzle: its partial success equals its
+    /// success for every model (Table 1 vs App. C: GPT-4o 47 / 47, random 0 / 0), so
+    /// reaching the PIN or amount screen earns nothing.
     fn progress(&self) -> f64 {
-        if self.solved {
-            return 1.0;
-        }
-        match self.screen {
-            Screen::Pin(t) if t == self.target() => 1.0 / 3.0,
-            Screen::Amount(t) if t == self.target() => 2.0 / 3.0,
-            _ => 0.0,
-        }
+        if self.solved { 1.0 } else { 0.0 }
     }
 
     fn correct_actions(&self) -> Vec<String> {
@@ -501,7 +497,11 @@ mod tests {
         assert_eq!(a.screen, Screen::Menu);
         assert_eq!(a.correct_actions(), vec!["press_down_arrow"]);
         assert_eq!(run(&mut a, &["press_down_arrow", "press_enter"]), 0);
-        assert!((a.progress() - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(
+            a.progress(),
+            0.0,
+            "a single-step puzzle: no credit on the way"
+        );
         assert_eq!(
             run(
                 &mut a,
@@ -509,7 +509,7 @@ mod tests {
             ),
             0
         );
-        assert!((a.progress() - 2.0 / 3.0).abs() < 1e-9);
+        assert_eq!(a.progress(), 0.0);
         // The amount typed on the deposit screen was kept: erase it.
         assert_eq!(a.correct_actions(), vec!["press_delete"]);
         assert_eq!(
