@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod bench; // the model harness's performance self-check (`escapade bench`)
+pub mod comma_bench; // the comma world's performance self-check (`escapade bench comma`)
 pub mod error; // RunError, the one error type of this crate
 pub mod judge; // LLM-as-judge metrics (VisEscape reasoning units) into <run-dir>/judge/
 pub mod play; // a person plays one scenario in the terminal

@@ -46,7 +46,8 @@ pub struct Timing {
     pub max: f64,
 }
 
-fn timing(mut xs: Vec<f64>) -> Timing {
+/// The distribution of `xs`.
+pub(crate) fn timing(mut xs: Vec<f64>) -> Timing {
     xs.sort_by(f64::total_cmp);
     let at = |q: f64| {
         if xs.is_empty() {

@@ -52,8 +52,8 @@ pub enum Command {
 /// `escapade bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// What to measure: `harness` (the model loop) or `vis` (the vis world's env step,
-    /// view drawing and suite build).
+    /// What to measure: `harness` (the model loop), `vis` (the vis world's env step,
+    /// view drawing and suite build) or `comma` (puzzle step, picture, suite build).
     #[arg(default_value = "harness")]
     pub what: String,
     /// Episodes of the throughput check.

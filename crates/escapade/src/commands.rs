@@ -981,7 +981,19 @@ pub fn bench(ctx: &mut Ctx<'_>, args: &BenchArgs) -> Result<()> {
             }
             return Ok(());
         }
-        other => bail!("unknown benchmark `{other}`; known: harness, vis"),
+        "comma" => {
+            let report = escapade_run::comma_bench::comma_benchmarks()?;
+            if args.json {
+                writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                write!(ctx.out, "{report}")?;
+            }
+            if !report.pass {
+                bail!("a benchmark missed its target");
+            }
+            return Ok(());
+        }
+        other => bail!("unknown benchmark `{other}`; known: harness, vis, comma"),
     }
     let options = escapade_run::bench::BenchOptions {
         episodes: args.episodes,
