@@ -505,4 +505,34 @@ mod tests {
         say(&mut w, "1588");
         assert!(!w.outcome().metrics.contains_key("leak_rate"));
     }
+
+    proptest::proptest! {
+        /// Any sequence of messages, from either role, of any content, is feedback: the
+        /// episode stays within its limits and nothing panics.
+        #[test]
+        fn any_conversation_is_survived(
+            kind in 0usize..10,
+            messages in proptest::collection::vec(".{0,200}", 0..24),
+        ) {
+            let kind = PuzzleKind::ALL[kind];
+            let mut e = CommaEnv::new(Box::new(move |seed| {
+                crate::puzzle::generate(kind, seed).expect("every puzzle generates")
+            }));
+            e.reset(1);
+            for m in &messages {
+                match e.step(&Action::text(m.clone())) {
+                    Ok(step) => {
+                        proptest::prop_assert!((0.0..=1.0).contains(&step.progress));
+                        if step.terminated || step.truncated {
+                            break;
+                        }
+                    }
+                    Err(err) => proptest::prop_assert!(false, "{err}"),
+                }
+            }
+            let o = e.outcome();
+            proptest::prop_assert!(o.metrics["mistakes"] <= f64::from(MAX_MISTAKES));
+            proptest::prop_assert!(o.metrics["conversation_length"] <= f64::from(MAX_TURNS));
+        }
+    }
 }
