@@ -21,6 +21,24 @@ pub struct ActResult {
     pub feedback: String,
 }
 
+impl ActResult {
+    /// The answer to an action name the puzzle does not have (not a mistake).
+    pub fn unknown(action: &str) -> ActResult {
+        ActResult {
+            mistake: false,
+            feedback: format!("There is no action `{action}`."),
+        }
+    }
+
+    /// The answer to any action once the module is disarmed (not a mistake).
+    pub fn already_solved() -> ActResult {
+        ActResult {
+            mistake: false,
+            feedback: "The module is already disarmed.".into(),
+        }
+    }
+}
+
 /// The ten puzzles (COMMA §3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PuzzleKind {

@@ -20,31 +20,57 @@ fn rows(kind: PuzzleKind) -> Vec<Value> {
         .collect()
 }
 
-/// Deterministic puzzles: from the start, each listed action is correct in turn and the
-/// puzzle ends solved with no mistake.
-fn replay(kind: PuzzleKind) {
+/// Checks every fixture row of `kind` (there must be 100) with `agrees`, and names the
+/// rows that disagree.
+fn check_rows(kind: PuzzleKind, agrees: impl Fn(&Value) -> bool) {
     let rows = rows(kind);
     assert_eq!(rows.len(), 100, "{} rows", kind.name());
-    let mut disagreements = Vec::new();
-    for row in &rows {
-        let mut p = import(kind, &row["instance"], 0).unwrap();
-        let mut ok = true;
-        for a in row["correct_actions"].as_array().unwrap() {
-            let a = a.as_str().unwrap();
-            if !p.correct_actions().iter().any(|c| c == a) || p.act(a).mistake {
-                ok = false;
-                break;
-            }
-        }
-        if !ok || !p.solved() {
-            disagreements.push(row["index"].clone());
-        }
-    }
+    let disagreements: Vec<&Value> = rows
+        .iter()
+        .filter(|row| !agrees(row))
+        .map(|row| &row["index"])
+        .collect();
     assert!(
         disagreements.is_empty(),
         "{}: disagree on {disagreements:?}",
         kind.name()
     );
+}
+
+/// `actions` are, one after the other, the correct action(s) of `p` and no mistake, and
+/// they leave it solved. `only` asks that each be the single correct action.
+fn plays_through(p: &mut dyn escapade_comma::Puzzle, actions: &[&str], only: bool) -> bool {
+    for a in actions {
+        let correct = p.correct_actions();
+        let fits = if only {
+            correct == [a.to_string()]
+        } else {
+            correct.iter().any(|c| c == a)
+        };
+        if !fits || p.act(a).mistake {
+            return false;
+        }
+    }
+    p.solved()
+}
+
+/// The row's `correct_actions`.
+fn listed(row: &Value) -> Vec<&str> {
+    row["correct_actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect()
+}
+
+/// Deterministic puzzles: from the start, each listed action is correct in turn and the
+/// puzzle ends solved with no mistake.
+fn replay(kind: PuzzleKind) {
+    check_rows(kind, |row| {
+        let mut p = import(kind, &row["instance"], 0).unwrap();
+        plays_through(p.as_mut(), &listed(row), false)
+    });
 }
 
 #[test]
@@ -76,14 +102,10 @@ fn atm_agrees_with_the_original() {
 /// entry's screen (`obs`) on the puzzle, check that exactly the entry's `correct` actions
 /// are correct (in any order), then press the first of them.
 fn walk(kind: PuzzleKind) {
-    let rows = rows(kind);
-    assert_eq!(rows.len(), 100, "{} rows", kind.name());
-    let mut disagreements = Vec::new();
-    for row in &rows {
+    check_rows(kind, |row| {
         let seed = row["rng_seed"].as_u64().unwrap_or(0);
         let mut p = import(kind, &row["instance"], seed).unwrap();
-        let mut ok = true;
-        for entry in row["trace"].as_array().unwrap() {
+        row["trace"].as_array().unwrap().iter().all(|entry| {
             p.load_screen(&entry["obs"]).unwrap();
             let mut ours = p.correct_actions();
             let mut theirs: Vec<String> = entry["correct"]
@@ -94,20 +116,9 @@ fn walk(kind: PuzzleKind) {
                 .collect();
             ours.sort();
             theirs.sort();
-            if ours != theirs || p.act(&theirs[0]).mistake {
-                ok = false;
-                break;
-            }
-        }
-        if !ok {
-            disagreements.push(row["index"].clone());
-        }
-    }
-    assert!(
-        disagreements.is_empty(),
-        "{}: disagree on {disagreements:?}",
-        kind.name()
-    );
+            ours == theirs && !p.act(&theirs[0]).mistake
+        })
+    });
 }
 
 #[test]
@@ -136,17 +147,9 @@ fn colour_agrees_with_the_original() {
 /// row expects cryotherapy (our rule; the original's depends on data we lack).
 #[test]
 fn telehealth_agrees_with_the_original() {
-    let rows = rows(PuzzleKind::Telehealth);
-    assert_eq!(rows.len(), 100, "telehealth rows");
-    let mut disagreements = Vec::new();
-    for row in &rows {
+    check_rows(PuzzleKind::Telehealth, |row| {
         assert!(import(PuzzleKind::Telehealth, &row["instance"], 0).is_err());
-        let expected: Vec<&str> = row["correct_actions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
+        let expected = listed(row);
         let mut record = serde_json::json!({"diagnostic": row["diagnostic"]});
         if expected.contains(&"treat_cryotherapy") && row["diagnostic"] == "BCC" {
             record["elevation"] = "False".into();
@@ -160,19 +163,6 @@ fn telehealth_agrees_with_the_original() {
         let mut instance = row["instance"].clone();
         instance["record"] = record;
         let mut p = import(PuzzleKind::Telehealth, &instance, 0).unwrap();
-        let mut ok = true;
-        for a in &expected {
-            if p.correct_actions() != [a.to_string()] || p.act(a).mistake {
-                ok = false;
-                break;
-            }
-        }
-        if !ok || !p.solved() {
-            disagreements.push(row["index"].clone());
-        }
-    }
-    assert!(
-        disagreements.is_empty(),
-        "telehealth: disagree on {disagreements:?}"
-    );
+        plays_through(p.as_mut(), &expected, true)
+    });
 }

@@ -261,10 +261,10 @@ impl Puzzle for Atm {
 
     fn act(&mut self, action: &str) -> ActResult {
         if !ACTIONS.contains(&action) {
-            return ok(format!("There is no action `{action}`."));
+            return ActResult::unknown(action);
         }
         if self.solved {
-            return ok("The module is already disarmed.");
+            return ActResult::already_solved();
         }
         match action {
             "press_up_arrow" => {

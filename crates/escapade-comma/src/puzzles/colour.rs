@@ -262,16 +262,10 @@ impl Puzzle for Colour {
 
     fn act(&mut self, name: &str) -> ActResult {
         let Some(i) = (0..16).find(|&i| action(i) == name) else {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{name}`."),
-            };
+            return ActResult::unknown(name);
         };
         let Some(target) = self.target() else {
-            return ActResult {
-                mistake: false,
-                feedback: "The module is already disarmed.".into(),
-            };
+            return ActResult::already_solved();
         };
         let (r, c) = (i / 4, i % 4);
         let members = self.members(target);

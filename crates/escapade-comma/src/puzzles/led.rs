@@ -166,16 +166,10 @@ impl Puzzle for Led {
 
     fn act(&mut self, action: &str) -> ActResult {
         let Some(b) = ACTIONS.iter().position(|a| *a == action) else {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{action}`."),
-            };
+            return ActResult::unknown(action);
         };
         if self.solved() {
-            return ActResult {
-                mistake: false,
-                feedback: "The module is already disarmed.".into(),
-            };
+            return ActResult::already_solved();
         }
         if self.answers().contains(&b) {
             self.stage += 1;

@@ -236,16 +236,10 @@ impl Puzzle for Maze {
     fn act(&mut self, action: &str) -> ActResult {
         let mv = MOVES.iter().find(|(m, _, _)| *m == action);
         if mv.is_none() && action != "check_position" {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{action}`."),
-            };
+            return ActResult::unknown(action);
         }
         if self.solved {
-            return ActResult {
-                mistake: false,
-                feedback: "The module is already disarmed.".into(),
-            };
+            return ActResult::already_solved();
         }
         if let Some((m, dr, dc)) = mv {
             let way = m.trim_start_matches("move_");

@@ -200,16 +200,10 @@ impl Puzzle for Memory {
             .and_then(|n| n.parse::<u8>().ok())
             .filter(|l| (1..=4).contains(l))
         else {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{action}`."),
-            };
+            return ActResult::unknown(action);
         };
         if self.solved() {
-            return ActResult {
-                mistake: false,
-                feedback: "The module is already disarmed.".into(),
-            };
+            return ActResult::already_solved();
         }
         let pos = self.labels.iter().position(|&l| l == label).unwrap_or(0);
         if self.answer() == Some(pos) {

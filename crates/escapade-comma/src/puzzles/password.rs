@@ -218,16 +218,10 @@ impl Puzzle for Password {
             .and_then(|(n, up)| n.parse::<usize>().ok().map(|i| (i, up)))
             .filter(|(i, _)| (1..=5).contains(i));
         if turn.is_none() && action != "submit" {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{action}`."),
-            };
+            return ActResult::unknown(action);
         }
         if self.solved {
-            return ActResult {
-                mistake: false,
-                feedback: "The module is already disarmed.".into(),
-            };
+            return ActResult::already_solved();
         }
         if let Some((i, up)) = turn {
             self.turn(i - 1, up);

@@ -874,10 +874,7 @@ impl Puzzle for Telehealth {
 
     fn act(&mut self, action: &str) -> ActResult {
         if !self.actions().iter().any(|a| a == action) {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{action}`."),
-            };
+            return ActResult::unknown(action);
         }
         if self.treated {
             return ActResult {

@@ -258,16 +258,10 @@ impl Puzzle for Who {
             .and_then(|a| a.strip_suffix("_button"))
             .and_then(|p| POSITIONS.iter().position(|q| *q == p))
         else {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{action}`."),
-            };
+            return ActResult::unknown(action);
         };
         if self.pressed {
-            return ActResult {
-                mistake: false,
-                feedback: "The module is already disarmed.".into(),
-            };
+            return ActResult::already_solved();
         }
         let place = POSITIONS[i].replace('_', " ");
         if i == self.answer {

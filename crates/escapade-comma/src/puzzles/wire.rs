@@ -177,16 +177,10 @@ impl Puzzle for Wire {
             .and_then(|n| n.parse::<usize>().ok())
             .filter(|i| (1..=self.colours.len()).contains(i))
         else {
-            return ActResult {
-                mistake: false,
-                feedback: format!("There is no action `{action}`."),
-            };
+            return ActResult::unknown(action);
         };
         if self.cut.is_some() {
-            return ActResult {
-                mistake: false,
-                feedback: "The module is already disarmed.".into(),
-            };
+            return ActResult::already_solved();
         }
         if i == self.answer() {
             self.cut = Some(i);
