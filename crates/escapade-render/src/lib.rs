@@ -20,6 +20,7 @@
 
 pub mod canvas; // Canvas: shapes, text and PNG encoding
 pub mod error; // RenderError
+pub mod scene; // the 3D scene description: shapes, materials, light, camera
 pub mod shapes; // polygon and star vertices, computed with libm
 
 pub use canvas::{Canvas, Rgb};
