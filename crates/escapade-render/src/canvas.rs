@@ -360,6 +360,12 @@ impl Canvas {
         Some(Rgb(p.red(), p.green(), p.blue()))
     }
 
+    /// The pixels as row-major RGBA bytes (the canvas is opaque, so every alpha is 255
+    /// and the colours are not premultiplied in any way that matters).
+    pub fn rgba(&self) -> &[u8] {
+        self.pixmap.data()
+    }
+
     /// The picture as PNG file bytes.
     pub fn png(&self) -> Result<Vec<u8>, RenderError> {
         self.pixmap

@@ -12,7 +12,7 @@
 
 pub use glam::Vec3;
 
-use crate::Rgb;
+use crate::{Canvas, Rgb};
 
 /// What a ray can hit.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +104,18 @@ pub struct Texture {
     pub rgba: Vec<u8>,
 }
 
+impl Texture {
+    /// The picture on a 2D canvas as a texture: how worlds put notes, number patterns and
+    /// posters into a room (draw with [`Canvas`], then hang the texture on a quad).
+    pub fn from_canvas(canvas: &Canvas) -> Texture {
+        Texture {
+            width: canvas.width(),
+            height: canvas.height(),
+            rgba: canvas.rgba().to_vec(),
+        }
+    }
+}
+
 /// One thing in the scene.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Object {
@@ -114,7 +126,9 @@ pub struct Object {
     /// What the world calls it (reported by picking; `None` for walls and decoration that
     /// nothing refers to). Several objects can share an id (a table's top and legs).
     pub id: Option<u32>,
-    /// Whether it casts a shadow (thin decorations like notes on a wall do not).
+    /// Whether it casts a shadow (thin decorations like notes on a wall do not). A room's
+    /// ceiling and walls usually do not either: the light is directional, so a ceiling
+    /// that casts shadows puts the whole room in its shadow.
     pub casts_shadow: bool,
 }
 

@@ -1,0 +1,333 @@
+//! Surface colours: the procedural materials, texture look-ups and the light.
+//!
+//! Why here: shading is where a ray caster most easily picks up platform differences
+//! (`sin`, `floor`, gamma curves). Everything below is IEEE basic operations plus `libm`
+//! (`floorf`, `sinf`), computed from the world-space hit point, so a pattern is the same
+//! on every machine and two objects of one material line up seamlessly.
+//!
+//! The light model: `albedo × (ambient × sky(n) + intensity × max(0, n·l) × lit) × falloff(d)`,
+//! where `sky` is slightly brighter for surfaces facing up (so floor, walls and ceiling
+//! read apart even in shadow), `lit` is 0 in a hard shadow, and `falloff` dims distant
+//! surfaces a little, as a room lit from inside looks.
+
+use glam::Vec3;
+
+use crate::Rgb;
+use crate::scene::{Material, Shape, Texture};
+
+/// A colour with channels in 0..=1.
+pub(crate) type Col = Vec3;
+
+pub(crate) fn col(c: Rgb) -> Col {
+    Vec3::new(c.0 as f32, c.1 as f32, c.2 as f32) * (1.0 / 255.0)
+}
+
+/// The channel byte for a 0..=1 value (NaN gives 0).
+pub(crate) fn byte(v: f32) -> u8 {
+    let v = if v > 1.0 { 1.0 } else { v };
+    (v * 255.0 + 0.5) as u8
+}
+
+/// A material with its colours converted and its per-object choices made.
+#[derive(Debug, Clone)]
+pub(crate) enum Surface {
+    Flat(Col),
+    Wood {
+        light: Col,
+        dark: Col,
+        scale: f32,
+        /// The grain runs along `x` (else along `z`).
+        along_x: bool,
+    },
+    Tiles {
+        tile: Col,
+        grout: Col,
+        size: f32,
+    },
+    Fabric {
+        base: Col,
+        weave: Col,
+    },
+    Wallpaper {
+        base: Col,
+        stripe: Col,
+        width: f32,
+    },
+    /// Texture index; on shapes other than quads, its average colour.
+    Texture {
+        index: usize,
+        average: Col,
+    },
+}
+
+impl Surface {
+    /// Converts a material (already validated: finite numbers, texture in range).
+    /// Patterns with a non-positive period fall back to their first colour.
+    pub fn new(material: &Material, shape: &Shape, textures: &[TextureData]) -> Surface {
+        match *material {
+            Material::Flat(c) => Surface::Flat(col(c)),
+            Material::Wood { light, dark, scale } if scale > 0.0 => {
+                let along_x = match *shape {
+                    Shape::Cuboid { min, max } => (max.x - min.x).abs() >= (max.z - min.z).abs(),
+                    Shape::Cylinder { .. } => true,
+                    Shape::Quad { u, v, .. } => u.x.abs() + v.x.abs() >= u.z.abs() + v.z.abs(),
+                };
+                Surface::Wood {
+                    light: col(light),
+                    dark: col(dark),
+                    scale,
+                    along_x,
+                }
+            }
+            Material::Wood { light, .. } => Surface::Flat(col(light)),
+            Material::Tiles { tile, grout, size } if size > 0.0 => Surface::Tiles {
+                tile: col(tile),
+                grout: col(grout),
+                size,
+            },
+            Material::Tiles { tile, .. } => Surface::Flat(col(tile)),
+            Material::Fabric { base, weave } => Surface::Fabric {
+                base: col(base),
+                weave: col(weave),
+            },
+            Material::Wallpaper {
+                base,
+                stripe,
+                stripe_width,
+            } if stripe_width > 0.0 => Surface::Wallpaper {
+                base: col(base),
+                stripe: col(stripe),
+                width: stripe_width,
+            },
+            Material::Wallpaper { base, .. } => Surface::Flat(col(base)),
+            Material::Texture(index) => Surface::Texture {
+                index,
+                average: textures.get(index).map_or(Vec3::ZERO, |t| t.average),
+            },
+        }
+    }
+
+    /// The surface colour at world point `p` with unit normal `n`; `st` are a quad's
+    /// texture coordinates (each -1..=1) when the object is a quad.
+    pub fn albedo(
+        &self,
+        p: Vec3,
+        n: Vec3,
+        st: Option<(f32, f32)>,
+        textures: &[TextureData],
+    ) -> Col {
+        match *self {
+            Surface::Flat(c) => c,
+            Surface::Wood {
+                light,
+                dark,
+                scale,
+                along_x,
+            } => {
+                let (along, across) = if along_x { (p.x, p.z) } else { (p.z, p.x) };
+                // bands across the grain, wavering slowly along it; rings show on end faces
+                let w =
+                    (across + p.y * 0.35 + libm::sinf(along * 2.3 / scale) * 0.12 * scale) / scale;
+                let f = w - libm::floorf(w);
+                let tri = 1.0 - (2.0 * f - 1.0).abs();
+                let k = tri * tri * tri;
+                light + (dark - light) * k
+            }
+            Surface::Tiles { tile, grout, size } => {
+                let (a, b) = plane_coords(p, n);
+                let (ua, ub) = (a / size, b / size);
+                let (ia, ib) = (libm::floorf(ua), libm::floorf(ub));
+                let (fa, fb) = (ua - ia, ub - ib);
+                let g = 0.04;
+                if fa < g || fb < g {
+                    return grout;
+                }
+                // a gentle per-tile variation, from an integer hash of the tile's index
+                let h = hash(ia as i32 as u32, ib as i32 as u32);
+                let shade = 0.95 + (h & 0xff) as f32 * (0.1 / 255.0);
+                tile * shade
+            }
+            Surface::Fabric { base, weave } => {
+                let (a, b) = plane_coords(p, n);
+                let (ia, ib) = (libm::floorf(a * 40.0) as i64, libm::floorf(b * 40.0) as i64);
+                match (ia & 1, ib & 1) {
+                    (1, 1) => weave,
+                    (0, 0) => base,
+                    _ => (base + weave) * 0.5,
+                }
+            }
+            Surface::Wallpaper {
+                base,
+                stripe,
+                width,
+            } => {
+                let h = if n.x.abs() > n.z.abs() { p.z } else { p.x };
+                let w = h / (2.0 * width);
+                if w - libm::floorf(w) < 0.5 {
+                    stripe
+                } else {
+                    base
+                }
+            }
+            Surface::Texture { index, average } => match (st, textures.get(index)) {
+                (Some((s, t)), Some(tex)) => tex.rgb_at(s, t),
+                _ => average,
+            },
+        }
+    }
+}
+
+/// Two coordinates in the plane a surface mostly faces (floor: x and z; walls: the
+/// horizontal one and y).
+fn plane_coords(p: Vec3, n: Vec3) -> (f32, f32) {
+    let (ax, ay, az) = (n.x.abs(), n.y.abs(), n.z.abs());
+    if ay >= ax && ay >= az {
+        (p.x, p.z)
+    } else if ax >= az {
+        (p.z, p.y)
+    } else {
+        (p.x, p.y)
+    }
+}
+
+fn hash(a: u32, b: u32) -> u32 {
+    let mut h = a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77);
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    h ^ (h >> 12)
+}
+
+/// A validated texture, with its average colour for non-quad shapes.
+#[derive(Debug, Clone)]
+pub(crate) struct TextureData {
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+    pub average: Col,
+}
+
+impl TextureData {
+    /// `texture` must have passed validation (sides 1..=8192, 4 bytes a pixel).
+    pub fn new(texture: &Texture) -> TextureData {
+        let mut sum = [0u64; 3];
+        for px in texture.rgba.chunks_exact(4) {
+            for c in 0..3 {
+                sum[c] += px[c] as u64;
+            }
+        }
+        let n = (texture.rgba.len() / 4).max(1) as u64;
+        let average = Vec3::new(
+            ((sum[0] + n / 2) / n) as f32,
+            ((sum[1] + n / 2) / n) as f32,
+            ((sum[2] + n / 2) / n) as f32,
+        ) * (1.0 / 255.0);
+        TextureData {
+            width: texture.width,
+            height: texture.height,
+            rgba: texture.rgba.clone(),
+            average,
+        }
+    }
+
+    /// The texel (nearest neighbour) at quad coordinates `s`, `t` in -1..=1: `s = -1` is
+    /// the image's left edge, `t = 1` its top.
+    fn texel(&self, s: f32, t: f32) -> &[u8] {
+        let x = ((s + 1.0) * 0.5 * self.width as f32) as u32;
+        let y = ((1.0 - t) * 0.5 * self.height as f32) as u32;
+        let (x, y) = (
+            x.min(self.width - 1) as usize,
+            y.min(self.height - 1) as usize,
+        );
+        let i = (y * self.width as usize + x) * 4;
+        &self.rgba[i..i + 4]
+    }
+
+    pub fn rgb_at(&self, s: f32, t: f32) -> Col {
+        let px = self.texel(s, t);
+        Vec3::new(px[0] as f32, px[1] as f32, px[2] as f32) * (1.0 / 255.0)
+    }
+
+    /// Whether the texel at `s`, `t` stops a ray (alpha of at least 128).
+    pub fn opaque_at(&self, s: f32, t: f32) -> bool {
+        self.texel(s, t)[3] >= 128
+    }
+}
+
+/// The light, normalised once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lighting {
+    /// Unit vector towards the light (zero when the light has no direction).
+    pub to_light: Vec3,
+    pub intensity: f32,
+    pub ambient: f32,
+}
+
+impl Lighting {
+    /// How much light reaches a surface with normal `n` (facing the viewer) at distance
+    /// `d`, given `lit` (false in shadow) and `n_dot_l`.
+    pub fn amount(&self, n: Vec3, n_dot_l: f32, lit: bool, d: f32) -> f32 {
+        let sky = 0.85 + 0.15 * n.y;
+        let direct = if lit && n_dot_l > 0.0 {
+            self.intensity * n_dot_l
+        } else {
+            0.0
+        };
+        (self.ambient * sky + direct) / (1.0 + 0.03 * d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_have_grout_on_their_edges() {
+        let m = Material::Tiles {
+            tile: Rgb(200, 200, 200),
+            grout: Rgb(50, 50, 50),
+            size: 0.5,
+        };
+        let shape = Shape::Cuboid {
+            min: Vec3::ZERO,
+            max: Vec3::ONE,
+        };
+        let s = Surface::new(&m, &shape, &[]);
+        let g = s.albedo(Vec3::new(0.501, 0.0, 0.25), Vec3::Y, None, &[]);
+        assert_eq!(g, col(Rgb(50, 50, 50)));
+        let t = s.albedo(Vec3::new(0.75, 0.0, 0.25), Vec3::Y, None, &[]);
+        assert!(t.x > 0.7);
+    }
+
+    #[test]
+    fn wallpaper_alternates_stripes() {
+        let m = Material::Wallpaper {
+            base: Rgb(255, 0, 0),
+            stripe: Rgb(0, 0, 255),
+            stripe_width: 0.1,
+        };
+        let shape = Shape::Cuboid {
+            min: Vec3::ZERO,
+            max: Vec3::ONE,
+        };
+        let s = Surface::new(&m, &shape, &[]);
+        let a = s.albedo(Vec3::new(0.05, 1.0, 3.0), Vec3::Z, None, &[]);
+        let b = s.albedo(Vec3::new(0.15, 1.0, 3.0), Vec3::Z, None, &[]);
+        assert_ne!(a, b);
+        assert_eq!(a, s.albedo(Vec3::new(0.25, 1.7, 3.0), Vec3::Z, None, &[]));
+    }
+
+    #[test]
+    fn texels_map_u_right_and_v_up() {
+        // 2×2: red, green / blue, transparent
+        let tex = TextureData::new(&Texture {
+            width: 2,
+            height: 2,
+            rgba: vec![255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 0, 0, 0, 0],
+        });
+        assert_eq!(tex.rgb_at(-0.5, 0.5), Vec3::X);
+        assert_eq!(tex.rgb_at(0.5, 0.5), Vec3::Y);
+        assert_eq!(tex.rgb_at(-0.5, -0.5), Vec3::Z);
+        assert!(!tex.opaque_at(0.5, -0.5));
+        assert!(tex.opaque_at(1.0, 1.0));
+    }
+}
