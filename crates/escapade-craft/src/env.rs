@@ -1,0 +1,1045 @@
+//! `CraftEnv`: a craft scenario played through the [`Env`] contract.
+//!
+//! Why: this is where MM-Escape's rules live (§3.2–3.3, App. C.1.2). The state is the
+//! agent's body (floor position, heading, tilt), its bag, what each room's props and
+//! doors are doing ([`WorldState`]), the current room and the step count. Each reply is
+//! read by [`crate::action`] and applied in a fixed order: aim, turn, walk, act on the
+//! thing under the red dot, read. The observation is the interaction result and the bag
+//! (Table 14) plus one first-person frame from the ray caster with its red centre dot and
+//! an alt text. Opening the exit of the last room ends the episode (terminated); the
+//! step cap (50 / 75 / 100 for one to three hops, 25 more per further hop, 80 with two
+//! rooms; §4) truncates it.
+//!
+//! Grab rule ([`GrabRule::Dot`], the default): the agent acts on the object the centre
+//! ray hits, if it lies within [`REACH`] on the floor plane. [`GrabRule::Original`]
+//! reproduces the original implementation instead: every key or note in the field of
+//! view within 4 m is taken, else the nearest box or door there is acted on.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use escapade_core::env::Outcome;
+use escapade_core::{Action, Env, EnvError, Image, Observation, Step, ToolSchema};
+use escapade_render::{FrameOptions, Prepared};
+
+use crate::action::{CraftAction, parse_action};
+use crate::chain::{NoteLine, PropKind, Unlock};
+use crate::motion::{Body, Obstacles};
+use crate::room::{DoorRole, REACH, Room};
+use crate::scenario::CraftScenario;
+use crate::scene::{RoomState, Thing, WorldState};
+use crate::tally::{Facts, Tally};
+use crate::{CraftError, protocol};
+
+/// Re-asks after an unreadable reply before it is stepped anyway (App. K: 5).
+pub const REASK_LIMIT: u32 = 5;
+/// How far the original's grab rule reaches, metres on the floor plane.
+pub const ORIGINAL_GRAB_RANGE: f32 = 4.0;
+/// How close a wall pattern must be under the dot for its digits to count as seen.
+pub const PATTERN_RANGE: f32 = 3.5;
+
+/// Which objects a grab acts on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum GrabRule {
+    /// The object under the red dot, within [`REACH`] (escapade's rule).
+    #[default]
+    Dot,
+    /// The original's: every key or note in view within [`ORIGINAL_GRAB_RANGE`], else
+    /// the nearest box or door in view there (for comparisons with its numbers).
+    Original,
+}
+
+/// How an environment draws and judges.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EnvOptions {
+    /// Frame width in pixels (default 1024).
+    pub width: u32,
+    /// Frame height in pixels (default 512).
+    pub height: u32,
+    /// Whether observations carry a frame. Without frames the rules are the same (aiming
+    /// uses the same rays); verification and the oracle turn them off for speed.
+    pub frames: bool,
+    /// Threads per frame (1: the calling thread; 0: one per core).
+    pub threads: usize,
+    /// Horizontal field of view, degrees (default 90).
+    pub fov: f32,
+    /// The grab rule.
+    pub grab: GrabRule,
+}
+
+impl Default for EnvOptions {
+    fn default() -> Self {
+        EnvOptions {
+            width: 1024,
+            height: 512,
+            frames: true,
+            threads: 1,
+            fov: crate::room::DEFAULT_FOV,
+            grab: GrabRule::Dot,
+        }
+    }
+}
+
+impl EnvOptions {
+    /// Small frames (256 × 128), for tests.
+    pub fn small() -> EnvOptions {
+        EnvOptions {
+            width: 256,
+            height: 128,
+            ..EnvOptions::default()
+        }
+    }
+
+    /// The same options without frames.
+    pub fn without_frames(self) -> EnvOptions {
+        EnvOptions {
+            frames: false,
+            ..self
+        }
+    }
+}
+
+/// The step cap of a scenario (§4): 50 / 75 / 100 for one / two / three hops, 25 more per
+/// further hop; 80 for two rooms.
+pub fn step_cap(s: &CraftScenario) -> u32 {
+    if s.rooms.len() > 1 {
+        80
+    } else {
+        50 + 25 * s.difficulty.saturating_sub(1)
+    }
+}
+
+/// The craft environment. See the module docs.
+pub struct CraftEnv {
+    scenario: Arc<CraftScenario>,
+    options: EnvOptions,
+    obstacles: Vec<Obstacles>,
+    cap: u32,
+    optimal_distance: f32,
+    secrets: Vec<String>,
+    collectible: usize,
+    lockables: usize,
+    // episode state
+    started: bool,
+    over: bool,
+    pub(crate) room: usize,
+    pub(crate) body: Body,
+    pub(crate) bag: Vec<String>,
+    known: BTreeSet<String>,
+    pub(crate) world: WorldState,
+    escaped: bool,
+    tally: Tally,
+    cache: Option<(usize, RoomState, Arc<Prepared>)>,
+}
+
+impl CraftEnv {
+    /// An environment on `scenario`. Its optimal distance (Table 8) is measured by
+    /// playing the oracle once.
+    ///
+    /// # Errors
+    /// [`CraftError::InvalidChain`] when the scenario does not validate;
+    /// [`CraftError::Render`] when a room's scene cannot be prepared.
+    pub fn new(scenario: Arc<CraftScenario>, options: EnvOptions) -> Result<CraftEnv, CraftError> {
+        let mut env = CraftEnv::bare(scenario, options)?;
+        env.optimal_distance = crate::oracle::optimal_distance(&env.scenario, &options)?;
+        Ok(env)
+    }
+
+    /// An environment without the optimal-distance measurement (the oracle's own
+    /// shadow copy).
+    pub(crate) fn bare(
+        scenario: Arc<CraftScenario>,
+        options: EnvOptions,
+    ) -> Result<CraftEnv, CraftError> {
+        scenario.validate()?;
+        let obstacles = scenario.rooms.iter().map(Obstacles::of).collect();
+        let mut secrets = BTreeSet::new();
+        let mut shown = BTreeSet::new();
+        let (mut collectible, mut lockables) = (0, 0);
+        for room in &scenario.rooms {
+            collectible += room.chain.collectible_count();
+            lockables += 1;
+            for p in &room.chain.props {
+                match &p.kind {
+                    PropKind::Note { lines } => {
+                        for l in lines {
+                            if let NoteLine::Password { password }
+                            | NoteLine::Image {
+                                password: Some(password),
+                                ..
+                            } = l
+                                && let Some(d) = room.chain.digits(password)
+                            {
+                                secrets.insert(d.to_string());
+                            }
+                        }
+                    }
+                    PropKind::WallPattern { password } => {
+                        if let Some(d) = room.chain.digits(password) {
+                            shown.insert(d.to_string());
+                        }
+                    }
+                    PropKind::Box { .. } => lockables += 1,
+                    _ => {}
+                }
+            }
+        }
+        let first = scenario
+            .rooms
+            .first()
+            .ok_or_else(|| CraftError::InvalidChain("a scenario needs a room".into()))?;
+        let mut env = CraftEnv {
+            cap: step_cap(&scenario),
+            body: Body::start(first),
+            world: WorldState::start(&scenario),
+            scenario,
+            options,
+            obstacles,
+            optimal_distance: 0.0,
+            secrets: secrets.difference(&shown).cloned().collect(),
+            collectible,
+            lockables,
+            started: false,
+            over: false,
+            room: 0,
+            bag: Vec::new(),
+            known: BTreeSet::new(),
+            escaped: false,
+            tally: Tally::default(),
+            cache: None,
+        };
+        env.prepared()?;
+        Ok(env)
+    }
+
+    /// The scenario being played.
+    pub fn scenario(&self) -> &CraftScenario {
+        &self.scenario
+    }
+
+    /// The scenario, shared.
+    pub(crate) fn scenario_arc(&self) -> &Arc<CraftScenario> {
+        &self.scenario
+    }
+
+    /// Metres walked so far this episode.
+    pub(crate) fn distance(&self) -> f32 {
+        self.tally.distance
+    }
+
+    /// The options it was opened with.
+    pub fn options(&self) -> &EnvOptions {
+        &self.options
+    }
+
+    /// The step cap of this episode.
+    pub fn cap(&self) -> u32 {
+        self.cap
+    }
+
+    /// Where the agent stands and looks, and in which room (for tests and viewers; never
+    /// shown to the agent).
+    pub fn pose(&self) -> (usize, Body) {
+        (self.room, self.body)
+    }
+
+    /// The ids in the bag, in the order they were obtained.
+    pub fn bag(&self) -> &[String] {
+        &self.bag
+    }
+
+    /// The obstacles of room `room`.
+    pub(crate) fn obstacles(&self, room: usize) -> &Obstacles {
+        &self.obstacles[room]
+    }
+
+    fn room_ref(&self) -> &Room {
+        &self.scenario.rooms[self.room]
+    }
+
+    /// The current room's scene, prepared for rays (rebuilt when its state changes).
+    pub(crate) fn prepared(&mut self) -> Result<Arc<Prepared>, CraftError> {
+        let state = self.world.rooms[self.room].clone();
+        if let Some((r, s, p)) = &self.cache
+            && *r == self.room
+            && *s == state
+        {
+            return Ok(p.clone());
+        }
+        let scene = self.scenario.scene(self.room, &self.world)?;
+        let prepared = Arc::new(Prepared::new(&scene)?);
+        self.cache = Some((self.room, state, prepared.clone()));
+        Ok(prepared)
+    }
+
+    /// What the centre ray of `body` hits in the current room: the thing and its
+    /// distance along the ray.
+    pub(crate) fn probe(&mut self, body: &Body) -> Option<(Thing, f32)> {
+        let prepared = self.prepared().ok()?;
+        let (w, h) = (self.options.width.max(2), self.options.height.max(2));
+        let hit = prepared.pick(
+            &body.camera(self.options.fov),
+            w as f32 / 2.0,
+            h as f32 / 2.0,
+            w,
+            h,
+        )?;
+        let thing = self.scenario.what(self.room, hit.id?)?;
+        Some((thing, hit.distance))
+    }
+
+    /// The floor point a thing is reached at (a prop's centre, a door's middle), if it
+    /// can be acted on at all.
+    pub(crate) fn anchor(&self, thing: &Thing) -> Option<(f32, f32)> {
+        let room = self.room_ref();
+        match thing {
+            Thing::Prop { id } => room.placed(id).map(|p| (p.position[0], p.position[2])),
+            Thing::Door { role } => room
+                .doors
+                .iter()
+                .find(|d| d.role == *role)
+                .map(|d| d.anchor(room.width, room.depth).0),
+            _ => None,
+        }
+    }
+
+    /// Horizontal distance from `body` to a thing's anchor.
+    pub(crate) fn reach_of(&self, body: &Body, thing: &Thing) -> Option<f32> {
+        let (x, z) = self.anchor(thing)?;
+        let (dx, dz) = (x - body.x, z - body.z);
+        Some(libm::sqrtf(dx * dx + dz * dz))
+    }
+
+    /// A short description of a thing for feedback and alt text (never its secrets).
+    fn describe(&self, thing: &Thing) -> String {
+        let room = self.room_ref();
+        match thing {
+            Thing::Door { .. } => "a door".into(),
+            Thing::Wall { wall } => format!("the {} wall", wall.name()),
+            Thing::Floor => "the floor".into(),
+            Thing::Ceiling => "the ceiling".into(),
+            Thing::Furniture { kind, .. } => format!("the {}", kind.label()),
+            Thing::Prop { id } => match room.chain.prop(id).map(|p| &p.kind) {
+                Some(PropKind::Key { .. }) => "a key".into(),
+                Some(PropKind::Note { .. }) => "a note".into(),
+                Some(PropKind::Box { lock, .. }) => {
+                    if self.world.rooms[self.room].opened.contains(id) {
+                        "an open, empty box".into()
+                    } else {
+                        match lock {
+                            Unlock::Password { .. } => "a wooden box with a keypad".into(),
+                            Unlock::Key { .. } => "a wooden box with a keyhole".into(),
+                            Unlock::Interact => "a wooden box".into(),
+                        }
+                    }
+                }
+                Some(PropKind::WallPattern { password }) => {
+                    let digits = room.chain.digits(password).unwrap_or("");
+                    format!("a panel of coloured tiles showing the numerals {digits}")
+                }
+                _ => "something".into(),
+            },
+        }
+    }
+
+    /// What an item in the bag is, for the bag list.
+    fn item_line(&self, id: &str) -> String {
+        let kind = self
+            .scenario
+            .rooms
+            .iter()
+            .find_map(|r| r.chain.prop(id))
+            .map(|p| &p.kind);
+        match kind {
+            Some(PropKind::Key { .. }) => format!("- {id}: a key"),
+            Some(PropKind::Note { .. }) => {
+                format!("- {id}: a note (read it with \"read\": \"{id}\")")
+            }
+            _ => format!("- {id}"),
+        }
+    }
+
+    fn bag_text(&self) -> String {
+        if self.bag.is_empty() {
+            "Your bag is empty.".into()
+        } else {
+            let lines: Vec<String> = self.bag.iter().map(|i| self.item_line(i)).collect();
+            format!("The items in your bag:\n{}", lines.join("\n"))
+        }
+    }
+
+    fn progress(&self) -> f64 {
+        let opened: usize = self
+            .world
+            .rooms
+            .iter()
+            .map(|r| r.opened.len() + usize::from(r.exit_open))
+            .sum();
+        let total = self.collectible + self.lockables;
+        if total == 0 {
+            return 0.0;
+        }
+        let got = self.collected() + opened;
+        (got as f64 / total as f64).min(1.0)
+    }
+
+    fn collected(&self) -> usize {
+        self.bag
+            .iter()
+            .filter(|id| {
+                self.scenario.rooms.iter().any(|r| {
+                    r.chain.prop(id).is_some_and(|p| {
+                        matches!(p.kind, PropKind::Key { .. } | PropKind::Note { .. })
+                    })
+                })
+            })
+            .count()
+    }
+
+    /// Puts a prop in the bag and records the Table 4 milestones.
+    fn obtain(&mut self, id: &str) {
+        if self.bag.iter().any(|b| b == id) {
+            return;
+        }
+        self.bag.push(id.to_string());
+        let is_key = self
+            .room_ref()
+            .chain
+            .prop(id)
+            .is_some_and(|p| matches!(p.kind, PropKind::Key { .. }));
+        if is_key {
+            let step = self.tally.steps;
+            self.tally.step_key.get_or_insert(step);
+            self.tally.step_last_prop = Some(step);
+        }
+    }
+
+    /// Learns a password (from a note read or a pattern seen).
+    fn learn(&mut self, password: &str) {
+        if self.known.insert(password.to_string()) {
+            let step = self.tally.steps;
+            self.tally.step_password.get_or_insert(step);
+            self.tally.step_last_prop = Some(step);
+        }
+    }
+
+    /// The text of a note, learning the passwords on it.
+    fn read_note(&mut self, id: &str) -> Option<String> {
+        let room = self
+            .scenario
+            .rooms
+            .iter()
+            .find(|r| r.chain.prop(id).is_some())?;
+        let Some(PropKind::Note { lines }) = room.chain.prop(id).map(|p| p.kind.clone()) else {
+            return None;
+        };
+        let chain = room.chain.clone();
+        let mut out = Vec::new();
+        for line in &lines {
+            match line {
+                NoteLine::Password { password } => {
+                    let digits = chain.digits(password).unwrap_or("?");
+                    out.push(format!("A code is written on it: {digits}"));
+                    self.learn(password);
+                }
+                NoteLine::Story { text } => out.push(text.clone()),
+                NoteLine::Image { password, .. } => match password {
+                    Some(p) => {
+                        let digits = chain.digits(p).unwrap_or("?");
+                        out.push(format!("It holds a picture showing the digits {digits}."));
+                        self.learn(p);
+                    }
+                    None => out.push("It holds a picture.".into()),
+                },
+            }
+        }
+        Some(format!("You read {id}. {}", out.join(" ")))
+    }
+
+    /// Applies a parsed action; returns the feedback lines.
+    fn apply(&mut self, a: &CraftAction) -> Vec<String> {
+        let mut said: Vec<String> = a.notes.clone();
+        let (w, h) = (self.options.width.max(2), self.options.height.max(2));
+        if let Some((x, y)) = a.look_at {
+            let (px, py) = if x <= 1.0 && y <= 1.0 {
+                (x * w as f32, y * h as f32)
+            } else {
+                (x, y)
+            };
+            if px > w as f32 || py > h as f32 {
+                said.push(
+                    "look_at points outside the picture; give x and y between 0 and 1".into(),
+                );
+            } else {
+                let (_, d) = escapade_render::ray_through_pixel(
+                    &self.body.camera(self.options.fov),
+                    px,
+                    py,
+                    w,
+                    h,
+                );
+                if d.is_finite() {
+                    self.body = self.body.aimed(d);
+                    said.push("You turned your eyes to that point.".into());
+                }
+            }
+        }
+        if a.rotate_right.is_some() || a.rotate_down.is_some() {
+            let (r, d) = (a.rotate_right.unwrap_or(0.0), a.rotate_down.unwrap_or(0.0));
+            self.body = self.body.turned(r, d);
+            let mut parts = Vec::new();
+            if r != 0.0 {
+                parts.push(if r > 0.0 {
+                    format!("turned {} degrees right", fmt1(r))
+                } else {
+                    format!("turned {} degrees left", fmt1(-r))
+                });
+            }
+            if d != 0.0 {
+                parts.push(format!("now look {}", tilt_words(self.body.pitch)));
+            }
+            if !parts.is_empty() {
+                said.push(format!("You {}.", parts.join(" and ")));
+            }
+        }
+        if let Some(m) = a.move_forward
+            && m != 0.0
+        {
+            let (moved, blocker) = self.walk(m);
+            let dir = if m > 0.0 { "forward" } else { "backwards" };
+            match blocker {
+                None => said.push(format!("You walked {} m {dir}.", fmt2(moved))),
+                Some(what) => said.push(format!(
+                    "You walked {} m of {} m {dir} and stopped against {what}.",
+                    fmt2(moved),
+                    fmt2(m.abs())
+                )),
+            }
+        }
+        if a.jump {
+            said.push("You jumped and landed where you stood.".into());
+        }
+        if a.interacts() {
+            self.tally.grabs += 1;
+            let (ok, text) = match self.options.grab {
+                GrabRule::Dot => self.act_on_dot(a),
+                GrabRule::Original => self.act_original(a),
+            };
+            if ok {
+                self.tally.grab_successes += 1;
+            }
+            said.push(text);
+        }
+        if let Some(id) = &a.read
+            && !self.escaped
+        {
+            said.push(self.read(id));
+        }
+        self.see_patterns();
+        if said.is_empty() {
+            said.push("You did nothing this turn.".into());
+        }
+        said
+    }
+
+    /// Walks `m` metres along the heading (negative: backwards); returns how far and
+    /// what stopped the walk.
+    fn walk(&mut self, m: f32) -> (f32, Option<String>) {
+        let (hx, hz) = self.body.heading();
+        let (dx, dz) = if m >= 0.0 { (hx, hz) } else { (-hx, -hz) };
+        let (moved, what) =
+            crate::motion::advance(&self.obstacles[self.room], &mut self.body, dx, dz, m.abs());
+        self.tally.distance += moved;
+        (moved, what)
+    }
+
+    fn read(&mut self, id: &str) -> String {
+        if self.bag.iter().any(|b| b == id) {
+            return self.read_note(id).unwrap_or_else(|| {
+                format!("{id} is not something you can read; nothing is written on it.")
+            });
+        }
+        // a note under the dot and within reach can be read where it lies
+        let body = self.body;
+        if let Some((Thing::Prop { id: seen }, _)) = self.probe(&body)
+            && seen == id
+            && self
+                .reach_of(&body, &Thing::Prop { id: seen.clone() })
+                .is_some_and(|d| d <= REACH)
+            && let Some(text) = self.read_note(id)
+        {
+            return text;
+        }
+        format!(
+            "There is no item `{}` in your bag. {}",
+            escapade_core::action::truncate_chars(id, 40),
+            self.bag_text()
+        )
+    }
+
+    /// Notes the digits of a wall pattern under the dot and close enough.
+    fn see_patterns(&mut self) {
+        if self.escaped {
+            return;
+        }
+        let body = self.body;
+        if let Some((Thing::Prop { id }, dist)) = self.probe(&body)
+            && dist <= PATTERN_RANGE
+            && let Some(PropKind::WallPattern { password }) =
+                self.room_ref().chain.prop(&id).map(|p| p.kind.clone())
+        {
+            self.learn(&password);
+        }
+    }
+
+    /// The default grab rule: the thing under the red dot, within reach.
+    fn act_on_dot(&mut self, a: &CraftAction) -> (bool, String) {
+        let body = self.body;
+        let Some((thing, _)) = self.probe(&body) else {
+            return (false, "There is nothing under the red dot.".into());
+        };
+        let what = self.describe(&thing);
+        let Some(dist) = self.reach_of(&body, &thing) else {
+            if let Some(used) = &a.use_item
+                && self.bag.iter().any(|b| b == used)
+                && let Some(text) = self.read_note(used)
+            {
+                return (false, text);
+            }
+            return (
+                false,
+                format!(
+                    "Under the red dot is {what}. Nothing happens: not everything can be used."
+                ),
+            );
+        };
+        if dist > REACH {
+            return (
+                false,
+                format!(
+                    "Under the red dot is {what}, {} m away: too far to reach. Walk closer \
+                     (within about {} m) and try again.",
+                    fmt1(dist),
+                    fmt1(REACH)
+                ),
+            );
+        }
+        self.act_on(&thing, a)
+    }
+
+    /// The original grab rule (see [`GrabRule::Original`]).
+    fn act_original(&mut self, a: &CraftAction) -> (bool, String) {
+        let body = self.body;
+        let (hx, hz) = body.heading();
+        let half = libm::cosf((self.options.fov / 2.0).to_radians());
+        let room = self.room_ref();
+        let mut near: Vec<(f32, Thing)> = Vec::new();
+        let state = &self.world.rooms[self.room];
+        for p in &room.props {
+            if state.taken.contains(&p.id) {
+                continue;
+            }
+            near.push((0.0, Thing::Prop { id: p.id.clone() }));
+        }
+        for d in &room.doors {
+            near.push((0.0, Thing::Door { role: d.role }));
+        }
+        let mut candidates: Vec<(f32, Thing)> = Vec::new();
+        for (_, t) in near {
+            let Some((x, z)) = self.anchor(&t) else {
+                continue;
+            };
+            let (dx, dz) = (x - body.x, z - body.z);
+            let len = libm::sqrtf(dx * dx + dz * dz);
+            if len <= ORIGINAL_GRAB_RANGE && (len < 1e-3 || (dx * hx + dz * hz) / len >= half) {
+                candidates.push((len, t));
+            }
+        }
+        candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let collectible: Vec<Thing> = candidates
+            .iter()
+            .filter(|(_, t)| {
+                matches!(t, Thing::Prop { id } if self.room_ref().chain.prop(id).is_some_and(|p| matches!(p.kind, PropKind::Key { .. } | PropKind::Note { .. })))
+            })
+            .map(|(_, t)| t.clone())
+            .collect();
+        if !collectible.is_empty() {
+            let mut texts = Vec::new();
+            for t in &collectible {
+                texts.push(self.act_on(t, a).1);
+            }
+            return (true, texts.join(" "));
+        }
+        match candidates.into_iter().find(|(_, t)| {
+            !matches!(t, Thing::Prop { id } if matches!(self.room_ref().chain.prop(id).map(|p| &p.kind), Some(PropKind::WallPattern { .. })))
+        }) {
+            Some((_, t)) => self.act_on(&t, a),
+            None => (false, "There is nothing to grab within reach in view.".into()),
+        }
+    }
+
+    /// Acts on a thing within reach: take, open, unlock, or say what it needs.
+    fn act_on(&mut self, thing: &Thing, a: &CraftAction) -> (bool, String) {
+        let what = self.describe(thing);
+        match thing {
+            Thing::Door {
+                role: DoorRole::Entry,
+            } => (
+                false,
+                "This is the door you came in by; it is shut behind you for good.".into(),
+            ),
+            Thing::Door {
+                role: DoorRole::Exit,
+            } => {
+                let lock = self.room_ref().chain.exit.clone();
+                match self.try_unlock(&lock, "the door", a) {
+                    Ok(how) => (true, self.leave(how)),
+                    Err(why) => (false, why),
+                }
+            }
+            Thing::Prop { id } => {
+                let Some(kind) = self.room_ref().chain.prop(id).map(|p| p.kind.clone()) else {
+                    return (
+                        false,
+                        format!("Under the red dot is {what}; nothing happens."),
+                    );
+                };
+                match kind {
+                    PropKind::Key { .. } | PropKind::Note { .. } => {
+                        self.world.rooms[self.room].taken.insert(id.clone());
+                        self.obtain(id);
+                        let noun = if matches!(kind, PropKind::Key { .. }) {
+                            "a key"
+                        } else {
+                            "a note"
+                        };
+                        (
+                            true,
+                            format!("You picked up {noun}: {id} is now in your bag."),
+                        )
+                    }
+                    PropKind::Box { lock, contents } => {
+                        if self.world.rooms[self.room].opened.contains(id) {
+                            return (false, "The box is already open and empty.".into());
+                        }
+                        match self.try_unlock(&lock, "the box", a) {
+                            Ok(how) => {
+                                self.world.rooms[self.room].opened.insert(id.clone());
+                                for c in &contents {
+                                    self.obtain(c);
+                                }
+                                let got = if contents.is_empty() {
+                                    "It is empty.".to_string()
+                                } else {
+                                    format!(
+                                        "Inside you find {}; now in your bag.",
+                                        contents.join(", ")
+                                    )
+                                };
+                                (true, format!("{how} The box opens. {got}"))
+                            }
+                            Err(why) => (false, why),
+                        }
+                    }
+                    PropKind::WallPattern { .. } => (
+                        false,
+                        format!(
+                            "Under the red dot is {what}. It is painted on the wall; there is nothing to take."
+                        ),
+                    ),
+                    PropKind::Password { .. } => (false, "Nothing happens.".into()),
+                }
+            }
+            _ => (
+                false,
+                format!(
+                    "Under the red dot is {what}. Nothing happens: not everything can be used."
+                ),
+            ),
+        }
+    }
+
+    /// Tries to open `lock` with what the action offers; `Ok` says how it opened, `Err`
+    /// says what it needs.
+    fn try_unlock(&mut self, lock: &Unlock, name: &str, a: &CraftAction) -> Result<String, String> {
+        if let Some(item) = &a.use_item
+            && !self.bag.iter().any(|b| b == item)
+        {
+            return Err(format!(
+                "There is no item `{}` in your bag. {}",
+                escapade_core::action::truncate_chars(item, 40),
+                self.bag_text()
+            ));
+        }
+        match lock {
+            Unlock::Interact => Ok(String::new()),
+            Unlock::Key { key } => match &a.use_item {
+                Some(item) if item == key => Ok(format!("You turn {item} in the lock.")),
+                Some(item) => Err(format!("{item} does not fit the lock of {name}.")),
+                None if a.input.is_some() => Err(format!(
+                    "{} has a keyhole, not a keypad: use a key from your bag on it \
+                     (interactions.use_item_id).",
+                    capital(name)
+                )),
+                None => Err(format!(
+                    "{} is locked. It has a keyhole: use a key from your bag on it \
+                     (interactions.use_item_id).",
+                    capital(name)
+                )),
+            },
+            Unlock::Password { password } => {
+                let digits = self
+                    .scenario
+                    .rooms
+                    .iter()
+                    .find_map(|r| r.chain.digits(password))
+                    .unwrap_or("")
+                    .to_string();
+                match &a.input {
+                    Some(text) => {
+                        let typed: String = text.chars().filter(char::is_ascii_digit).collect();
+                        if !digits.is_empty() && typed == digits {
+                            Ok("The keypad beeps and accepts the code.".into())
+                        } else {
+                            Err(format!("The keypad of {name} rejects that code."))
+                        }
+                    }
+                    None if a.use_item.is_some() => Err(format!(
+                        "{} has a keypad, not a keyhole: enter its code with interactions.input.",
+                        capital(name)
+                    )),
+                    None => Err(format!(
+                        "{} is locked by a keypad that takes a {}-digit code: enter it with \
+                         interactions.input.",
+                        capital(name),
+                        digits.len()
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Opens the current room's exit and goes through it.
+    fn leave(&mut self, how: String) -> String {
+        self.world.rooms[self.room].exit_open = true;
+        self.tally.rooms_escaped += 1;
+        let how = if how.is_empty() {
+            String::new()
+        } else {
+            format!("{how} ")
+        };
+        if self.room + 1 < self.scenario.rooms.len() {
+            self.room += 1;
+            self.body = Body::start(&self.scenario.rooms[self.room]);
+            let kind = self.room_ref().kind.label();
+            format!(
+                "{how}The door opens onto another room. You step through into a {kind}, and \
+                 the door shuts behind you. Find the way out of this room too."
+            )
+        } else {
+            self.escaped = true;
+            self.tally.step_escape = Some(self.tally.steps);
+            format!("{how}The door opens and you step outside: you escaped!")
+        }
+    }
+
+    /// The frame of the current view with its alt text.
+    fn frame(&mut self) -> Option<Image> {
+        if !self.options.frames {
+            return None;
+        }
+        let prepared = self.prepared().ok()?;
+        let camera = self.body.camera(self.options.fov);
+        let opts = FrameOptions {
+            width: self.options.width,
+            height: self.options.height,
+            threads: self.options.threads,
+            centre_dot: true,
+        };
+        let png = prepared.render(&camera, &opts).ok()?.png().ok()?;
+        Some(Image::with_alt(png, self.alt(&prepared)))
+    }
+
+    /// An exact text description of the frame: what is under the dot and what is in
+    /// view, left to right (sampled on a coarse grid of rays).
+    fn alt(&mut self, prepared: &Prepared) -> String {
+        let camera = self.body.camera(self.options.fov);
+        let (w, h) = (self.options.width.max(2), self.options.height.max(2));
+        let (cols, rows) = (24u32, 12u32);
+        let mut seen: Vec<(u32, u32)> = Vec::new(); // (column, id)
+        for c in 0..cols {
+            for r in 0..rows {
+                let x = (c as f32 + 0.5) * w as f32 / cols as f32;
+                let y = (r as f32 + 0.5) * h as f32 / rows as f32;
+                if let Some(id) = prepared.pick(&camera, x, y, w, h).and_then(|hit| hit.id)
+                    && !seen.iter().any(|(_, s)| *s == id)
+                {
+                    seen.push((c, id));
+                }
+            }
+        }
+        seen.sort();
+        let mut things: Vec<String> = Vec::new();
+        for (_, id) in &seen {
+            if let Some(t) = self.scenario.what(self.room, *id)
+                && !matches!(t, Thing::Wall { .. } | Thing::Floor | Thing::Ceiling)
+            {
+                let d = self.describe(&t);
+                if !things.contains(&d) {
+                    things.push(d);
+                }
+            }
+        }
+        let body = self.body;
+        let under = match self.probe(&body) {
+            Some((t, dist)) => format!("{}, {} m away", self.describe(&t), fmt1(dist)),
+            None => "nothing".into(),
+        };
+        let kind = self.room_ref().kind.label();
+        let view = if things.is_empty() {
+            "nothing but walls, floor and ceiling".to_string()
+        } else {
+            things.join(", ")
+        };
+        format!(
+            "A view of the {kind}, looking {}. Under the red dot: {under}. In view, left to \
+             right: {view}.",
+            tilt_words(self.body.pitch)
+        )
+    }
+
+    fn observe(&mut self, result: &str) -> Observation {
+        let left = self.cap.saturating_sub(self.tally.steps);
+        let text = format!(
+            "Interaction result:\n{result}\n\nInventory:\n{}\n\nSteps left: {left}.\n\n{}",
+            self.bag_text(),
+            protocol::step_prompt()
+        );
+        Observation {
+            text,
+            images: self.frame().into_iter().collect(),
+            actions: None,
+            role: None,
+        }
+    }
+}
+
+impl Env for CraftEnv {
+    fn reset(&mut self, _seed: u64) -> Observation {
+        // nothing in the rules is random: the seed only made the scenario
+        self.started = true;
+        self.over = false;
+        self.room = 0;
+        self.body = Body::start(&self.scenario.rooms[0]);
+        self.bag.clear();
+        self.known.clear();
+        self.world = WorldState::start(&self.scenario);
+        self.escaped = false;
+        self.tally = Tally::default();
+        let kind = self.room_ref().kind.label();
+        let rooms = if self.scenario.rooms.len() > 1 {
+            " Beyond its exit lies a second room, which you must escape as well."
+        } else {
+            ""
+        };
+        self.observe(&format!(
+            "You stand in a locked {kind}.{rooms} Look around and find the way out."
+        ))
+    }
+
+    fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+        if !self.started {
+            return Err(EnvError::NotReset);
+        }
+        if self.over {
+            return Err(EnvError::EpisodeOver);
+        }
+        self.tally.steps += 1;
+        let (feedback, valid, error) = match parse_action(action) {
+            Ok(a) => (self.apply(&a).join(" "), true, None),
+            Err(e) => {
+                self.tally.invalid += 1;
+                (e.0, false, Some("parse".to_string()))
+            }
+        };
+        let terminated = self.escaped;
+        let truncated = !terminated && self.tally.steps >= self.cap;
+        self.over = terminated || truncated;
+        let mut result = feedback.clone();
+        if truncated {
+            result.push_str(" You are out of steps: the game is over.");
+        }
+        let observation = self.observe(&result);
+        Ok(Step {
+            observation,
+            feedback,
+            progress: self.progress(),
+            terminated,
+            truncated,
+            valid,
+            error,
+        })
+    }
+
+    fn system_prompt(&self) -> String {
+        protocol::system_prompt()
+    }
+
+    fn tool_schemas(&self) -> Vec<ToolSchema> {
+        protocol::tool_schemas()
+    }
+
+    fn outcome(&self) -> Outcome {
+        Outcome {
+            success: self.escaped,
+            steps: self.tally.steps,
+            metrics: self.tally.metrics(&Facts {
+                collected: self.collected(),
+                collectible: self.collectible,
+                optimal_distance: self.optimal_distance,
+                exit_visible_at_start: self.scenario.exit_visible_at_start,
+            }),
+        }
+    }
+
+    fn check_action(&self, action: &Action) -> Result<(), String> {
+        parse_action(action).map(|_| ()).map_err(|e| e.0)
+    }
+
+    fn reask_limit(&self) -> u32 {
+        REASK_LIMIT
+    }
+
+    /// The digits of every password written on a note. Reading the note shows them (that
+    /// is how they are earned); a wall pattern's digits are in plain view by design
+    /// (§5.2) and are not secret.
+    fn secrets(&self) -> Vec<String> {
+        self.secrets.clone()
+    }
+}
+
+fn fmt1(v: f32) -> String {
+    format!("{:.1}", v)
+}
+
+fn fmt2(v: f32) -> String {
+    format!("{:.2}", v)
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn tilt_words(pitch: f32) -> String {
+    if pitch.abs() < 0.5 {
+        "straight ahead".into()
+    } else if pitch < 0.0 {
+        format!("{} degrees down", fmt1(-pitch))
+    } else {
+        format!("{} degrees up", fmt1(pitch))
+    }
+}

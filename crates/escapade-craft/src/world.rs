@@ -1,0 +1,219 @@
+//! The `craft` entry of the world registry: the `mm-escape@1` suite, environments,
+//! the oracle and random baselines, and the suite's figures beside MM-Escape's.
+//!
+//! Why: this is the only type the binary and the runner see; everything crosses it as
+//! JSON text. Options that change how environments draw or judge (frame size, frames
+//! off, the grab rule) are fixed when the world is made ([`CraftWorld::with_options`]),
+//! so every environment of a run is alike. Oracle verification never draws frames.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use escapade_core::env::{OracleReport, PaperStat, SuiteSpec, Validation};
+use escapade_core::{Agent, CoreError, Env, World};
+
+use crate::env::{CraftEnv, EnvOptions, step_cap};
+use crate::oracle::OracleAgent;
+use crate::random::RandomAgent;
+use crate::scenario::{CraftScenario, Variant, generate};
+use crate::suite;
+
+/// The craft world.
+#[derive(Default)]
+pub struct CraftWorld {
+    options: EnvOptions,
+    suite: OnceLock<Result<Vec<CraftScenario>, String>>,
+}
+
+impl CraftWorld {
+    /// The world with default options (1024 × 512 frames, the red-dot grab rule).
+    pub fn new() -> CraftWorld {
+        CraftWorld::default()
+    }
+
+    /// The world whose environments use `options`.
+    pub fn with_options(options: EnvOptions) -> CraftWorld {
+        CraftWorld {
+            options,
+            suite: OnceLock::new(),
+        }
+    }
+
+    fn scenarios(&self) -> Result<&Vec<CraftScenario>, CoreError> {
+        self.suite
+            .get_or_init(|| suite::mm_escape_v1().map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| CoreError::Generation(e.clone()))
+    }
+
+    fn parse(json: &str) -> Result<Arc<CraftScenario>, CoreError> {
+        Ok(Arc::new(CraftScenario::from_json(json)?))
+    }
+
+    /// Plays the oracle on a scenario with `options` (frames off) and reports whether it
+    /// escaped within the step cap, and in how many steps.
+    ///
+    /// # Errors
+    /// [`CoreError::InvalidScenario`] for a bad scenario.
+    pub fn verify(&self, scenario: Arc<CraftScenario>) -> Result<OracleReport, CoreError> {
+        let options = self.options.without_frames();
+        let mut env = CraftEnv::bare(scenario.clone(), options)?;
+        let mut agent = OracleAgent::new(scenario, options)?;
+        let cap = env.cap();
+        let (outcome, steps) = escapade_core::agent::play(&mut env, &mut agent, 0, cap)?;
+        Ok(OracleReport {
+            solved: outcome.success,
+            steps,
+        })
+    }
+}
+
+impl World for CraftWorld {
+    fn name(&self) -> &'static str {
+        "craft"
+    }
+
+    fn description(&self) -> &'static str {
+        "MM-Escape / EscapeCraft: furnished 3D rooms in first person, prop chains, the red dot"
+    }
+
+    fn suites(&self) -> Vec<SuiteSpec> {
+        let mut tiers: BTreeMap<u32, u32> = BTreeMap::new();
+        for g in suite::GROUPS {
+            *tiers.entry(g.hops.0 + g.hops.1.unwrap_or(0)).or_default() += g.count as u32;
+        }
+        vec![SuiteSpec {
+            name: suite::NAME.into(),
+            world: "craft".into(),
+            description: "11 D1, 11 D2, 21 D3 rooms and 30 two-room games (MM-Escape §3.3)".into(),
+            tiers: tiers.into_iter().collect(),
+        }]
+    }
+
+    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+        Ok(generate(difficulty, seed, Variant::Standard)?.to_json())
+    }
+
+    fn build_suite(&self, name: &str) -> Result<Vec<String>, CoreError> {
+        if name != suite::NAME {
+            return Err(CoreError::Unknown {
+                what: "suite",
+                name: name.into(),
+                known: suite::NAME.into(),
+            });
+        }
+        Ok(self
+            .scenarios()?
+            .iter()
+            .map(CraftScenario::to_json)
+            .collect())
+    }
+
+    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+        Ok(Box::new(CraftEnv::new(
+            Self::parse(scenario_json)?,
+            self.options,
+        )?))
+    }
+
+    fn agent(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        seed: u64,
+    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        match kind {
+            "oracle" => Ok(Box::new(OracleAgent::new(
+                Self::parse(scenario_json)?,
+                self.options,
+            )?)),
+            "random" => Ok(Box::new(RandomAgent::new(seed))),
+            other => Err(CoreError::Unknown {
+                what: "agent",
+                name: other.into(),
+                known: self.agent_kinds().join(", "),
+            }),
+        }
+    }
+
+    fn agent_kinds(&self) -> Vec<&'static str> {
+        vec!["oracle", "random"]
+    }
+
+    fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
+        self.verify(Self::parse(scenario_json)?)
+    }
+
+    fn check(&self, text: &str) -> Result<Validation, CoreError> {
+        let scenario = Self::parse(text)?;
+        let report = self.verify(scenario.clone())?;
+        let mut problems = Vec::new();
+        if !report.solved {
+            problems.push(format!(
+                "the oracle cannot escape within the step cap ({})",
+                step_cap(&scenario)
+            ));
+        }
+        Ok(Validation {
+            scenario: scenario.to_json(),
+            problems,
+            notes: vec![
+                format!("oracle steps: {}", report.steps),
+                format!("step cap: {}", step_cap(&scenario)),
+                format!("objects per room: {:?}", scenario.objects_per_room()),
+            ],
+        })
+    }
+
+    /// Objects per single room by difficulty beside §3.3 (20.18 / 14.55 / 15.24), and the
+    /// share of scenarios whose exit is in view at the start (Fig. 4; the paper gives no
+    /// figure).
+    fn paper_stats(&self, name: &str, scenarios: &[String]) -> Result<Vec<PaperStat>, CoreError> {
+        if name != suite::NAME {
+            return Ok(Vec::new());
+        }
+        let parsed: Vec<CraftScenario> = scenarios
+            .iter()
+            .map(|s| CraftScenario::from_json(s))
+            .collect::<Result<_, _>>()?;
+        let stats = suite::stats(&parsed);
+        let mut out = Vec::new();
+        for (d, paper) in suite::PAPER_OBJECTS_PER_ROOM {
+            if let Some(ours) = stats.objects_per_room.get(&d) {
+                out.push(PaperStat {
+                    name: format!("objects per room, difficulty {d}"),
+                    ours: *ours,
+                    paper: Some(paper),
+                    source: "MM-Escape §3.3".into(),
+                });
+            }
+        }
+        if let Some(m) = stats.objects_per_room_multi {
+            out.push(PaperStat {
+                name: "objects per room, two-room games".into(),
+                ours: m,
+                paper: None,
+                source: "MM-Escape §3.3".into(),
+            });
+        }
+        out.push(PaperStat {
+            name: "exit visible at start (share)".into(),
+            ours: stats.exit_visible_at_start,
+            paper: None,
+            source: "MM-Escape Fig. 4".into(),
+        });
+        Ok(out)
+    }
+
+    fn catalogue(&self) -> String {
+        let mut t = String::new();
+        t.push_str("Rooms: living room, kitchen, bathroom, bedroom (MM-Escape §3.3).\n");
+        t.push_str("Props: key, box (key, code or open), note, password, wall pattern, exit.\n");
+        t.push_str(
+            "Variants: standard, note-first, key-first, two-key, wall-pattern, multi-room.\n",
+        );
+        t.push_str("Actions (Table 13 JSON): move_forward, rotate_right, rotate_down, jump, look_at, grab, interactions {use_item_id, input}, read, rationale.\n");
+        t.push_str("Limits: 50 / 75 / 100 steps for D1 / D2 / D3 (+25 per further hop), 80 for two rooms.\n");
+        t
+    }
+}

@@ -1,0 +1,78 @@
+//! The craft world through its registry entry: the oracle escapes every `mm-escape@1`
+//! scenario within the step caps, and `check_env` holds on suite scenarios.
+
+use std::collections::BTreeMap;
+
+use escapade_core::check::check_env;
+use escapade_core::{Action, World};
+use escapade_craft::{CraftScenario, CraftWorld, EnvOptions};
+
+#[test]
+fn the_oracle_escapes_every_suite_scenario_within_the_caps() {
+    let world = CraftWorld::with_options(EnvOptions::small());
+    let suite = world.build_suite("mm-escape@1").unwrap();
+    assert_eq!(suite.len(), 73);
+    let mut per: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for json in &suite {
+        let s = CraftScenario::from_json(json).unwrap();
+        let report = world.oracle(json).unwrap();
+        assert!(
+            report.solved,
+            "{}: oracle failed after {} steps",
+            s.id, report.steps
+        );
+        let group = s.id.rsplit_once('-').unwrap().0.to_string();
+        per.entry(group).or_default().push(report.steps);
+    }
+    for (group, steps) in &per {
+        let mean = steps.iter().sum::<u32>() as f64 / steps.len() as f64;
+        eprintln!(
+            "{group}: oracle steps mean {mean:.2}, max {}",
+            steps.iter().max().unwrap()
+        );
+    }
+}
+
+/// Exploratory junk: turning, walking into things, grabbing nothing, unreadable replies.
+fn junk() -> Vec<Action> {
+    [
+        r#"{"rotate_right": 45, "move_forward": 2}"#,
+        r#"{"grab": true}"#,
+        "no json here",
+        r#"{"look_at": [0.3, 0.6], "grab": true}"#,
+        r#"{"move_forward": 10}"#,
+        r#"{"interactions": {"input": "12"}, "grab": true}"#,
+        r#"{"read": "note_9"}"#,
+        r#"{"rotate_down": 30, "jump": true}"#,
+        r#"{"rotate_right": -120, "move_forward": -1.5}"#,
+    ]
+    .into_iter()
+    .map(Action::text)
+    .collect()
+}
+
+#[test]
+fn check_env_holds_on_suite_scenarios() {
+    let world = CraftWorld::with_options(EnvOptions::small());
+    let suite = world.build_suite("mm-escape@1").unwrap();
+    // one of each group: D1, D2, D3 note-first, D3 key-first, and the three two-room mixes
+    for i in [0, 11, 22, 33, 43, 53, 63] {
+        let mut env = world.env(&suite[i]).unwrap();
+        check_env(env.as_mut(), 3, &junk()).unwrap_or_else(|e| panic!("scenario {i}: {e}"));
+    }
+}
+
+#[test]
+fn paper_stats_and_baselines() {
+    let world = CraftWorld::with_options(EnvOptions::small());
+    let suite = world.build_suite("mm-escape@1").unwrap();
+    let stats = world.paper_stats("mm-escape@1", &suite).unwrap();
+    assert!(
+        stats
+            .iter()
+            .any(|s| s.name == "objects per room, difficulty 1" && s.paper == Some(20.18))
+    );
+    assert!(world.agent("random", &suite[0], 1).is_ok());
+    assert!(world.agent("nobody", &suite[0], 1).is_err());
+    assert_eq!(world.suites()[0].tiers.iter().map(|t| t.1).sum::<u32>(), 73);
+}
