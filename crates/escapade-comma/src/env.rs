@@ -109,10 +109,27 @@ fn word_position(hay: &str, name: &str) -> Option<usize> {
     None
 }
 
-/// The first `n` words of `text`, and whether anything was cut.
+/// The first `n` words of `text` as written (line breaks kept, so an expert's list of
+/// steps stays one step per line), and whether anything was cut.
 fn first_words(text: &str, n: usize) -> (String, bool) {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    (words[..words.len().min(n)].join(" "), words.len() > n)
+    let mut words = 0;
+    let mut end = 0;
+    let mut in_word = false;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            in_word = false;
+        } else {
+            if !in_word {
+                if words == n {
+                    return (text[..end].trim().to_string(), true);
+                }
+                words += 1;
+                in_word = true;
+            }
+            end = i + c.len_utf8();
+        }
+    }
+    (text.trim().to_string(), false)
 }
 
 impl CommaEnv {
@@ -149,10 +166,10 @@ impl CommaEnv {
             // the picture, described exactly in its alt text (for text-only solvers); the
             // text names the description only when there is no picture
             let images: Vec<Image> = self.picture().into_iter().collect();
-            let seen = if images.is_empty() {
-                self.puzzle.describe()
-            } else {
-                "the picture".to_string()
+            let seen = match (images.is_empty(), self.puzzle.documents()) {
+                (true, _) => self.puzzle.describe(),
+                (false, None) => "the picture".to_string(),
+                (false, Some(papers)) => format!("the picture, and {papers}"),
             };
             let mut text = format!(
                 "Turn {} of {MAX_TURNS}. Mistakes so far: {} of {MAX_MISTAKES}.\nWhat you see: {seen}",
@@ -400,6 +417,35 @@ mod tests {
 
     fn say(e: &mut CommaEnv, text: &str) -> Step {
         e.step(&Action::text(text)).unwrap()
+    }
+
+    #[test]
+    fn a_solver_with_a_picture_still_reads_what_the_picture_cannot_show() {
+        let mut e = CommaEnv::new(Box::new(|seed| {
+            crate::puzzle::generate(PuzzleKind::Telehealth, seed).expect("a case")
+        }));
+        let o = e.reset(4);
+        assert_eq!(o.images.len(), 1);
+        let p = crate::puzzle::generate(PuzzleKind::Telehealth, 4).unwrap();
+        let age = p.instance()["record"]["age"].as_str().unwrap().to_string();
+        assert!(
+            o.text.contains("the picture, and the patient's record"),
+            "{}",
+            o.text
+        );
+        assert!(o.text.contains(&format!("age {age}")), "{}", o.text);
+        assert!(o.text.contains("Lesion: "), "{}", o.text);
+        // a puzzle whose picture shows everything says only that
+        let o = wire_env().reset(0);
+        assert!(o.text.contains("What you see: the picture\n"), "{}", o.text);
+    }
+
+    #[test]
+    fn the_expert_cut_counts_words_and_keeps_lines() {
+        assert_eq!(first_words("a b\nc  d", 3), ("a b\nc".to_string(), true));
+        assert_eq!(first_words(" a\nb ", 2), ("a\nb".to_string(), false));
+        assert_eq!(first_words("", 2), (String::new(), false));
+        assert_eq!(first_words("é ü ö", 1), ("é".to_string(), true));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod env; // CommaEnv: the solver-expert protocol around any puzzle
 pub mod error; // CommaError
 pub mod puzzle; // the Puzzle trait, the ten kinds, import and generate
 pub mod puzzles; // one module per puzzle
+pub mod reader; // the talking oracle pair: an expert that knows only the solver's words
 mod render; // the solver's screen as a PNG, one function per puzzle
 pub mod world; // CommaWorld: scenarios, comma@1, the random and oracle pairs
 

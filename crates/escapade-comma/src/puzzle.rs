@@ -155,6 +155,20 @@ pub trait Puzzle: Send {
     /// An exact text description of what the solver sees now (for text-only solvers).
     fn describe(&self) -> String;
 
+    /// What the solver can say about its screen without revealing a private value: the
+    /// exact description for most puzzles; ATM and Telehealth leave their private fields
+    /// out (COMMA §5.3). The talking oracle solver sends this ([`crate::reader`]).
+    fn shareable(&self) -> String {
+        self.describe()
+    }
+
+    /// What the solver holds besides the screen, which its picture does not show
+    /// (Telehealth's patient record); the solver is given it as text even when it sees
+    /// the picture. `None` for puzzles whose picture shows everything.
+    fn documents(&self) -> Option<String> {
+        None
+    }
+
     /// The solver's view as a PNG (deterministic: same state ⇒ same bytes). Puzzles
     /// without a picture yet return an error and the solver gets the description only.
     fn render(&self) -> Result<Vec<u8>, CommaError> {

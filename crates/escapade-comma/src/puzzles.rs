@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::CommaError;
 use crate::puzzle::{Puzzle, PuzzleKind};
 
-pub mod atm;
+pub mod atm; // AtmPuzzle
 pub mod colour; // ColourPuzzle
 pub mod keypad; // KeyPadPuzzle
 pub mod led; // LedPuzzle
@@ -18,7 +18,7 @@ pub mod memory; // MemoryPuzzle
 pub mod password; // PasswordPuzzle
 pub mod telehealth; // TelehealthPuzzle
 pub mod who; // WhoPuzzle
-pub mod wire; // SimpleWirePuzzle // AtmPuzzle
+pub mod wire; // SimpleWirePuzzle
 
 /// See [`crate::puzzle::import`].
 pub fn import(

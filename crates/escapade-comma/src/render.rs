@@ -472,9 +472,16 @@ pub(crate) fn atm(
     heading: &[String],
     options: [&str; 2],
     pointer: usize,
+    pin: &str,
     solved: bool,
 ) -> Result<Vec<u8>, CommaError> {
     let mut c = module("ATM", solved)?;
+    // the solver's bank card, beside the keypad: private, like the balance
+    c.fill_rounded_rect(10.0, 220.0, 78.0, 74.0, 6.0, Rgb(214, 226, 240));
+    c.stroke_rounded_rect(10.0, 220.0, 78.0, 74.0, 6.0, INK, 1.5);
+    c.text_centered(49.0, 226.0, 12.0, INK, "YOUR CARD");
+    c.text_centered(49.0, 246.0, 12.0, INK, "PIN");
+    c.text_centered(49.0, 264.0, 18.0, INK, pin);
     screen(&mut c, 40.0, 48.0, 432.0, 150.0);
     let mut y = 58.0;
     for line in heading {

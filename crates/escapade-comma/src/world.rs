@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::env::{CommaEnv, EXPERT, SOLVER, read_actions};
 use crate::puzzle::{Puzzle, PuzzleKind, generate, import};
+use crate::reader::{DescribingSolver, ReadingExpert};
 
 /// The suite of 1000 instances.
 pub const COMMA_V1: &str = "comma@1";
@@ -173,6 +174,7 @@ impl World for CommaWorld {
         match kind {
             "random" => Ok(Box::new(RandomPair::new(seed))),
             "oracle" => Ok(Box::new(OraclePair::new(s.puzzle(puzzle, seed)))),
+            "oracle-talk" => Ok(Box::new(TalkingPair::new(s.puzzle(puzzle, seed), puzzle))),
             other => Err(CoreError::Unknown {
                 what: "agent",
                 name: other.into(),
@@ -182,7 +184,7 @@ impl World for CommaWorld {
     }
 
     fn agent_kinds(&self) -> Vec<&'static str> {
-        vec!["oracle", "random"]
+        vec!["oracle", "oracle-talk", "random"]
     }
 
     fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
@@ -233,12 +235,57 @@ impl Agent for RandomPair {
     }
 }
 
+/// The talking oracle pair ([`crate::reader`]): the solver says exactly what it sees
+/// (never a private value) and does what it is told; the expert knows only the solver's
+/// words. Each half plays its role whoever plays the other (`--expert`).
+pub struct TalkingPair {
+    solver: DescribingSolver,
+    expert: ReadingExpert,
+}
+
+impl TalkingPair {
+    /// The pair for one episode: the solver's copy of the puzzle (scenario + episode
+    /// seed) and the kind whose manual the expert holds.
+    pub fn new(copy: Box<dyn Puzzle>, kind: PuzzleKind) -> TalkingPair {
+        TalkingPair {
+            solver: DescribingSolver::new(copy),
+            expert: ReadingExpert::new(kind),
+        }
+    }
+}
+
+impl Agent for TalkingPair {
+    fn name(&self) -> String {
+        "oracle-talk".into()
+    }
+    fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {}
+    fn act(&mut self, o: &Observation, _last: Option<&Step>) -> Result<AgentTurn, CoreError> {
+        let text = match o.role.as_deref() {
+            Some(EXPERT) => {
+                let said = o.text.strip_prefix("The solver says: ").unwrap_or(&o.text);
+                self.expert.advise(said)
+            }
+            _ => self.solver.say(expert_message(&o.text)),
+        };
+        Ok(AgentTurn::action(Action::text(text)))
+    }
+}
+
+/// The expert's last message inside a solver observation (empty before the first).
+fn expert_message(observation: &str) -> &str {
+    let Some(start) = observation.find("\nThe expert says: ") else {
+        return "";
+    };
+    let rest = &observation[start + "\nThe expert says: ".len()..];
+    rest.rfind("\nActions: ").map_or(rest, |end| &rest[..end])
+}
+
 /// The oracle pair. The solver describes what it sees and then performs what the expert
 /// said; the expert keeps its own copy of the puzzle — built from the scenario and the
 /// episode seed, never from the solver's screen — follows the actions the solver reports
 /// and answers with the whole remaining solution, one action per line. So a solvable
-/// instance ends in two solver turns without a mistake. (A stricter oracle expert that
-/// reads the puzzle only from the solver's words is future work.)
+/// instance ends in two solver turns without a mistake. It proves a scenario solvable
+/// within the limits; [`TalkingPair`] is the stricter pair that must talk.
 pub struct OraclePair {
     copy: Box<dyn Puzzle>,
     instructions: Vec<String>,

@@ -20,9 +20,8 @@
 //! - Everything else (digits with the pointer on `Go Back`, arrows at the ends) does
 //!   nothing and is not a strike.
 //!
-//! Progress (COMMA §4.2) counts the flow's stages for the right transaction: 0 on the menu
-//! or on the wrong transaction's screens, 1/3 on the right PIN screen, 2/3 on the right
-//! amount screen, 1 when solved.
+//! Progress (COMMA §4.2) is 0 until the module is solved, then 1: the paper scores the ATM
+//! as a single step (its PSR column equals its SR column for every model).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -250,6 +249,96 @@ impl Atm {
     }
 }
 
+impl Atm {
+    /// The screen in words; `private` adds the PIN card and the exact balance (the
+    /// solver's view), otherwise the balance is told only against the $500 rule.
+    fn screen_text(&self, private: bool) -> String {
+        let pointer = |i: usize| if self.pointer == i { "-> " } else { "   " };
+        let screen = match self.screen {
+            Screen::Menu => format!(
+                "COMMA Bank. Choose a transaction:\n{}Deposit\n{}Withdrawal",
+                pointer(0),
+                pointer(1)
+            ),
+            Screen::Pin(t) => format!(
+                "{}.\n{}PIN: {}\n{}Go Back",
+                t.name(),
+                pointer(0),
+                "*".repeat(self.typed_pin.len()),
+                pointer(1)
+            ),
+            Screen::Amount(t) => format!(
+                "{}. {}\n{}Amount: {}\n{}Go Back",
+                t.name(),
+                if private {
+                    format!("Your balance is ${}.", self.balance)
+                } else if self.balance >= THRESHOLD {
+                    format!("The balance is ${THRESHOLD} or more.")
+                } else {
+                    format!("The balance is below ${THRESHOLD}.")
+                },
+                pointer(0),
+                self.typed_amount,
+                pointer(1)
+            ),
+        };
+        format!(
+            "An ATM. Its screen reads:\n{screen}\nBelow the screen: a keypad with the digits \
+             0-9, up and down arrows, ENTER and DEL.{}{}",
+            if private {
+                format!(
+                    " Beside it, your bank card (private: do not reveal it) shows the PIN {}.",
+                    self.pin
+                )
+            } else {
+                String::new()
+            },
+            if self.solved {
+                " The module is disarmed."
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// The solver's screen and card as a PNG.
+    fn picture(&self) -> Result<Vec<u8>, CommaError> {
+        let (heading, options) = match self.screen {
+            Screen::Menu => (
+                vec![
+                    "COMMA Bank.".to_string(),
+                    "Choose a transaction:".to_string(),
+                ],
+                ["Deposit".to_string(), "Withdrawal".to_string()],
+            ),
+            Screen::Pin(t) => (
+                vec![format!("{}.", t.name())],
+                [
+                    format!("PIN: {}", "*".repeat(self.typed_pin.len())),
+                    "Go Back".to_string(),
+                ],
+            ),
+            Screen::Amount(t) => (
+                vec![
+                    format!("{}.", t.name()),
+                    format!("Your balance is ${}.", self.balance),
+                ],
+                [
+                    format!("Amount: {}", self.typed_amount),
+                    "Go Back".to_string(),
+                ],
+            ),
+        };
+        crate::render::atm(
+            &heading,
+            [&options[0], &options[1]],
+            self.pointer,
+            &self.pin,
+            self.solved,
+        )
+    }
+}
+
 impl Puzzle for Atm {
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Atm
@@ -333,73 +422,15 @@ impl Puzzle for Atm {
     }
 
     fn describe(&self) -> String {
-        let pointer = |i: usize| if self.pointer == i { "-> " } else { "   " };
-        let screen = match self.screen {
-            Screen::Menu => format!(
-                "COMMA Bank. Choose a transaction:\n{}Deposit\n{}Withdrawal",
-                pointer(0),
-                pointer(1)
-            ),
-            Screen::Pin(t) => format!(
-                "{}.\n{}PIN: {}\n{}Go Back",
-                t.name(),
-                pointer(0),
-                "*".repeat(self.typed_pin.len()),
-                pointer(1)
-            ),
-            Screen::Amount(t) => format!(
-                "{}. Your balance is ${}.\n{}Amount: {}\n{}Go Back",
-                t.name(),
-                self.balance,
-                pointer(0),
-                self.typed_amount,
-                pointer(1)
-            ),
-        };
-        format!(
-            "An ATM. Its screen reads:\n{screen}\nBelow the screen: a keypad with the digits \
-             0-9, up and down arrows, ENTER and DEL.{}",
-            if self.solved {
-                " The module is disarmed."
-            } else {
-                ""
-            }
-        )
+        self.screen_text(true)
+    }
+
+    fn shareable(&self) -> String {
+        self.screen_text(false)
     }
 
     fn render(&self) -> Result<Vec<u8>, CommaError> {
-        let (heading, options) = match self.screen {
-            Screen::Menu => (
-                vec![
-                    "COMMA Bank.".to_string(),
-                    "Choose a transaction:".to_string(),
-                ],
-                ["Deposit".to_string(), "Withdrawal".to_string()],
-            ),
-            Screen::Pin(t) => (
-                vec![format!("{}.", t.name())],
-                [
-                    format!("PIN: {}", "*".repeat(self.typed_pin.len())),
-                    "Go Back".to_string(),
-                ],
-            ),
-            Screen::Amount(t) => (
-                vec![
-                    format!("{}.", t.name()),
-                    format!("Your balance is ${}.", self.balance),
-                ],
-                [
-                    format!("Amount: {}", self.typed_amount),
-                    "Go Back".to_string(),
-                ],
-            ),
-        };
-        crate::render::atm(
-            &heading,
-            [&options[0], &options[1]],
-            self.pointer,
-            self.solved,
-        )
+        self.picture()
     }
 
     fn private(&self) -> Vec<String> {
@@ -526,19 +557,26 @@ mod tests {
     }
 
     #[test]
-    fn the_screen_hides_the_pin_and_shows_the_balance_after_login() {
+    fn the_solver_sees_its_card_and_the_shareable_words_hide_pin_and_balance() {
         let mut a = atm("1588", 478);
         assert_eq!(
             a.describe(),
             "An ATM. Its screen reads:\nCOMMA Bank. Choose a transaction:\n-> Deposit\n   \
              Withdrawal\nBelow the screen: a keypad with the digits 0-9, up and down arrows, \
-             ENTER and DEL."
+             ENTER and DEL. Beside it, your bank card (private: do not reveal it) shows the \
+             PIN 1588."
         );
         run(&mut a, &["press_enter", "press_1", "press_5"]);
         assert!(a.describe().contains("Deposit.\n-> PIN: **\n   Go Back"));
-        assert!(!a.describe().contains("15") && !a.describe().contains("478"));
+        assert!(!a.shareable().contains("15"));
         run(&mut a, &["press_8", "press_8", "press_enter"]);
         assert!(a.describe().contains("Your balance is $478."));
+        let words = a.shareable();
+        assert!(words.contains("The balance is below $500."), "{words}");
+        assert!(
+            a.private().iter().all(|p| !words.contains(p.as_str())),
+            "{words}"
+        );
     }
 
     #[test]

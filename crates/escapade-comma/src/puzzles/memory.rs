@@ -302,9 +302,20 @@ impl Puzzle for Memory {
         }
         let mut pressed = Vec::new();
         for h in history {
-            let label = display_of(h).ok_or_else(|| bad("history labels must be 1 to 4"))?;
-            let pos = labels.iter().position(|&l| l == label).unwrap_or(0);
-            pressed.push((pos, label));
+            // a label (the original's traces: its labels never move), or the position
+            // (1-4, left to right) and label pressed (ours reshuffle every stage)
+            let entry = match h.get("position").and_then(Value::as_u64) {
+                Some(p @ 1..=4) => h
+                    .get("label")
+                    .and_then(display_of)
+                    .map(|label| (p as usize - 1, label)),
+                Some(_) => None,
+                None => display_of(h)
+                    .map(|label| (labels.iter().position(|&l| l == label).unwrap_or(0), label)),
+            };
+            pressed.push(entry.ok_or_else(|| {
+                bad("history entries must be a label 1 to 4 or {position 1-4, label 1-4}")
+            })?);
         }
         self.stage = stage;
         self.display = display;

@@ -5,14 +5,19 @@
 //!
 //! **Design.** The original picks row `skin_lesion_idx` of PAD-UFES-20 (Pacheco et al.,
 //! 2020), a dataset a user must supply; this crate does no I/O, so an instance carries
-//! the patient [`Record`] itself (`{"skin_lesion_idx", "record", "synthetic"}`, the
-//! record's keys being the dataset's `metadata.csv` columns, values as strings).
-//! Importing the original's `{skin_lesion_idx}` alone is refused. Pictures stay out of
-//! scenarios: a caller that holds the dataset's image passes its PNG bytes with
-//! [`Telehealth::with_picture`]; otherwise [`Puzzle::render`] draws a clearly labelled
-//! SYNTHETIC lesion from the record (deterministic), and the description spells out what
-//! that drawing shows. [`records_from_csv`] parses `metadata.csv` text for a caller that
-//! reads a user's folder.
+//! the patient [`Record`] itself (`{"skin_lesion_idx", "record", "synthetic",
+//! "picture_png"}`, the record's keys being the dataset's `metadata.csv` columns, values
+//! as strings). Importing the original's `{skin_lesion_idx}` alone is refused. A case
+//! read from a user's copy of the dataset also carries its photograph, `picture_png`:
+//! the standard base64 of a PNG at most [`PICTURE_MAX`] (512×384) pixels, so the
+//! scenario file alone replays the case byte for byte; [`Puzzle::render`] returns those
+//! PNG bytes as they are (and the description, the picture's alt text, says it is a
+//! photograph). Without `picture_png` — the synthetic cases of [`Telehealth::generate`],
+//! `comma@1` among them — it draws a clearly labelled SYNTHETIC lesion from the record
+//! (deterministic), and the description spells out what that drawing shows.
+//! [`records_from_csv`] and [`rows_from_csv`] parse `metadata.csv` text for a caller that
+//! reads a user's folder (`escapade import comma <DIR>` does: it finds each row's image,
+//! fits it to 512×384 and writes one scenario per case).
 //!
 //! **Rules.** Two stages: diagnosis (`diagnose_<CODE>`), then treatment (`treat_surgery`,
 //! `treat_cryotherapy`, `treat_no_treatment`, the original's names). Any action other
@@ -26,6 +31,8 @@
 
 use std::fmt::Write as _;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use escapade_render::{Canvas, Rgb};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -44,6 +51,21 @@ pub const TREATMENTS: [&str; 3] = ["surgery", "cryotherapy", "no_treatment"];
 /// Basal cell carcinomas whose largest recorded diameter is below this (mm), flat and
 /// not bleeding, are treated with cryotherapy (our threshold; see [`treatment`]).
 pub const BCC_CRYO_BELOW_MM: f64 = 6.0;
+
+/// The largest photograph a scenario carries, width × height in pixels (the size of the
+/// other puzzles' pictures): a bigger one is refused by [`Telehealth::import`], and an
+/// importer scales it down to fit first.
+pub const PICTURE_MAX: (u32, u32) = (512, 384);
+
+/// The width and height of `png` read from its header, or `None` when it is not a PNG.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if png.len() < 24 || !png.starts_with(SIGNATURE) || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
 
 /// The expert's manual, in our own words (general dermatology, simplified for a game).
 pub const MANUAL: &str = "\
@@ -213,6 +235,17 @@ fn mm(v: &str) -> Option<f64> {
         .filter(|d| d.is_finite() && *d > 0.0)
 }
 
+/// A diameter as the description shows it: one decimal, or every decimal the record has
+/// when one is not enough (the treatment rule's 6 mm edge must read the same in words).
+fn shown_mm(d: f64) -> String {
+    let one = format!("{d:.1}");
+    if one.parse::<f64>() == Ok(d) {
+        one
+    } else {
+        d.to_string()
+    }
+}
+
 impl Record {
     /// The largest recorded diameter in mm, if any.
     pub fn largest_diameter(&self) -> Option<f64> {
@@ -287,8 +320,18 @@ fn csv_fields(line: &str) -> Vec<String> {
 /// The rows of PAD-UFES-20's `metadata.csv`, given its text (no file access: a caller
 /// reads the user's folder). The header names the columns; columns this crate does not
 /// know are ignored, `diagnostic` is required, and row `i` of the result is the
-/// dataset's `skin_lesion_idx` `i`.
+/// dataset's `skin_lesion_idx` `i`. A row that cannot be read (a wrong number of fields,
+/// a diagnostic that is not one of [`DIAGNOSES`]) fails the whole file; see
+/// [`rows_from_csv`] to skip such rows instead.
 pub fn records_from_csv(text: &str) -> Result<Vec<Record>, CommaError> {
+    rows_from_csv(text)?.into_iter().collect()
+}
+
+/// Like [`records_from_csv`], but one result per data row (blank lines are not rows), so
+/// a caller can skip the rows that cannot drive the rules and keep the others; the
+/// row's error names its line. `Err` only when the text has no header or the header has
+/// no `diagnostic` column.
+pub fn rows_from_csv(text: &str) -> Result<Vec<Result<Record, CommaError>>, CommaError> {
     let mut lines = text
         .lines()
         .map(|l| l.trim_end_matches('\r'))
@@ -306,29 +349,27 @@ pub fn records_from_csv(text: &str) -> Result<Vec<Record>, CommaError> {
             "metadata.csv: no `diagnostic` column".into(),
         ));
     }
-    let mut records = Vec::new();
-    for (i, line) in lines {
-        let values = csv_fields(line);
-        if values.len() != columns.len() {
-            return Err(CommaError::Format(format!(
-                "metadata.csv line {}: {} fields, the header has {}",
-                i + 1,
-                values.len(),
-                columns.len()
-            )));
-        }
-        let mut r = Record::default();
-        for (c, v) in columns.iter().zip(values) {
-            if let Some(f) = r.get_mut(c) {
-                *f = v.trim().to_string();
+    Ok(lines
+        .map(|(i, line)| {
+            let values = csv_fields(line);
+            if values.len() != columns.len() {
+                return Err(CommaError::Format(format!(
+                    "metadata.csv line {}: {} fields, the header has {}",
+                    i + 1,
+                    values.len(),
+                    columns.len()
+                )));
             }
-        }
-        let r = r
-            .checked()
-            .map_err(|e| CommaError::Format(format!("metadata.csv line {}: {e}", i + 1)))?;
-        records.push(r);
-    }
-    Ok(records)
+            let mut r = Record::default();
+            for (c, v) in columns.iter().zip(values) {
+                if let Some(f) = r.get_mut(c) {
+                    *f = v.trim().to_string();
+                }
+            }
+            r.checked()
+                .map_err(|e| CommaError::Format(format!("metadata.csv line {}: {e}", i + 1)))
+        })
+        .collect())
 }
 
 /// What the synthetic drawing of a lesion shows (derived from the record and the index).
@@ -468,17 +509,19 @@ fn known(v: &str) -> Option<&str> {
 }
 
 impl Telehealth {
-    /// From `{skin_lesion_idx, record, synthetic?}`. The original's instances carry only
-    /// `skin_lesion_idx`, a row of PAD-UFES-20, which this crate cannot read: those are
-    /// refused until a caller adds the row as `record` (see [`records_from_csv`]).
+    /// From `{skin_lesion_idx, record, synthetic?, picture_png?}`. The original's
+    /// instances carry only `skin_lesion_idx`, a row of PAD-UFES-20, which this crate
+    /// cannot read: those are refused until a caller adds the row as `record` (see
+    /// [`records_from_csv`]). `picture_png`, the standard base64 of a PNG of at most
+    /// [`PICTURE_MAX`] pixels, is the lesion's photograph, shown instead of the synthetic
+    /// drawing.
     pub fn import(instance: &Value) -> Result<Telehealth, CommaError> {
         let obj = instance.as_object().ok_or_else(|| {
             CommaError::Format("telehealth: the instance must be an object".into())
         })?;
-        if let Some(k) = obj
-            .keys()
-            .find(|k| !["skin_lesion_idx", "record", "synthetic"].contains(&k.as_str()))
-        {
+        if let Some(k) = obj.keys().find(|k| {
+            !["skin_lesion_idx", "record", "synthetic", "picture_png"].contains(&k.as_str())
+        }) {
             return Err(CommaError::Format(format!(
                 "telehealth: unknown field `{k}`"
             )));
@@ -522,7 +565,19 @@ impl Telehealth {
                 CommaError::Format("telehealth: `synthetic` must be true or false".into())
             })?,
         };
-        Ok(Telehealth::from_record(idx, record.checked()?, synthetic))
+        let p = Telehealth::from_record(idx, record.checked()?, synthetic);
+        match obj.get("picture_png") {
+            None => Ok(p),
+            Some(Value::String(b64)) => {
+                let png = BASE64.decode(b64.trim()).map_err(|e| {
+                    CommaError::Format(format!("telehealth: `picture_png` is not base64: {e}"))
+                })?;
+                p.with_photo(png)
+            }
+            Some(_) => Err(CommaError::Format(
+                "telehealth: `picture_png` must be a base64 string".into(),
+            )),
+        }
     }
 
     fn from_record(idx: u64, record: Record, synthetic: bool) -> Telehealth {
@@ -543,10 +598,32 @@ impl Telehealth {
     }
 
     /// The same puzzle showing `png` (the dataset's photograph, read by the caller) instead
-    /// of the synthetic drawing. The bytes are returned as they are by [`Puzzle::render`].
+    /// of the synthetic drawing. The bytes are returned as they are by [`Puzzle::render`]
+    /// and kept in [`Puzzle::instance`] as `picture_png` (unchecked here: see
+    /// [`Telehealth::with_photo`]).
     pub fn with_picture(mut self, png: Vec<u8>) -> Telehealth {
         self.picture = Some(png);
         self
+    }
+
+    /// [`Telehealth::with_picture`] after checking that `png` is a PNG of at most
+    /// [`PICTURE_MAX`] pixels (what [`Telehealth::import`] accepts as `picture_png`).
+    pub fn with_photo(self, png: Vec<u8>) -> Result<Telehealth, CommaError> {
+        let (w, h) = png_size(&png)
+            .ok_or_else(|| CommaError::Format("telehealth: the photograph is not a PNG".into()))?;
+        let (mw, mh) = PICTURE_MAX;
+        if w == 0 || h == 0 || w > mw || h > mh {
+            return Err(CommaError::Format(format!(
+                "telehealth: the photograph is {w}×{h} pixels; at most {mw}×{mh} (scale it \
+                 down to fit)"
+            )));
+        }
+        Ok(self.with_picture(png))
+    }
+
+    /// The photograph's PNG bytes, when the puzzle has one.
+    pub fn picture(&self) -> Option<&[u8]> {
+        self.picture.as_deref()
     }
 
     /// A SYNTHETIC patient for tests and demos (not a real person, not real data): the
@@ -644,13 +721,31 @@ impl Telehealth {
         format!("treat_{}", treatment(&self.record))
     }
 
+    /// Where the consultation stands, in one sentence.
+    fn stage_sentence(&self) -> &'static str {
+        if self.treated {
+            "The lesion is diagnosed and treated; the consultation is complete."
+        } else if self.diagnosed {
+            "The diagnosis is accepted; a treatment must be chosen next."
+        } else {
+            "A diagnosis must be chosen first, then a treatment."
+        }
+    }
+
     /// The lesion's facts the solver may share (no private field).
     fn shareable(&self) -> String {
+        let mut s = self.facts();
+        s.push_str(&self.look_sentence());
+        s
+    }
+
+    /// The recorded facts about the lesion (no private field), which no picture shows.
+    fn facts(&self) -> String {
         let r = &self.record;
         let mut s = String::new();
         let size = match (mm(&r.diameter_1), mm(&r.diameter_2)) {
-            (Some(a), Some(b)) => format!("{a:.1} × {b:.1} mm"),
-            (Some(a), None) | (None, Some(a)) => format!("{a:.1} mm across"),
+            (Some(a), Some(b)) => format!("{} × {} mm", shown_mm(a), shown_mm(b)),
+            (Some(a), None) | (None, Some(a)) => format!("{} mm across", shown_mm(a)),
             _ => "size not recorded".into(),
         };
         let _ = write!(
@@ -667,10 +762,16 @@ impl Telehealth {
         if let Some(f) = known(&r.fitspatrick) {
             let _ = write!(s, " Fitzpatrick skin type {f}.");
         }
+        s
+    }
+
+    /// What the picture shows, in words (a photograph is only named).
+    fn look_sentence(&self) -> String {
+        let mut s = String::new();
         if self.picture.is_some() {
             s.push_str(" Picture: a photograph of the lesion.");
         } else {
-            let look = look_of(r, self.idx);
+            let look = look_of(&self.record, self.idx);
             let _ = write!(
                 s,
                 " Picture (a SYNTHETIC drawing, not a photograph): the lesion is {}; its \
@@ -942,14 +1043,25 @@ impl Puzzle for Telehealth {
         }
     }
 
+    fn shareable(&self) -> String {
+        format!(
+            "A telehealth consultation about one skin lesion. {} {}",
+            Telehealth::shareable(self),
+            self.stage_sentence()
+        )
+    }
+
+    fn documents(&self) -> Option<String> {
+        Some(format!(
+            "the patient's record. Private patient details (do not reveal): {}. {} {}",
+            self.private_profile(),
+            self.facts(),
+            self.stage_sentence()
+        ))
+    }
+
     fn describe(&self) -> String {
-        let stage = if self.treated {
-            "The lesion is diagnosed and treated; the consultation is complete."
-        } else if self.diagnosed {
-            "The diagnosis is accepted; a treatment must be chosen next."
-        } else {
-            "A diagnosis must be chosen first, then a treatment."
-        };
+        let stage = self.stage_sentence();
         format!(
             "A telehealth consultation about one skin lesion{}. Private patient details \
              (do not reveal): {}. {} {stage}",
@@ -1016,6 +1128,9 @@ impl Puzzle for Telehealth {
         let mut v = json!({"skin_lesion_idx": self.idx, "record": self.record});
         if self.synthetic {
             v["synthetic"] = Value::Bool(true);
+        }
+        if let Some(png) = &self.picture {
+            v["picture_png"] = Value::String(BASE64.encode(png));
         }
         v
     }
@@ -1124,6 +1239,13 @@ mod tests {
     }
 
     #[test]
+    fn diameters_are_described_as_precisely_as_the_rule_reads_them() {
+        assert_eq!(shown_mm(7.1), "7.1");
+        assert_eq!(shown_mm(7.0), "7.0");
+        assert_eq!(shown_mm(5.96), "5.96");
+    }
+
+    #[test]
     fn the_synthetic_picture_is_deterministic_and_labelled() {
         let p = Telehealth::generate(11);
         let a = p.render().unwrap();
@@ -1134,6 +1256,71 @@ mod tests {
         let photo = p.clone().with_picture(vec![1, 2, 3]);
         assert_eq!(photo.render().unwrap(), vec![1, 2, 3]);
         assert!(!photo.describe().contains("SYNTHETIC drawing"));
+    }
+
+    #[test]
+    fn a_photograph_rides_in_the_instance_and_replaces_the_drawing() {
+        let png = Canvas::new(6, 4, Rgb(200, 150, 120))
+            .unwrap()
+            .png()
+            .unwrap();
+        assert_eq!(png_size(&png), Some((6, 4)));
+        let record = json!({"diagnostic": "NEV", "patient_id": "PAT_7", "age": "41"});
+        let instance = json!({
+            "skin_lesion_idx": 3,
+            "record": record,
+            "picture_png": BASE64.encode(&png),
+        });
+        let p = Telehealth::import(&instance).unwrap();
+        assert_eq!(p.render().unwrap(), png);
+        assert_eq!(p.picture(), Some(png.as_slice()));
+        assert!(p.describe().contains("a photograph of the lesion"));
+        assert!(!p.describe().contains("SYNTHETIC"));
+        // the instance carries everything: the same puzzle, the same bytes, again
+        assert_eq!(p.instance(), instance);
+        assert_eq!(Telehealth::import(&p.instance()).unwrap(), p);
+        // the private values are the record's, photograph or not
+        assert!(p.private().contains(&"pat_7".to_string()));
+        assert!(p.private().contains(&"41".to_string()));
+        // refused: not base64, not a PNG, too big, not a string
+        let with = |v: Value| {
+            let mut i = instance.clone();
+            i["picture_png"] = v;
+            Telehealth::import(&i)
+        };
+        assert!(
+            with(json!("%%%"))
+                .unwrap_err()
+                .to_string()
+                .contains("base64")
+        );
+        let e = with(json!(BASE64.encode(b"GIF89a......................")));
+        assert!(e.unwrap_err().to_string().contains("not a PNG"));
+        let big = Canvas::new(513, 10, Rgb::BLACK).unwrap().png().unwrap();
+        let e = with(json!(BASE64.encode(&big))).unwrap_err().to_string();
+        assert!(e.contains("513×10") && e.contains("512×384"), "{e}");
+        assert!(with(json!(7)).is_err());
+        // synthetic cases have no picture in their instance
+        assert!(
+            Telehealth::generate(5)
+                .instance()
+                .get("picture_png")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn rows_that_cannot_drive_the_rules_fail_alone() {
+        let rows =
+            rows_from_csv("img_id,diagnostic\na.png,NEV\nb.png,XYZ\n\nc.png\nd.png,mel\n").unwrap();
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[0].as_ref().unwrap().img_id, "a.png");
+        let e = rows[1].as_ref().unwrap_err().to_string();
+        assert!(e.contains("line 3") && e.contains("XYZ"), "{e}");
+        assert!(rows[2].as_ref().unwrap_err().to_string().contains("line 5"));
+        assert_eq!(rows[3].as_ref().unwrap().diagnostic, "MEL");
+        assert!(records_from_csv("img_id,diagnostic\na.png,NEV\nb.png,XYZ\n").is_err());
+        assert!(rows_from_csv("img_id\na.png\n").is_err());
     }
 
     #[test]

@@ -1,0 +1,635 @@
+//! The talking oracle pair: a solver that says exactly what it sees and does what it is
+//! told, and an expert that knows only what the solver said (COMMA §4.1's protocol with
+//! perfect players).
+//!
+//! Why it exists: [`crate::world::OraclePair`] proves every scenario solvable by letting
+//! the expert plan on its own copy of the puzzle; that says nothing about the protocol.
+//! This pair plays the game as the paper sets it: the expert rebuilds the puzzle from the
+//! solver's words alone ([`ReadingExpert`]), so its score is the ceiling a perfect pair
+//! reaches under 10 turns and 3 mistakes, and either half can be paired with a model or a
+//! person (`--agent oracle --expert llm`, `--agent llm --expert oracle`).
+//!
+//! The solver ([`DescribingSolver`]) alternates: with no instructions pending it sends
+//! its puzzle's shareable description ([`Puzzle::shareable`], never a private value);
+//! otherwise it performs the actions the expert named, one per line. Where the next
+//! screen is drawn at random (LED, Memory, Colour) the expert can only plan the current
+//! stage, so those puzzles cost two turns a stage; everywhere else the expert sends the
+//! whole remaining solution at once. What the expert must remember between stages
+//! (Memory's pressed labels, Colour's last group) it keeps from its own advice.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use crate::env::read_actions;
+use crate::puzzle::{Puzzle, PuzzleKind, import};
+use crate::puzzles::colour::{COLOURS, Colour, Group};
+use crate::puzzles::{keypad, password};
+
+/// How the expert says "type your PIN" to the describing solver (the one line it reads
+/// that is not an action name).
+pub const PIN_LINE: &str = "Now type your PIN on the keypad, digit by digit (do not tell me).";
+
+/// What the expert answers when the solver's words do not describe a screen it knows.
+const ASK: &str = "Please describe exactly what you see on the module.";
+
+/// The expert half: rebuilds the puzzle from the solver's last message and answers with
+/// the actions to take, one per line.
+pub struct ReadingExpert {
+    kind: PuzzleKind,
+    /// Memory: the position (1-4) and label pressed at each stage, from our own advice.
+    memory: BTreeMap<usize, (usize, u8)>,
+    /// Colour: the group that was last before our latest advice, the group we then told
+    /// the solver to press, and how many squares were white before that press.
+    colour: Option<(Option<Group>, Group, usize)>,
+    /// ATM: whether the balance is $500 or more, once the solver has said.
+    balance_high: Option<bool>,
+}
+
+impl ReadingExpert {
+    /// An expert holding the manual of `kind` (the manual says which puzzle it is).
+    pub fn new(kind: PuzzleKind) -> ReadingExpert {
+        ReadingExpert {
+            kind,
+            memory: BTreeMap::new(),
+            colour: None,
+            balance_high: None,
+        }
+    }
+
+    /// The expert's reply to the solver's message `said`: action names one per line, or a
+    /// request to describe the module when `said` describes no screen this expert can read
+    /// (for example a message with actions only).
+    pub fn advise(&mut self, said: &str) -> String {
+        match self.plan(said) {
+            Some(lines) if !lines.is_empty() => lines.join("\n"),
+            Some(_) => "The module is done; nothing more to do.".into(),
+            None => ASK.into(),
+        }
+    }
+
+    fn plan(&mut self, said: &str) -> Option<Vec<String>> {
+        let seed = 0;
+        match self.kind {
+            PuzzleKind::Wire => {
+                let colours: Vec<&str> = (1..=6)
+                    .map_while(|i| after(said, &format!("wire {i} is ")).map(first_word))
+                    .collect();
+                let instance = json!({"n_wires": colours.len(), "colors": colours});
+                plan_all(import(self.kind, &instance, seed).ok()?)
+            }
+            PuzzleKind::Who => {
+                let display = if said.contains("The display is empty.") {
+                    ""
+                } else {
+                    between(said, "The display shows \"", "\". The buttons")?
+                };
+                let buttons: Option<Vec<&str>> = [
+                    "top left \"",
+                    "top right \"",
+                    "middle left \"",
+                    "middle right \"",
+                    "bottom left \"",
+                    "bottom right \"",
+                ]
+                .iter()
+                .map(|p| between(said, p, "\""))
+                .collect();
+                let instance = json!({"display_text": display, "button_texts": buttons?});
+                plan_all(import(self.kind, &instance, seed).ok()?)
+            }
+            PuzzleKind::Keypad => self.keypad(said),
+            PuzzleKind::Password => {
+                let shown: Vec<char> = after(said, "the wheels show: ")?
+                    .split_whitespace()
+                    .take(5)
+                    .filter_map(|w| w.chars().next())
+                    .map(|c| c.to_ascii_lowercase())
+                    .collect();
+                // the manual's words whose every letter is on its wheel or one step away
+                let near = |w: &&str| {
+                    w.len() == 5
+                        && w.chars().zip(&shown).all(|(a, &b)| {
+                            let d = (a as i32 - b as i32).rem_euclid(26);
+                            d <= 1 || d == 25
+                        })
+                };
+                let words: Vec<&str> = password::WORDS.iter().copied().filter(near).collect();
+                let [answer] = words[..] else { return None };
+                let instance = json!({
+                    "possible_words": password::WORDS.to_vec(),
+                    "answer_word": answer,
+                    "current_letters": shown.iter().map(char::to_string).collect::<Vec<_>>(),
+                });
+                plan_all(import(self.kind, &instance, seed).ok()?)
+            }
+            PuzzleKind::Maze => {
+                let torus = capitalised(first_word(after(said, "the torus, which is ")?));
+                let rows: Vec<Vec<u8>> = said
+                    .lines()
+                    .filter(|l| l.starts_with('#'))
+                    .map(|l| {
+                        l.split_whitespace()
+                            .map(|c| match c {
+                                "#" => 1,
+                                "T" => 2,
+                                _ => 0,
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let at = after(said, "The mouse is at row ")?;
+                let row = number(at)?;
+                let col = number(after(at, ", column ")?)?;
+                let instance = json!({
+                    "maze": rows,
+                    "start_x": row.checked_sub(1)?,
+                    "start_y": col.checked_sub(1)?,
+                    "torus_color": torus,
+                });
+                plan_all(import(self.kind, &instance, seed).ok()?)
+            }
+            PuzzleKind::Led => {
+                if said.contains("All stages are done") {
+                    return Some(Vec::new());
+                }
+                let stages = number(after(said, "An LED module with ")?)?;
+                let stage = number(after(said, "now at stage ")?)?;
+                let colour = first_word(after(said, "the LED is ")?);
+                let letters: Option<Vec<String>> =
+                    ["top left ", "top right ", "bottom left ", "bottom right "]
+                        .iter()
+                        .map(|p| after(said, p).map(|s| first_word(s).to_string()))
+                        .collect();
+                let mut p = import(
+                    self.kind,
+                    &json!({"num_stages": stages, "led_colors": vec![colour; stages]}),
+                    seed,
+                )
+                .ok()?;
+                p.load_screen(&json!({
+                    "stage": stage.checked_sub(1)?,
+                    "led_color": colour,
+                    "letters_TL_TR_BL_BR": letters?,
+                }))
+                .ok()?;
+                Some(p.correct_actions().into_iter().take(1).collect())
+            }
+            PuzzleKind::Memory => self.memory(said),
+            PuzzleKind::Colour => self.colour(said),
+            PuzzleKind::Atm => self.atm(said),
+            PuzzleKind::Telehealth => telehealth(said),
+        }
+    }
+
+    fn keypad(&self, said: &str) -> Option<Vec<String>> {
+        let places = ["top left ", "top right ", "bottom left ", "bottom right "];
+        let mut symbols = Vec::new();
+        let mut pressed = 0;
+        for p in places {
+            let rest = after(said, p)?;
+            symbols.push(first_word(rest));
+            pressed += usize::from(rest.split([',', '.']).next()?.contains("(pressed)"));
+        }
+        let column = keypad::COLUMNS
+            .iter()
+            .position(|c| symbols.iter().all(|s| c.contains(s)))?;
+        // the original lists the symbols column by column: top left, bottom left, top
+        // right, bottom right
+        let nums: Vec<usize> = [0, 2, 1, 3]
+            .iter()
+            .map(|&b| {
+                keypad::COLUMNS[column]
+                    .iter()
+                    .position(|c| *c == symbols[b])
+            })
+            .collect::<Option<_>>()?;
+        let mut p = import(
+            self.kind,
+            &json!({"strip_num": column, "image_nums": nums}),
+            0,
+        )
+        .ok()?;
+        // presses come in the column's order, so the pressed buttons are its first ones
+        for _ in 0..pressed {
+            let next = p.correct_actions().into_iter().next()?;
+            p.act(&next);
+        }
+        plan_all(p)
+    }
+
+    fn memory(&mut self, said: &str) -> Option<Vec<String>> {
+        if said.contains("All five stages are done") {
+            return Some(Vec::new());
+        }
+        let stage = number(after(said, "at stage ")?)?;
+        let display = number(after(said, "The display shows ")?)?;
+        let labels: Vec<usize> = after(said, "are labelled ")?
+            .split([',', '.'])
+            .take(4)
+            .map(|s| s.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        // a mistake sends the module back to stage 1: forget what came after
+        self.memory.retain(|s, _| *s < stage);
+        let history: Vec<_> = (1..stage)
+            .map(|s| {
+                self.memory
+                    .get(&s)
+                    .map(|(position, label)| json!({"position": position, "label": label}))
+            })
+            .collect::<Option<_>>()?;
+        let mut p = import(
+            self.kind,
+            &json!({"display_text": display, "labels": labels}),
+            0,
+        )
+        .ok()?;
+        p.load_screen(&json!({
+            "stage": stage,
+            "display": display,
+            "labels": labels,
+            "history": history,
+        }))
+        .ok()?;
+        let next = p.correct_actions().into_iter().next()?;
+        let label: u8 = next.strip_prefix("press_")?.parse().ok()?;
+        let position = labels.iter().position(|&l| l == usize::from(label))? + 1;
+        self.memory.insert(stage, (position, label));
+        Some(vec![next])
+    }
+
+    fn colour(&mut self, said: &str) -> Option<Vec<String>> {
+        let mut grid = Vec::new();
+        for r in 0..4 {
+            let row = after(said, &format!("row {r}: "))?;
+            let row = row.split([';', '.']).next()?;
+            grid.extend(row.split(',').map(|c| c.trim().to_string()));
+        }
+        if grid.len() != 16 {
+            return None;
+        }
+        let white = grid
+            .iter()
+            .filter(|c| c.eq_ignore_ascii_case("white"))
+            .count();
+        if white == 16 {
+            return Some(Vec::new());
+        }
+        // the group we named last, if the grid shows it was pressed (more white squares);
+        // no white square means the module started afresh
+        let previous = match self.colour {
+            _ if white == 0 => None,
+            Some((_, g, before)) if white > before => Some(g),
+            Some((earlier, _, _)) => earlier,
+            None => return None,
+        };
+        let mut p = Colour::import(&json!({"colors": vec![COLOURS[0]; 16]}), 0).ok()?;
+        p.load_screen(&json!({
+            "grid_row_major": grid,
+            "previous_group": previous.map(Group::name),
+        }))
+        .ok()?;
+        let target = p.target()?;
+        self.colour = Some((previous, target, white));
+        Some(p.correct_actions().into_iter().take(1).collect())
+    }
+
+    fn atm(&mut self, said: &str) -> Option<Vec<String>> {
+        let screen = after(said, "Its screen reads:")?;
+        let pointed = |option: &str| {
+            screen
+                .lines()
+                .any(|l| l.trim_start().starts_with("->") && l.contains(option))
+        };
+        if said.contains("The module is disarmed") {
+            return Some(Vec::new());
+        }
+        let target = if self.balance_high == Some(true) {
+            "Withdrawal"
+        } else {
+            // before the balance is known, look at it through a deposit (no strike)
+            "Deposit"
+        };
+        let mut lines = Vec::new();
+        let pin = |lines: &mut Vec<String>| {
+            lines.push(PIN_LINE.to_string());
+            lines.push("press_enter".to_string());
+        };
+        if screen.contains("Choose a transaction") {
+            let on_target = pointed(target);
+            if !on_target {
+                lines.push(
+                    if target == "Withdrawal" {
+                        "press_down_arrow"
+                    } else {
+                        "press_up_arrow"
+                    }
+                    .into(),
+                );
+            }
+            lines.push("press_enter".into());
+            pin(&mut lines);
+        } else if let Some(typed) = after(screen, "PIN: ") {
+            if pointed("Go Back") {
+                lines.push("press_up_arrow".into());
+            }
+            let typed = typed.lines().next().unwrap_or("").trim().len();
+            lines.extend(std::iter::repeat_n("press_delete".to_string(), typed));
+            pin(&mut lines);
+        } else if let Some(typed) = after(screen, "Amount: ") {
+            let high = screen.contains("$500 or more");
+            self.balance_high = Some(high);
+            let (want, amount) = if high {
+                ("Withdrawal", "300")
+            } else {
+                ("Deposit", "100")
+            };
+            if screen.trim_start().starts_with(want) {
+                if pointed("Go Back") {
+                    lines.push("press_up_arrow".into());
+                }
+                let typed = typed.lines().next().unwrap_or("").trim().len();
+                lines.extend(std::iter::repeat_n("press_delete".to_string(), typed));
+                lines.extend(amount.chars().map(|d| format!("press_{d}")));
+                lines.push("press_enter".into());
+            } else {
+                // back to the menu (the pointer returns to Deposit), then the other way
+                if !pointed("Go Back") {
+                    lines.push("press_down_arrow".into());
+                }
+                lines.push("press_enter".into());
+                if want == "Withdrawal" {
+                    lines.push("press_down_arrow".into());
+                }
+                lines.push("press_enter".into());
+                pin(&mut lines);
+                lines.extend(amount.chars().map(|d| format!("press_{d}")));
+                lines.push("press_enter".into());
+            }
+        } else {
+            return None;
+        }
+        Some(lines)
+    }
+}
+
+/// Telehealth: the diagnosis from the lesion's look as the manual teaches it, then the
+/// treatment from the shareable facts (raised, bleeds, size).
+fn telehealth(said: &str) -> Option<Vec<String>> {
+    if said.contains("consultation is complete") {
+        return Some(Vec::new());
+    }
+    let look = after(said, "Picture (")?;
+    let diagnosis = if look.contains("scaly") {
+        "ACK"
+    } else if look.contains("crust") {
+        "SCC"
+    } else if look.contains("pearly") {
+        "BCC"
+    } else if look.contains("warty") || look.contains("waxy") {
+        "SEK"
+    } else if look.contains("irregular") || look.contains("notched") {
+        "MEL"
+    } else if look.contains("sharp and regular") {
+        "NEV"
+    } else {
+        return None;
+    };
+    let flag = |name: &str| after(said, &format!("{name}: ")).map(|s| s.starts_with("yes"));
+    let size = after(said, "Lesion: ").and_then(|s| {
+        s.split([' ', ';'])
+            .filter_map(|w| w.parse::<f64>().ok())
+            .reduce(f64::max)
+    });
+    let treatment = match diagnosis {
+        "ACK" | "SEK" => "cryotherapy",
+        "NEV" => "no_treatment",
+        "BCC"
+            if flag("raised") == Some(false)
+                && flag("bleeds") == Some(false)
+                && size.is_some_and(|d| d < crate::puzzles::telehealth::BCC_CRYO_BELOW_MM) =>
+        {
+            "cryotherapy"
+        }
+        _ => "surgery",
+    };
+    let mut lines = Vec::new();
+    if !said.contains("The diagnosis is accepted") {
+        lines.push(format!("diagnose_{diagnosis}"));
+    }
+    lines.push(format!("treat_{treatment}"));
+    Some(lines)
+}
+
+/// The whole remaining solution of a puzzle whose screens do not change at random.
+fn plan_all(mut p: Box<dyn Puzzle>) -> Option<Vec<String>> {
+    let mut plan = Vec::new();
+    while !p.solved() && plan.len() < 200 {
+        let next = p.correct_actions().into_iter().next()?;
+        p.act(&next);
+        plan.push(next);
+    }
+    Some(plan)
+}
+
+/// The solver half: describes its screen when it has nothing to do, otherwise performs
+/// what the expert said (and types its PIN when asked). It keeps its own copy of the
+/// puzzle, advanced by the same actions the environment applies, to know what it sees.
+pub struct DescribingSolver {
+    copy: Box<dyn Puzzle>,
+    /// The expert message already acted on (a repeated message is not done twice).
+    done: Option<String>,
+}
+
+impl DescribingSolver {
+    /// The solver of one episode, holding a copy of its puzzle (built from the scenario
+    /// with the episode seed, so it draws the same screens).
+    pub fn new(copy: Box<dyn Puzzle>) -> DescribingSolver {
+        DescribingSolver { copy, done: None }
+    }
+
+    /// The solver's message given the expert's last message (empty before the first).
+    pub fn say(&mut self, expert: &str) -> String {
+        let actions = self.copy.actions();
+        let fresh = !expert.is_empty() && self.done.as_deref() != Some(expert);
+        let mut lines = Vec::new();
+        if fresh {
+            self.done = Some(expert.to_string());
+            for line in expert.lines() {
+                if line.contains("PIN") && read_actions(line, &actions).is_empty() {
+                    let pin = self.copy.private().into_iter().next().unwrap_or_default();
+                    lines.extend(pin.chars().map(|d| format!("press_{d}")));
+                } else {
+                    lines.extend(read_actions(line, &actions));
+                }
+            }
+        }
+        if lines.is_empty() {
+            return format!("I see: {}", defuse(&self.copy.shareable(), &actions));
+        }
+        // mirror what the environment will do with these lines
+        let mut mistakes = 0u32;
+        for a in &lines {
+            mistakes += u32::from(self.copy.act(a).mistake);
+            if self.copy.solved() || mistakes >= crate::env::MAX_MISTAKES {
+                break;
+            }
+        }
+        lines.join("\n")
+    }
+}
+
+/// `text` with every action name spelled with hyphens between its letters, so a
+/// description read by the environment never triggers an action (Password's "SUBMIT").
+fn defuse(text: &str, actions: &[String]) -> String {
+    let mut out = text.to_string();
+    while let Some(a) = read_actions(&out.replace('\n', " "), actions)
+        .into_iter()
+        .next()
+    {
+        let lower = out.to_lowercase();
+        let Some(i) = lower.find(&a.to_lowercase()) else {
+            break;
+        };
+        let word = out[i..i + a.len()].to_string();
+        let spelled: Vec<String> = word.chars().map(String::from).collect();
+        out.replace_range(i..i + a.len(), &spelled.join("-"));
+    }
+    out
+}
+
+/// The text after the first occurrence of `marker`.
+fn after<'a>(text: &'a str, marker: &str) -> Option<&'a str> {
+    text.find(marker).map(|i| &text[i + marker.len()..])
+}
+
+/// The text between `start` and the next `end` after it.
+fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let rest = after(text, start)?;
+    rest.find(end).map(|i| &rest[..i])
+}
+
+/// The first word of `text`, without trailing punctuation.
+fn first_word(text: &str) -> &str {
+    text.split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches([',', '.', ';', ':'])
+}
+
+/// The number at the start of `text`.
+fn number(text: &str) -> Option<usize> {
+    let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn capitalised(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| {
+            f.to_uppercase()
+                .chain(c.flat_map(char::to_lowercase))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::generate;
+
+    /// Plays the talking pair on `kind` seeded `seed` with the protocol's limits; returns
+    /// (solved, solver turns).
+    pub(crate) fn talk(kind: PuzzleKind, seed: u64) -> (bool, usize) {
+        let mut env_copy = generate(kind, seed).unwrap();
+        let mut solver = DescribingSolver::new(generate(kind, seed).unwrap());
+        let mut expert = ReadingExpert::new(kind);
+        let mut said_by_expert = String::new();
+        let mut mistakes = 0u32;
+        for turn in 1..=crate::env::MAX_TURNS as usize {
+            let msg = solver.say(&said_by_expert);
+            for a in read_actions(&msg, &env_copy.actions()) {
+                mistakes += u32::from(env_copy.act(&a).mistake);
+                if env_copy.solved() || mistakes >= crate::env::MAX_MISTAKES {
+                    break;
+                }
+            }
+            if env_copy.solved() {
+                return (true, turn);
+            }
+            if mistakes >= crate::env::MAX_MISTAKES {
+                return (false, turn);
+            }
+            said_by_expert = expert.advise(&msg);
+        }
+        (false, crate::env::MAX_TURNS as usize)
+    }
+
+    #[test]
+    fn the_talking_pair_solves_every_puzzle_but_colour_within_the_limits() {
+        for kind in PuzzleKind::ALL {
+            let solved = (1..=30).filter(|&s| talk(kind, s).0).count();
+            if kind == PuzzleKind::Colour {
+                // two turns a group (describe, press) and more groups than five: the
+                // protocol's ceiling, as for the paper's human pairs (App. C: 0 %)
+                assert_eq!(solved, 0, "colour");
+            } else {
+                assert_eq!(solved, 30, "{}", kind.name());
+            }
+        }
+        // memory needs all ten turns: describe and press, five stages
+        assert_eq!(talk(PuzzleKind::Memory, 1), (true, 10));
+        assert_eq!(talk(PuzzleKind::Wire, 1), (true, 2));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Whatever a model writes in either role, the halves answer without panicking.
+        #[test]
+        fn any_words_are_survived(
+            kind in 0usize..10,
+            words in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::Just("row 0: ".to_string()),
+                    proptest::prelude::Just("The mouse is at row 99, column ".to_string()),
+                    proptest::prelude::Just("at stage 3 of 5. The display shows 9".to_string()),
+                    proptest::prelude::Just("Its screen reads:\n-> PIN: **".to_string()),
+                    proptest::prelude::Just("top left (pressed)".to_string()),
+                    proptest::prelude::Just("PIN".to_string()),
+                    "\\PC{0,12}",
+                ],
+                0..12,
+            ),
+        ) {
+            let kind = PuzzleKind::ALL[kind];
+            let text: String = words.concat();
+            let mut expert = ReadingExpert::new(kind);
+            let said = expert.advise(&text);
+            proptest::prop_assert!(!said.is_empty());
+            let mut solver = DescribingSolver::new(generate(kind, 1).unwrap());
+            let reply = solver.say(&text);
+            proptest::prop_assert!(!reply.is_empty());
+        }
+    }
+
+    #[test]
+    fn descriptions_never_trigger_actions() {
+        let p = generate(PuzzleKind::Password, 1).unwrap();
+        let d = defuse(&p.describe(), &p.actions());
+        assert!(read_actions(&d, &p.actions()).is_empty(), "{d}");
+        assert!(d.contains("S-U-B-M-I-T"));
+    }
+
+    #[test]
+    fn an_expert_asks_when_the_words_describe_nothing() {
+        let mut e = ReadingExpert::new(PuzzleKind::Wire);
+        assert_eq!(e.advise("press the red thing"), ASK);
+        let mut e = ReadingExpert::new(PuzzleKind::Memory);
+        // stage 2 without having advised stage 1: the history is unknown
+        assert_eq!(
+            e.advise("I see: A memory module at stage 2 of 5. The display shows 1. Four buttons from left to right are labelled 4, 1, 2, 3."),
+            ASK
+        );
+    }
+}
