@@ -104,7 +104,25 @@ fn closed_action(actions: &[String]) -> Value {
     json!({"anyOf": [{"type": "string", "enum": plain}, answer]})
 }
 
+/// Longest message a role in a talking world (COMMA's solver and expert) may write in
+/// structured mode: 100 words of English fit in about 700 characters.
+pub const MAX_MESSAGE: u64 = 800;
+
+/// A talking world's roles (COMMA) write free text: the solver names several actions on
+/// their own lines and describes what it sees, the expert explains; neither fits a
+/// closed list of single actions.
+fn message_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"message": {"type": "string", "maxLength": MAX_MESSAGE}},
+        "required": ["message"],
+    })
+}
+
 fn raw_action_schema(observation: &Observation, tools: &[ToolSchema]) -> Value {
+    if observation.role.is_some() {
+        return message_schema();
+    }
     if let Some(actions) = observation.actions.as_ref().filter(|a| !a.is_empty()) {
         return json!({
             "type": "object",
@@ -135,9 +153,14 @@ fn raw_action_schema(observation: &Observation, tools: &[ToolSchema]) -> Value {
     })
 }
 
-/// A line added to the system prompt so the model knows the JSON shape it must write.
-pub fn schema_instructions(tools: &[ToolSchema]) -> String {
-    if tools.is_empty() {
+/// A line added to the system prompt so the model knows the JSON shape it must write
+/// (`role`: the observation names a role of a talking world).
+pub fn schema_instructions(tools: &[ToolSchema], role: bool) -> String {
+    if role {
+        "\n\nReply with a JSON object {\"message\": \"<what you say>\"}; put each action \
+         name on its own line inside the message (\\n between lines)."
+            .to_string()
+    } else if tools.is_empty() {
         "\n\nReply with a JSON object {\"action\": \"<one action>\"}.".to_string()
     } else {
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -160,7 +183,7 @@ pub(crate) fn unfence(text: &str) -> &str {
 }
 
 /// Reads a JSON-constrained reply: `{"tool", "arguments"}` becomes a function call,
-/// `{"action"}` a text action; anything else is passed on as text.
+/// `{"action"}` or `{"message"}` a text action; anything else is passed on as text.
 pub fn read_structured(text: &str) -> Action {
     let Ok(Value::Object(map)) = serde_json::from_str::<Value>(unfence(text)) else {
         return Action::text(text);
@@ -171,7 +194,7 @@ pub fn read_structured(text: &str) -> Action {
             arguments: arguments.to_string(),
         };
     }
-    match map.get("action") {
+    match map.get("action").or_else(|| map.get("message")) {
         Some(Value::String(action)) => Action::text(action.clone()),
         _ => Action::text(text),
     }
@@ -213,6 +236,22 @@ mod tests {
         assert_eq!(s["properties"]["action"]["enum"][1], "look");
         let s = action_schema(&Observation::text("x"), &[]);
         assert_eq!(s["properties"]["action"]["type"], "string");
+    }
+
+    #[test]
+    fn a_role_in_a_talking_world_writes_a_free_message() {
+        let mut obs = Observation::text("x");
+        obs.actions = Some(vec!["cut_wire_1".into(), "cut_wire_2".into()]);
+        obs.role = Some("solver".into());
+        let s = action_schema(&obs, &[]);
+        assert_eq!(s["properties"]["message"]["type"], "string");
+        assert_eq!(s["properties"]["message"]["maxLength"], MAX_MESSAGE);
+        assert_eq!(s["required"], json!(["message"]));
+        assert!(schema_instructions(&[], true).contains("\"message\""));
+        assert_eq!(
+            read_structured(r#"{"message": "I see three wires.\ncut_wire_2"}"#),
+            Action::text("I see three wires.\ncut_wire_2")
+        );
     }
 
     #[test]

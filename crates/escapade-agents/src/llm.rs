@@ -122,7 +122,10 @@ impl LlmAgent {
         let tools: &[ToolSchema] = input.tools;
         let mut system = self.system.clone();
         if structured {
-            system.push_str(&format::schema_instructions(tools));
+            system.push_str(&format::schema_instructions(
+                tools,
+                input.observation.role.is_some(),
+            ));
         }
         let (logged, completion) = loop {
             let messages = self.assemble(&system);

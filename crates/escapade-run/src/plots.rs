@@ -12,7 +12,10 @@
 //!   (VisEscape Fig. 6/11); runs without trajectories are left out;
 //! - `tool_calls_vs_success` (when rows have a `tool_calls` metric): each episode's tool
 //!   calls against its `sub_problem_resolution` (else its success), and each run's mean
-//!   tool calls against its success rate (AgentEscapeBench Fig. 4).
+//!   tool calls against its success rate (AgentEscapeBench Fig. 4);
+//! - comma only: `success_within_turns`, success had each episode been cut after k solver
+//!   turns (COMMA Fig. 4), and `success_by_capability`, success rate per capability
+//!   category of §3.2 (COMMA Fig. 6).
 //!
 //! With several worlds there is one of each per world, the file names prefixed with
 //! `<world>-`. The files are deterministic — no timestamps, inputs in canonical order —
@@ -32,7 +35,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
 use crate::error::{Result, RunError};
-use crate::report::{Episode, RunSet, read_runs};
+use crate::report::{
+    CAPABILITIES, Episode, PER_TURN_MAX, PER_TURN_WORLDS, Report, RunSet, read_runs,
+};
 use crate::rundir::TRAJECTORIES;
 use crate::suite::file_stem;
 
@@ -171,16 +176,26 @@ struct Scatter {
 
 /// A picture, with its data computed.
 enum Figure {
+    /// Bars per group (difficulty tier, capability), one per run.
     Success {
         title: String,
-        tiers: Vec<u32>,
-        /// Per run, per tier: `(mean %, se %)` when the run played that tier.
+        /// The x axis' name.
+        x_desc: &'static str,
+        /// The groups' labels, in order.
+        groups: Vec<String>,
+        /// Per run, per group: `(mean %, se %)` when the run has episodes there.
         bars: Vec<Part<Vec<Option<MeanPct>>>>,
     },
+    /// Lines with an SE band over consecutive integers (steps, turns).
     Progress {
         title: String,
-        max_step: u32,
-        /// Per run: `(mean %, se %)` at steps 0..=max_step.
+        /// The axes' names.
+        x_desc: &'static str,
+        y_desc: &'static str,
+        /// The first x (0 for steps, 1 for turns) and the last.
+        first: u32,
+        last: u32,
+        /// Per run: `(mean %, se %)` at x = first..=last.
         lines: Vec<Part<Vec<MeanPct>>>,
     },
     ToolCalls {
@@ -199,6 +214,8 @@ fn figures(set: &RunSet) -> Vec<(String, Figure)> {
         .flat_map(|r| r.episodes.iter().map(|e| e.row.world.as_str()))
         .collect();
     let mut out = Vec::new();
+    // the comma figures read the report's per-turn curves and capability groups
+    let mut talk_report: Option<Report> = None;
     for world in &worlds {
         let series: Vec<Series> = set
             .runs
@@ -227,6 +244,15 @@ fn figures(set: &RunSet) -> Vec<(String, Figure)> {
         }
         if let Some(f) = tool_calls(world, &series) {
             out.push((stem("tool_calls_vs_success"), f));
+        }
+        if PER_TURN_WORLDS.contains(world) {
+            let report = talk_report.get_or_insert_with(|| Report::from_runs(set).per_turn(set));
+            if let Some(f) = within_turns(world, &series, report) {
+                out.push((stem("success_within_turns"), f));
+            }
+            if let Some(f) = capabilities(world, &series, report) {
+                out.push((stem("success_by_capability"), f));
+            }
         }
     }
     out
@@ -266,7 +292,8 @@ fn success(world: &str, series: &[Series]) -> Figure {
         .collect();
     Figure::Success {
         title: format!("Success rate by difficulty ({world})"),
-        tiers,
+        x_desc: "difficulty",
+        groups: tiers.iter().map(u32::to_string).collect(),
         bars,
     }
 }
@@ -339,8 +366,78 @@ fn progress(world: &str, series: &[Series]) -> Option<Figure> {
         .collect();
     Some(Figure::Progress {
         title: format!("Progress over steps ({world})"),
-        max_step: max_step.max(1),
+        x_desc: "step",
+        y_desc: "mean progress (%)",
+        first: 0,
+        last: max_step.max(1),
         lines,
+    })
+}
+
+/// COMMA Fig. 4: success had the episodes been cut after k solver turns, one line per
+/// run (from [`Report::per_turn`]).
+fn within_turns(world: &str, series: &[Series], report: &Report) -> Option<Figure> {
+    let lines: Vec<Part<Vec<MeanPct>>> = series
+        .iter()
+        .filter_map(|s| {
+            let curve = report
+                .per_turn
+                .iter()
+                .find(|c| c.world == world && c.run == s.label)?;
+            Some(Part {
+                label: s.label.to_string(),
+                color: s.color,
+                data: curve
+                    .success
+                    .iter()
+                    .map(|st| (st.mean * 100.0, st.se * 100.0))
+                    .collect(),
+            })
+        })
+        .collect();
+    (!lines.is_empty()).then(|| Figure::Progress {
+        title: format!("Success within k solver turns ({world})"),
+        x_desc: "solver turns allowed",
+        y_desc: "success rate (%)",
+        first: 1,
+        last: PER_TURN_MAX,
+        lines,
+    })
+}
+
+/// COMMA Fig. 6: success rate per capability category (§3.2), one bar per run.
+fn capabilities(world: &str, series: &[Series], report: &Report) -> Option<Figure> {
+    let groups: Vec<&str> = CAPABILITIES
+        .iter()
+        .copied()
+        .filter(|c| report.capabilities.iter().any(|g| g.capability == *c))
+        .collect();
+    if groups.is_empty() {
+        return None;
+    }
+    let bars = series
+        .iter()
+        .map(|s| Part {
+            label: s.label.to_string(),
+            color: s.color,
+            data: groups
+                .iter()
+                .map(|c| {
+                    let g = report
+                        .capabilities
+                        .iter()
+                        .find(|g| g.capability == *c && g.run == s.label)?;
+                    let st = g.metrics.get("success")?;
+                    Some((st.mean * 100.0, st.se * 100.0))
+                })
+                .collect(),
+        })
+        .collect();
+    Some(Figure::Success {
+        title: format!("Success rate by capability ({world})"),
+        x_desc: "capability (COMMA §3.2)",
+        groups: groups.iter().map(|c| c.to_string()).collect(),
+        bars,
     })
 }
 
@@ -507,10 +604,15 @@ fn frame<DB: DrawingBackend>(
 
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> Drawn<(), DB> {
     match figure {
-        Figure::Success { title, tiers, bars } => {
+        Figure::Success {
+            title,
+            x_desc,
+            groups,
+            bars,
+        } => {
             let legend: Vec<(&str, RGBColor)> = bars.iter().map(Part::legend).collect();
             let area = frame(root, title, None, &legend, Swatch::Bar)?;
-            let k = tiers.len();
+            let k = groups.len();
             let mut chart = ChartBuilder::on(&area)
                 .margin(12)
                 .x_label_area_size(48)
@@ -524,7 +626,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 .disable_x_mesh()
                 .x_labels(0)
                 .y_labels(6)
-                .x_desc("difficulty")
+                .x_desc(*x_desc)
                 .y_desc("success rate (%)")
                 .y_label_formatter(&|y| format!("{y:.0}"))
                 .label_style(font(14))
@@ -573,29 +675,33 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 }))?;
             }
             let style = font(14).pos(Pos::new(HPos::Center, VPos::Top));
-            for (i, tier) in tiers.iter().enumerate() {
+            for (i, group) in groups.iter().enumerate() {
                 let (x, y) = chart.backend_coord(&(i as f64, 0.0));
-                root.draw(&Text::new(tier.to_string(), (x, y + 8), style.clone()))?;
+                root.draw(&Text::new(group.clone(), (x, y + 8), style.clone()))?;
             }
             Ok(())
         }
         Figure::Progress {
             title,
-            max_step,
+            x_desc,
+            y_desc,
+            first,
+            last,
             lines,
         } => {
+            let at = |n: usize| *first + n as u32;
             let legend: Vec<(&str, RGBColor)> = lines.iter().map(Part::legend).collect();
             let area = frame(root, title, None, &legend, Swatch::Line)?;
             let mut chart = ChartBuilder::on(&area)
                 .margin(12)
                 .x_label_area_size(48)
                 .y_label_area_size(64)
-                .build_cartesian_2d(0u32..*max_step, 0f64..100f64)?;
+                .build_cartesian_2d(*first..*last, 0f64..100f64)?;
             chart
                 .configure_mesh()
                 .y_labels(6)
-                .x_desc("step")
-                .y_desc("mean progress (%)")
+                .x_desc(*x_desc)
+                .y_desc(*y_desc)
                 .y_label_formatter(&|y| format!("{y:.0}"))
                 .label_style(font(14))
                 .axis_desc_style(font(16))
@@ -609,12 +715,12 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 let upper = curve
                     .iter()
                     .enumerate()
-                    .map(|(n, (m, se))| (n as u32, (m + se).min(100.0)));
+                    .map(|(n, (m, se))| (at(n), (m + se).min(100.0)));
                 let lower = curve
                     .iter()
                     .enumerate()
                     .rev()
-                    .map(|(n, (m, se))| (n as u32, (m - se).max(0.0)));
+                    .map(|(n, (m, se))| (at(n), (m - se).max(0.0)));
                 chart.draw_series(std::iter::once(Polygon::new(
                     upper.chain(lower).collect::<Vec<_>>(),
                     color.mix(0.18).filled(),
@@ -625,7 +731,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
             } in lines
             {
                 chart.draw_series(LineSeries::new(
-                    curve.iter().enumerate().map(|(n, (m, _))| (n as u32, *m)),
+                    curve.iter().enumerate().map(|(n, (m, _))| (at(n), *m)),
                     color.stroke_width(2),
                 ))?;
             }
@@ -719,13 +825,10 @@ mod tests {
             color: PALETTE[0],
             episodes: vec![&short, &long],
         }];
-        let Some(Figure::Progress {
-            max_step, lines, ..
-        }) = progress("w", &series)
-        else {
+        let Some(Figure::Progress { last, lines, .. }) = progress("w", &series) else {
             panic!("a progress figure");
         };
-        assert_eq!(max_step, 4);
+        assert_eq!(last, 4);
         let means: Vec<f64> = lines[0].data.iter().map(|(m, _)| *m).collect();
         assert_eq!(means, [0.0, 25.0, 62.5, 75.0, 75.0]);
         // without trajectories there is nothing to draw

@@ -372,10 +372,14 @@ pub struct RunSet {
     pub warnings: Vec<String>,
 }
 
+/// Worlds whose reports always carry the success-within-k-turns curve (COMMA Fig. 4).
+pub const PER_TURN_WORLDS: [&str; 1] = ["comma"];
+
 /// Reads run directories (or `episodes.jsonl` files) and aggregates them: the inputs of
 /// one run are merged, distinct runs are compared side by side (see the module docs).
 pub fn report(dirs: &[PathBuf]) -> Result<Report> {
-    Ok(Report::from_runs(&read_runs(dirs)?))
+    let set = read_runs(dirs)?;
+    Ok(Report::from_runs(&set).with_usual_extras(&set))
 }
 
 /// One input of a report, read.
@@ -856,6 +860,17 @@ impl Report {
             per_turn: Vec::new(),
             warnings: set.warnings.clone(),
         }
+    }
+
+    /// Adds what a world's report always shows: the per-turn curve for
+    /// [`PER_TURN_WORLDS`]. `escapade run`, `report.md` and `escapade report` agree.
+    pub fn with_usual_extras(self, set: &RunSet) -> Report {
+        let talking = set.runs.iter().any(|r| {
+            r.episodes
+                .iter()
+                .any(|e| PER_TURN_WORLDS.contains(&e.row.world.as_str()))
+        });
+        if talking { self.per_turn(set) } else { self }
     }
 
     /// Adds, per (world, run) of `set`, success within the first k solver turns for
