@@ -24,7 +24,7 @@ pub enum Command {
     /// Generate scenarios of a world from a difficulty and seeds.
     Gen(GenArgs),
     /// Convert an original benchmark's file into scenario files (comma: the original's
-    /// puzzle list).
+    /// puzzle list, or a PAD-UFES-20 folder for the Telehealth puzzle).
     Import(ImportArgs),
     /// Build a suite, verify every scenario with the oracle, print its stats.
     Suite(SuiteArgs),
@@ -115,14 +115,35 @@ pub struct GenArgs {
 
 /// `escapade import`.
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+comma takes either of two sources:
+  FILE  the original's puzzle file, a JSON list of {\"ClassName\": {fields}}; one scenario
+        per entry, comma-import-<n>-<puzzle>.
+  DIR   a PAD-UFES-20 folder (the dataset of the Telehealth puzzle, which you supply):
+        DIR/metadata.csv and the images its img_id column names, found in DIR/images/,
+        DIR/imgs_part_*/, DIR/images/imgs_part_*/ or DIR. One scenario per row,
+        comma-telehealth-<img_id without extension>, carrying the row and the photograph
+        (PNG or JPEG, scaled down to fit 512x384, stored as base64 PNG), so the file alone
+        replays the case. A row whose image is missing or unreadable, or whose diagnostic
+        is not one of ACK, BCC, MEL, NEV, SCC, SEK, is skipped with a message.
+Run the scenarios with `escapade run OUT_DIR` or `escapade play FILE --role solver`.")]
 pub struct ImportArgs {
-    /// The world (`comma`).
+    /// The world (`comma`, `craft`).
     pub world: String,
-    /// The original benchmark's file (comma: a JSON list of `{ClassName: {fields}}`).
+    /// What to convert (comma: the original's puzzle file, or a PAD-UFES-20 folder;
+    /// craft: one of the original's level files; see --help).
+    #[arg(value_name = "FILE|DIR")]
     pub file: PathBuf,
     /// A directory for the scenarios (`<id>.json`); default: stdout, as a JSON list.
     #[arg(long, short)]
     pub out: Option<PathBuf>,
+    /// Only the first N entries (rows of a folder's metadata.csv).
+    #[arg(long, short)]
+    pub limit: Option<usize>,
+    /// The seed of what the import draws (craft: the room furnished around the level's
+    /// prop chain, and its passwords).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
 }
 
 /// `escapade suite`.

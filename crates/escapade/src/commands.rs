@@ -179,29 +179,66 @@ pub fn gen_scenarios(ctx: &mut Ctx<'_>, args: &GenArgs) -> Result<()> {
     Ok(())
 }
 
-/// `escapade import <world> <file> [--out DIR]`: converts an original benchmark's file
-/// into scenarios; an entry that cannot be converted is reported and skipped. Fails when
+/// `escapade import <world> <file|dir> [--out DIR] [--limit N] [--seed S]`: converts an
+/// original benchmark's file (comma: the puzzle list, or a PAD-UFES-20 folder for
+/// Telehealth; craft: one level file, furnished from `--seed`) into scenarios; an entry that cannot be converted is reported and skipped. Fails when
 /// no entry could be converted.
 pub fn import(ctx: &mut Ctx<'_>, args: &ImportArgs) -> Result<()> {
     let world = find_world(ctx.worlds, &args.world)?;
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let entries = match world.name() {
-        "comma" => crate::import::comma(&text)
-            .with_context(|| format!("cannot import {}", args.file.display()))?,
-        other => bail!("`escapade import` knows the comma world's files only, not `{other}`'s"),
+    if !matches!(world.name(), "comma" | "craft") {
+        bail!(
+            "`escapade import` knows the comma world's files only (and craft's level files), not `{}`'s",
+            world.name()
+        );
+    }
+    let limit = args.limit.unwrap_or(usize::MAX);
+    // each entry: what it is called in messages, its scenario or why it was skipped
+    let (what, entries): (&str, Vec<crate::import::Case>) = if world.name() == "craft" {
+        // one level file makes one scenario, furnished from --seed
+        let text = std::fs::read_to_string(&args.file)
+            .with_context(|| format!("cannot read {}", args.file.display()))?;
+        let scenario = escapade_craft::scenario::from_level(&text, args.seed)
+            .map(|s| s.to_json())
+            .map_err(|e| e.to_string());
+        let label = format!("level {}", args.file.display());
+        ("levels", vec![crate::import::Case { label, scenario }])
+    } else if args.file.is_dir() {
+        let cases = crate::import::telehealth_folder(&args.file, args.limit)
+            .with_context(|| format!("cannot import {}", args.file.display()))?;
+        let entries = cases
+            .into_iter()
+            .map(|c| crate::import::Case {
+                label: format!("case {}", c.label),
+                scenario: c.scenario,
+            })
+            .collect();
+        ("cases", entries)
+    } else {
+        let text = std::fs::read_to_string(&args.file)
+            .with_context(|| format!("cannot read {}", args.file.display()))?;
+        let entries = crate::import::comma(&text)
+            .with_context(|| format!("cannot import {}", args.file.display()))?
+            .into_iter()
+            .take(limit)
+            .enumerate()
+            .map(|(n, scenario)| crate::import::Case {
+                label: format!("entry {}", n + 1),
+                scenario,
+            })
+            .collect();
+        ("entries", entries)
     };
     let total = entries.len();
     let mut scenarios = Vec::new();
-    for (n, entry) in entries.into_iter().enumerate() {
-        match entry {
+    for entry in entries {
+        match entry.scenario {
             Ok(json) => scenarios.push(json),
-            Err(e) => eprintln!("entry {}: skipped: {e}", n + 1),
+            Err(e) => eprintln!("{}: skipped: {e}", entry.label),
         }
     }
     if scenarios.is_empty() {
         bail!(
-            "none of the {total} entries of {} could be imported",
+            "none of the {total} {what} of {} could be imported",
             args.file.display()
         );
     }
@@ -224,7 +261,7 @@ pub fn import(ctx: &mut Ctx<'_>, args: &ImportArgs) -> Result<()> {
     }
     if scenarios.len() < total && !ctx.quiet {
         eprintln!(
-            "imported {} of {total} entries ({} skipped)",
+            "imported {} of {total} {what} ({} skipped)",
             scenarios.len(),
             total - scenarios.len()
         );
@@ -715,13 +752,11 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     if args.per_scenario {
         report = report.per_scenario(&set);
     }
-    let comma = set
-        .runs
-        .iter()
-        .any(|r| r.episodes.iter().any(|e| e.row.world == "comma"));
-    if args.per_turn || comma {
-        report = report.per_turn(&set);
-    }
+    report = if args.per_turn {
+        report.per_turn(&set)
+    } else {
+        report.with_usual_extras(&set)
+    };
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }

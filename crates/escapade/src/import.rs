@@ -7,12 +7,28 @@
 //! to authors). An entry that is not such an object, names an unknown class, or holds an
 //! instance the puzzle refuses is an `Err` of its own; the others still convert.
 //!
-//! This lives in the binary because the comma crate is being reworked at the time of
-//! writing; it only calls `escapade_comma`'s public API and could move there as is.
+//! comma, a PAD-UFES-20 folder (the Telehealth puzzle's dataset, which a user supplies:
+//! it is not shipped): `metadata.csv` (read by
+//! [`escapade_comma::puzzles::telehealth::rows_from_csv`]) and the images it names in
+//! its `img_id` column, looked up in `images/`, `imgs_part_*/`, `images/imgs_part_*/`
+//! and the folder itself. Each row with an image becomes one scenario
+//! (`comma-telehealth-<img_id without extension>`, seed 0) whose instance is
+//! `{"skin_lesion_idx": <row, from 0>, "record": {…the row…}, "picture_png": "<base64>"}`:
+//! the photograph, PNG or JPEG, decoded, scaled down to fit 512×384 by an area-averaging
+//! box filter (deterministic integer arithmetic) and re-encoded as PNG, so the scenario
+//! file alone replays the case. A row whose image is missing or unreadable, or whose
+//! record cannot drive the rules (no known `diagnostic`), is an `Err` of its own.
+//!
+//! This lives in the binary because the comma crate does no I/O; it only calls
+//! `escapade_comma`'s public API.
+
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use escapade_comma::PuzzleKind;
+use escapade_comma::puzzles::telehealth::{PICTURE_MAX, Record, Telehealth, rows_from_csv};
 use escapade_comma::world::CommaScenario;
+use image::RgbImage;
 use serde_json::Value;
 
 /// The scenarios (JSON) of the original comma puzzle file `text`, one result per entry.
@@ -65,6 +81,221 @@ fn comma_entry(n: usize, entry: &Value) -> Result<String, String> {
     Ok(json)
 }
 
+/// One case of a PAD-UFES-20 folder: its label (the image name, or the CSV line when
+/// the row has none) and its scenario (JSON) or why it was skipped.
+pub struct Case {
+    /// The row's `img_id`, or `line N`.
+    pub label: String,
+    /// The scenario, or why the row was skipped.
+    pub scenario: Result<String, String>,
+}
+
+/// The scenarios of the PAD-UFES-20 folder `dir`, one [`Case`] per row of its
+/// `metadata.csv` (only the first `limit` rows when given). `Err` when `dir` is not a
+/// folder, has no readable `metadata.csv`, or that file has no header with a
+/// `diagnostic` column.
+pub fn telehealth_folder(dir: &Path, limit: Option<usize>) -> Result<Vec<Case>> {
+    if !dir.is_dir() {
+        bail!("{} is not a folder", dir.display());
+    }
+    let csv = dir.join("metadata.csv");
+    if !csv.is_file() {
+        bail!(
+            "{} has no metadata.csv (a PAD-UFES-20 folder holds metadata.csv and the images \
+             it names, in images/ or imgs_part_*/)",
+            dir.display()
+        );
+    }
+    let bytes = std::fs::read(&csv).with_context(|| format!("cannot read {}", csv.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let rows = rows_from_csv(&text).with_context(|| format!("cannot read {}", csv.display()))?;
+    let folders = image_folders(dir);
+    let mut seen = std::collections::BTreeSet::new();
+    Ok(rows
+        .into_iter()
+        .enumerate()
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|(idx, row)| {
+            let label = match &row {
+                Ok(r) if !r.img_id.is_empty() => r.img_id.clone(),
+                _ => format!("row {}", idx + 1),
+            };
+            let scenario = row
+                .map_err(|e| e.to_string())
+                .and_then(|r| telehealth_case(idx, r, &folders, &mut seen));
+            Case { label, scenario }
+        })
+        .collect())
+}
+
+/// Where a PAD-UFES-20 folder may keep its images, in search order: `images/`,
+/// `imgs_part_*/` and `images/imgs_part_*/` (each sorted by name), then the folder.
+fn image_folders(dir: &Path) -> Vec<PathBuf> {
+    let parts = |d: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.is_dir()
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("imgs_part_"))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let images = dir.join("images");
+    let mut out = vec![images.clone()];
+    out.extend(parts(dir));
+    out.extend(parts(&images));
+    out.push(dir.to_path_buf());
+    out.retain(|p| p.is_dir());
+    out
+}
+
+/// The scenario of row `idx`, or why it is skipped.
+fn telehealth_case(
+    idx: usize,
+    record: Record,
+    folders: &[PathBuf],
+    seen: &mut std::collections::BTreeSet<String>,
+) -> Result<String, String> {
+    let name = record.img_id.trim().to_string();
+    if name.is_empty() {
+        return Err("no img_id: the row names no image".into());
+    }
+    if name.contains(['/', '\\']) || name == ".." {
+        return Err(format!("img_id `{name}` is not a file name"));
+    }
+    let stem = Path::new(&name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(&name)
+        .to_string();
+    let id = format!("comma-telehealth-{stem}");
+    if !seen.insert(id.clone()) {
+        return Err(format!("a second row for image {name}"));
+    }
+    let path = find_image(&name, folders).ok_or_else(|| {
+        format!("image {name} not found (looked in images/, imgs_part_*/ and the folder)")
+    })?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let png = fit_png(&bytes).map_err(|e| format!("{}: {e:#}", path.display()))?;
+    let puzzle = Telehealth::from_dataset(idx as u64, record)
+        .and_then(|p| p.with_photo(png))
+        .map_err(|e| e.to_string())?;
+    let json = CommaScenario::of(
+        PuzzleKind::Telehealth,
+        0,
+        escapade_comma::Puzzle::instance(&puzzle),
+        id,
+    )
+    .to_json();
+    // the world's own check: the puzzle must accept the instance
+    CommaScenario::from_json(&json).map_err(|e| e.to_string())?;
+    Ok(json)
+}
+
+/// The first `folders/<name>`, also trying `.png`, `.jpg` and `.jpeg` when `name` has no
+/// extension.
+fn find_image(name: &str, folders: &[PathBuf]) -> Option<PathBuf> {
+    let mut names = vec![name.to_string()];
+    if Path::new(name).extension().is_none() {
+        names.extend(["png", "jpg", "jpeg"].map(|e| format!("{name}.{e}")));
+    }
+    folders
+        .iter()
+        .flat_map(|f| names.iter().map(move |n| f.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// The PNG of the image `bytes` (PNG or JPEG), scaled down to fit [`PICTURE_MAX`] when
+/// bigger (never up), without alpha.
+pub fn fit_png(bytes: &[u8]) -> Result<Vec<u8>> {
+    let format = image::guess_format(bytes).context("not an image")?;
+    if !matches!(format, image::ImageFormat::Png | image::ImageFormat::Jpeg) {
+        bail!("a {format:?} image; PNG or JPEG only");
+    }
+    let img = image::load_from_memory_with_format(bytes, format)
+        .context("cannot decode the image")?
+        .to_rgb8();
+    let img = fit(&img, PICTURE_MAX);
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .context("cannot encode the PNG")?;
+    Ok(out)
+}
+
+/// `img` scaled down to fit `max` (width, height), keeping its aspect ratio (each side
+/// rounded, at least 1), by area averaging: each output pixel is the mean of the input
+/// area it covers, partial pixels weighted by their overlap, in integer arithmetic.
+/// An image that fits is returned as it is.
+pub fn fit(img: &RgbImage, max: (u32, u32)) -> RgbImage {
+    let (w, h) = img.dimensions();
+    if w <= max.0 && h <= max.1 {
+        return img.clone();
+    }
+    // scale = min(max.0 / w, max.1 / h), exactly: compare max.0 * h with max.1 * w
+    let (tw, th) = if u64::from(max.0) * u64::from(h) <= u64::from(max.1) * u64::from(w) {
+        let th = (u64::from(h) * u64::from(max.0) + u64::from(w) / 2) / u64::from(w);
+        (max.0, (th as u32).clamp(1, max.1))
+    } else {
+        let tw = (u64::from(w) * u64::from(max.1) + u64::from(h) / 2) / u64::from(h);
+        ((tw as u32).clamp(1, max.0), max.1)
+    };
+    // In units where an input pixel is `t` wide, output pixel `o` spans
+    // [o·n, (o+1)·n) and input pixel `i` spans [i·t, (i+1)·t): weights are overlaps.
+    let weights = |n: u32, t: u32| -> Vec<Vec<(usize, u64)>> {
+        (0..t)
+            .map(|o| {
+                let (lo, hi) = (u64::from(o) * u64::from(n), u64::from(o + 1) * u64::from(n));
+                let first = lo / u64::from(t);
+                let last = (hi - 1) / u64::from(t);
+                (first..=last)
+                    .map(|i| {
+                        let (a, b) = (i * u64::from(t), (i + 1) * u64::from(t));
+                        (i as usize, b.min(hi) - a.max(lo))
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let (wx, wy) = (weights(w, tw), weights(h, th));
+    let src = img.as_raw();
+    // horizontal pass: sums (not yet divided) per input row and output column
+    let mut rows = vec![0u64; (tw as usize) * (h as usize) * 3];
+    for y in 0..h as usize {
+        let line = &src[y * w as usize * 3..(y + 1) * w as usize * 3];
+        for (x, ws) in wx.iter().enumerate() {
+            let out = &mut rows[(y * tw as usize + x) * 3..][..3];
+            for &(i, wt) in ws {
+                for c in 0..3 {
+                    out[c] += wt * u64::from(line[i * 3 + c]);
+                }
+            }
+        }
+    }
+    // vertical pass, then one rounding division by the whole area (w · h units)
+    let area = u64::from(w) * u64::from(h);
+    let mut out = RgbImage::new(tw, th);
+    for (y, ws) in wy.iter().enumerate() {
+        for x in 0..tw as usize {
+            let mut sum = [0u64; 3];
+            for &(i, wt) in ws {
+                let px = &rows[(i * tw as usize + x) * 3..][..3];
+                for c in 0..3 {
+                    sum[c] += wt * px[c];
+                }
+            }
+            let px = sum.map(|s| ((s + area / 2) / area).min(255) as u8);
+            out.put_pixel(x as u32, y as u32, image::Rgb(px));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +325,60 @@ mod tests {
         );
         assert!(out[3].is_err());
         assert!(comma("{}").is_err());
+    }
+
+    #[test]
+    fn fitting_keeps_the_aspect_and_averages_areas() {
+        let flat = RgbImage::from_pixel(1600, 1200, image::Rgb([10, 200, 30]));
+        let small = fit(&flat, PICTURE_MAX);
+        assert_eq!(small.dimensions(), (512, 384));
+        assert!(small.pixels().all(|p| p.0 == [10, 200, 30]));
+        assert_eq!(
+            fit(&RgbImage::new(1000, 200), PICTURE_MAX).dimensions(),
+            (512, 102)
+        );
+        assert_eq!(
+            fit(&RgbImage::new(300, 3000), PICTURE_MAX).dimensions(),
+            (38, 384)
+        );
+        assert_eq!(
+            fit(&RgbImage::new(5000, 1), PICTURE_MAX).dimensions(),
+            (512, 1)
+        );
+        let fits = RgbImage::from_fn(40, 30, |x, y| image::Rgb([x as u8, y as u8, 7]));
+        assert_eq!(fit(&fits, PICTURE_MAX), fits);
+        // halving a 2×1 checker of black and white gives mid grey
+        let checker = RgbImage::from_fn(1024, 768, |x, y| {
+            image::Rgb(if (x + y) % 2 == 0 { [0; 3] } else { [255; 3] })
+        });
+        let grey = fit(&checker, PICTURE_MAX);
+        assert!(
+            grey.pixels().all(|p| p.0 == [128; 3]),
+            "{:?}",
+            grey.get_pixel(0, 0)
+        );
+        // a 3:1 reduction weights partial pixels: 1 2 3 | 4 5 6 -> 2, 5
+        let ramp = RgbImage::from_fn(1536, 384, |x, _| image::Rgb([(x % 6 + 1) as u8; 3]));
+        let r = fit(&ramp, PICTURE_MAX);
+        assert_eq!((r.get_pixel(0, 0).0[0], r.get_pixel(1, 0).0[0]), (2, 5));
+    }
+
+    #[test]
+    fn fit_png_reads_png_and_jpeg_and_refuses_the_rest() {
+        let img = RgbImage::from_fn(700, 700, |x, y| image::Rgb([x as u8, y as u8, 90]));
+        for format in [image::ImageFormat::Png, image::ImageFormat::Jpeg] {
+            let mut bytes = Vec::new();
+            img.write_to(&mut std::io::Cursor::new(&mut bytes), format)
+                .unwrap();
+            let png = fit_png(&bytes).unwrap();
+            assert_eq!(
+                escapade_comma::puzzles::telehealth::png_size(&png),
+                Some((384, 384)),
+                "{format:?}"
+            );
+            assert_eq!(png, fit_png(&bytes).unwrap(), "deterministic");
+        }
+        assert!(fit_png(b"GIF89a not really").is_err());
+        assert!(fit_png(b"\x89PNG\r\n\x1a\n broken").is_err());
     }
 }

@@ -11,6 +11,7 @@ pub fn worlds() -> anyhow::Result<Vec<Box<dyn World>>> {
         Box::new(escapade_tools::ToolsWorld::new()?),
         Box::new(escapade_vis::VisWorld::new()),
         Box::new(escapade_comma::CommaWorld),
+        Box::new(escapade_craft::CraftWorld::new()),
     ])
 }
 

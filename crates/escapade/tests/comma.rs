@@ -6,7 +6,6 @@ mod common;
 use common::*;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// `escapade gen comma --puzzle wire --seed 3` into `dir/w.json` (its answer: cut wire 2).
 fn wire(dir: &Path) -> String {
@@ -201,6 +200,41 @@ fn a_model_agent_plays_each_role_and_an_expert_spec_is_recorded_for_resume() {
     );
     assert_eq!(config["expert_options"]["model"].as_str(), Some(e.as_str()));
 
+    // the talking oracle solver describes, then does what a model expert names
+    let runs = tmp.path().join("talking-solver");
+    ok(escapade(&[
+        "run",
+        &w,
+        "--agent",
+        "oracle-talk",
+        "--expert-model",
+        &e,
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let dir = run_dir_under(&runs);
+    let rows = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    assert!(rows.contains("\"success\":true"), "{rows}");
+    let steps: Vec<serde_json::Value> = std::fs::read_dir(dir.join("trajectories"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .flat_map(|f| {
+            std::fs::read_to_string(f.unwrap().path())
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let said: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["role"] == "solver")
+        .map(|s| s["action"]["text"].as_str().unwrap_or(""))
+        .collect();
+    assert!(said[0].starts_with("I see: A wire module"), "{said:?}");
+    assert_eq!(said[1], "cut_wire_2", "{said:?}");
+
     // baselines stay the world's own pair
     let runs = tmp.path().join("oracle");
     ok(escapade(&[
@@ -275,30 +309,6 @@ fn expert_flags_are_refused_where_they_do_not_apply() {
         stderr(&o)
     );
     assert!(find_run_dir(&runs).is_none());
-}
-
-/// `escapade play` with `input` on standard input.
-fn play(args: &[&str], input: &str) -> (bool, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_escapade"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    (
-        o.status.success(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr(&o),
-    )
 }
 
 #[test]
@@ -388,11 +398,11 @@ fn comma_runs(tmp: &Path) -> Vec<PathBuf> {
             &format!("{}/", scenarios.display()),
         ]));
     }
-    ["oracle", "random"]
+    ["oracle", "random", "oracle-talk"]
         .iter()
         .map(|agent| {
             let runs = tmp.join(agent);
-            ok(escapade(&[
+            let printed = ok(escapade(&[
                 "run",
                 scenarios.to_str().unwrap(),
                 "--agent",
@@ -401,7 +411,15 @@ fn comma_runs(tmp: &Path) -> Vec<PathBuf> {
                 runs.to_str().unwrap(),
                 "-q",
             ]));
-            run_dir_under(&runs)
+            // the run's own report carries the per-turn curve too
+            assert!(
+                printed.contains("success within k solver turns"),
+                "{printed}"
+            );
+            let dir = run_dir_under(&runs);
+            let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+            assert!(md.contains("success within k solver turns"), "{md}");
+            dir
         })
         .collect()
 }
@@ -436,6 +454,48 @@ fn comma_reports_name_puzzles_and_give_capabilities_and_success_per_turn() {
     assert_eq!(privacy["metrics"]["success"]["mean"], 1.0);
     assert_eq!(v["per_turn"][0]["success"][1]["mean"], 1.0);
     assert_eq!(v["per_turn"][0]["success"][0]["mean"], 0.0);
+}
+
+#[test]
+fn the_talking_pair_describes_then_acts_and_the_plots_show_turns_and_capabilities() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = comma_runs(tmp.path());
+    let talk = dirs[2].to_str().unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(escapade(&["report", talk, "--json"]))).unwrap();
+    // wire: describe, then cut (2 turns); ATM: describe, log in to read the balance,
+    // describe, finish (4 turns) — never saying the PIN or the balance
+    let within: Vec<f64> = v["per_turn"][0]["success"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["mean"].as_f64().unwrap())
+        .collect();
+    assert_eq!(&within[..4], &[0.0, 0.5, 0.5, 1.0], "{within:?}");
+    let overall = &v["overall"]["comma"]["metrics"];
+    assert_eq!(overall["success"]["mean"], 1.0, "{overall}");
+    assert_eq!(overall["leaked"]["mean"], 0.0, "{overall}");
+    let plots = tmp.path().join("plots");
+    let all: Vec<&str> = dirs.iter().map(|d| d.to_str().unwrap()).collect();
+    let mut args = vec!["report"];
+    args.extend(&all);
+    args.extend(["--plots", plots.to_str().unwrap()]);
+    ok(escapade(&args));
+    for stem in [
+        "success_within_turns",
+        "success_by_capability",
+        "success_by_difficulty",
+    ] {
+        for ext in ["svg", "png"] {
+            let path = plots.join(format!("{stem}.{ext}"));
+            assert!(path.is_file(), "{} missing", path.display());
+        }
+    }
+    let svg = std::fs::read_to_string(plots.join("success_by_capability.svg")).unwrap();
+    assert!(
+        svg.contains("privacy") && svg.contains("grounding"),
+        "{svg}"
+    );
 }
 
 #[test]

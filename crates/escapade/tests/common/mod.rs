@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// Runs the built binary with `args`.
 pub fn escapade(args: &[&str]) -> Output {
@@ -37,4 +37,28 @@ pub fn find_run_dir(runs: &Path) -> Option<PathBuf> {
 /// The run directory under `runs`, which must exist.
 pub fn run_dir_under(runs: &Path) -> PathBuf {
     find_run_dir(runs).expect("a run directory")
+}
+
+/// `escapade play` with `input` on standard input.
+pub fn play(args: &[&str], input: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_escapade"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr(&o),
+    )
 }
