@@ -166,6 +166,34 @@ pub trait World: Send + Sync {
     fn build_suite(&self, suite: &str) -> Result<Vec<String>, CoreError>;
     /// Opens an environment on a scenario.
     fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError>;
+    /// The environment options this world takes (`escapade run -W key=value`): each key
+    /// and what it sets. Options change what agents see (a frame's size) or a rule's
+    /// variant, never the scenario; a run records them in its config.
+    fn env_options(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+    /// Opens an environment on a scenario with `options` (keys of
+    /// [`World::env_options`]); no options is [`World::env`]. A world without options
+    /// refuses any key.
+    fn env_with(
+        &self,
+        scenario_json: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Env + Send>, CoreError> {
+        if let Some(key) = options.keys().next() {
+            let known: Vec<&str> = self.env_options().iter().map(|(k, _)| *k).collect();
+            return Err(CoreError::Unknown {
+                what: "world option",
+                name: key.clone(),
+                known: if known.is_empty() {
+                    format!("none: world `{}` takes no options", self.name())
+                } else {
+                    known.join(", ")
+                },
+            });
+        }
+        self.env(scenario_json)
+    }
     /// Makes a baseline agent (`oracle`, `random`) for a scenario.
     fn agent(
         &self,

@@ -65,6 +65,9 @@ pub struct EnvOptions {
     pub fov: f32,
     /// The grab rule.
     pub grab: GrabRule,
+    /// Two-room games start in the second room, the first shown as a successful escape
+    /// (MM-Escape Table 3's bootstrapped setting; off: App. F's fully autonomous one).
+    pub bootstrap: bool,
 }
 
 impl Default for EnvOptions {
@@ -76,11 +79,127 @@ impl Default for EnvOptions {
             threads: 1,
             fov: crate::room::DEFAULT_FOV,
             grab: GrabRule::Dot,
+            bootstrap: false,
         }
     }
 }
 
+/// The `-W key=value` options of the craft world, with what each sets.
+pub const OPTION_KEYS: [(&str, &str); 7] = [
+    (
+        "width",
+        "frame width in pixels (default 1024; the paper used 2048)",
+    ),
+    (
+        "height",
+        "frame height in pixels (default 512; the paper used 1024)",
+    ),
+    ("fov", "horizontal field of view in degrees (default 90)"),
+    (
+        "threads",
+        "threads drawing each frame (default 1; 0: one per core)",
+    ),
+    (
+        "frames",
+        "on | off: send a frame with each observation (default on)",
+    ),
+    (
+        "grab",
+        "dot | original: the object under the red dot within reach (default), or the original's every key or note in view within 4 m",
+    ),
+    (
+        "bootstrap",
+        "on | off: two-room games start in room 2 with a successful escape from room 1 shown (Table 3), or play both rooms (default, App. F)",
+    ),
+];
+
+/// The sentence that opens a bootstrapped episode's first observation (the oracle
+/// agent recognises it and skips the first room too).
+pub const BOOTSTRAP_NOTE: &str = "You have already escaped the first room.";
+
 impl EnvOptions {
+    /// These options with `key=value` pairs applied (keys of [`OPTION_KEYS`]).
+    ///
+    /// # Errors
+    /// [`CraftError::Option`] naming an unknown key or a value out of range.
+    pub fn with(
+        mut self,
+        options: &std::collections::BTreeMap<String, String>,
+    ) -> Result<EnvOptions, CraftError> {
+        for (key, value) in options {
+            let bad = || {
+                CraftError::Option(format!(
+                    "{key}={value}: expected {}",
+                    OPTION_KEYS
+                        .iter()
+                        .find(|(k, _)| k == key)
+                        .map_or("unknown", |(_, help)| *help)
+                ))
+            };
+            let number = || value.trim().parse::<u32>().map_err(|_| bad());
+            match key.as_str() {
+                "width" => {
+                    self.width = number().and_then(|w| {
+                        if (16..=8192).contains(&w) {
+                            Ok(w)
+                        } else {
+                            Err(bad())
+                        }
+                    })?
+                }
+                "height" => {
+                    self.height = number().and_then(|h| {
+                        if (16..=8192).contains(&h) {
+                            Ok(h)
+                        } else {
+                            Err(bad())
+                        }
+                    })?
+                }
+                "threads" => {
+                    self.threads =
+                        number().and_then(|t| if t <= 256 { Ok(t as usize) } else { Err(bad()) })?
+                }
+                "fov" => {
+                    self.fov = value
+                        .trim()
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|f| (10.0..=170.0).contains(f))
+                        .ok_or_else(bad)?
+                }
+                "frames" => {
+                    self.frames = match value.trim() {
+                        "on" | "true" => true,
+                        "off" | "false" => false,
+                        _ => return Err(bad()),
+                    }
+                }
+                "grab" => {
+                    self.grab = match value.trim() {
+                        "dot" => GrabRule::Dot,
+                        "original" => GrabRule::Original,
+                        _ => return Err(bad()),
+                    }
+                }
+                "bootstrap" => {
+                    self.bootstrap = match value.trim() {
+                        "on" | "true" => true,
+                        "off" | "false" => false,
+                        _ => return Err(bad()),
+                    }
+                }
+                _ => {
+                    return Err(CraftError::Option(format!(
+                        "unknown key `{key}`; known: {}",
+                        OPTION_KEYS.map(|(k, _)| k).join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(self)
+    }
+
     /// Small frames (256 × 128), for tests.
     pub fn small() -> EnvOptions {
         EnvOptions {
@@ -130,6 +249,11 @@ pub struct CraftEnv {
     escaped: bool,
     tally: Tally,
     cache: Option<(usize, RoomState, Arc<Prepared>)>,
+    /// The first room the agent plays (1 when bootstrapped past room 1): metrics and
+    /// progress count rooms from here (Table 3: "prop gain refers only to room 2").
+    first_room: usize,
+    /// Metres the bootstrap walked in room 1 (taken off the optimal distance).
+    walked_for_agent: f32,
 }
 
 impl CraftEnv {
@@ -207,6 +331,8 @@ impl CraftEnv {
             escaped: false,
             tally: Tally::default(),
             cache: None,
+            first_room: 0,
+            walked_for_agent: 0.0,
         };
         env.prepared()?;
         Ok(env)
@@ -369,13 +495,12 @@ impl CraftEnv {
     }
 
     fn progress(&self) -> f64 {
-        let opened: usize = self
-            .world
-            .rooms
+        let opened: usize = self.world.rooms[self.first_room..]
             .iter()
             .map(|r| r.opened.len() + usize::from(r.exit_open))
             .sum();
-        let total = self.collectible + self.lockables;
+        let (collectible, lockables) = self.counted();
+        let total = collectible + lockables;
         if total == 0 {
             return 0.0;
         }
@@ -383,11 +508,29 @@ impl CraftEnv {
         (got as f64 / total as f64).min(1.0)
     }
 
+    /// Keys and notes, and lockable things (boxes, exits), of the rooms the agent plays.
+    fn counted(&self) -> (usize, usize) {
+        if self.first_room == 0 {
+            return (self.collectible, self.lockables);
+        }
+        self.scenario.rooms[self.first_room..]
+            .iter()
+            .fold((0, 0), |(c, l), r| {
+                let boxes = r
+                    .chain
+                    .props
+                    .iter()
+                    .filter(|p| matches!(p.kind, PropKind::Box { .. }))
+                    .count();
+                (c + r.chain.collectible_count(), l + 1 + boxes)
+            })
+    }
+
     fn collected(&self) -> usize {
         self.bag
             .iter()
             .filter(|id| {
-                self.scenario.rooms.iter().any(|r| {
+                self.scenario.rooms[self.first_room..].iter().any(|r| {
                     r.chain.prop(id).is_some_and(|p| {
                         matches!(p.kind, PropKind::Key { .. } | PropKind::Note { .. })
                     })
@@ -924,6 +1067,37 @@ impl CraftEnv {
     }
 }
 
+impl CraftEnv {
+    /// Plays the oracle through the first room (Table 3's bootstrapping) and returns the
+    /// walkthrough, one numbered line per step with its result; the counters then start
+    /// afresh in room 2. `None` (and a fresh room 1) if the oracle could not get out.
+    fn bootstrap(&mut self) -> Option<String> {
+        let mut oracle =
+            crate::oracle::OracleAgent::new(self.scenario.clone(), self.options.without_frames())
+                .ok()?;
+        let mut lines = Vec::new();
+        for n in 1..=self.cap {
+            let action = oracle.next_action();
+            let result = self.apply(&action).join(" ");
+            lines.push(format!("{n}. {} -> {result}", action.to_json()));
+            if self.room >= 1 {
+                self.walked_for_agent = self.tally.distance;
+                self.tally = Tally::default();
+                self.first_room = 1;
+                return Some(lines.join("\n"));
+            }
+        }
+        // the first room was not escaped: play the whole game instead
+        self.room = 0;
+        self.body = Body::start(&self.scenario.rooms[0]);
+        self.bag.clear();
+        self.known.clear();
+        self.world = WorldState::start(&self.scenario);
+        self.tally = Tally::default();
+        None
+    }
+}
+
 impl Env for CraftEnv {
     fn reset(&mut self, _seed: u64) -> Observation {
         // nothing in the rules is random: the seed only made the scenario
@@ -936,6 +1110,19 @@ impl Env for CraftEnv {
         self.world = WorldState::start(&self.scenario);
         self.escaped = false;
         self.tally = Tally::default();
+        self.first_room = 0;
+        self.walked_for_agent = 0.0;
+        if self.options.bootstrap
+            && self.scenario.rooms.len() > 1
+            && let Some(walkthrough) = self.bootstrap()
+        {
+            let kind = self.room_ref().kind.label();
+            return self.observe(&format!(
+                "{BOOTSTRAP_NOTE} This is how, step by step, for you to learn from:\n\
+                 {walkthrough}\nNow you stand in a second locked room, a {kind}. Find the way \
+                 out of it."
+            ));
+        }
         let kind = self.room_ref().kind.label();
         let rooms = if self.scenario.rooms.len() > 1 {
             " Beyond its exit lies a second room, which you must escape as well."
@@ -995,8 +1182,8 @@ impl Env for CraftEnv {
             steps: self.tally.steps,
             metrics: self.tally.metrics(&Facts {
                 collected: self.collected(),
-                collectible: self.collectible,
-                optimal_distance: self.optimal_distance,
+                collectible: self.counted().0,
+                optimal_distance: (self.optimal_distance - self.walked_for_agent).max(0.0),
                 exit_visible_at_start: self.scenario.exit_visible_at_start,
             }),
         }

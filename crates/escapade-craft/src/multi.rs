@@ -15,19 +15,19 @@ use crate::story;
 /// A two-room scenario: room 1 of `first` hops, room 2 of `second` hops, from `seed`.
 ///
 /// Both chains are standard (the order of a D2 room, key or note, drawn by seed); the
-/// two rooms get independently drawn types and layouts. The scenario's difficulty is
-/// `first + second`, its id `craft-multi-room-d<first>+d<second>-s<seed>`, and its
+/// two rooms get independently drawn types and layouts. The scenario's difficulty is the
+/// two-room [`tier`](crate::scenario::tier) `10 first + second`, its id `craft-multi-room-d<first>+d<second>-s<seed>`, and its
 /// `exit_visible_at_start` is room 1's (room 2's is stored on the room).
 ///
 /// # Errors
 /// [`CraftError::Input`] when either room has 0 hops; [`CraftError::Layout`] if a room
 /// cannot be furnished.
 pub fn generate_multi(first: u32, second: u32, seed: u64) -> Result<CraftScenario, CraftError> {
-    if first == 0 || second == 0 {
+    let Some(difficulty) = crate::scenario::tier(&[first, second]) else {
         return Err(CraftError::Input(format!(
-            "each room needs at least one hop, got {first} and {second}"
+            "each room needs 1 to 9 hops, got {first} and {second}"
         )));
-    }
+    };
     let story = story::pick(seed);
     let mut rooms: Vec<Room> = Vec::new();
     for (n, hops) in [first, second].into_iter().enumerate() {
@@ -48,7 +48,7 @@ pub fn generate_multi(first: u32, second: u32, seed: u64) -> Result<CraftScenari
     let scenario = CraftScenario {
         world: WORLD.into(),
         id: format!("craft-multi-room-d{first}+d{second}-s{seed}"),
-        difficulty: first + second,
+        difficulty,
         seed,
         variant: Variant::MultiRoom,
         story: story.background.into(),
@@ -69,7 +69,7 @@ mod tests {
         for (a, b) in [(1, 1), (1, 2), (2, 2), (2, 3)] {
             let s = generate_multi(a, b, 17).unwrap();
             assert_eq!(s.rooms.len(), 2);
-            assert_eq!(s.difficulty, a + b);
+            assert_eq!(s.difficulty, 10 * a + b);
             assert_eq!(s.rooms[0].doors.len(), 1);
             assert_eq!(s.rooms[1].doors.len(), 2);
             let plan = s.plan().unwrap();

@@ -51,7 +51,13 @@ impl OracleAgent {
         options: EnvOptions,
     ) -> Result<OracleAgent, CraftError> {
         let plan = scenario.plan()?;
-        let mut shadow = CraftEnv::bare(scenario, options.without_frames())?;
+        // the shadow plays every room itself (a bootstrapped run is followed by
+        // `skip_first_room`)
+        let options = EnvOptions {
+            bootstrap: false,
+            ..options.without_frames()
+        };
+        let mut shadow = CraftEnv::bare(scenario, options)?;
         shadow.reset(0);
         Ok(OracleAgent {
             shadow,
@@ -59,6 +65,21 @@ impl OracleAgent {
             next: 0,
             queue: VecDeque::new(),
         })
+    }
+
+    /// Plays the first room on the shadow copy only: the environment was bootstrapped past
+    /// it (`-W bootstrap=on`), so the agent starts in room 2 too.
+    fn skip_first_room(&mut self) {
+        for _ in 0..self.shadow.cap() {
+            if self.shadow.room >= 1 {
+                break;
+            }
+            self.next_action();
+        }
+        self.queue.clear();
+        while self.plan.get(self.next).is_some_and(|s| s.room == 0) {
+            self.next += 1;
+        }
     }
 
     /// The next action, applied to the shadow copy too.
@@ -107,6 +128,7 @@ impl OracleAgent {
             Subgoal::Read { note } => {
                 return Some(vec![CraftAction {
                     read: Some(note.clone()),
+                    rationale: Some(format!("read the note {note} for clues")),
                     ..CraftAction::default()
                 }]);
             }
@@ -141,7 +163,14 @@ impl OracleAgent {
                 (thing(pattern), CraftAction::default(), PATTERN_RANGE - 0.3)
             }
         };
-        route(&mut self.shadow, &target, radius, act)
+        let room = self.shadow.scenario().rooms.get(step.room)?;
+        let (walk, why) = rationale(room, &step.goal);
+        let mut actions = route(&mut self.shadow, &target, radius, act)?;
+        let last = actions.len().saturating_sub(1);
+        for (i, a) in actions.iter_mut().enumerate() {
+            a.rationale = Some(if i == last { why.clone() } else { walk.clone() });
+        }
+        Some(actions)
     }
 }
 
@@ -156,11 +185,63 @@ impl Agent for OracleAgent {
         self.queue.clear();
     }
 
-    fn act(&mut self, _o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {
+    fn act(&mut self, o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {
+        if self.shadow.room == 0 && o.text.contains(crate::env::BOOTSTRAP_NOTE) {
+            self.skip_first_room();
+        }
         Ok(AgentTurn::action(Action::text(
             self.next_action().to_json(),
         )))
     }
+}
+
+/// What the oracle says it is doing (Table 13's `rationale`, logged and never
+/// interpreted): on the way to a sub-goal's target, and at it.
+fn rationale(room: &crate::room::Room, goal: &Subgoal) -> (String, String) {
+    let name = |id: &str| -> String {
+        if id == EXIT {
+            return "the exit door".into();
+        }
+        match room.chain.prop(id).map(|p| &p.kind) {
+            Some(PropKind::Key { .. }) => format!("the key {id}"),
+            Some(PropKind::Note { .. }) => format!("the note {id}"),
+            Some(PropKind::Box { .. }) => format!("the box {id}"),
+            Some(PropKind::WallPattern { .. }) => format!("the tile pattern {id} on the wall"),
+            _ => id.to_string(),
+        }
+    };
+    let leave = |id: &str| {
+        if id == EXIT {
+            " and leave the room"
+        } else {
+            ""
+        }
+    };
+    let (target, why) = match goal {
+        Subgoal::Grab { prop } => (prop, format!("pick up {}", name(prop))),
+        Subgoal::Read { note } => (note, format!("read the note {note} for clues")),
+        Subgoal::Inspect { pattern } => {
+            (pattern, format!("look at {} for its code", name(pattern)))
+        }
+        Subgoal::Interact { target } => (target, format!("open {}{}", name(target), leave(target))),
+        Subgoal::UseKey { key, target } => (
+            target,
+            format!(
+                "unlock {} with the key {key}{}",
+                name(target),
+                leave(target)
+            ),
+        ),
+        Subgoal::EnterPassword { target, .. } => (
+            target,
+            format!(
+                "enter the code I found on the keypad of {}{}",
+                name(target),
+                leave(target)
+            ),
+        ),
+    };
+    (format!("walk to {}", name(target)), why)
 }
 
 /// Metres the oracle walks to escape `scenario` (Table 8's optimal distance).

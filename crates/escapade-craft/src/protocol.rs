@@ -9,6 +9,8 @@
 //! password check on observations never matches the prompt.
 
 use escapade_core::ToolSchema;
+
+use crate::action::MAX_FIELD;
 use serde_json::json;
 
 /// The function name for tool-calling models; its arguments are the action object.
@@ -91,10 +93,10 @@ dot, read an item in your bag. Every field is optional; several combine in one t
                 "jump": {"type": "boolean"},
                 "grab": {"type": "boolean", "description": "act on the thing under the red dot"},
                 "interactions": {"type": "object", "properties": {
-                    "use_item_id": {"type": "string", "description": "an item id from your bag to use on the thing under the red dot"},
-                    "input": {"type": "string", "description": "text to enter into the thing under the red dot"}
+                    "use_item_id": {"type": "string", "maxLength": MAX_FIELD, "description": "an item id from your bag to use on the thing under the red dot"},
+                    "input": {"type": "string", "maxLength": MAX_FIELD, "description": "text to enter into the thing under the red dot"}
                 }},
-                "read": {"type": "string", "description": "an item id from your bag to read"},
+                "read": {"type": "string", "maxLength": MAX_FIELD, "description": "an item id from your bag to read"},
                 "rationale": {"type": "string"}
             }
         }),

@@ -84,7 +84,7 @@ impl Variant {
         match self {
             Variant::Standard => 1,
             Variant::NoteFirst | Variant::KeyFirst | Variant::WallPattern => 2,
-            Variant::MultiRoom => 2,
+            Variant::MultiRoom => 11,
             Variant::TwoKey => 3,
         }
     }
@@ -158,7 +158,7 @@ impl CraftScenario {
     /// Checks the scenario: the world name, at least one room, every chain valid, the
     /// visible props of each chain placed (in chain order) on furniture that exists, one
     /// exit per room and an entry in every room after the first, prop ids unique across
-    /// rooms, and `difficulty` equal to the summed hops.
+    /// rooms, and `difficulty` equal to [`tier`] of the rooms' hops.
     ///
     /// # Errors
     /// [`CraftError::InvalidChain`] naming the first problem.
@@ -170,10 +170,10 @@ impl CraftScenario {
         if self.rooms.is_empty() {
             return bad("a scenario needs a room".into());
         }
-        let mut hops = 0;
+        let mut hops = Vec::new();
         let mut ids = std::collections::BTreeSet::new();
         for (n, room) in self.rooms.iter().enumerate() {
-            hops += room.chain.hops()?;
+            hops.push(room.chain.hops()?);
             for p in &room.chain.props {
                 if !ids.insert(p.id.as_str()) {
                     return bad(format!("prop id `{}` is used in two rooms", p.id));
@@ -205,9 +205,9 @@ impl CraftScenario {
                 }
             }
         }
-        if hops != self.difficulty {
+        if tier(&hops) != Some(self.difficulty) {
             return bad(format!(
-                "difficulty says {} but the chains have {hops} hops",
+                "difficulty says {} but the rooms' chains have {hops:?} hops",
                 self.difficulty
             ));
         }
@@ -272,12 +272,24 @@ pub(crate) fn room_chain(
     })
 }
 
+/// A scenario's difficulty tier from its rooms' hops: the hops of a single room (D1 = 1,
+/// D2 = 2, …); for two rooms of `a` and `b` hops (1 to 9 each), `10 a + b` — D1+D1 = 11,
+/// D1+D2 = 12, D2+D2 = 22 — so reports keep the two-room games of §3.3 apart from the
+/// single rooms, as the paper's tables do. `None` for anything else.
+pub fn tier(hops: &[u32]) -> Option<u32> {
+    match *hops {
+        [h] if h >= 1 => Some(h),
+        [a, b] if (1..=9).contains(&a) && (1..=9).contains(&b) => Some(10 * a + b),
+        _ => None,
+    }
+}
+
 /// Generates a scenario: a `difficulty`-hop game of `variant` from `seed`.
 ///
 /// Single-room variants make one room whose chain has `difficulty` hops; `MultiRoom`
-/// splits `difficulty` into two standard rooms of `difficulty / 2` and the rest
-/// (2 → D1 + D1, 3 → D1 + D2, 4 → D2 + D2), see [`crate::multi`]. The story and the
-/// room type are drawn from the seed. Same inputs, same bytes.
+/// reads `difficulty` as the two-room [`tier`] `10 a + b` (11 → D1 + D1, 12 → D1 + D2,
+/// 22 → D2 + D2), see [`crate::multi`]. The story and the room type are drawn from the
+/// seed. Same inputs, same bytes.
 ///
 /// # Errors
 /// [`CraftError::Input`] when `difficulty` is below the variant's
@@ -291,7 +303,14 @@ pub fn generate(difficulty: u32, seed: u64, variant: Variant) -> Result<CraftSce
         )));
     }
     if variant == Variant::MultiRoom {
-        return crate::multi::generate_multi(difficulty / 2, difficulty - difficulty / 2, seed);
+        let (a, b) = (difficulty / 10, difficulty % 10);
+        if !(1..=9).contains(&a) || b == 0 {
+            return Err(CraftError::Input(format!(
+                "a two-room game's difficulty is 10 a + b for rooms of a and b hops (1 to 9 \
+                 each, e.g. 12 for D1 + D2), got {difficulty}"
+            )));
+        }
+        return crate::multi::generate_multi(a, b, seed);
     }
     let story = story::pick(seed);
     let chain = room_chain(

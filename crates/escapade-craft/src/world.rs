@@ -80,7 +80,9 @@ impl World for CraftWorld {
     fn suites(&self) -> Vec<SuiteSpec> {
         let mut tiers: BTreeMap<u32, u32> = BTreeMap::new();
         for g in suite::GROUPS {
-            *tiers.entry(g.hops.0 + g.hops.1.unwrap_or(0)).or_default() += g.count as u32;
+            let hops: Vec<u32> = [Some(g.hops.0), g.hops.1].into_iter().flatten().collect();
+            let tier = crate::scenario::tier(&hops).expect("the suite's groups have 1-9 hops");
+            *tiers.entry(tier).or_default() += g.count as u32;
         }
         vec![SuiteSpec {
             name: suite::NAME.into(),
@@ -113,6 +115,25 @@ impl World for CraftWorld {
         Ok(Box::new(CraftEnv::new(
             Self::parse(scenario_json)?,
             self.options,
+        )?))
+    }
+
+    fn env_options(&self) -> Vec<(&'static str, &'static str)> {
+        crate::env::OPTION_KEYS.to_vec()
+    }
+
+    fn env_with(
+        &self,
+        scenario_json: &str,
+        options: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Box<dyn Env + Send>, CoreError> {
+        let options = self
+            .options
+            .with(options)
+            .map_err(|e| CoreError::World(e.to_string()))?;
+        Ok(Box::new(CraftEnv::new(
+            Self::parse(scenario_json)?,
+            options,
         )?))
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use escapade_core::{Action, Env, EnvError, Step};
+use escapade_core::{Action, Env, EnvError, Step, World};
 use escapade_craft::motion::Obstacles;
 use escapade_craft::oracle::OracleAgent;
 use escapade_craft::scene::Thing;
@@ -509,4 +509,54 @@ proptest! {
         let (_, b) = env.pose();
         prop_assert!(b.x.is_finite() && b.z.is_finite() && b.yaw.is_finite() && b.pitch.is_finite());
     }
+}
+
+/// Table 3's bootstrapped setting: a two-room game starts in room 2, the first room shown
+/// as a successful escape; the counters cover room 2 only, and the oracle still escapes.
+#[test]
+fn bootstrapped_two_room_games_start_in_the_second_room() {
+    use std::collections::BTreeMap;
+    let world = escapade_craft::CraftWorld::new();
+    let json =
+        escapade_craft::scenario::generate(12, 5, escapade_craft::scenario::Variant::MultiRoom)
+            .unwrap()
+            .to_json();
+    let options: BTreeMap<String, String> = [("bootstrap", "on"), ("frames", "off")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut env = world.env_with(&json, &options).unwrap();
+    let first = env.reset(0);
+    assert!(
+        first.text.contains(escapade_craft::env::BOOTSTRAP_NOTE),
+        "{}",
+        first.text
+    );
+    assert!(first.text.contains("1. {"), "{}", first.text);
+    assert!(first.text.contains("second locked room"), "{}", first.text);
+    let mut oracle = world.agent("oracle", &json, 0).unwrap();
+    oracle.reset(0, "", &[]);
+    let mut o = first;
+    let mut last = None;
+    for _ in 0..80 {
+        let turn = oracle.act(&o, last.as_ref()).unwrap();
+        let step = env.step(&turn.action).unwrap();
+        o = step.observation.clone();
+        let over = step.terminated || step.truncated;
+        last = Some(step);
+        if over {
+            break;
+        }
+    }
+    let out = env.outcome();
+    assert!(out.success, "{:?}", out.metrics);
+    assert_eq!(out.metrics["rooms_escaped"], 1.0);
+    assert_eq!(out.metrics["prop_gain"], 1.0);
+    // room 2 of a D1+D2 game takes a few steps, not the whole game's
+    assert!(out.steps <= 8, "{}", out.steps);
+    // unknown keys and bad values are refused
+    let bad: BTreeMap<String, String> = [("bootstrap".to_string(), "maybe".to_string())].into();
+    assert!(world.env_with(&json, &bad).is_err());
+    let bad: BTreeMap<String, String> = [("colour".to_string(), "red".to_string())].into();
+    assert!(world.env_with(&json, &bad).is_err());
 }

@@ -12,13 +12,17 @@
 //!
 //! A [`JudgeTask`] is the unit of extension: it picks what to judge in an episode's steps,
 //! builds the request (in our own words, never a paper's prompt), parses the reply into
-//! labelled [`Unit`]s, and aggregates them. [`TASKS`] holds `reasoning` (per step) and
-//! `errors` (COMMA §5.2's four error types, per two-role episode: [`Errors`]);
-//! MM-Escape's intent–outcome and debriefing judges are meant to be further tasks there,
-//! reusing the rows, the resume rule and the concurrency below.
+//! labelled [`Unit`]s, and aggregates them. [`TASKS`] holds `reasoning` (per step),
+//! `errors` (COMMA §5.2's four error types, per two-role episode: [`Errors`]), and
+//! MM-Escape's `intent` (intent–outcome consistency per successful interaction) and
+//! `debrief` (the post-game debriefing, per escaped episode) in [`craft`]. A task may
+//! decide an item without a call ([`Item::verdict`]), make a call before the verdict
+//! (the debriefing's storyteller: [`JudgeTask::prior`]), and read the scenario's ground
+//! truth ([`EpisodeInfo::scenario_json`], loaded by hash from the worlds given to
+//! [`judge_with`]).
 //!
-//! Resume: a row is done for the same task, task version and judge model unless it is
-//! `retryable` (the backend failed: nothing was judged). A reply the parser cannot read is
+//! Resume: a row is done for the same task, task version and judge model (and
+//! storyteller, for `debrief`) unless it is `retryable` (the backend failed: nothing was judged). A reply the parser cannot read is
 //! final — at temperature 0 the judge would say it again — and counts as an error. Only
 //! the steps of episodes listed in `episodes.jsonl` are judged (a trajectory of an
 //! episode still being played may be rewritten), and the inputs of one run (its shards)
@@ -31,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use escapade_core::action::truncate_chars;
-use escapade_core::{Action, FORMAT_VERSION, Usage};
+use escapade_core::{Action, FORMAT_VERSION, Usage, World};
 use escapade_llm::{ChatRequest, Client, ClientOptions, Message, Role};
 use futures::stream::{FuturesUnordered, StreamExt};
 use indexmap::IndexMap;
@@ -40,8 +44,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, RunError};
 use crate::progress::Progress;
 use crate::report::{Episode, read_runs};
-use crate::rundir::{TRAJECTORIES, open_append, read_jsonl, repair_tail, try_lock};
+use crate::rundir::{TRAJECTORIES, open_append, read_jsonl, read_run_toml, repair_tail, try_lock};
 use crate::suite::file_stem;
+
+pub mod craft; // MM-Escape's judges: intent–outcome consistency and the post-game debriefing
 
 /// `judge/`: the judges' verdicts inside a run directory, one file per task.
 pub const JUDGE_DIR: &str = "judge";
@@ -55,7 +61,7 @@ pub const DEFAULT_MAX_CHARS: usize = 8_000;
 pub const DEFAULT_MAX_TOKENS: u32 = 4_096;
 /// `-A` keys read by the judge itself; the backend's keys (`base_url`, `timeout`,
 /// `retries`, …) are [`escapade_agents::config::CLIENT_KEYS`].
-pub const JUDGE_KEYS: [&str; 2] = ["max_chars", "max_tokens"];
+pub const JUDGE_KEYS: [&str; 3] = ["max_chars", "max_tokens", "storyteller"];
 /// Most units kept from one reply (a runaway reply is not a verdict on 8,000 characters).
 const MAX_UNITS: usize = 256;
 /// Most characters of a reply kept in its row.
@@ -86,6 +92,24 @@ pub struct StepView {
     /// The environment's feedback on the action.
     #[serde(default)]
     pub feedback: Option<String>,
+    /// Task progress after the step, in [0, 1] (absent in rows of other formats).
+    #[serde(default)]
+    pub progress: Option<f64>,
+    /// The task ended at this step.
+    #[serde(default)]
+    pub terminated: bool,
+    /// What the agent saw before acting (its text; image addresses are not read).
+    #[serde(default)]
+    pub observation: Option<ObservationView>,
+}
+
+/// The text of a logged observation (a lenient view of
+/// [`escapade_core::trajectory::LoggedObservation`]).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ObservationView {
+    /// The text the agent read.
+    #[serde(default)]
+    pub text: String,
 }
 
 impl StepView {
@@ -153,7 +177,7 @@ fn section<'a>(text: &'a str, open: &str, close: &[&str]) -> Option<&'a str> {
 }
 
 /// What one judge call looks at.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Item {
     /// Scenario id.
     pub scenario: String,
@@ -169,6 +193,34 @@ pub struct Item {
     pub truncated: bool,
     /// What the agent did, shown beside the text.
     pub context: String,
+    /// What kind of item it is, kept in its row (`intent`: `pickup`, `box`, `door`,
+    /// `escape`); `None` for tasks with one kind.
+    pub label: Option<String>,
+    /// The scenario's difficulty tier, kept in the row for per-tier aggregates.
+    pub difficulty: Option<u32>,
+    /// What only the judge may see, never a prior call (`debrief`: the ground truth).
+    pub reference: Option<String>,
+    /// A verdict reached without a call (`intent`: a step without a rationale is
+    /// inconsistent); its row has `no_call` and no reply.
+    pub verdict: Option<Vec<Unit>>,
+}
+
+/// What a task may know of an episode besides its steps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EpisodeInfo<'a> {
+    /// Scenario id.
+    pub scenario: &'a str,
+    /// Epoch.
+    pub epoch: u32,
+    /// World name.
+    pub world: &'a str,
+    /// The scenario's difficulty tier.
+    pub difficulty: u32,
+    /// Whether the agent succeeded.
+    pub success: bool,
+    /// The scenario's JSON, when the task asked for scenarios
+    /// ([`JudgeTask::needs_scenarios`]) and the one with the episode's hash was found.
+    pub scenario_json: Option<&'a str>,
 }
 
 /// One labelled piece of a verdict: a unit of reasoning and its category (for
@@ -220,6 +272,37 @@ pub struct JudgeRow {
     /// again. Absent when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub retryable: bool,
+    /// What kind of item was judged (`intent`: `pickup`, `box`, `door`, `escape`).
+    /// Absent for tasks with one kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The scenario's difficulty tier, for tasks that aggregate per tier. Absent for
+    /// the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<u32>,
+    /// The call made before the verdict (`debrief`: the storyteller's account). Absent
+    /// for tasks that ask once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior: Option<PriorCall>,
+    /// The verdict was reached without calling the judge (`intent`: no rationale);
+    /// `reply` is null and `usage` zero. Absent when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub no_call: bool,
+}
+
+/// A call made before the judge's (`<run-dir>/judge/<task>.jsonl`, field `prior`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorCall {
+    /// Who was asked (`storyteller`).
+    pub role: String,
+    /// The model asked, `provider/model`.
+    pub model: String,
+    /// Its reply as received (cut to 32,000 characters); null when the call failed.
+    #[serde(default)]
+    pub reply: Option<String>,
+    /// Usage and cost of this call (also counted in the row's `usage`).
+    #[serde(default)]
+    pub usage: Usage,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -255,6 +338,19 @@ pub struct Composition {
     pub mean_chars: f64,
 }
 
+/// A number a task makes of its verdicts (a mean or a share), as tables print it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// Its key (`c_io`, `c_io_d3`, `debrief`, `debrief_share`).
+    pub name: String,
+    /// How tables name it (`C_IO, difficulty 3`).
+    pub label: String,
+    /// Items it is computed over.
+    pub items: usize,
+    /// The value; null when there is no item.
+    pub value: Option<f64>,
+}
+
 /// A task's aggregate over the judged items of one run.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Aggregate {
@@ -265,8 +361,13 @@ pub struct Aggregate {
     /// Each category's share of the units: the task's own categories first (also when
     /// absent), then other labels by frequency.
     pub categories: Vec<CategoryShare>,
-    /// Every sequence of categories met, most frequent first (ties by label).
+    /// Every sequence of categories met, most frequent first (ties by label); empty for
+    /// tasks whose verdict is one label.
     pub compositions: Vec<Composition>,
+    /// The task's scores (`intent`: C_IO overall and per tier; `debrief`: the mean
+    /// score and the share of episodes judged). Absent for tasks without.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<Score>,
 }
 
 /// A kind of judgement: what to judge, how to ask, how to read the answer, what to count.
@@ -293,10 +394,45 @@ pub trait JudgeTask: Sync {
     fn table_words(&self) -> [&'static str; 4] {
         ["category", "units", "composition", "steps"]
     }
+    /// The items of one episode, knowing more than its steps; by default
+    /// [`items`](Self::items). `Err` says why the episode cannot be judged (a warning;
+    /// the episode is left out).
+    fn episode_items(
+        &self,
+        episode: &EpisodeInfo<'_>,
+        steps: &[StepView],
+        max_chars: usize,
+    ) -> std::result::Result<Vec<Item>, String> {
+        Ok(self.items(episode.scenario, episode.epoch, steps, max_chars))
+    }
+    /// Whether [`episode_items`](Self::episode_items) needs the scenario's JSON.
+    fn needs_scenarios(&self) -> bool {
+        false
+    }
+    /// Who is asked before the judge (`storyteller`), when the task makes such a call.
+    fn prior_role(&self) -> Option<&'static str> {
+        None
+    }
+    /// The request of the call before the judge's, for tasks with a
+    /// [`prior_role`](Self::prior_role). It never holds [`Item::reference`].
+    fn prior(&self, item: &Item) -> Option<ChatRequest> {
+        let _ = item;
+        None
+    }
+    /// The judge's request once the prior call answered `prior_reply`; by default
+    /// [`request`](Self::request).
+    fn request_after(&self, item: &Item, prior_reply: &str) -> ChatRequest {
+        let _ = prior_reply;
+        self.request(item)
+    }
+    /// Completes a run's aggregate with what needs the number of episodes read.
+    fn complete(&self, aggregate: &mut Aggregate, episodes: usize) {
+        let _ = (aggregate, episodes);
+    }
 }
 
 /// The judge tasks, by name.
-pub static TASKS: &[&dyn JudgeTask] = &[&Reasoning, &Errors];
+pub static TASKS: &[&dyn JudgeTask] = &[&Reasoning, &Errors, &craft::Intent, &craft::Debrief];
 
 /// The task called `name`; an unknown name is an error listing the known ones.
 pub fn task(name: &str) -> Result<&'static dyn JudgeTask> {
@@ -386,6 +522,7 @@ impl JudgeTask for Reasoning {
                     chars,
                     truncated,
                     context: s.action_text(),
+                    ..Item::default()
                 })
             })
             .collect()
@@ -538,6 +675,7 @@ impl JudgeTask for Errors {
             chars,
             truncated,
             context: String::new(),
+            ..Item::default()
         }]
     }
 
@@ -806,7 +944,7 @@ fn truncate_slug(slug: &str, max: usize) -> String {
 }
 
 /// Category shares and compositions of labelled units; `known` categories come first.
-fn aggregate_units(rows: &[&JudgeRow], known: &[(&str, &str, &str)]) -> Aggregate {
+pub(crate) fn aggregate_units(rows: &[&JudgeRow], known: &[(&str, &str, &str)]) -> Aggregate {
     let name = |c: &str| -> String {
         match known.iter().find(|(k, _, _)| *k == c) {
             Some((_, name, _)) => name.to_string(),
@@ -878,6 +1016,7 @@ fn aggregate_units(rows: &[&JudgeRow], known: &[(&str, &str, &str)]) -> Aggregat
         mean_chars: (!rows.is_empty()).then(|| chars as f64 / rows.len() as f64),
         categories,
         compositions,
+        scores: Vec::new(),
     }
 }
 
@@ -904,6 +1043,9 @@ pub struct JudgeSpec {
     pub max_chars: usize,
     /// Cap on the judge's reply in tokens (`-A max_tokens=N`).
     pub max_tokens: u32,
+    /// The model asked before the judge by tasks with a prior call (`debrief`'s
+    /// storyteller), `provider/model` (`-A storyteller=…`); `None`: the judge model.
+    pub storyteller: Option<String>,
 }
 
 impl Default for JudgeSpec {
@@ -915,6 +1057,7 @@ impl Default for JudgeSpec {
             limit: None,
             max_chars: DEFAULT_MAX_CHARS,
             max_tokens: DEFAULT_MAX_TOKENS,
+            storyteller: None,
         }
     }
 }
@@ -941,6 +1084,14 @@ impl JudgeSpec {
                     self.max_tokens = u32::try_from(positive()?).map_err(|_| {
                         RunError::Invalid(format!("bad value `{value}` for max_tokens: too large"))
                     })?;
+                }
+                "storyteller" => {
+                    if !value.contains('/') {
+                        return Err(RunError::Invalid(format!(
+                            "bad value `{value}` for storyteller: expected provider/model"
+                        )));
+                    }
+                    self.storyteller = Some(value.trim().to_string());
                 }
                 k if CLIENT_KEYS.contains(&k) => {
                     client.insert(key.clone(), value.clone());
@@ -972,7 +1123,19 @@ impl JudgeSpec {
                 "a judge needs a model: --model provider/model".into(),
             ));
         }
+        if self.storyteller.is_some() && task.prior_role().is_none() {
+            return Err(RunError::Invalid(format!(
+                "the `{}` task asks no storyteller: -A storyteller is for `debrief`",
+                task.name()
+            )));
+        }
         Ok(task)
+    }
+
+    /// The model of the call before the judge's, for a task that makes one.
+    fn prior_model(&self, task: &dyn JudgeTask) -> Option<&str> {
+        task.prior_role()
+            .map(|_| self.storyteller.as_deref().unwrap_or(&self.model))
     }
 }
 
@@ -988,6 +1151,8 @@ pub struct RunJudgement {
     pub model: Option<String>,
     /// The run directories read (the shards of the run).
     pub dirs: Vec<String>,
+    /// Episodes read (finished, with a trajectory).
+    pub episodes: usize,
     /// Steps read in the run's trajectories.
     pub steps: usize,
     /// Items to judge: steps with reasoning, after `--limit`.
@@ -1016,6 +1181,10 @@ pub struct Judgement {
     pub task_version: u32,
     /// The judge model.
     pub judge: String,
+    /// The model asked before the judge (`debrief`: the storyteller); absent for tasks
+    /// that ask once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storyteller: Option<String>,
     /// One entry per run.
     pub runs: Vec<RunJudgement>,
     /// Warnings (torn lines, missing trajectories, judge errors); not part of the JSON.
@@ -1042,6 +1211,9 @@ impl Judgement {
             self.task,
             escape(&self.judge)
         );
+        if let Some(s) = &self.storyteller {
+            out.push_str(&format!("\nStoryteller: {}.\n", escape(s)));
+        }
         let nothing = task(&self.task).map_or("nothing to judge", |t| t.nothing_to_judge());
         if self.runs.is_empty() {
             out.push_str("\nNo finished episodes.\n");
@@ -1050,16 +1222,23 @@ impl Judgement {
             out.push_str(&format!("\n## {}\n\n", escape(&run.label)));
             if run.items == 0 {
                 out.push_str(&format!(
-                    "Nothing judged: of {} step(s), {nothing}.\n",
-                    run.steps
+                    "Nothing judged: of {} episode(s) and {} step(s), {nothing}.\n",
+                    run.episodes, run.steps
                 ));
                 continue;
             }
             let a = &run.aggregate;
             out.push_str(&format!(
-                "{} step(s) read, {} to judge: {} judged, {} error(s) ({} sent now, {} judged \
-                 earlier); {} unit(s)",
-                run.steps, run.items, run.judged, run.errors, run.requests, run.skipped, a.units
+                "{} episode(s) and {} step(s) read, {} to judge: {} judged, {} error(s) ({} sent \
+                 now, {} judged earlier); {} unit(s)",
+                run.episodes,
+                run.steps,
+                run.items,
+                run.judged,
+                run.errors,
+                run.requests,
+                run.skipped,
+                a.units
             ));
             if let Some(m) = a.mean_chars {
                 out.push_str(&format!("; mean length {m:.1} characters"));
@@ -1070,6 +1249,17 @@ impl Judgement {
             ));
             if run.judged == 0 {
                 continue;
+            }
+            if !a.scores.is_empty() {
+                out.push_str("\n| measure | items | value |\n|:---|---:|---:|\n");
+                for s in &a.scores {
+                    let value = s.value.map_or("–".to_string(), |v| format!("{v:.3}"));
+                    out.push_str(&format!(
+                        "| {} | {} | {value} |\n",
+                        escape(&s.label),
+                        s.items
+                    ));
+                }
             }
             let words = task(&self.task)
                 .map_or(["category", "units", "composition", "steps"], |t| {
@@ -1086,6 +1276,9 @@ impl Judgement {
                     c.units,
                     c.share * 100.0
                 ));
+            }
+            if a.compositions.is_empty() {
+                continue;
             }
             out.push_str(&format!(
                 "\n| {} | {} | share (%) | mean length (chars) |\n|:---|---:|---:|---:|\n",
@@ -1172,9 +1365,56 @@ struct Planned {
     agent: String,
     model: Option<String>,
     dirs: Vec<String>,
+    episodes: usize,
     steps: usize,
     /// `(run directory, item)`, in scenario, epoch, step order, after `limit`.
     items: Vec<(PathBuf, Item)>,
+}
+
+/// Scenario JSON by SHA-256 of its bytes (what `episodes.jsonl` records as
+/// `scenario_hash`), loaded from the `source` in each run directory's `run.toml`.
+#[derive(Default)]
+struct ScenarioIndex {
+    /// Run directories already read.
+    dirs: BTreeSet<PathBuf>,
+    /// Sources already resolved (or that failed).
+    sources: BTreeSet<String>,
+    by_hash: BTreeMap<String, String>,
+}
+
+impl ScenarioIndex {
+    /// Loads the scenarios of the run in `dir` (once per source); failures are warnings.
+    fn load(&mut self, worlds: &[Box<dyn World>], dir: &Path, warnings: &mut Vec<String>) {
+        if !self.dirs.insert(dir.to_path_buf()) {
+            return;
+        }
+        let toml = match read_run_toml(dir) {
+            Ok(toml) => toml,
+            Err(e) => {
+                warnings.push(format!(
+                    "cannot tell where the scenarios of {} are: {e}",
+                    dir.display()
+                ));
+                return;
+            }
+        };
+        let source = toml.config.source;
+        if !self.sources.insert(source.clone()) {
+            return;
+        }
+        match crate::source::resolve(worlds, &source) {
+            Ok(found) => {
+                for (_, json) in found.scenarios {
+                    let hash = escapade_core::hash::sha256_hex(json.as_bytes());
+                    self.by_hash.insert(hash, json);
+                }
+            }
+            Err(e) => warnings.push(format!(
+                "cannot load the scenarios of {} from `{source}`: {e}",
+                dir.display()
+            )),
+        }
+    }
 }
 
 /// Reads the runs in `dirs` and the items `task` would judge in each.
@@ -1182,27 +1422,49 @@ fn plan(
     dirs: &[PathBuf],
     task: &dyn JudgeTask,
     spec: &JudgeSpec,
+    worlds: &[Box<dyn World>],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Planned>> {
     let set = read_runs(dirs)?;
     warnings.extend(set.warnings);
+    if task.needs_scenarios() && worlds.is_empty() {
+        return Err(RunError::Invalid(format!(
+            "the `{}` task reads the scenarios: judge with the worlds that made them",
+            task.name()
+        )));
+    }
+    let mut index = ScenarioIndex::default();
     let mut planned = Vec::with_capacity(set.runs.len());
     for run in set.runs {
         let mut steps = 0usize;
+        let mut episodes = 0usize;
         let mut items = Vec::new();
         for episode in &run.episodes {
             let Some(dir) = &episode.dir else { continue };
             let Some(view) = read_steps(dir, episode, warnings) else {
                 continue;
             };
+            episodes += 1;
             steps += view.len();
-            let found = task.items(
-                &episode.row.scenario,
-                episode.row.epoch,
-                &view,
-                spec.max_chars,
-            );
-            items.extend(found.into_iter().map(|i| (dir.clone(), i)));
+            let row = &episode.row;
+            if task.needs_scenarios() {
+                index.load(worlds, dir, warnings);
+            }
+            let info = EpisodeInfo {
+                scenario: &row.scenario,
+                epoch: row.epoch,
+                world: &row.world,
+                difficulty: row.difficulty,
+                success: row.success,
+                scenario_json: index.by_hash.get(&row.scenario_hash).map(String::as_str),
+            };
+            match task.episode_items(&info, &view, spec.max_chars) {
+                Ok(found) => items.extend(found.into_iter().map(|i| (dir.clone(), i))),
+                Err(e) => warnings.push(format!(
+                    "{} epoch {}: not judged: {e}",
+                    row.scenario, row.epoch
+                )),
+            }
         }
         if let Some(limit) = spec.limit {
             items.truncate(limit);
@@ -1212,6 +1474,7 @@ fn plan(
             agent: run.agent,
             model: run.model,
             dirs: run.dirs.iter().map(|d| d.display().to_string()).collect(),
+            episodes,
             steps,
             items,
         });
@@ -1255,37 +1518,54 @@ fn read_steps(dir: &Path, episode: &Episode, warnings: &mut Vec<String>) -> Opti
     Some(by_step.into_values().collect())
 }
 
-/// [`judge_async`] on a runtime of its own, for callers that are not async.
+/// [`judge_with`] without worlds: for tasks that read only the run directories (not
+/// `debrief`, which needs the scenarios).
 pub fn judge(
     dirs: &[PathBuf],
     spec: &JudgeSpec,
     options: &ClientOptions,
     progress: Progress,
 ) -> Result<Judgement> {
+    judge_with(dirs, spec, options, progress, &[])
+}
+
+/// [`judge_async`] on a runtime of its own, for callers that are not async. `worlds`
+/// rebuild the scenarios of tasks that read them ([`JudgeTask::needs_scenarios`]): each
+/// run directory's `run.toml` names its source, resolved as `escapade run` resolves it,
+/// and an episode's scenario is the one whose hash its row records.
+pub fn judge_with(
+    dirs: &[PathBuf],
+    spec: &JudgeSpec,
+    options: &ClientOptions,
+    progress: Progress,
+    worlds: &[Box<dyn World>],
+) -> Result<Judgement> {
     spec.check()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| RunError::io("cannot start the async runtime", ".", e))?;
-    runtime.block_on(judge_async(dirs, spec, options, progress))
+    runtime.block_on(judge_async(dirs, spec, options, progress, worlds))
 }
 
 /// Judges the items of the runs in `dirs` (run directories or `episodes.jsonl` files)
-/// that no earlier invocation judged with the same task version and model, writing a row
-/// per item to `<run-dir>/judge/<task>.jsonl`, then aggregates every run. The backend
-/// `spec.model` is opened only when there is something to judge. A failing judge call
-/// becomes a `retryable` row, never an `Err`; only the run directories (unreadable,
-/// unwritable, being judged by another process) and the backend that cannot be opened
-/// stop it.
+/// that no earlier invocation judged with the same task version and model (and
+/// storyteller, for tasks with a prior call), writing a row per item to
+/// `<run-dir>/judge/<task>.jsonl`, then aggregates every run. The backends are opened
+/// only when there is something to ask. A failing call becomes a `retryable` row, never
+/// an `Err`; only the run directories (unreadable, unwritable, being judged by another
+/// process) and a backend that cannot be opened stop it.
 pub async fn judge_async(
     dirs: &[PathBuf],
     spec: &JudgeSpec,
     options: &ClientOptions,
     progress: Progress,
+    worlds: &[Box<dyn World>],
 ) -> Result<Judgement> {
     let task = spec.check()?;
     let mut warnings = Vec::new();
-    let planned = plan(dirs, task, spec, &mut warnings)?;
+    let planned = plan(dirs, task, spec, worlds, &mut warnings)?;
+    let prior_model = spec.prior_model(task);
 
     // the judge files of every directory with items, each under its lock
     let mut files: IndexMap<PathBuf, JudgeFile> = IndexMap::new();
@@ -1298,7 +1578,10 @@ pub async fn judge_async(
         }
     }
     let ours = |r: &JudgeRow| {
-        r.task == task.name() && r.task_version == task.version() && r.judge == spec.model
+        r.task == task.name()
+            && r.task_version == task.version()
+            && r.judge == spec.model
+            && (r.no_call || r.prior.as_ref().map(|p| p.model.as_str()) == prior_model)
     };
     for file in files.values() {
         let old = file
@@ -1342,12 +1625,29 @@ pub async fn judge_async(
     let mut new_rows: Vec<(usize, JudgeRow)> = Vec::new();
     let mut reported = 0usize;
     if !jobs.is_empty() {
-        let client = escapade_llm::open(&spec.model, options)
-            .await
-            .map_err(|error| RunError::Backend {
-                model: spec.model.clone(),
-                error,
-            })?;
+        let open = |model: &str| {
+            let model = model.to_string();
+            async move {
+                escapade_llm::open(&model, options)
+                    .await
+                    .map_err(|error| RunError::Backend { model, error })
+            }
+        };
+        // items decided without a call need no backend
+        let calls = jobs.iter().any(|(_, _, item)| item.verdict.is_none());
+        let client = if calls {
+            Some(open(&spec.model).await?)
+        } else {
+            None
+        };
+        let prior_client = match prior_model {
+            Some(m) if calls && m != spec.model => Some(open(m).await?),
+            _ => None,
+        };
+        let clients = Clients {
+            judge: client.as_ref(),
+            prior: prior_client.as_ref().or(client.as_ref()),
+        };
         let total: usize = planned.iter().map(|r| r.items.len()).sum();
         let bar = progress.bar(total as u64, "judged");
         bar.set_position((total - jobs.len()) as u64);
@@ -1359,9 +1659,9 @@ pub async fn judge_async(
                 let Some((r, f, item)) = queue.next() else {
                     break;
                 };
-                let client = &client;
+                let clients = &clients;
                 in_flight.push(async move {
-                    let row = judge_item(task, client, spec, item).await;
+                    let row = judge_item(task, clients, spec, item).await;
                     (r, f, row)
                 });
             }
@@ -1434,11 +1734,14 @@ pub async fn judge_async(
                 judged.push(row);
             }
         }
+        let mut aggregate = task.aggregate(&judged);
+        task.complete(&mut aggregate, run.episodes);
         runs.push(RunJudgement {
             label: run.label.clone(),
             agent: run.agent.clone(),
             model: run.model.clone(),
             dirs: run.dirs.clone(),
+            episodes: run.episodes,
             steps: run.steps,
             items: run.items.len(),
             judged: judged.len(),
@@ -1446,29 +1749,40 @@ pub async fn judge_async(
             requests: requests[r],
             skipped: skipped[r],
             usage,
-            aggregate: task.aggregate(&judged),
+            aggregate,
         });
     }
     Ok(Judgement {
         task: task.name().to_string(),
         task_version: task.version(),
         judge: spec.model.clone(),
+        storyteller: prior_model.map(String::from),
         runs,
         warnings,
     })
 }
 
-/// Asks the judge about one item; every failure lands in the row.
+/// The backends of one invocation: the judge's, and the one asked before it (the same
+/// client when the models are the same). `None` when no item needs a call.
+struct Clients<'a> {
+    judge: Option<&'a Client>,
+    prior: Option<&'a Client>,
+}
+
+/// Asks the judge about one item (after the prior call, for tasks with one); every
+/// failure lands in the row.
 async fn judge_item(
     task: &dyn JudgeTask,
-    client: &Client,
+    clients: &Clients<'_>,
     spec: &JudgeSpec,
     item: &Item,
 ) -> JudgeRow {
-    let mut request = task.request(item);
-    request.temperature = Some(0.0);
-    request.seed = Some(0);
-    request.max_tokens = Some(spec.max_tokens);
+    let tune = |mut request: ChatRequest| {
+        request.temperature = Some(0.0);
+        request.seed = Some(0);
+        request.max_tokens = Some(spec.max_tokens);
+        request
+    };
     let mut row = JudgeRow {
         format_version: FORMAT_VERSION,
         task: task.name().to_string(),
@@ -1484,10 +1798,55 @@ async fn judge_item(
         usage: Usage::default(),
         error: None,
         retryable: false,
+        label: item.label.clone(),
+        difficulty: item.difficulty,
+        prior: None,
+        no_call: false,
     };
-    match client.chat(&request).await {
+    if let Some(units) = &item.verdict {
+        row.units = units.clone();
+        row.no_call = true;
+        return row;
+    }
+    let (Some(judge), Some(prior_client)) = (clients.judge, clients.prior) else {
+        // unreachable: the clients are opened when an item needs a call
+        row.error = Some("no judge backend was opened".into());
+        row.retryable = true;
+        return row;
+    };
+    let mut request = task.request(item);
+    if let (Some(role), Some(prior)) = (task.prior_role(), task.prior(item)) {
+        let mut call = PriorCall {
+            role: role.to_string(),
+            model: spec.prior_model(task).unwrap_or(&spec.model).to_string(),
+            reply: None,
+            usage: Usage::default(),
+        };
+        match prior_client.chat(&tune(prior)).await {
+            Ok(completion) => {
+                let text = completion.response.text;
+                call.usage = completion.usage;
+                row.usage.add(&call.usage);
+                call.reply = Some(truncate_chars(&text, MAX_REPLY_CHARS));
+                if text.trim().is_empty() {
+                    row.error = Some(format!("the {role}'s reply is empty"));
+                    row.prior = Some(call);
+                    return row;
+                }
+                request = task.request_after(item, &text);
+                row.prior = Some(call);
+            }
+            Err(e) => {
+                row.error = Some(format!("{role} failed: {e}"));
+                row.retryable = true;
+                row.prior = Some(call);
+                return row;
+            }
+        }
+    }
+    match judge.chat(&tune(request)).await {
         Ok(completion) => {
-            row.usage = completion.usage;
+            row.usage.add(&completion.usage);
             let text = completion.response.text;
             match task.parse(&text) {
                 Ok(units) => row.units = units,

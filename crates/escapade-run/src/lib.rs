@@ -19,14 +19,16 @@
 
 pub mod bench; // the model harness's performance self-check (`escapade bench`)
 pub mod comma_bench; // the comma world's performance self-check (`escapade bench comma`)
+pub mod craft_bench; // the craft world's performance self-check (`escapade bench craft`)
 pub mod error; // RunError, the one error type of this crate
-pub mod judge; // LLM-as-judge metrics (VisEscape reasoning units) into <run-dir>/judge/
+pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
 pub mod play; // a person plays one scenario in the terminal
 pub mod plots; // the papers' figures from one or more runs, as SVG and PNG
 pub mod progress; // progress bars and warnings on standard error
 pub mod report; // mean ± se tables over episodes.jsonl, as JSON, CSV and Markdown
 pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, summaries
 pub mod runner; // plays scenario × epoch episodes with agents into a run directory
+pub mod show; // a scenario's first view (prompts, observation, pictures) written to a folder
 pub mod source; // suite name, scenario file or directory → the scenarios to play
 pub mod suite; // builds and verifies suites, writes them to disk
 pub mod vis_bench; // the vis world's performance self-check (`escapade bench vis`)
@@ -41,5 +43,6 @@ pub use rundir::{RunConfig, RunDir};
 pub use runner::{
     AgentFactory, Baseline, LlmFactory, RunSpec, RunSummary, TeamFactory, run, run_async,
 };
+pub use show::show;
 pub use source::{Source, resolve};
 pub use suite::{SuiteBuild, build_suite, write_suite};

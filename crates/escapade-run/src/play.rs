@@ -51,6 +51,8 @@ pub struct PlayOptions {
     /// In a world whose roles take turns, the one role the person plays (the others are
     /// the [`Partner`]'s); `None`: every role.
     pub role: Option<String>,
+    /// The world's environment options (`-W key=value`).
+    pub world_options: std::collections::BTreeMap<String, String>,
 }
 
 /// Who plays the roles the person does not: agents made by `agents`, driven on
@@ -72,6 +74,7 @@ impl Default for PlayOptions {
             source: String::new(),
             images: PathBuf::from("escapade-play"),
             role: None,
+            world_options: Default::default(),
         }
     }
 }
@@ -113,7 +116,7 @@ pub fn play_terminal_with(
     output: &mut dyn Write,
 ) -> Result<PlayResult> {
     let header = ScenarioHeader::parse(scenario_json)?;
-    let mut env = world.env(scenario_json)?;
+    let mut env = world.env_with(scenario_json, &options.world_options)?;
     let roles = env.roles();
     let seat = seat(&roles, options.role.as_deref(), partner.is_some(), world)?;
     // the partner's team: one agent per role the person does not play
@@ -285,6 +288,7 @@ fn record_dir(
         agent_options: Default::default(),
         expert,
         expert_options: Default::default(),
+        world_options: options.world_options.clone(),
         epochs: 1,
         limit: None,
         seed: options.seed,

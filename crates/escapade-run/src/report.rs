@@ -270,6 +270,11 @@ pub fn comma_puzzle(difficulty: u32) -> Option<&'static str> {
 fn tier_label(world: &str, difficulty: u32) -> String {
     match (world, comma_puzzle(difficulty)) {
         ("comma", Some(p)) => format!("{difficulty} ({p})"),
+        // craft: D1, D2, … rooms and two-room games `10 a + b` (MM-Escape §3.3)
+        ("craft", _) if (11..=99).contains(&difficulty) && !difficulty.is_multiple_of(10) => {
+            format!("{difficulty} (D{}+D{})", difficulty / 10, difficulty % 10)
+        }
+        ("craft", _) => format!("{difficulty} (D{difficulty})"),
         _ => difficulty.to_string(),
     }
 }

@@ -66,6 +66,10 @@ pub struct RunConfig {
     /// The expert's options (its model, temperature, …), like `agent_options`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub expert_options: BTreeMap<String, String>,
+    /// The world's environment options (`-W key=value`: frame size, a rule's variant);
+    /// absent when none were given, so older run directories keep their hashes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub world_options: BTreeMap<String, String>,
     /// Epochs per scenario (at least 1).
     pub epochs: u32,
     /// Only the first `limit` scenarios of the suite, when set.
@@ -682,6 +686,7 @@ mod tests {
             agent_options: BTreeMap::new(),
             expert: None,
             expert_options: Default::default(),
+            world_options: Default::default(),
             epochs: 2,
             limit: None,
             seed: u64::MAX,

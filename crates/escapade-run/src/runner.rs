@@ -227,6 +227,8 @@ pub struct RunSpec {
     pub expert: Option<String>,
     /// The expert's options; recorded and hashed.
     pub expert_options: BTreeMap<String, String>,
+    /// The world's environment options (`-W`); recorded and hashed when set.
+    pub world_options: BTreeMap<String, String>,
     /// Epochs per scenario (at least 1).
     pub epochs: u32,
     /// Play only the first `limit` scenarios, in suite order.
@@ -250,6 +252,7 @@ impl Default for RunSpec {
             agent_options: BTreeMap::new(),
             expert: None,
             expert_options: BTreeMap::new(),
+            world_options: BTreeMap::new(),
             epochs: 1,
             limit: None,
             seed: 0,
@@ -269,6 +272,7 @@ impl RunSpec {
             agent_options: config.agent_options.clone(),
             expert: config.expert.clone(),
             expert_options: config.expert_options.clone(),
+            world_options: config.world_options.clone(),
             epochs: config.epochs,
             limit: config.limit.map(|l| l as usize),
             seed: config.seed,
@@ -437,6 +441,10 @@ pub async fn run_async(
         }
     }
 
+    // bad world options fail the run at once, not every episode
+    if let Some(s) = scenarios.first() {
+        world.env_with(s.json, &spec.world_options)?;
+    }
     let bar = progress.bar(total as u64, "episodes");
     bar.set_position(skipped as u64);
     bar.set_message(live.message());
@@ -459,6 +467,7 @@ pub async fn run_async(
                 seed: seed::derive(spec.seed, &s.header.id, u64::from(epoch)),
                 agent: &agent_name,
                 max_steps: spec.max_steps,
+                world_options: &spec.world_options,
             };
             let (dir, live, bar) = (&dir, &live, &bar);
             in_flight.push(async move {
@@ -578,6 +587,7 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
         agent_options: spec.agent_options.clone(),
         expert: spec.expert.clone(),
         expert_options: spec.expert_options.clone(),
+        world_options: spec.world_options.clone(),
         epochs: spec.epochs,
         limit: spec.limit.map(|l| l as u64),
         seed: spec.seed,
@@ -603,6 +613,7 @@ struct Episode<'a> {
     seed: u64,
     agent: &'a str,
     max_steps: u32,
+    world_options: &'a BTreeMap<String, String>,
 }
 
 /// Plays one episode into the run directory and appends its row. `Err` only for
@@ -620,7 +631,7 @@ async fn run_episode(
         trajectory: dir.trajectory(&ep.header.id, ep.epoch)?,
     };
     let played = AssertUnwindSafe(async {
-        let env = match world.env(ep.json) {
+        let env = match world.env_with(ep.json, ep.world_options) {
             Ok(env) => env,
             Err(e) => return Ok(Played::failed(format!("cannot open the environment: {e}"))),
         };

@@ -37,6 +37,9 @@ pub enum Command {
     /// Have a model judge what the agents of runs wrote (LLM-as-judge metrics), e.g.
     /// VisEscape's reasoning components; verdicts are kept in `<run-dir>/judge/`.
     Judge(JudgeArgs),
+    /// Write what an agent sees at the start of a scenario (prompts, first observation,
+    /// pictures) to a folder.
+    Show(ShowArgs),
     /// Play a scenario yourself in the terminal.
     Play(PlayArgs),
     /// Check a scenario written by hand (vis rooms: JSON or TOML) and convert it to JSON.
@@ -53,7 +56,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// What to measure: `harness` (the model loop), `vis` (the vis world's env step,
-    /// view drawing and suite build) or `comma` (puzzle step, picture, suite build).
+    /// view drawing and suite build), `comma` (puzzle step, picture, suite build) or
+    /// `craft` (a 1024×512 frame on one thread and on all cores, PNG, env step with and
+    /// without a frame, suite build).
     #[arg(default_value = "harness")]
     pub what: String,
     /// Episodes of the throughput check.
@@ -196,6 +201,10 @@ pub struct RunArgs {
     /// The expert's agent and backend options as key=value (repeatable; the keys of -A).
     #[arg(short = 'E', long = "expert-option", value_name = "KEY=VALUE")]
     pub expert_options: Vec<String>,
+    /// The world's environment options as key=value (repeatable; `escapade list <world>`
+    /// names them), e.g. craft's `-W width=2048 -W height=1024` or `-W grab=original`.
+    #[arg(short = 'W', long = "world-option", value_name = "KEY=VALUE")]
+    pub world_options: Vec<String>,
     /// Base URL of the model's API (`openai-compatible/…` also reads `OPENAI_BASE_URL`;
     /// the URL used is recorded in the run's config).
     #[arg(long)]
@@ -284,9 +293,12 @@ pub struct JudgeArgs {
     #[arg(long, short, required = true)]
     pub model: String,
     /// What to judge: `reasoning` (VisEscape §6.2: each step's reasoning cut into
-    /// Observation, Guess, Hypothesis, Planning and Recall units) or `errors` (COMMA
+    /// Observation, Guess, Hypothesis, Planning and Recall units), `errors` (COMMA
     /// §5.2: each two-role episode's conversation checked for roleplay,
-    /// misinterpretation, repetition loops and miscommunication).
+    /// misinterpretation, repetition loops and miscommunication), `intent` (MM-Escape
+    /// §5.3: whether each successful interaction of a craft episode was meant by its
+    /// rationale, C_IO) or `debrief` (MM-Escape §5.4: a storyteller recounts each escaped
+    /// craft episode, the judge scores it 0-5 against the scenario's story).
     #[arg(long, short, default_value = "reasoning")]
     pub task: String,
     /// Judge calls in flight at once.
@@ -299,7 +311,9 @@ pub struct JudgeArgs {
     #[arg(long)]
     pub json: bool,
     /// Judge and backend options as key=value (repeatable): max_chars=N (most characters
-    /// of reasoning sent, default 8000), max_tokens=N (default 4096), timeout=SECS,
+    /// of reasoning sent, default 8000), max_tokens=N (default 4096),
+    /// storyteller=provider/model (who recounts the game for `debrief`; default: the
+    /// judge model), timeout=SECS,
     /// retries=N, rpm=N, tpm=N, backend_concurrency=N, prices=FILE, threads=N, context=N,
     /// parallel=N.
     #[arg(short = 'A', long = "option", value_name = "KEY=VALUE")]
@@ -323,6 +337,26 @@ pub struct CheckArgs {
     pub out: Option<PathBuf>,
 }
 
+/// `escapade show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A suite name, a scenario file, or a directory of scenarios.
+    pub source: String,
+    /// Which scenario of a suite or directory (default: the first).
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Seed given to the environment.
+    #[arg(long, short, default_value_t = 0)]
+    pub seed: u64,
+    /// The world's environment options as key=value (repeatable; `escapade list <world>`
+    /// names them), e.g. craft's `-W width=2048 -W height=1024` or `-W grab=original`.
+    #[arg(short = 'W', long = "world-option", value_name = "KEY=VALUE")]
+    pub world_options: Vec<String>,
+    /// The folder to write `observation.md` and the pictures into.
+    #[arg(long, short, default_value = "escapade-show")]
+    pub out: PathBuf,
+}
+
 /// `escapade play`.
 #[derive(Debug, Args)]
 pub struct PlayArgs {
@@ -341,6 +375,10 @@ pub struct PlayArgs {
     /// you, rewritten every step).
     #[arg(long, default_value = "escapade-play")]
     pub images: PathBuf,
+    /// The world's environment options as key=value (repeatable; `escapade list <world>`
+    /// names them), e.g. craft's `-W width=2048 -W height=1024` or `-W grab=original`.
+    #[arg(short = 'W', long = "world-option", value_name = "KEY=VALUE")]
+    pub world_options: Vec<String>,
     /// Two-role worlds (comma): the role you play (`solver` or `expert`); the other role
     /// is played by --expert's agent. Without it you play every role.
     #[arg(long)]

@@ -20,7 +20,7 @@ use serde_json::json;
 
 use crate::cli::{
     BenchArgs, CheckArgs, GenArgs, ImportArgs, JudgeArgs, ListArgs, PlayArgs, ReportArgs,
-    ReportFormat, ResumeArgs, RunArgs, SetupArgs, SuiteArgs,
+    ReportFormat, ResumeArgs, RunArgs, SetupArgs, ShowArgs, SuiteArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -52,6 +52,9 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
                 "name": w.name(),
                 "description": w.description(),
                 "agents": w.agent_kinds(),
+                "world_options": w.env_options().iter()
+                    .map(|(k, help)| json!({"key": k, "help": help}))
+                    .collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
             "suites": suites.iter().map(|s| json!({
                 "name": s.name,
@@ -77,6 +80,9 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
     for w in &worlds {
         writeln!(ctx.out, "  {:<8} {}", w.name(), w.description())?;
         writeln!(ctx.out, "           agents: {}", w.agent_kinds().join(", "))?;
+        for (key, help) in w.env_options() {
+            writeln!(ctx.out, "           -W {key}=…  {help}")?;
+        }
     }
     writeln!(
         ctx.out,
@@ -578,6 +584,23 @@ fn expert_options(
     Ok(Some((spec, options)))
 }
 
+/// The world options of `-W key=value` pairs (the world checks the keys when it opens an
+/// environment).
+fn world_options(pairs: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut options = BTreeMap::new();
+    for pair in pairs {
+        let (k, v) = pair
+            .split_once('=')
+            .with_context(|| format!("bad world option `{pair}` (-W): expected KEY=VALUE"))?;
+        let k = k.trim();
+        if k.is_empty() {
+            bail!("bad world option `{pair}`: the key is empty");
+        }
+        options.insert(k.to_string(), v.trim().to_string());
+    }
+    Ok(options)
+}
+
 /// Options of one agent spec from `key=value` pairs, a model and a base URL. `flags`
 /// names the options', the model's and the agent's flags in messages.
 fn options_of(
@@ -651,6 +674,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         agent_options: options.clone(),
         expert: expert.as_ref().map(|(e, _)| e.clone()),
         expert_options: expert.as_ref().map(|(_, o)| o.clone()).unwrap_or_default(),
+        world_options: world_options(&args.world_options)?,
         epochs: args.epochs,
         limit: args.limit,
         seed: args.seed,
@@ -810,7 +834,14 @@ pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
         ..Default::default()
     };
     let client_options = spec.apply_options(&options)?;
-    let judgement = escapade_run::judge(&args.dirs, &spec, &client_options, ctx.progress())?;
+    // the worlds rebuild the scenarios of tasks that compare with their ground truth
+    let judgement = escapade_run::judge::judge_with(
+        &args.dirs,
+        &spec,
+        &client_options,
+        ctx.progress(),
+        ctx.worlds,
+    )?;
     for w in &judgement.warnings {
         eprintln!("warning: {w}");
     }
@@ -820,7 +851,7 @@ pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
     }
     if judgement.errors() > 0 {
         eprintln!(
-            "{} step(s) have no verdict (see `error` in judge/{}.jsonl; backend failures are \
+            "{} item(s) have no verdict (see `error` in judge/{}.jsonl; backend failures are \
              retried by the next `escapade judge`)",
             judgement.errors(),
             judgement.task
@@ -834,10 +865,13 @@ pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
     Ok(())
 }
 
-/// `escapade play <source> [--scenario ID] [--record DIR]`.
-pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Result<()> {
-    let source = escapade_run::resolve(ctx.worlds, &args.source)?;
-    let index = match &args.scenario {
+/// The scenario `id` (default: the first) of a resolved source, with its label.
+fn pick<'a>(
+    source: &'a escapade_run::source::Source<'_>,
+    name: &str,
+    id: Option<&str>,
+) -> Result<&'a (String, String)> {
+    let index = match id {
         None => 0,
         Some(id) => {
             let ids = source.ids();
@@ -846,10 +880,27 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
                 .ok_or_else(|| escapade_run::RunError::unknown("scenario", id, &ids))?
         }
     };
-    let (label, json) = source
+    source
         .scenarios
         .get(index)
-        .with_context(|| format!("`{}` holds no scenarios", args.source))?;
+        .with_context(|| format!("`{name}` holds no scenarios"))
+}
+
+/// `escapade show <source> [--scenario ID] [--out DIR]`.
+pub fn show(ctx: &mut Ctx<'_>, args: &ShowArgs) -> Result<()> {
+    let source = escapade_run::resolve(ctx.worlds, &args.source)?;
+    let (_, json) = pick(&source, &args.source, args.scenario.as_deref())?;
+    let options = world_options(&args.world_options)?;
+    for path in escapade_run::show(source.world, json, args.seed, &options, &args.out)? {
+        writeln!(ctx.out, "wrote {}", path.display())?;
+    }
+    Ok(())
+}
+
+/// `escapade play <source> [--scenario ID] [--record DIR]`.
+pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Result<()> {
+    let source = escapade_run::resolve(ctx.worlds, &args.source)?;
+    let (label, json) = pick(&source, &args.source, args.scenario.as_deref())?;
     let options = PlayOptions {
         seed: args.seed,
         record: args.record.clone(),
@@ -857,6 +908,7 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
         source: source.origin.clone(),
         images: args.images.clone(),
         role: args.role.clone(),
+        world_options: world_options(&args.world_options)?,
         ..PlayOptions::default()
     };
     let partner = expert_options(
@@ -1028,7 +1080,22 @@ pub fn bench(ctx: &mut Ctx<'_>, args: &BenchArgs) -> Result<()> {
             }
             return Ok(());
         }
-        other => bail!("unknown benchmark `{other}`; known: harness, vis, comma"),
+        "craft" => {
+            if !ctx.quiet {
+                eprintln!("measuring (about ten seconds in a release build)…");
+            }
+            let report = escapade_run::craft_bench::craft_benchmarks()?;
+            if args.json {
+                writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                write!(ctx.out, "{report}")?;
+            }
+            if !report.pass {
+                bail!("a benchmark missed its target");
+            }
+            return Ok(());
+        }
+        other => bail!("unknown benchmark `{other}`; known: harness, vis, comma, craft"),
     }
     let options = escapade_run::bench::BenchOptions {
         episodes: args.episodes,

@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         Command::Resume(args) => commands::resume(&mut ctx, args),
         Command::Report(args) => commands::report(&mut ctx, args),
         Command::Judge(args) => commands::judge(&mut ctx, args),
+        Command::Show(args) => commands::show(&mut ctx, args),
         Command::Play(args) => commands::play(&mut ctx, args, &mut std::io::stdin().lock()),
         Command::Check(args) => commands::check(&mut ctx, args),
         Command::Schema => commands::schema(&mut ctx),

@@ -49,6 +49,7 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         expert: None,
         expert_model: None,
         expert_options: Vec::new(),
+        world_options: Vec::new(),
         base_url: None,
         shard: None,
     }
@@ -382,6 +383,7 @@ fn play_reads_actions_and_records() {
         seed: 0,
         record: record.map(Path::to_path_buf),
         images: std::env::temp_dir().join("escapade-play-unit-test"),
+        world_options: Vec::new(),
         role: None,
         expert: None,
         expert_model: None,

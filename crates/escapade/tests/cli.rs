@@ -122,6 +122,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         agent_options: [("model".to_string(), "openai/gpt-4o".to_string())].into(),
         expert: None,
         expert_options: Default::default(),
+        world_options: Default::default(),
         epochs: 1,
         limit: None,
         seed: 0,
@@ -232,11 +233,11 @@ fn judge_labels_reasoning_with_a_scripted_model_and_resumes() {
     let rows = std::fs::read_to_string(dir.join("judge").join("reasoning.jsonl")).unwrap();
     assert_eq!(rows.lines().count(), 2);
 
-    let o = escapade(&["judge", d, "-m", &model, "--task", "intent"]);
+    let o = escapade(&["judge", d, "-m", &model, "--task", "nope"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o).trim(),
-        "error: unknown judge task `intent`; known: reasoning, errors"
+        "error: unknown judge task `nope`; known: reasoning, errors, intent, debrief"
     );
     let o = escapade(&["judge", d, "-m", &model, "-A", "history=full"]);
     assert_eq!(o.status.code(), Some(1));

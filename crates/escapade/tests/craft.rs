@@ -100,3 +100,102 @@ fn an_original_level_file_imports_with_a_seed() {
     let o = escapade(&["import", "craft", "/nonexistent/level.json"]);
     assert!(stderr(&o).contains("cannot read"));
 }
+
+#[test]
+fn the_craft_judges_read_an_oracle_run_and_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let room = tmp.path().join("r.json");
+    let room = room.to_str().unwrap();
+    ok(escapade(&[
+        "gen",
+        "craft",
+        "--difficulty",
+        "3",
+        "--seed",
+        "5",
+        "--out",
+        room,
+    ]));
+    let runs = tmp.path().join("runs");
+    ok(escapade(&[
+        "-q",
+        "run",
+        room,
+        "--agent",
+        "oracle",
+        "--out",
+        runs.to_str().unwrap(),
+    ]));
+    let run = run_dir_under(&runs);
+    let d = run.to_str().unwrap();
+    let script = |name: &str, lines: &[&str]| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        format!("scripted/{}", path.display())
+    };
+
+    // intent: the oracle's pickup, box and escape, each with its rationale
+    let judge = script("intent.jsonl", &[r#"{"text": "{\"consistent\": 1}"}"#]);
+    let out = ok(escapade(&[
+        "judge", d, "--task", "intent", "-m", &judge, "--json", "-q",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let r = &v["runs"][0];
+    assert_eq!((&r["items"], &r["judged"]), (&3.into(), &3.into()), "{r}");
+    let score = |name: &str| {
+        r["scores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {r}"))["value"]
+            .clone()
+    };
+    assert_eq!(score("c_io"), 1.0);
+    assert_eq!(score("c_io_d3"), 1.0);
+    assert_eq!(score("no_rationale"), 0.0);
+    let rows = std::fs::read_to_string(run.join("judge").join("intent.jsonl")).unwrap();
+    let labels: Vec<String> = rows
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["label"].to_string())
+        .collect();
+    assert_eq!(labels, ["\"pickup\"", "\"box\"", "\"escape\""]);
+
+    // debrief: the storyteller's account, then the judge's score
+    let model = script(
+        "debrief.jsonl",
+        &[
+            r#"{"text": "A bedroom. I found a key on a shelf; the note had 4578."}"#,
+            r#"{"text": "{\"score\": 2}"}"#,
+        ],
+    );
+    let out = ok(escapade(&[
+        "judge", d, "--task", "debrief", "-m", &model, "--json", "-q",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["storyteller"], model.as_str());
+    let r = &v["runs"][0];
+    assert_eq!((&r["items"], &r["judged"]), (&1.into(), &1.into()), "{r}");
+    let debrief = r["scores"].as_array().unwrap();
+    assert_eq!(debrief[0]["name"], "debrief");
+    assert_eq!(debrief[0]["value"], 2.0);
+    assert!(
+        debrief
+            .iter()
+            .any(|s| s["name"] == "debrief_share" && s["value"] == 1.0)
+    );
+    let rows = std::fs::read_to_string(run.join("judge").join("debrief.jsonl")).unwrap();
+    let row: serde_json::Value = serde_json::from_str(rows.trim()).unwrap();
+    assert_eq!(row["prior"]["role"], "storyteller");
+    assert!(row["prior"]["reply"].as_str().unwrap().contains("4578"));
+
+    // again: nothing is asked twice
+    let md = ok(escapade(&[
+        "judge", d, "--task", "debrief", "-m", &model, "-q",
+    ]));
+    assert!(md.contains("0 sent now, 1 judged earlier"), "{md}");
+    assert!(
+        md.contains("| debriefing score (0-5) | 1 | 2.000 |"),
+        "{md}"
+    );
+}

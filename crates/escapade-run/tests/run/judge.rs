@@ -230,14 +230,14 @@ fn the_reasoning_prompt_matches_its_golden_file() {
 
 #[test]
 fn unknown_tasks_and_options_are_refused_with_the_known_ones() {
-    let err = task("intent").err().unwrap();
+    let err = task("nope").err().unwrap();
     assert_eq!(
         err.to_string(),
-        "unknown judge task `intent`; known: reasoning, errors"
+        "unknown judge task `nope`; known: reasoning, errors, intent, debrief"
     );
     let err = judge(
         &[],
-        &spec("scripted/x.jsonl", "intent"),
+        &spec("scripted/x.jsonl", "nope"),
         &quick(),
         Progress::quiet(),
     )
@@ -283,6 +283,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
             .unwrap_or_default(),
         expert: None,
         expert_options: Default::default(),
+        world_options: Default::default(),
         epochs: 1,
         limit: None,
         seed: 0,
@@ -355,7 +356,7 @@ fn run_dir(
 }
 
 /// A scripted backend spec replaying `lines` (JSON values) from a file in `dir`.
-fn script(dir: &Path, name: &str, lines: &[serde_json::Value]) -> String {
+pub(crate) fn script(dir: &Path, name: &str, lines: &[serde_json::Value]) -> String {
     let path = dir.join(name);
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     std::fs::write(&path, text.join("\n")).unwrap();
@@ -366,7 +367,8 @@ fn reply(text: &str) -> serde_json::Value {
     json!({"text": text, "usage": {"input": 100, "output": 20}})
 }
 
-fn quick() -> ClientOptions {
+/// Client options that fail fast (no retries).
+pub(crate) fn quick() -> ClientOptions {
     ClientOptions {
         max_retries: 0,
         backoff_base: Duration::from_millis(1),
@@ -375,7 +377,8 @@ fn quick() -> ClientOptions {
     }
 }
 
-fn spec(model: &str, task: &str) -> JudgeSpec {
+/// A judge spec for `task` with `model`, one call at a time.
+pub(crate) fn spec(model: &str, task: &str) -> JudgeSpec {
     JudgeSpec {
         task: task.into(),
         model: model.into(),
@@ -674,7 +677,7 @@ fn a_run_without_reasoning_judges_nothing_and_opens_no_backend() {
     assert!(!dir.join(JUDGE_DIR).exists());
     let md = j.markdown();
     assert!(
-        md.contains("Nothing judged: of 2 step(s), no step carries reasoning"),
+        md.contains("Nothing judged: of 1 episode(s) and 2 step(s), no step carries reasoning"),
         "{md}"
     );
 

@@ -5,6 +5,7 @@ mod fake; // CounterWorld: reach the target to win; oracle, random, broken and r
 mod files; // a run directory has every file, with valid rows flushed as they are written
 mod harness; // LLM agents on scripted backends: faults, retryable rows, re-asks, shards, 256 in flight
 mod judge; // escapade judge: reply parsing, prompt golden file, aggregation, resume, retries
+mod judge_craft; // the craft judges: intent (successful steps, escape case) and debrief (two calls)
 mod play; // a person plays through a reader and a writer, optionally recorded
 mod plots; // plot files per run set: well-formed SVG, decodable PNG, identical bytes
 mod report; // report shapes, exact mean/se, shards merged, runs side by side, usage

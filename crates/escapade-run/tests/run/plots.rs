@@ -59,6 +59,7 @@ fn run(parent: &Path, agent: &str, worlds: &[&str], tools: bool) -> PathBuf {
         agent_options: BTreeMap::new(),
         expert: None,
         expert_options: Default::default(),
+        world_options: Default::default(),
         epochs: 1,
         limit: None,
         seed: 0,

@@ -320,6 +320,7 @@ fn config(agent: &str, seed: u64, shard: Option<&str>, rows: &[EpisodeRow]) -> R
         agent_options: BTreeMap::new(),
         expert: None,
         expert_options: Default::default(),
+        world_options: Default::default(),
         epochs: 1,
         limit: None,
         seed,
