@@ -195,11 +195,35 @@ pub struct Report {
     /// only when asked for ([`Report::per_turn`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_turn: Vec<TurnCurve>,
+    /// craft: episodes split by whether the exit was in view at the start, per run and
+    /// difficulty (MM-Escape Fig. 4 b–d).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exit_view: Vec<ExitViewGroup>,
     /// Warnings met while reading (torn last lines, overlapping or missing shards,
     /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
     pub warnings: Vec<String>,
 }
+
+/// The craft episodes of one run and difficulty whose exit was (or was not) in view at
+/// the start (MM-Escape Fig. 4 b–d).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExitViewGroup {
+    /// Label of the run (see [`RunInfo::label`]).
+    pub run: String,
+    /// The difficulty tier.
+    pub difficulty: u32,
+    /// Whether the exit was in view from the start pose.
+    pub visible: bool,
+    /// Number of episodes.
+    pub n: usize,
+    /// [`EXIT_VIEW_METRICS`], mean ± se.
+    pub metrics: IndexMap<String, Stat>,
+}
+
+/// What the exit-in-view split compares (MM-Escape Fig. 4: escape, steps, grab success
+/// rate and grab ratio).
+pub const EXIT_VIEW_METRICS: [&str; 4] = ["success", "steps", "grab_success_rate", "grab_ratio"];
 
 /// The episodes of one run on the comma puzzles that test one capability.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -856,12 +880,43 @@ impl Report {
                 });
             }
         }
+        let mut exit_view = Vec::new();
+        for run in &set.runs {
+            let mut by: BTreeMap<(u32, bool), Vec<&EpisodeRow>> = BTreeMap::new();
+            for r in run
+                .episodes
+                .iter()
+                .map(|e| &e.row)
+                .filter(|r| r.world == "craft")
+            {
+                if let Some(v) = r.metrics.get("exit_visible_at_start") {
+                    by.entry((r.difficulty, *v > 0.5)).or_default().push(r);
+                }
+            }
+            for ((difficulty, visible), rows) in by {
+                let mut metrics = IndexMap::new();
+                for name in EXIT_VIEW_METRICS {
+                    let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, name)).collect();
+                    if !xs.is_empty() {
+                        metrics.insert(name.to_string(), Stat::from(MeanSe::of(&xs)));
+                    }
+                }
+                exit_view.push(ExitViewGroup {
+                    run: run.label.clone(),
+                    difficulty,
+                    visible,
+                    n: rows.len(),
+                    metrics,
+                });
+            }
+        }
         Report {
             groups,
             overall,
             runs,
             scenarios: Vec::new(),
             capabilities,
+            exit_view,
             per_turn: Vec::new(),
             warnings: set.warnings.clone(),
         }
@@ -1097,6 +1152,7 @@ impl Report {
             }
             out.push_str(&self.capability_tables(world));
             out.push_str(&self.turn_table(world));
+            out.push_str(&self.exit_view_table(world));
             if several {
                 let parts: Vec<String> = summaries
                     .iter()
@@ -1147,6 +1203,41 @@ impl Report {
                     pct("psr")
                 ));
             }
+        }
+        out
+    }
+
+    /// craft: a row per (difficulty, exit in view or not, run): ER, steps, GSR, grab ratio.
+    fn exit_view_table(&self, world: &str) -> String {
+        if world != "craft" || self.exit_view.is_empty() {
+            return String::new();
+        }
+        let mut out = format!(
+            "\n### {world}, by whether the exit is in view at the start (MM-Escape Fig. 4)\n\n\
+             | difficulty | exit in view | run | n | escape (%) | steps | grab success (%) | grab ratio |\n\
+             |---:|:---|:---|---:|---:|---:|---:|---:|\n"
+        );
+        for g in &self.exit_view {
+            let cell = |name: &str, pct: bool| {
+                g.metrics.get(name).map_or("–".to_string(), |s| {
+                    if pct {
+                        format!("{:.1} ± {:.1}", s.mean * 100.0, s.se * 100.0)
+                    } else {
+                        format!("{:.2} ± {:.2}", s.mean, s.se)
+                    }
+                })
+            };
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                tier_label(world, g.difficulty),
+                if g.visible { "yes" } else { "no" },
+                escape(&g.run),
+                g.n,
+                cell("success", true),
+                cell("steps", false),
+                cell("grab_success_rate", true),
+                cell("grab_ratio", false),
+            ));
         }
         out
     }

@@ -51,6 +51,19 @@ fn an_oracle_run_escapes_and_keeps_its_frames() {
             r["metrics"]["optimal_distance"]
         );
     }
+    // the report splits by the exit's visibility at the start (Fig. 4) and names tiers
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        md.contains("exit is in view at the start (MM-Escape Fig. 4)"),
+        "{md}"
+    );
+    assert!(md.contains("| 1 (D1) |"), "{md}");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(escapade(&["report", run.to_str().unwrap(), "--json"]))).unwrap();
+    let split = v["exit_view"].as_array().unwrap();
+    let counted: u64 = split.iter().map(|g| g["n"].as_u64().unwrap()).sum();
+    assert_eq!(counted, 3);
+    assert!(split.iter().all(|g| g["metrics"]["success"]["mean"] == 1.0));
     let media: Vec<_> = std::fs::read_dir(run.join("media"))
         .unwrap()
         .map(|e| e.unwrap().path())
