@@ -47,6 +47,11 @@ pub struct LoggedObservation {
     pub text: String,
     /// SHA-256 of each image, stored as `media/<sha>.png`.
     pub images: Vec<String>,
+    /// The world's exact description of each image, in `images` order (empty when a
+    /// picture has none); absent when no image has one. What a text-only agent read in
+    /// place of the picture, and what a judge reads to know what was seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub descriptions: Vec<String>,
 }
 
 /// One step of one episode (`trajectories/<scenario>/<epoch>.jsonl`).

@@ -728,6 +728,15 @@ impl Recorder<'_> {
             observation: LoggedObservation {
                 text: observation.text.clone(),
                 images,
+                descriptions: if observation.images.iter().any(|i| i.alt.is_some()) {
+                    observation
+                        .images
+                        .iter()
+                        .map(|i| i.alt.clone().unwrap_or_default())
+                        .collect()
+                } else {
+                    Vec::new()
+                },
             },
             request: turn.request,
             raw_response: turn.raw_response,

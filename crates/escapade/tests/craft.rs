@@ -51,6 +51,13 @@ fn an_oracle_run_escapes_and_keeps_its_frames() {
             r["metrics"]["optimal_distance"]
         );
     }
+    // step rows keep each frame's exact description beside its hash
+    let trajectory = std::fs::read_to_string(run.join("trajectories/craft-d1-01/0.jsonl")).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(trajectory.lines().next().unwrap()).unwrap();
+    let described = first["observation"]["descriptions"][0].as_str().unwrap();
+    assert!(described.contains("Under the red dot"), "{first}");
+    assert_eq!(first["observation"]["images"].as_array().unwrap().len(), 1);
     // the report splits by the exit's visibility at the start (Fig. 4) and names tiers
     let md = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(

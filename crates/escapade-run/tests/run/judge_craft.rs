@@ -35,6 +35,7 @@ fn step(n: u32, action: serde_json::Value, feedback: &str, progress: f64) -> Ste
         observation: LoggedObservation {
             text: format!("Interaction result:\nstep {n}\n\nInventory:\nYour bag is empty."),
             images: Vec::new(),
+            descriptions: Vec::new(),
         },
         request: None,
         raw_response: None,
