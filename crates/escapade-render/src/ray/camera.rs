@@ -126,6 +126,36 @@ impl View {
         let d = self.towards(x, y);
         d * (1.0 / d.length())
     }
+
+    /// [`View::dir`] through the centres of pixels `x0..x0 + N` of row `y`, coordinate by
+    /// coordinate (`[x, y, z][lane]`), with the reciprocals a slab test needs: the same
+    /// operations in the same order, written lane by lane so the compiler can do several
+    /// at once (`sqrt` is correctly rounded, as `libm::sqrtf` is, so the bits agree).
+    #[inline]
+    pub fn dirs<const N: usize>(&self, x0: usize, y: usize) -> ([[f32; N]; 3], [[f32; N]; 3]) {
+        let b = (self.half_h - (y as f32 + 0.5)) * self.step;
+        let (f, r, u) = (
+            self.forward.to_array(),
+            self.right.to_array(),
+            self.up.to_array(),
+        );
+        let mut d = [[0.0f32; N]; 3];
+        let mut inv = [[0.0f32; N]; 3];
+        for l in 0..N {
+            let a = ((x0 + l) as f32 + 0.5 - self.half_w) * self.step;
+            let t = [
+                f[0] + r[0] * a + u[0] * b,
+                f[1] + r[1] * a + u[1] * b,
+                f[2] + r[2] * a + u[2] * b,
+            ];
+            let s = 1.0 / (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
+            for k in 0..3 {
+                d[k][l] = t[k] * s;
+                inv[k][l] = 1.0 / d[k][l];
+            }
+        }
+        (d, inv)
+    }
 }
 
 /// The pyramid of rays from the eye through a rectangle of the image: four planes
@@ -242,6 +272,46 @@ mod tests {
         assert!(close(d, Vec3::new(1.0, 0.0, 1.0).normalize()));
         // the top of the image is up
         assert!(View::new(&cam(0.0, 0.0), 100, 50).dir(50.0, 0.0).y > 0.0);
+    }
+
+    #[test]
+    fn a_row_of_directions_is_dir_bit_for_bit() {
+        for (yaw, pitch, fov, w, h) in [
+            (0.0, 0.0, 90.0, 1024, 512),
+            (-15.0, -12.0, 90.0, 1024, 512),
+            (123.4, 56.7, 33.0, 250, 77),
+            (-170.0, -89.0, 150.0, 64, 640),
+        ] {
+            let view = View::new(
+                &Camera {
+                    position: Vec3::new(0.3, 1.7, -2.0),
+                    yaw,
+                    pitch,
+                    fov,
+                },
+                w,
+                h,
+            );
+            for y in (0..h as usize).step_by(7) {
+                for x0 in (0..w as usize).step_by(16) {
+                    let (d, inv) = view.dirs::<16>(x0, y);
+                    for l in 0..16 {
+                        let want = view.dir((x0 + l) as f32 + 0.5, y as f32 + 0.5);
+                        let got = Vec3::new(d[0][l], d[1][l], d[2][l]);
+                        assert_eq!(
+                            got.to_array().map(f32::to_bits),
+                            want.to_array().map(f32::to_bits)
+                        );
+                        let want_inv = Vec3::new(1.0 / want.x, 1.0 / want.y, 1.0 / want.z);
+                        let got_inv = Vec3::new(inv[0][l], inv[1][l], inv[2][l]);
+                        assert_eq!(
+                            got_inv.to_array().map(f32::to_bits),
+                            want_inv.to_array().map(f32::to_bits)
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

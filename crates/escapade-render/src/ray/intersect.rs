@@ -264,21 +264,39 @@ fn cylinder(
     y1: f32,
     t_max: f32,
 ) -> Option<(f32, Vec3)> {
-    let (o, d) = (ray.origin, ray.dir);
+    let o = ray.origin;
     let (ox, oz) = (o.x - cx, o.z - cz);
+    let c = ox * ox + oz * oz - r2;
+    cylinder_from(o.y, ox, oz, c, ray.dir, r2, y0, y1, t_max)
+}
+
+/// [`cylinder`] on what depends only on the ray's origin (`o.y`, the origin relative to
+/// the axis `ox`, `oz`, and `c = ox² + oz² - r²`), so rays from one point can share it.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn cylinder_from(
+    oy: f32,
+    ox: f32,
+    oz: f32,
+    c: f32,
+    d: Vec3,
+    r2: f32,
+    y0: f32,
+    y1: f32,
+    t_max: f32,
+) -> Option<(f32, Vec3)> {
     let mut best = t_max;
     let mut normal = None;
     // the side: (ox + t dx)² + (oz + t dz)² = r²
     let a = d.x * d.x + d.z * d.z;
     if a > 0.0 {
         let h = ox * d.x + oz * d.z;
-        let c = ox * ox + oz * oz - r2;
         let disc = h * h - a * c;
         if disc >= 0.0 {
             let s = disc.sqrt();
             for t in [(-h - s) / a, (-h + s) / a] {
                 if t >= T_MIN && t <= best {
-                    let y = o.y + t * d.y;
+                    let y = oy + t * d.y;
                     if y >= y0 && y <= y1 {
                         best = t;
                         normal = Some(Vec3::new(ox + t * d.x, 0.0, oz + t * d.z));
@@ -291,7 +309,7 @@ fn cylinder(
     // the two discs
     if d.y != 0.0 {
         for y in [y0, y1] {
-            let t = (y - o.y) / d.y;
+            let t = (y - oy) / d.y;
             if t >= T_MIN && t <= best {
                 let (px, pz) = (ox + t * d.x, oz + t * d.z);
                 if px * px + pz * pz <= r2 {

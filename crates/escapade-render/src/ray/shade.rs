@@ -2,8 +2,9 @@
 //!
 //! Why here: shading is where a ray caster most easily picks up platform differences
 //! (`sin`, `floor`, gamma curves). Everything below is IEEE basic operations plus `libm`
-//! (`floorf`, `sinf`), computed from the world-space hit point, so a pattern is the same
-//! on every machine and two objects of one material line up seamlessly.
+//! (`sinf`) plus an exact `floor` of our own (bit for bit `libm::floorf`, a test checks it,
+//! at a quarter of the cost), computed from the world-space hit point, so a pattern is the
+//! same on every machine and two objects of one material line up seamlessly.
 //!
 //! The light model: `albedo × (ambient × sky(n) + intensity × max(0, n·l) × lit) × falloff(d)`,
 //! where `sky` is slightly brighter for surfaces facing up (so floor, walls and ceiling
@@ -22,10 +23,20 @@ pub(crate) fn col(c: Rgb) -> Col {
     Vec3::new(c.0 as f32, c.1 as f32, c.2 as f32) * (1.0 / 255.0)
 }
 
-/// The channel byte for a 0..=1 value (NaN gives 0).
+/// The channel byte for a 0..=1 value (NaN gives 0): `(min(v, 1) × 255 + 0.5) as u8`,
+/// rounded half up and saturating. Written without a float-to-integer conversion (whose
+/// saturation a compiler cannot do several lanes at once): clamp to 0..=255, add 2^23 so
+/// the float's low mantissa bits hold the nearest integer, step down when that rounded up,
+/// and read the bits. A test checks it against the cast for many values.
+#[inline(always)]
 pub(crate) fn byte(v: f32) -> u8 {
-    let v = if v > 1.0 { 1.0 } else { v };
-    (v * 255.0 + 0.5) as u8
+    const M: f32 = 8_388_608.0;
+    let x = v * 255.0 + 0.5;
+    let c = if x > 0.0 { x } else { 0.0 };
+    let c = if c < 255.0 { c } else { 255.0 };
+    let y = c + M;
+    let y = if y - M > c { y - 1.0 } else { y };
+    y.to_bits() as u8
 }
 
 /// A material with its colours converted and its per-object choices made.
@@ -109,6 +120,7 @@ impl Surface {
 
     /// The surface colour at world point `p` with unit normal `n`; `st` are a quad's
     /// texture coordinates (each -1..=1) when the object is a quad.
+    #[inline(always)]
     pub fn albedo(
         &self,
         p: Vec3,
@@ -128,7 +140,7 @@ impl Surface {
                 // bands across the grain, wavering slowly along it; rings show on end faces
                 let w =
                     (across + p.y * 0.35 + libm::sinf(along * 2.3 / scale) * 0.12 * scale) / scale;
-                let f = w - libm::floorf(w);
+                let f = w - floor(w);
                 let tri = 1.0 - (2.0 * f - 1.0).abs();
                 let k = tri * tri * tri;
                 light + (dark - light) * k
@@ -136,7 +148,7 @@ impl Surface {
             Surface::Tiles { tile, grout, size } => {
                 let (a, b) = plane_coords(p, n);
                 let (ua, ub) = (a / size, b / size);
-                let (ia, ib) = (libm::floorf(ua), libm::floorf(ub));
+                let (ia, ib) = (floor(ua), floor(ub));
                 let (fa, fb) = (ua - ia, ub - ib);
                 let g = 0.04;
                 if fa < g || fb < g {
@@ -149,7 +161,7 @@ impl Surface {
             }
             Surface::Fabric { base, weave } => {
                 let (a, b) = plane_coords(p, n);
-                let (ia, ib) = (libm::floorf(a * 40.0) as i64, libm::floorf(b * 40.0) as i64);
+                let (ia, ib) = (floor(a * 40.0) as i64, floor(b * 40.0) as i64);
                 match (ia & 1, ib & 1) {
                     (1, 1) => weave,
                     (0, 0) => base,
@@ -163,17 +175,30 @@ impl Surface {
             } => {
                 let h = if n.x.abs() > n.z.abs() { p.z } else { p.x };
                 let w = h / (2.0 * width);
-                if w - libm::floorf(w) < 0.5 {
-                    stripe
-                } else {
-                    base
-                }
+                if w - floor(w) < 0.5 { stripe } else { base }
             }
             Surface::Texture { index, average } => match (st, textures.get(index)) {
                 (Some((s, t)), Some(tex)) => tex.rgb_at(s, t),
                 _ => average,
             },
         }
+    }
+}
+
+/// `floor(x)`, exactly as `libm::floorf` gives it (IEEE floor is exact, so any correct
+/// one agrees), but inline and without float-integer conversions: below 2^23 in
+/// magnitude, adding and taking away 2^23 rounds `|x|` to the nearest integer, `copysign`
+/// gives it `x`'s sign (so `floor(-0.0) = -0.0`), and one step down fixes a round up;
+/// larger values, infinities and NaN are their own floor.
+#[inline(always)]
+pub(crate) fn floor(x: f32) -> f32 {
+    const M: f32 = 8_388_608.0;
+    let a = x.abs();
+    if a < M {
+        let r = ((a + M) - M).copysign(x);
+        if r > x { r - 1.0 } else { r }
+    } else {
+        x
     }
 }
 
@@ -264,8 +289,10 @@ pub(crate) struct Lighting {
 
 impl Lighting {
     /// How much light reaches a surface with normal `n` (facing the viewer) at distance
-    /// `d`, given `lit` (false in shadow) and `n_dot_l`.
-    pub fn amount(&self, n: Vec3, n_dot_l: f32, lit: bool, d: f32) -> f32 {
+    /// `d`, given `lit` (false in shadow) and `n_dot_l`: the one-pixel reading of
+    /// [`Lighting::bytes`], which a test holds it to.
+    #[cfg(test)]
+    fn amount(&self, n: Vec3, n_dot_l: f32, lit: bool, d: f32) -> f32 {
         let sky = 0.85 + 0.15 * n.y;
         let direct = if lit && n_dot_l > 0.0 {
             self.intensity * n_dot_l
@@ -276,9 +303,138 @@ impl Lighting {
     }
 }
 
+impl Lighting {
+    /// The bytes of `TILE` pixels (`[r, g, b][lane]`) from their albedos, the `y` of their
+    /// normals, `n · l`, whether the light reaches them (a lane mask) and their distances:
+    /// `byte(albedo × amount(..))`, written lane by lane so the compiler can do several
+    /// at once.
+    #[inline]
+    pub fn bytes<const N: usize>(
+        &self,
+        albedo: &[[f32; N]; 3],
+        n_y: &[f32; N],
+        n_dot_l: &[f32; N],
+        lit: &[u32; N],
+        d: &[f32; N],
+    ) -> [[u8; N]; 3] {
+        let mut out = [[0u8; N]; 3];
+        for l in 0..N {
+            let sky = 0.85 + 0.15 * n_y[l];
+            let direct = self.intensity * n_dot_l[l];
+            let on = lit[l] != 0 && n_dot_l[l] > 0.0;
+            let direct = f32::from_bits(direct.to_bits() & (on as u32).wrapping_neg());
+            let amount = (self.ambient * sky + direct) / (1.0 + 0.03 * d[l]);
+            for k in 0..3 {
+                out[k][l] = byte(albedo[k][l] * amount);
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_rounds_and_saturates_as_clamping_first_would() {
+        let clamped = |v: f32| ((if v > 1.0 { 1.0 } else { v }) * 255.0 + 0.5) as u8;
+        let mut h = 0x9e37_79b9u32;
+        let mut vs = vec![
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1.0,
+            1.0 + f32::EPSILON,
+        ];
+        for _ in 0..200_000 {
+            h ^= h << 13;
+            h ^= h >> 17;
+            h ^= h << 5;
+            vs.push((h % 3_000_000) as f32 / 1_000_000.0 - 0.5);
+            vs.push(f32::from_bits(h));
+        }
+        for v in vs {
+            assert_eq!(byte(v), clamped(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn bytes_are_byte_of_albedo_times_amount() {
+        let light = Lighting {
+            to_light: Vec3::new(0.3, 0.9, 0.1).normalize(),
+            intensity: 0.65,
+            ambient: 0.35,
+        };
+        let mut h = 0x2545_f491u32;
+        let mut next = || {
+            h ^= h << 13;
+            h ^= h >> 17;
+            h ^= h << 5;
+            (h % 20_000) as f32 / 10_000.0 - 0.5
+        };
+        for _ in 0..2_000 {
+            let mut albedo = [[0.0f32; 8]; 3];
+            let (mut n_y, mut n_dot_l, mut lit, mut d) =
+                ([0.0f32; 8], [0.0f32; 8], [0u32; 8], [0.0f32; 8]);
+            for l in 0..8 {
+                for a in albedo.iter_mut() {
+                    a[l] = next() * 1.2;
+                }
+                (n_y[l], n_dot_l[l], d[l]) = (next(), next(), next().abs() * 20.0);
+                lit[l] = if next() > 0.5 { u32::MAX } else { 0 };
+            }
+            let bytes = light.bytes(&albedo, &n_y, &n_dot_l, &lit, &d);
+            for l in 0..8 {
+                let amount =
+                    light.amount(Vec3::new(0.0, n_y[l], 0.0), n_dot_l[l], lit[l] != 0, d[l]);
+                for k in 0..3 {
+                    assert_eq!(bytes[k][l], byte(albedo[k][l] * amount));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn floor_is_libm_floorf_bit_for_bit() {
+        let mut xs = vec![
+            0.0f32,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            8_388_607.5,
+            -8_388_607.5,
+            8_388_608.0,
+            -8_388_608.0,
+            16_777_217.0,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        let mut h = 0x1234_5678u32;
+        for _ in 0..200_000 {
+            h ^= h << 13;
+            h ^= h >> 17;
+            h ^= h << 5;
+            xs.push(f32::from_bits(h));
+            xs.push((h % 2_000_000) as f32 / 1000.0 - 1000.0);
+        }
+        for x in xs {
+            let (a, b) = (floor(x), libm::floorf(x));
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{x}"
+            );
+        }
+    }
 
     #[test]
     fn tiles_have_grout_on_their_edges() {

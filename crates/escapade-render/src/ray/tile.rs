@@ -5,7 +5,18 @@
 //! pixels the frame first asks the BVH, once, which objects the block's pyramid of rays
 //! may touch (conservatively) and sorts them by how near they can possibly be; each pixel
 //! then tests only those, stopping at the first that cannot beat its nearest hit. Shadow
-//! rays do the same with the box swept from the block's hit points towards the light.
+//! rays do the same with the box swept from the block's hit points towards the light,
+//! narrowed row by row.
+//!
+//! How it stays cheap (about 380 instructions a pixel): all primary rays start at the
+//! eye, so what depends only on the eye (a box's corners relative to it, a quad's
+//! distance term, a cylinder's constant) is worked out once per tile; a row's 16 rays are
+//! kept lane by lane (`[x, y, z][lane]`) and cuboids and quads are tested against all
+//! lanes at once with lane masks instead of branches, which the compiler turns into
+//! vector instructions; lighting and the final bytes are done lane by lane too. Every
+//! lane does the very IEEE operations the one-ray code does, in the same order, so the
+//! bytes are those of testing each ray alone. All shadow rays share one direction, and
+//! any caster will do for them, so the one that blocked the last ray is tried first.
 //!
 //! The answer is the one the BVH gives ([`Prepared::cast`] and picking use it): the
 //! candidate lists are supersets of what a ray can hit, and both paths pick the nearest
@@ -13,35 +24,92 @@
 //! `TILE` rows are the unit of parallel work, so neither the thread count nor the order
 //! tiles run in can change a byte.
 
+// Lane loops (`for l in 0..TILE`) index several arrays by the same lane on purpose: that
+// is the shape the compiler turns into vector instructions.
+#![allow(clippy::needless_range_loop)]
+
 use glam::Vec3;
 
 use super::bvh::{self, Stack};
 use super::camera::View;
-use super::intersect::{Aabb, Geom, Ray, quad};
-use super::{Nearest, Prepared, SHADOW_BIAS, shade};
+use super::intersect::{Aabb, Geom, Ray, T_MIN, cylinder_from, quad};
+use super::{Nearest, Prepared, SHADOW_BIAS};
 
 /// Side of a tile, pixels.
 pub(crate) const TILE: usize = 16;
 
-/// An object a tile's rays may hit, with a lower bound on the distance of any hit.
+/// An object a tile's rays may hit, with a lower bound on the distance of any hit, and
+/// how to test it.
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
     near: f32,
     object: u32,
+    test: Test,
 }
 
-/// What one pixel of a tile saw, between the primary and the shadow pass.
+/// How a candidate is tested against a row of rays. Every primary ray starts at the eye,
+/// so what depends only on the eye is worked out once per tile, by the very operations the
+/// one-ray tests in `intersect` do per ray.
 #[derive(Debug, Clone, Copy)]
-struct Seen {
-    hit: Option<Nearest>,
-    dir: Vec3,
+enum Test {
+    /// A cuboid: its corners relative to the eye (`min - origin`, `max - origin`).
+    Cuboid { lo: Vec3, hi: Vec3 },
+    /// A quad without a texture to see through: `(center - origin) · normal`, and the quad.
+    Quad {
+        k: f32,
+        center: Vec3,
+        normal: Vec3,
+        su: Vec3,
+        sv: Vec3,
+    },
+    /// A cylinder: the eye's height, the eye relative to the axis, `ox² + oz² - r²`
+    /// (see `intersect::cylinder_from`), and the cylinder.
+    Cylinder {
+        oy: f32,
+        ox: f32,
+        oz: f32,
+        c: f32,
+        r2: f32,
+        y0: f32,
+        y1: f32,
+    },
+    /// Anything else (a quad with a texture to see through), through `hit_object`, one
+    /// ray at a time.
+    Other,
 }
 
-/// Scratch space for one band of tiles, reused from tile to tile.
+/// A shadow caster a tile's shadow rays may meet; a cuboid carries its box, so the
+/// any-hit test is a bare slab test.
+#[derive(Debug, Clone, Copy)]
+struct Caster {
+    object: u32,
+    cuboid: bool,
+    min: Vec3,
+    max: Vec3,
+}
+
+/// What one row of a tile saw, lane by lane, between the primary and the shadow pass:
+/// the nearest hits, the points (`[x, y, z][lane]`), the normals turned towards the eye,
+/// and their cosines with the light. Lanes past the tile's edge or that hit nothing hold
+/// garbage besides `best.object == NONE`.
+#[derive(Clone, Copy)]
+struct Seen {
+    best: RowBest,
+    p: [[f32; TILE]; 3],
+    n: [[f32; TILE]; 3],
+    n_dot_l: [f32; TILE],
+}
+
+/// Scratch space for one band of tiles, reused from tile to tile (`seen` holds a row of
+/// the tile per entry).
 pub(crate) struct Scratch {
     stack: Stack,
     candidates: Vec<Candidate>,
-    casters: Vec<u32>,
+    casters: Vec<Caster>,
+    /// The tile's casters that one row's shadow rays may meet.
+    row_casters: Vec<Caster>,
+    /// Per row of the tile: the box around its shadow rays' starting points.
+    row_boxes: [Aabb; TILE],
     seen: Vec<Seen>,
 }
 
@@ -51,7 +119,9 @@ impl Scratch {
             stack: bvh::new_stack(),
             candidates: Vec::new(),
             casters: Vec::new(),
-            seen: Vec::with_capacity(TILE * TILE),
+            row_casters: Vec::new(),
+            row_boxes: [Aabb::EMPTY; TILE],
+            seen: Vec::with_capacity(TILE),
         }
     }
 }
@@ -85,10 +155,11 @@ impl Prepared {
         let shadow_box = self.primary(view, (x0, x1), (y0, h), scratch);
         let light = self.lighting;
         let needs_shadow = light.intensity > 0.0;
-        let origin = view.origin;
         let Scratch {
             stack,
             casters,
+            row_casters,
+            row_boxes,
             seen,
             ..
         } = scratch;
@@ -100,40 +171,82 @@ impl Prepared {
             self.shadow_bvh.collect(
                 stack,
                 |min, max| sweep_may_touch(shadow_box, to_light, min, max),
-                |o| casters.push(o),
+                |o| {
+                    let b = self.bounds[o as usize];
+                    casters.push(Caster {
+                        object: o,
+                        cuboid: matches!(self.geoms[o as usize], Geom::Cuboid { .. }),
+                        min: b.min,
+                        max: b.max,
+                    })
+                },
             );
         }
+        // every shadow ray goes the same way: its reciprocal direction is worked out once
+        let towards_light = Ray::new(Vec3::ZERO, light.to_light);
+        // the caster that blocked the last shadow ray, tried first for the next one
+        let mut last = 0usize;
 
         // shading
-        let w = x1 - x0;
-        for (y, line) in seen.chunks_exact(w).enumerate() {
+        // never more than a tile (saying so spares the lane loops their bounds checks)
+        let w = (x1 - x0).min(TILE);
+        for (y, row) in seen.iter().enumerate() {
+            // the casters this row's shadow rays may meet: a tile's shadow box is often
+            // much larger than a row's (a row spans less depth)
+            row_casters.clear();
+            let row_box = row_boxes[y];
+            if row_box.min.x <= row_box.max.x {
+                row_casters.extend(
+                    casters
+                        .iter()
+                        .filter(|c| sweep_may_touch(row_box, light.to_light, c.min, c.max)),
+                );
+            }
+            // albedo and shadow pixel by pixel, then the light lane by lane
+            let mut albedo = [[0.0f32; TILE]; 3];
+            let mut lit = [0u32; TILE];
+            for l in 0..w {
+                let object = row.best.object[l];
+                if object == NONE {
+                    continue;
+                }
+                let p = Vec3::new(row.p[0][l], row.p[1][l], row.p[2][l]);
+                let n = Vec3::new(row.n[0][l], row.n[1][l], row.n[2][l]);
+                let st = (row.best.axis[l] == QUAD).then_some((row.best.s[l], row.best.tt[l]));
+                let a = self.looks[object as usize]
+                    .surface
+                    .albedo(p, n, st, &self.textures);
+                (albedo[0][l], albedo[1][l], albedo[2][l]) = (a.x, a.y, a.z);
+                lit[l] = mask(
+                    row.n_dot_l[l] > 0.0
+                        && needs_shadow
+                        && (row_casters.is_empty()
+                            || !self.blocked(
+                                &Ray {
+                                    origin: p + n * SHADOW_BIAS,
+                                    ..towards_light
+                                },
+                                row_casters,
+                                &mut last,
+                            )),
+                );
+            }
+            let bytes = light.bytes(&albedo, &row.n[1], &row.n_dot_l, &lit, &row.best.t);
             let start = (y * width + x0) * 3;
-            for (s, px) in line
-                .iter()
-                .zip(rows[start..start + w * 3].chunks_exact_mut(3))
-            {
-                let Some(hit) = s.hit else {
+            for (l, px) in rows[start..start + w * 3].chunks_exact_mut(3).enumerate() {
+                if row.best.object[l] == NONE {
                     let b = self.background;
                     px.copy_from_slice(&[b.0, b.1, b.2]);
-                    continue;
-                };
-                let n = facing(hit.normal, s.dir);
-                let p = origin + s.dir * hit.t;
-                let albedo = self.looks[hit.object]
-                    .surface
-                    .albedo(p, n, hit.st, &self.textures);
-                let n_dot_l = n.dot(light.to_light);
-                let lit = n_dot_l > 0.0
-                    && needs_shadow
-                    && !self.blocked(p + n * SHADOW_BIAS, light.to_light, casters);
-                let c = albedo * light.amount(n, n_dot_l, lit, hit.t);
-                px.copy_from_slice(&[shade::byte(c.x), shade::byte(c.y), shade::byte(c.z)]);
+                } else {
+                    px.copy_from_slice(&[bytes[0][l], bytes[1][l], bytes[2][l]]);
+                }
             }
         }
     }
 
     /// Casts the tile's primary rays into `scratch.seen` (row by row); returns the box
-    /// around the starting points of the shadow rays to come.
+    /// around the starting points of the shadow rays to come (and leaves each row's in
+    /// `scratch.row_boxes`).
     fn primary(
         &self,
         view: &View,
@@ -148,6 +261,7 @@ impl Prepared {
         let Scratch {
             stack,
             candidates,
+            row_boxes,
             seen,
             ..
         } = scratch;
@@ -158,7 +272,39 @@ impl Prepared {
             |object| {
                 let b = self.bounds[object as usize];
                 if let Some(near) = frustum.entry_bound(b.min, b.max) {
-                    candidates.push(Candidate { near, object });
+                    let i = object as usize;
+                    let test = match self.geoms[i] {
+                        Geom::Cuboid { min, max } => Test::Cuboid {
+                            lo: min - origin,
+                            hi: max - origin,
+                        },
+                        Geom::Quad {
+                            center,
+                            normal,
+                            su,
+                            sv,
+                        } if self.looks[i].alpha.is_none() => Test::Quad {
+                            k: (center - origin).dot(normal),
+                            center,
+                            normal,
+                            su,
+                            sv,
+                        },
+                        Geom::Cylinder { cx, cz, r2, y0, y1 } => {
+                            let (ox, oz) = (origin.x - cx, origin.z - cz);
+                            Test::Cylinder {
+                                oy: origin.y,
+                                ox,
+                                oz,
+                                c: ox * ox + oz * oz - r2,
+                                r2,
+                                y0,
+                                y1,
+                            }
+                        }
+                        _ => Test::Other,
+                    };
+                    candidates.push(Candidate { near, object, test });
                 }
             },
         );
@@ -168,58 +314,215 @@ impl Prepared {
         seen.clear();
         let light = self.lighting;
         let needs_shadow = light.intensity > 0.0;
-        let mut shadow_box = Aabb::EMPTY;
-        for y in y0..y0 + h {
-            let py = y as f32 + 0.5;
-            for x in x0..x1 {
-                let dir = view.dir(x as f32 + 0.5, py);
-                let ray = Ray::new(origin, dir);
-                let hit = self.nearest_of(&ray, candidates);
-                if let (true, Some(h)) = (needs_shadow, &hit) {
-                    let n = facing(h.normal, dir);
-                    if n.dot(light.to_light) > 0.0 {
-                        let p = origin + dir * h.t + n * SHADOW_BIAS;
-                        shadow_box = shadow_box.grow(Aabb { min: p, max: p });
+        // never more than a tile (saying so spares the lane loops their bounds checks)
+        let w = (x1 - x0).min(TILE);
+        let o = origin.to_array();
+        let to_light = light.to_light.to_array();
+        for (y, row_box) in (y0..y0 + h).zip(row_boxes.iter_mut()) {
+            let mut row = Seen {
+                best: RowBest {
+                    t: [0.0; TILE],
+                    object: [NONE; TILE],
+                    axis: [0; TILE],
+                    s: [0.0; TILE],
+                    tt: [0.0; TILE],
+                    normal: [Vec3::ZERO; TILE],
+                },
+                p: [[0.0; TILE]; 3],
+                n: [[0.0; TILE]; 3],
+                n_dot_l: [0.0; TILE],
+            };
+            let (d, inv) = view.dirs::<TILE>(x0, y);
+            self.nearest_in_row(origin, &d, &inv, w, candidates, &mut row.best);
+            let best = &row.best;
+            for l in 0..TILE {
+                // a cuboid's face normal, turned to face the ray: `facing` for a unit
+                // axis, whose dot product with the direction is that coordinate
+                let axis = best.axis[l];
+                let along = pick(
+                    mask(axis == 0),
+                    d[0][l],
+                    pick(mask(axis == 1), d[1][l], d[2][l]),
+                );
+                let flip = mask(along > 0.0) & 0x8000_0000;
+                for (k, n) in row.n.iter_mut().enumerate() {
+                    n[l] = f32::from_bits((mask(axis == k as u32) & 1.0f32.to_bits()) ^ flip);
+                }
+            }
+            // quads and cylinders (most rows have none)
+            let others = best.axis.iter().any(|&a| a >= QUAD);
+            for l in (0..w).filter(|_| others) {
+                if best.object[l] == NONE || best.axis[l] < QUAD {
+                    continue;
+                }
+                let dir = Vec3::new(d[0][l], d[1][l], d[2][l]);
+                let normal = match (best.axis[l], self.geoms[best.object[l] as usize]) {
+                    (QUAD, Geom::Quad { normal, .. }) => normal,
+                    _ => best.normal[l],
+                };
+                let n = facing(normal, dir);
+                (row.n[0][l], row.n[1][l], row.n[2][l]) = (n.x, n.y, n.z);
+            }
+            for l in 0..TILE {
+                let t = best.t[l];
+                for k in 0..3 {
+                    row.p[k][l] = o[k] + d[k][l] * t;
+                }
+                row.n_dot_l[l] = row.n[0][l] * to_light[0]
+                    + row.n[1][l] * to_light[1]
+                    + row.n[2][l] * to_light[2];
+            }
+            let mut shadow_box = Aabb::EMPTY;
+            if needs_shadow {
+                for l in 0..w {
+                    if best.object[l] != NONE && row.n_dot_l[l] > 0.0 {
+                        let p = Vec3::new(row.p[0][l], row.p[1][l], row.p[2][l]);
+                        let n = Vec3::new(row.n[0][l], row.n[1][l], row.n[2][l]);
+                        let q = p + n * SHADOW_BIAS;
+                        shadow_box = shadow_box.grow(Aabb { min: q, max: q });
                     }
                 }
-                seen.push(Seen { hit, dir });
             }
+            *row_box = shadow_box;
+            seen.push(row);
         }
-        shadow_box
+        row_boxes[..h]
+            .iter()
+            .fold(Aabb::EMPTY, |acc, &b| acc.grow(b))
     }
 
-    /// The nearest hit among `candidates` (sorted by `near`), by (distance, object index).
-    fn nearest_of(&self, ray: &Ray, candidates: &[Candidate]) -> Option<Nearest> {
-        let mut best: Option<Nearest> = None;
-        let mut t_max = f32::INFINITY;
+    /// The nearest hit of each of the first `w` rays of a row (directions `d`, reciprocals
+    /// `inv`, lane by lane) among `candidates` (sorted by `near`), by (distance, object
+    /// index). Lane by lane this is exactly the one-ray loop "stop at the first candidate
+    /// that cannot beat the nearest hit so far, else test it": a lane takes part in a
+    /// candidate only while that candidate could still beat its hit, and the answer does
+    /// not depend on the order the candidates come in. Cuboids are tested on all lanes at
+    /// once (on their eye-relative corners, branch-free, so the compiler can use vector
+    /// instructions); their normal is made only for the hit that wins.
+    fn nearest_in_row(
+        &self,
+        origin: Vec3,
+        d: &[[f32; TILE]; 3],
+        inv: &[[f32; TILE]; 3],
+        w: usize,
+        candidates: &[Candidate],
+        best: &mut RowBest,
+    ) {
+        let w = w.min(TILE);
+        // lanes past the tile's edge take part in nothing
+        for (l, t) in best.t.iter_mut().enumerate() {
+            *t = if l < w {
+                f32::INFINITY
+            } else {
+                f32::NEG_INFINITY
+            };
+        }
+        best.object = [NONE; TILE];
         for c in candidates {
-            if c.near > t_max {
+            if best.t.iter().all(|&t| c.near > t) {
                 break;
             }
-            let i = c.object as usize;
-            let Some(hit) = self.hit_object(ray, i, t_max) else {
-                continue;
-            };
-            if best
-                .as_ref()
-                .is_none_or(|b| hit.t < b.t || (hit.t == b.t && i < b.object))
-            {
-                t_max = hit.t;
-                best = Some(hit);
+            let i = c.object as i32;
+            match c.test {
+                Test::Cuboid { lo, hi } => {
+                    cuboid_lanes(c.near, i, lo.to_array(), hi.to_array(), inv, best);
+                    continue;
+                }
+                Test::Quad {
+                    k,
+                    center,
+                    normal,
+                    su,
+                    sv,
+                } => {
+                    let quad = [center, normal, su, sv];
+                    quad_lanes(c.near, i, k, origin, quad, d, best);
+                    continue;
+                }
+                Test::Cylinder {
+                    oy,
+                    ox,
+                    oz,
+                    c: cc,
+                    r2,
+                    y0,
+                    y1,
+                } => {
+                    for l in 0..w {
+                        let t_max = best.t[l];
+                        if c.near > t_max {
+                            continue;
+                        }
+                        let dir = Vec3::new(d[0][l], d[1][l], d[2][l]);
+                        let Some((t, normal)) =
+                            cylinder_from(oy, ox, oz, cc, dir, r2, y0, y1, t_max)
+                        else {
+                            continue;
+                        };
+                        if t < t_max || i < best.object[l] {
+                            best.t[l] = t;
+                            best.object[l] = i;
+                            best.normal[l] = normal;
+                            best.axis[l] = CURVED;
+                        }
+                    }
+                    continue;
+                }
+                Test::Other => {}
+            }
+            for l in 0..w {
+                let t_max = best.t[l];
+                if c.near > t_max {
+                    continue;
+                }
+                let ray = Ray {
+                    origin,
+                    dir: Vec3::new(d[0][l], d[1][l], d[2][l]),
+                    inv: Vec3::new(inv[0][l], inv[1][l], inv[2][l]),
+                };
+                let Some(hit) = self.hit_object(&ray, i as usize, t_max) else {
+                    continue;
+                };
+                if hit.t < t_max || i < best.object[l] {
+                    best.t[l] = hit.t;
+                    best.object[l] = i;
+                    best.normal[l] = hit.normal;
+                    match hit.st {
+                        Some((s, tt)) => {
+                            best.axis[l] = QUAD;
+                            (best.s[l], best.tt[l]) = (s, tt);
+                        }
+                        None => best.axis[l] = CURVED,
+                    }
+                }
             }
         }
-        best
     }
 
-    /// Whether any of `casters` blocks the ray from `origin` towards the light.
-    fn blocked(&self, origin: Vec3, dir: Vec3, casters: &[u32]) -> bool {
-        if casters.is_empty() {
-            return false;
+    /// Whether any of `casters` blocks `ray` (which goes towards the light). Any blocker
+    /// will do, so the one that blocked the previous ray (`last`) is tried first.
+    fn blocked(&self, ray: &Ray, casters: &[Caster], last: &mut usize) -> bool {
+        let blocks = |c: &Caster| {
+            if c.cuboid {
+                // `hit_object(..).is_some()` for a cuboid and no distance limit
+                ray.slab(c.min, c.max, f32::INFINITY).is_some()
+            } else {
+                self.hit_object(ray, c.object as usize, f32::INFINITY)
+                    .is_some()
+            }
+        };
+        if let Some(c) = casters.get(*last)
+            && blocks(c)
+        {
+            return true;
         }
-        let ray = Ray::new(origin, dir);
-        casters
-            .iter()
-            .any(|&i| self.hit_object(&ray, i as usize, f32::INFINITY).is_some())
+        for (k, c) in casters.iter().enumerate() {
+            if k != *last && blocks(c) {
+                *last = k;
+                return true;
+            }
+        }
+        false
     }
 
     /// Object `i`'s nearest hit along `ray` no farther than `t_max`, skipping
@@ -257,6 +560,127 @@ impl Prepared {
                 })
             }
         }
+    }
+}
+
+/// No object (in [`RowBest::object`]).
+const NONE: i32 = i32::MAX;
+/// A quad (in [`RowBest::axis`]): its normal is the quad's, its texture coordinates are
+/// in [`RowBest::s`] and [`RowBest::tt`].
+const QUAD: u32 = 3;
+/// A cylinder (in [`RowBest::axis`]): its normal is in [`RowBest::normal`].
+const CURVED: u32 = 4;
+
+/// The nearest hit so far of each ray of a tile row.
+#[derive(Clone, Copy)]
+struct RowBest {
+    /// Its distance (the most a new hit may be), `-inf` for lanes past the edge.
+    t: [f32; TILE],
+    /// Its object, or [`NONE`].
+    object: [i32; TILE],
+    /// For a cuboid, the axis of the face hit; else [`QUAD`] or [`CURVED`].
+    axis: [u32; TILE],
+    /// A quad's texture coordinates.
+    s: [f32; TILE],
+    tt: [f32; TILE],
+    /// A cylinder's normal.
+    normal: [Vec3; TILE],
+}
+
+/// All ones when `c`, else zero: a lane mask.
+#[inline(always)]
+fn mask(c: bool) -> u32 {
+    (c as u32).wrapping_neg()
+}
+
+/// `if m { a } else { b }` for a lane mask `m`, on the bits (so it stays branch-free and
+/// the compiler can do several lanes at once; the value is exactly `a` or `b`).
+#[inline(always)]
+fn pick(m: u32, a: f32, b: f32) -> f32 {
+    f32::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
+}
+
+/// Cuboid `object` (corners `a`, `b` relative to the eye; no hit nearer than `near`)
+/// against every lane of a row: `intersect::cuboid` and the (distance, object index) rule,
+/// written with lane masks instead of branches.
+#[inline(always)]
+fn cuboid_lanes(
+    near: f32,
+    object: i32,
+    a: [f32; 3],
+    b: [f32; 3],
+    inv: &[[f32; TILE]; 3],
+    best: &mut RowBest,
+) {
+    for l in 0..TILE {
+        let t_max = best.t[l];
+        let (mut lo, mut hi) = (f32::NEG_INFINITY, f32::INFINITY);
+        let (mut lo_axis, mut hi_axis) = (0u32, 0u32);
+        for axis in 0..3 {
+            let t1 = a[axis] * inv[axis][l];
+            let t2 = b[axis] * inv[axis][l];
+            let less = mask(t1 < t2);
+            let (n, f) = (pick(less, t1, t2), pick(less, t2, t1));
+            let enter = mask(n > lo);
+            lo = pick(enter, n, lo);
+            lo_axis = (axis as u32 & enter) | (lo_axis & !enter);
+            let leave = mask(f < hi);
+            hi = pick(leave, f, hi);
+            hi_axis = (axis as u32 & leave) | (hi_axis & !leave);
+        }
+        let front = mask(lo >= T_MIN);
+        let t = pick(front, lo, hi);
+        let axis = (lo_axis & front) | (hi_axis & !front);
+        let take = !mask(near > t_max)
+            & !mask(lo > hi)
+            & mask(t >= T_MIN)
+            & mask(t <= t_max)
+            & (mask(t < t_max) | mask(object < best.object[l]));
+        best.t[l] = pick(take, t, t_max);
+        best.object[l] = (object & take as i32) | (best.object[l] & !(take as i32));
+        best.axis[l] = (axis & take) | (best.axis[l] & !take);
+    }
+}
+
+/// Opaque quad `object` (`k = (center - origin) · normal`, `[center, normal, su, sv]`;
+/// no hit nearer than `near`) against every lane of a row: `intersect::quad` and the
+/// (distance, object index) rule, with lane masks instead of branches.
+#[inline(always)]
+fn quad_lanes(
+    near: f32,
+    object: i32,
+    k: f32,
+    origin: Vec3,
+    [c, n, su, sv]: [Vec3; 4],
+    d: &[[f32; TILE]; 3],
+    best: &mut RowBest,
+) {
+    for l in 0..TILE {
+        let t_max = best.t[l];
+        let (dx, dy, dz) = (d[0][l], d[1][l], d[2][l]);
+        let denom = dx * n.x + dy * n.y + dz * n.z;
+        let t = k / denom;
+        let (rx, ry, rz) = (
+            origin.x + dx * t - c.x,
+            origin.y + dy * t - c.y,
+            origin.z + dz * t - c.z,
+        );
+        let s = rx * su.x + ry * su.y + rz * su.z;
+        let tt = rx * sv.x + ry * sv.y + rz * sv.z;
+        let take = !mask(near > t_max)
+            & mask(denom != 0.0)
+            & mask(t >= T_MIN)
+            & mask(t <= t_max)
+            & mask(-1.0 <= s)
+            & mask(s <= 1.0)
+            & mask(-1.0 <= tt)
+            & mask(tt <= 1.0)
+            & (mask(t < t_max) | mask(object < best.object[l]));
+        best.t[l] = pick(take, t, t_max);
+        best.object[l] = (object & take as i32) | (best.object[l] & !(take as i32));
+        best.axis[l] = (QUAD & take) | (best.axis[l] & !take);
+        best.s[l] = pick(take, s, best.s[l]);
+        best.tt[l] = pick(take, tt, best.tt[l]);
     }
 }
 
@@ -385,15 +809,20 @@ mod tests {
                 for x0 in (0..w).step_by(TILE) {
                     let (x1, th) = ((x0 + TILE).min(w), TILE.min(h - y0));
                     p.primary(&view, (x0, x1), (y0, th), &mut scratch);
-                    for (k, seen) in scratch.seen.iter().enumerate() {
-                        let (x, y) = (x0 + k % (x1 - x0), y0 + k / (x1 - x0));
-                        let ray = Ray::new(view.origin, view.dir(x as f32 + 0.5, y as f32 + 0.5));
-                        let want = p.nearest(&ray, f32::INFINITY).map(|n| (n.object, n.t));
-                        assert_eq!(
-                            seen.hit.map(|n| (n.object, n.t)),
-                            want,
-                            "pixel {x},{y} of {camera:?}"
-                        );
+                    assert_eq!(scratch.seen.len(), th);
+                    for (k, row) in scratch.seen.iter().enumerate() {
+                        for l in 0..x1 - x0 {
+                            let (x, y) = (x0 + l, y0 + k);
+                            let ray =
+                                Ray::new(view.origin, view.dir(x as f32 + 0.5, y as f32 + 0.5));
+                            let want = p.nearest(&ray, f32::INFINITY).map(|n| (n.object, n.t));
+                            let object = row.best.object[l];
+                            assert_eq!(
+                                (object != NONE).then_some((object as usize, row.best.t[l])),
+                                want,
+                                "pixel {x},{y} of {camera:?}"
+                            );
+                        }
                     }
                 }
             }
