@@ -107,6 +107,11 @@ pub struct GenArgs {
     /// `password`, `colour`, `maze`, `atm`, `telehealth`), instead of --difficulty.
     #[arg(long, conflicts_with = "difficulty")]
     pub puzzle: Option<String>,
+    /// craft only: the kind of prop chain — `standard` (default), `note-first`,
+    /// `key-first`, `two-key`, `wall-pattern`, or `multi-room` (two rooms; then
+    /// --difficulty is `10 a + b`, e.g. 12 for a D1 room then a D2 room).
+    #[arg(long)]
+    pub variant: Option<String>,
     /// Seed of the first scenario; the others use the following seeds.
     #[arg(long, short, default_value_t = 0)]
     pub seed: u64,

@@ -141,13 +141,29 @@ pub fn gen_scenarios(ctx: &mut Ctx<'_>, args: &GenArgs) -> Result<()> {
         (None, Some(d)) => d,
         (None, None) => bail!("give --difficulty N (or --puzzle NAME for comma)"),
     };
+    let variant = match &args.variant {
+        Some(name) if world.name() == "craft" => {
+            Some(escapade_craft::scenario::Variant::parse(name)?)
+        }
+        Some(_) => bail!(
+            "--variant applies only to the craft world (world `{}` has none)",
+            world.name()
+        ),
+        None => None,
+    };
     let mut scenarios = Vec::new();
     for i in 0..u64::from(args.count) {
         let seed = args
             .seed
             .checked_add(i)
             .context("the seeds run past the largest u64")?;
-        let json = world.generate(difficulty, seed).with_context(|| {
+        let made = match variant {
+            Some(v) => escapade_craft::scenario::generate(difficulty, seed, v)
+                .map(|s| s.to_json())
+                .map_err(escapade_core::CoreError::from),
+            None => world.generate(difficulty, seed),
+        };
+        let json = made.with_context(|| {
             format!(
                 "cannot generate a {} scenario at difficulty {difficulty} with seed {seed}",
                 world.name(),

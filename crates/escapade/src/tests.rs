@@ -123,6 +123,7 @@ fn gen_prints_or_writes_scenarios() {
         world: "demo".into(),
         difficulty: Some(2),
         puzzle: None,
+        variant: None,
         seed: 5,
         count,
         out: out.map(Path::to_path_buf),

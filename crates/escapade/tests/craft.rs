@@ -219,3 +219,40 @@ fn the_craft_judges_read_an_oracle_run_and_resume() {
         "{md}"
     );
 }
+
+#[test]
+fn gen_makes_each_variant_and_refuses_it_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    for (variant, difficulty) in [
+        ("two-key", "3"),
+        ("wall-pattern", "2"),
+        ("multi-room", "12"),
+    ] {
+        let out = dir.path().join(format!("{variant}.json"));
+        ok(escapade(&[
+            "gen",
+            "craft",
+            "-d",
+            difficulty,
+            "--variant",
+            variant,
+            "--seed",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(v["variant"], variant);
+        assert_eq!(v["difficulty"].to_string(), difficulty);
+    }
+    let o = escapade(&["gen", "tools", "-d", "5", "--variant", "two-key"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("only to the craft world"),
+        "{}",
+        stderr(&o)
+    );
+    let o = escapade(&["gen", "craft", "-d", "1", "--variant", "two-key"]);
+    assert!(stderr(&o).contains("needs difficulty 3"), "{}", stderr(&o));
+}
