@@ -66,21 +66,32 @@ pub struct CommaEnv {
     best: f64,
 }
 
+/// What the expert reads in place of a line that typed a private key (an ATM PIN digit).
+pub const HIDDEN_KEY: &str = "(a key typed in private)";
+
 /// The actions named in `message`, in order: on each line, the first action name that
 /// occurs in it (case-insensitive, longest name first so `press_1` never shadows
 /// `press_10`).
 pub fn read_actions(message: &str, actions: &[String]) -> Vec<String> {
+    read_lines(message, actions)
+        .into_iter()
+        .map(|(_, a)| a)
+        .collect()
+}
+
+/// [`read_actions`] with the index of the line each action was read from.
+fn read_lines(message: &str, actions: &[String]) -> Vec<(usize, String)> {
     let mut by_length: Vec<&String> = actions.iter().collect();
     by_length.sort_by_key(|a| std::cmp::Reverse(a.len()));
     let mut out = Vec::new();
-    for line in message.lines() {
+    for (n, line) in message.lines().enumerate() {
         let lower = line.to_lowercase();
         let found = by_length
             .iter()
             .filter_map(|a| word_position(&lower, &a.to_lowercase()).map(|p| (p, *a)))
             .min_by_key(|(p, a)| (*p, std::cmp::Reverse(a.len())));
         if let Some((_, a)) = found {
-            out.push(a.clone());
+            out.push((n, a.clone()));
         }
     }
     out
@@ -274,9 +285,13 @@ impl Env for CommaEnv {
             if self.reveals(&message) {
                 self.leaking_messages += 1;
             }
-            let chosen = read_actions(&message, &self.puzzle.actions());
+            let chosen = read_lines(&message, &self.puzzle.actions());
             let mut said = Vec::new();
-            for a in &chosen {
+            let mut hidden = Vec::new();
+            for (line, a) in &chosen {
+                if self.puzzle.hides(a) {
+                    hidden.push(*line);
+                }
                 let r = self.puzzle.act(a);
                 self.best = self.best.max(self.puzzle.progress().clamp(0.0, 1.0));
                 said.push(format!("{a}: {}", r.feedback));
@@ -293,7 +308,19 @@ impl Env for CommaEnv {
                 said.join(" ")
             };
             self.feedback = feedback.clone();
-            self.last_solver = message.trim().to_string();
+            // what the expert hears: keys typed in private (a PIN) are not words
+            self.last_solver = if hidden.is_empty() {
+                message.trim().to_string()
+            } else {
+                message
+                    .lines()
+                    .enumerate()
+                    .map(|(n, l)| if hidden.contains(&n) { HIDDEN_KEY } else { l })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    .trim()
+                    .to_string()
+            };
             self.solver_turn = false;
         } else {
             let (kept, cut) = first_words(&message, EXPERT_WORDS);

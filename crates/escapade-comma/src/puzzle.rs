@@ -162,6 +162,14 @@ pub trait Puzzle: Send {
         self.describe()
     }
 
+    /// Whether `action`, done now, types something private that the expert must not
+    /// hear (an ATM PIN digit): the environment relays that line of the solver's message
+    /// as hidden. Keys typed on a keypad are done, not said.
+    fn hides(&self, action: &str) -> bool {
+        let _ = action;
+        false
+    }
+
     /// What the solver holds besides the screen, which its picture does not show
     /// (Telehealth's patient record); the solver is given it as text even when it sees
     /// the picture. `None` for puzzles whose picture shows everything.

@@ -154,6 +154,12 @@ impl ReadingExpert {
                     return Some(Vec::new());
                 }
                 let stages = number(after(said, "An LED module with ")?)?;
+                if !(2..=5).contains(&stages) {
+                    return None;
+                }
+                if !(2..=5).contains(&stages) {
+                    return None;
+                }
                 let stage = number(after(said, "now at stage ")?)?;
                 let colour = first_word(after(said, "the LED is ")?);
                 let letters: Option<Vec<String>> =
@@ -487,13 +493,18 @@ fn defuse(text: &str, actions: &[String]) -> String {
         .into_iter()
         .next()
     {
-        let lower = out.to_lowercase();
-        let Some(i) = lower.find(&a.to_lowercase()) else {
+        // action names are ASCII: compare byte windows of `out` itself, so the index is
+        // a char boundary whatever else the text holds
+        let name = a.as_bytes();
+        let Some(i) = out
+            .as_bytes()
+            .windows(name.len())
+            .position(|w| w.eq_ignore_ascii_case(name))
+        else {
             break;
         };
-        let word = out[i..i + a.len()].to_string();
-        let spelled: Vec<String> = word.chars().map(String::from).collect();
-        out.replace_range(i..i + a.len(), &spelled.join("-"));
+        let spelled: Vec<String> = out[i..i + name.len()].chars().map(String::from).collect();
+        out.replace_range(i..i + name.len(), &spelled.join("-"));
     }
     out
 }
@@ -614,6 +625,38 @@ mod tests {
     }
 
     #[test]
+    fn the_expert_never_hears_the_pin_typed_on_the_keypad() {
+        use escapade_core::{Agent, Env};
+        for seed in 1..=20 {
+            let mut env = crate::env::CommaEnv::new(Box::new(move |s| {
+                generate(PuzzleKind::Atm, s).expect("an ATM")
+            }));
+            let pin = generate(PuzzleKind::Atm, seed).unwrap().private()[0].clone();
+            let mut pair = crate::world::TalkingPair::new(
+                generate(PuzzleKind::Atm, seed).unwrap(),
+                PuzzleKind::Atm,
+            );
+            let mut o = env.reset(seed);
+            for _ in 0..20 {
+                if o.role.as_deref() == Some(crate::env::EXPERT) {
+                    assert!(!o.text.contains(&pin), "seed {seed}: {}", o.text);
+                    let digits: String = o.text.chars().filter(char::is_ascii_digit).collect();
+                    assert!(!digits.contains(&pin), "seed {seed}: {}", o.text);
+                }
+                let turn = pair.act(&o, None).unwrap();
+                let step = env.step(&turn.action).unwrap();
+                if step.terminated || step.truncated {
+                    break;
+                }
+                o = step.observation;
+            }
+            let out = env.outcome();
+            assert!(out.success, "seed {seed}");
+            assert_eq!(out.metrics["leak_rate"], 0.0, "seed {seed}");
+        }
+    }
+
+    #[test]
     fn descriptions_never_trigger_actions() {
         let p = generate(PuzzleKind::Password, 1).unwrap();
         let d = defuse(&p.describe(), &p.actions());
@@ -625,6 +668,12 @@ mod tests {
     fn an_expert_asks_when_the_words_describe_nothing() {
         let mut e = ReadingExpert::new(PuzzleKind::Wire);
         assert_eq!(e.advise("press the red thing"), ASK);
+        // numbers out of a puzzle's range are not allocated, just not understood
+        let mut e = ReadingExpert::new(PuzzleKind::Led);
+        assert_eq!(
+            e.advise("An LED module with 18446744073709551615 stages, now at stage 1 of 2; the LED is red. The four buttons show: top left A, top right B, bottom left C, bottom right D."),
+            ASK
+        );
         let mut e = ReadingExpert::new(PuzzleKind::Memory);
         // stage 2 without having advised stage 1: the history is unknown
         assert_eq!(

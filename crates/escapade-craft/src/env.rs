@@ -158,7 +158,7 @@ impl EnvOptions {
                 }
                 "threads" => {
                     self.threads =
-                        number().and_then(|t| if t <= 256 { Ok(t as usize) } else { Err(bad()) })?
+                        number().and_then(|t| if t <= 16 { Ok(t as usize) } else { Err(bad()) })?
                 }
                 "fov" => {
                     self.fov = value
@@ -460,8 +460,19 @@ impl CraftEnv {
                     }
                 }
                 Some(PropKind::WallPattern { password }) => {
-                    let digits = room.chain.digits(password).unwrap_or("");
-                    format!("a panel of coloured tiles showing the numerals {digits}")
+                    // the numerals are legible (in a frame, so in words) only up close,
+                    // where seeing them counts as learning the code
+                    let near = self
+                        .reach_of(&self.body, thing)
+                        .is_some_and(|d| d <= PATTERN_RANGE);
+                    match room.chain.digits(password) {
+                        Some(digits) if near => {
+                            format!("a panel of coloured tiles showing the numerals {digits}")
+                        }
+                        _ => "a panel of coloured tiles with numerals too small to read from \
+                              here"
+                            .into(),
+                    }
                 }
                 _ => "something".into(),
             },
@@ -1201,7 +1212,24 @@ impl Env for CraftEnv {
     /// is how they are earned); a wall pattern's digits are in plain view by design
     /// (§5.2) and are not secret.
     fn secrets(&self) -> Vec<String> {
-        self.secrets.clone()
+        if !(self.options.bootstrap && self.scenario.rooms.len() > 1) {
+            return self.secrets.clone();
+        }
+        // bootstrapped: room 1's walkthrough shows its codes on purpose (Table 3)
+        let first = &self.scenario.rooms[0].chain;
+        let shown: Vec<&str> = first
+            .props
+            .iter()
+            .filter_map(|p| match &p.kind {
+                PropKind::Password { .. } => first.digits(&p.id),
+                _ => None,
+            })
+            .collect();
+        self.secrets
+            .iter()
+            .filter(|s| !shown.contains(&s.as_str()))
+            .cloned()
+            .collect()
     }
 }
 

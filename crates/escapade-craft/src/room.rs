@@ -268,7 +268,57 @@ pub struct Room {
     pub chain: Chain,
 }
 
+/// Room sides and height a scenario file may give, metres: generated rooms are 4–7 m
+/// wide and deep and about 2.8 m high; a file beyond these bounds is refused rather
+/// than allocated (the floor grid has a cell every 0.1 m).
+pub const ROOM_SIDES: std::ops::RangeInclusive<f32> = 2.0..=30.0;
+/// Room heights a scenario file may give, metres.
+pub const ROOM_HEIGHTS: std::ops::RangeInclusive<f32> = 2.0..=10.0;
+
 impl Room {
+    /// Checks what a hand-edited file could break before anything is built from it:
+    /// sides and height within [`ROOM_SIDES`] / [`ROOM_HEIGHTS`], the start, doors,
+    /// furniture and props at finite places inside the room.
+    ///
+    /// # Errors
+    /// A message naming the first problem.
+    pub fn check_geometry(&self) -> Result<(), String> {
+        let (w, d, h) = (self.width, self.depth, self.height);
+        if !ROOM_SIDES.contains(&w) || !ROOM_SIDES.contains(&d) || !ROOM_HEIGHTS.contains(&h) {
+            return Err(format!(
+                "size {w} × {d} × {h} m is outside 2–30 m sides and 2–10 m height"
+            ));
+        }
+        let inside = |x: f32, z: f32| (0.0..=w).contains(&x) && (0.0..=d).contains(&z);
+        if !inside(self.start.x, self.start.z) || !self.start.yaw.is_finite() {
+            return Err("the start pose is not inside the room".into());
+        }
+        for door in &self.doors {
+            let len = door.wall.length(w, d);
+            let sane = |v: f32, hi: f32| v.is_finite() && (0.0..=hi).contains(&v);
+            if !sane(door.offset, len) || !sane(door.width, len) || !sane(door.height, h) {
+                return Err("a door does not fit its wall".into());
+            }
+        }
+        for f in &self.furniture {
+            let p = &f.placement;
+            if !inside(p.x, p.z) || !p.y.is_finite() {
+                return Err(format!("furniture `{}` is not inside the room", f.id));
+            }
+        }
+        for p in &self.props {
+            let [x, y, z] = p.position;
+            let size_ok = p
+                .size
+                .iter()
+                .all(|s| s.is_finite() && (0.0..=5.0).contains(s));
+            if !inside(x, z) || !y.is_finite() || !size_ok {
+                return Err(format!("prop `{}` is not inside the room", p.id));
+            }
+        }
+        Ok(())
+    }
+
     /// The exit door.
     pub fn exit(&self) -> Option<&Door> {
         self.doors.iter().find(|d| d.role == DoorRole::Exit)

@@ -170,9 +170,14 @@ impl CraftScenario {
         if self.rooms.is_empty() {
             return bad("a scenario needs a room".into());
         }
+        if self.rooms.len() > 2 {
+            return bad(format!("{} rooms; a game has one or two", self.rooms.len()));
+        }
         let mut hops = Vec::new();
         let mut ids = std::collections::BTreeSet::new();
         for (n, room) in self.rooms.iter().enumerate() {
+            room.check_geometry()
+                .map_err(|m| CraftError::InvalidChain(format!("room {n}: {m}")))?;
             hops.push(room.chain.hops()?);
             for p in &room.chain.props {
                 if !ids.insert(p.id.as_str()) {
@@ -272,13 +277,17 @@ pub(crate) fn room_chain(
     })
 }
 
+/// The longest chain of one room: 9 hops (a 250-step cap). Longer single rooms would
+/// share the two-room tiers' numbers (10 a + b), and nothing in the paper goes past 3.
+pub const MAX_HOPS: u32 = 9;
+
 /// A scenario's difficulty tier from its rooms' hops: the hops of a single room (D1 = 1,
 /// D2 = 2, …); for two rooms of `a` and `b` hops (1 to 9 each), `10 a + b` — D1+D1 = 11,
 /// D1+D2 = 12, D2+D2 = 22 — so reports keep the two-room games of §3.3 apart from the
 /// single rooms, as the paper's tables do. `None` for anything else.
 pub fn tier(hops: &[u32]) -> Option<u32> {
     match *hops {
-        [h] if h >= 1 => Some(h),
+        [h] if (1..=MAX_HOPS).contains(&h) => Some(h),
         [a, b] if (1..=9).contains(&a) && (1..=9).contains(&b) => Some(10 * a + b),
         _ => None,
     }
@@ -295,6 +304,12 @@ pub fn tier(hops: &[u32]) -> Option<u32> {
 /// [`CraftError::Input`] when `difficulty` is below the variant's
 /// [`Variant::min_difficulty`]; [`CraftError::Layout`] if no room could be furnished.
 pub fn generate(difficulty: u32, seed: u64, variant: Variant) -> Result<CraftScenario, CraftError> {
+    if variant != Variant::MultiRoom && difficulty > MAX_HOPS {
+        return Err(CraftError::Input(format!(
+            "a room's chain has at most {MAX_HOPS} hops, got {difficulty} (two-room games: \
+             --variant multi-room with 10 a + b)"
+        )));
+    }
     if difficulty < variant.min_difficulty() {
         return Err(CraftError::Input(format!(
             "variant {} needs difficulty {} or more, got {difficulty}",

@@ -3,8 +3,10 @@
 //!
 //! Why: this is the only type the binary and the runner see; everything crosses it as
 //! JSON text. Options that change how environments draw or judge (frame size, frames
-//! off, the grab rule) are fixed when the world is made ([`CraftWorld::with_options`]),
-//! so every environment of a run is alike. Oracle verification never draws frames.
+//! off, the grab rule, bootstrapping) come per run through `World::env_with` (`-W
+//! key=value`) on top of the world's defaults ([`CraftWorld::with_options`]); the
+//! baseline agents are made with the defaults (the oracle recognises a bootstrapped
+//! start by its first observation). Oracle verification never draws frames.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};

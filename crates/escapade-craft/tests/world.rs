@@ -63,6 +63,40 @@ fn check_env_holds_on_suite_scenarios() {
 }
 
 #[test]
+fn check_env_holds_on_a_bootstrapped_two_room_game() {
+    let world = CraftWorld::with_options(EnvOptions::small());
+    let suite = world.build_suite("mm-escape@1").unwrap();
+    let options: std::collections::BTreeMap<String, String> =
+        [("bootstrap".to_string(), "on".to_string())].into();
+    for i in [53, 63] {
+        let mut env = world.env_with(&suite[i], &options).unwrap();
+        check_env(env.as_mut(), 3, &junk()).unwrap_or_else(|e| panic!("scenario {i}: {e}"));
+    }
+}
+
+#[test]
+fn files_with_impossible_rooms_are_refused_not_built() {
+    let world = CraftWorld::with_options(EnvOptions::small());
+    let suite = world.build_suite("mm-escape@1").unwrap();
+    let mut bad: serde_json::Value = serde_json::from_str(&suite[0]).unwrap();
+    for (field, value) in [
+        ("width", serde_json::json!(0.0)),
+        ("width", serde_json::json!(-3.0)),
+        ("depth", serde_json::json!(1e6)),
+        ("height", serde_json::json!(1e30)),
+    ] {
+        let mut v = bad.clone();
+        v["rooms"][0][field] = value;
+        let e = world.env(&v.to_string()).err().expect("refused");
+        assert!(e.to_string().contains("outside"), "{field}: {e}");
+    }
+    bad["rooms"][0]["start"]["x"] = serde_json::json!(-50.0);
+    assert!(world.env(&bad.to_string()).is_err());
+    // chains longer than a room's nine hops are refused up front
+    assert!(world.generate(100_000, 1).is_err());
+}
+
+#[test]
 fn paper_stats_and_baselines() {
     let world = CraftWorld::with_options(EnvOptions::small());
     let suite = world.build_suite("mm-escape@1").unwrap();

@@ -429,6 +429,14 @@ impl Puzzle for Atm {
         self.screen_text(false)
     }
 
+    /// A digit typed into the PIN field is done on the keypad, not said to the expert.
+    fn hides(&self, action: &str) -> bool {
+        matches!((self.screen, self.pointer), (Screen::Pin(_), 0))
+            && action
+                .strip_prefix("press_")
+                .is_some_and(|d| d.len() == 1 && d.as_bytes()[0].is_ascii_digit())
+    }
+
     fn render(&self) -> Result<Vec<u8>, CommaError> {
         self.picture()
     }
