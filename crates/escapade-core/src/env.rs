@@ -201,6 +201,19 @@ pub trait World: Send + Sync {
         scenario_json: &str,
         seed: u64,
     ) -> Result<Box<dyn Agent + Send>, CoreError>;
+    /// Makes a baseline agent for an environment opened with `options` (the keys of
+    /// [`World::env_options`]), so an oracle plays by the same rules and pictures as the
+    /// run; worlds without options make [`World::agent`]'s agent.
+    fn agent_with(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        seed: u64,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        let _ = options;
+        self.agent(kind, scenario_json, seed)
+    }
     /// Names of the baseline agents [`World::agent`] accepts.
     fn agent_kinds(&self) -> Vec<&'static str>;
     /// Plays the oracle on a scenario.

@@ -159,6 +159,20 @@ impl World for CraftWorld {
         }
     }
 
+    fn agent_with(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        seed: u64,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        let with = self
+            .options
+            .with(options)
+            .map_err(|e| CoreError::World(e.to_string()))?;
+        CraftWorld::with_options(with).agent(kind, scenario_json, seed)
+    }
+
     fn agent_kinds(&self) -> Vec<&'static str> {
         vec!["oracle", "random"]
     }

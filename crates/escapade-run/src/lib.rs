@@ -19,6 +19,7 @@
 
 pub mod bench; // the model harness's performance self-check (`escapade bench`)
 pub mod comma_bench; // the comma world's performance self-check (`escapade bench comma`)
+pub mod configured; // a world with a run's environment options (-W) applied
 pub mod craft_bench; // the craft world's performance self-check (`escapade bench craft`)
 pub mod error; // RunError, the one error type of this crate
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/

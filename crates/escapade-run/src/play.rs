@@ -116,7 +116,10 @@ pub fn play_terminal_with(
     output: &mut dyn Write,
 ) -> Result<PlayResult> {
     let header = ScenarioHeader::parse(scenario_json)?;
-    let mut env = world.env_with(scenario_json, &options.world_options)?;
+    // the partner agents are made with the same world options as the environment
+    let configured = crate::configured::Configured::new(world, &options.world_options);
+    let world: &dyn World = &configured;
+    let mut env = world.env(scenario_json)?;
     let roles = env.roles();
     let seat = seat(&roles, options.role.as_deref(), partner.is_some(), world)?;
     // the partner's team: one agent per role the person does not play

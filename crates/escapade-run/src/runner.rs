@@ -393,6 +393,9 @@ pub async fn run_async(
     if spec.max_steps == 0 {
         return Err(RunError::Invalid("max steps must be at least 1".into()));
     }
+    // environments and baseline agents alike are made with the run's world options
+    let configured = crate::configured::Configured::new(world, &spec.world_options);
+    let world: &dyn World = &configured;
     let scenarios = prepare(world, scenarios, spec.limit)?;
     let config = config_for(world, &scenarios, spec);
     let opened = RunDir::open(out, &config)?;
@@ -443,7 +446,7 @@ pub async fn run_async(
 
     // bad world options fail the run at once, not every episode
     if let Some(s) = scenarios.first() {
-        world.env_with(s.json, &spec.world_options)?;
+        world.env(s.json)?;
     }
     let bar = progress.bar(total as u64, "episodes");
     bar.set_position(skipped as u64);
@@ -467,7 +470,6 @@ pub async fn run_async(
                 seed: seed::derive(spec.seed, &s.header.id, u64::from(epoch)),
                 agent: &agent_name,
                 max_steps: spec.max_steps,
-                world_options: &spec.world_options,
             };
             let (dir, live, bar) = (&dir, &live, &bar);
             in_flight.push(async move {
@@ -613,7 +615,6 @@ struct Episode<'a> {
     seed: u64,
     agent: &'a str,
     max_steps: u32,
-    world_options: &'a BTreeMap<String, String>,
 }
 
 /// Plays one episode into the run directory and appends its row. `Err` only for
@@ -631,7 +632,7 @@ async fn run_episode(
         trajectory: dir.trajectory(&ep.header.id, ep.epoch)?,
     };
     let played = AssertUnwindSafe(async {
-        let env = match world.env_with(ep.json, ep.world_options) {
+        let env = match world.env(ep.json) {
             Ok(env) => env,
             Err(e) => return Ok(Played::failed(format!("cannot open the environment: {e}"))),
         };

@@ -256,3 +256,76 @@ fn gen_makes_each_variant_and_refuses_it_elsewhere() {
     let o = escapade(&["gen", "craft", "-d", "1", "--variant", "two-key"]);
     assert!(stderr(&o).contains("needs difficulty 3"), "{}", stderr(&o));
 }
+
+#[test]
+fn world_options_reach_the_environment_and_the_oracle_and_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("two-rooms.json");
+    ok(escapade(&[
+        "gen",
+        "craft",
+        "-d",
+        "12",
+        "--variant",
+        "multi-room",
+        "--seed",
+        "3",
+        "--out",
+        game.to_str().unwrap(),
+    ]));
+    let runs = dir.path().join("runs");
+    ok(escapade(&[
+        "-q",
+        "run",
+        game.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "-W",
+        "bootstrap=on",
+        "-W",
+        "width=128",
+        "-W",
+        "height=64",
+        "--out",
+        runs.to_str().unwrap(),
+    ]));
+    let run = run_dir_under(&runs);
+    let toml = std::fs::read_to_string(run.join("run.toml")).unwrap();
+    assert!(toml.contains("bootstrap = \"on\""), "{toml}");
+    let row: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(run.join("episodes.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(row["success"], true, "{row}");
+    // only room 2 is played: one room escaped
+    assert_eq!(row["metrics"]["rooms_escaped"], 1.0, "{row}");
+    let media = std::fs::read_dir(run.join("media"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let png = std::fs::read(media.path()).unwrap();
+    let (w, h) = (
+        u32::from_be_bytes(png[16..20].try_into().unwrap()),
+        u32::from_be_bytes(png[20..24].try_into().unwrap()),
+    );
+    assert_eq!((w, h), (128, 64));
+    // a bad option stops the run before any episode
+    let o = escapade(&[
+        "-q",
+        "run",
+        game.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "-W",
+        "bootstrap=maybe",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("bootstrap=maybe"), "{}", stderr(&o));
+}
