@@ -207,6 +207,22 @@ pub trait Puzzle: Send {
     }
 }
 
+/// Plays `p` forward with its first correct action until it is solved or `limit` actions
+/// were taken, and returns those actions — the whole remaining solution of a puzzle whose
+/// screens do not change at random — and whether it got stuck (no correct action while
+/// unsolved). The oracle experts plan with it.
+pub fn play_out(p: &mut dyn Puzzle, limit: usize) -> (Vec<String>, bool) {
+    let mut plan = Vec::new();
+    while !p.solved() && plan.len() < limit {
+        let Some(next) = p.correct_actions().into_iter().next() else {
+            return (plan, true);
+        };
+        p.act(&next);
+        plan.push(next);
+    }
+    (plan, false)
+}
+
 /// A puzzle of `kind` from the original's instance fields; `seed` drives what it draws
 /// during play.
 pub fn import(

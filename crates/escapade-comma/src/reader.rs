@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use crate::env::read_actions;
-use crate::puzzle::{Puzzle, PuzzleKind, import};
+use crate::puzzle::{Puzzle, PuzzleKind, import, play_out};
 use crate::puzzles::colour::{COLOURS, Colour, Group};
 use crate::puzzles::{keypad, password};
 
@@ -429,13 +429,8 @@ fn telehealth(said: &str) -> Option<Vec<String>> {
 
 /// The whole remaining solution of a puzzle whose screens do not change at random.
 fn plan_all(mut p: Box<dyn Puzzle>) -> Option<Vec<String>> {
-    let mut plan = Vec::new();
-    while !p.solved() && plan.len() < 200 {
-        let next = p.correct_actions().into_iter().next()?;
-        p.act(&next);
-        plan.push(next);
-    }
-    Some(plan)
+    let (plan, stuck) = play_out(p.as_mut(), 200);
+    (!stuck).then_some(plan)
 }
 
 /// The solver half: describes its screen when it has nothing to do, otherwise performs
@@ -550,31 +545,38 @@ mod tests {
     use super::*;
     use crate::puzzle::generate;
 
-    /// Plays the talking pair on `kind` seeded `seed` with the protocol's limits; returns
-    /// (solved, solver turns).
-    pub(crate) fn talk(kind: PuzzleKind, seed: u64) -> (bool, usize) {
-        let mut env_copy = generate(kind, seed).unwrap();
-        let mut solver = DescribingSolver::new(generate(kind, seed).unwrap());
-        let mut expert = ReadingExpert::new(kind);
-        let mut said_by_expert = String::new();
-        let mut mistakes = 0u32;
-        for turn in 1..=crate::env::MAX_TURNS as usize {
-            let msg = solver.say(&said_by_expert);
-            for a in read_actions(&msg, &env_copy.actions()) {
-                mistakes += u32::from(env_copy.act(&a).mistake);
-                if env_copy.solved() || mistakes >= crate::env::MAX_MISTAKES {
-                    break;
-                }
+    /// Plays the talking pair on `kind` seeded `seed` in the real environment, showing
+    /// `heard` every observation the expert gets; returns (solved, solver turns, outcome).
+    fn play_pair(
+        kind: PuzzleKind,
+        seed: u64,
+        mut heard: impl FnMut(&escapade_core::Observation),
+    ) -> (bool, usize, escapade_core::env::Outcome) {
+        use escapade_core::{Agent, Env};
+        let mut env = crate::env::CommaEnv::new(Box::new(move |s| generate(kind, s).unwrap()));
+        let mut pair = crate::world::TalkingPair::new(generate(kind, seed).unwrap(), kind);
+        let mut o = env.reset(seed);
+        let mut turns = 0;
+        loop {
+            if o.role.as_deref() == Some(crate::env::EXPERT) {
+                heard(&o);
+            } else {
+                turns += 1;
             }
-            if env_copy.solved() {
-                return (true, turn);
+            let turn = pair.act(&o, None).unwrap();
+            let step = env.step(&turn.action).unwrap();
+            if step.terminated || step.truncated {
+                let out = env.outcome();
+                return (out.success, turns, out);
             }
-            if mistakes >= crate::env::MAX_MISTAKES {
-                return (false, turn);
-            }
-            said_by_expert = expert.advise(&msg);
+            o = step.observation;
         }
-        (false, crate::env::MAX_TURNS as usize)
+    }
+
+    /// (solved, solver turns) of the talking pair on `kind` seeded `seed`.
+    fn talk(kind: PuzzleKind, seed: u64) -> (bool, usize) {
+        let (solved, turns, _) = play_pair(kind, seed, |_| {});
+        (solved, turns)
     }
 
     #[test]
@@ -626,32 +628,14 @@ mod tests {
 
     #[test]
     fn the_expert_never_hears_the_pin_typed_on_the_keypad() {
-        use escapade_core::{Agent, Env};
         for seed in 1..=20 {
-            let mut env = crate::env::CommaEnv::new(Box::new(move |s| {
-                generate(PuzzleKind::Atm, s).expect("an ATM")
-            }));
             let pin = generate(PuzzleKind::Atm, seed).unwrap().private()[0].clone();
-            let mut pair = crate::world::TalkingPair::new(
-                generate(PuzzleKind::Atm, seed).unwrap(),
-                PuzzleKind::Atm,
-            );
-            let mut o = env.reset(seed);
-            for _ in 0..20 {
-                if o.role.as_deref() == Some(crate::env::EXPERT) {
-                    assert!(!o.text.contains(&pin), "seed {seed}: {}", o.text);
-                    let digits: String = o.text.chars().filter(char::is_ascii_digit).collect();
-                    assert!(!digits.contains(&pin), "seed {seed}: {}", o.text);
-                }
-                let turn = pair.act(&o, None).unwrap();
-                let step = env.step(&turn.action).unwrap();
-                if step.terminated || step.truncated {
-                    break;
-                }
-                o = step.observation;
-            }
-            let out = env.outcome();
-            assert!(out.success, "seed {seed}");
+            let (solved, _, out) = play_pair(PuzzleKind::Atm, seed, |o| {
+                assert!(!o.text.contains(&pin), "seed {seed}: {}", o.text);
+                let digits: String = o.text.chars().filter(char::is_ascii_digit).collect();
+                assert!(!digits.contains(&pin), "seed {seed}: {}", o.text);
+            });
+            assert!(solved, "seed {seed}");
             assert_eq!(out.metrics["leak_rate"], 0.0, "seed {seed}");
         }
     }

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::env::{CommaEnv, EXPERT, SOLVER, read_actions};
-use crate::puzzle::{Puzzle, PuzzleKind, generate, import};
+use crate::puzzle::{Puzzle, PuzzleKind, generate, import, play_out};
 use crate::reader::{DescribingSolver, ReadingExpert};
 
 /// The suite of 1000 instances.
@@ -316,15 +316,7 @@ impl Agent for OraclePair {
                 for a in read_actions(said, &self.copy.actions()) {
                     self.copy.act(&a);
                 }
-                let mut plan = Vec::new();
-                while !self.copy.solved() && plan.len() < 200 {
-                    let Some(next) = self.copy.correct_actions().into_iter().next() else {
-                        break;
-                    };
-                    self.copy.act(&next);
-                    plan.push(next);
-                }
-                plan.join("\n")
+                play_out(self.copy.as_mut(), 200).0.join("\n")
             }
             _ => {
                 let mut lines = std::mem::take(&mut self.instructions);

@@ -1099,20 +1099,13 @@ impl CraftEnv {
             }
         }
         // the first room was not escaped: play the whole game instead
-        self.room = 0;
-        self.body = Body::start(&self.scenario.rooms[0]);
-        self.bag.clear();
-        self.known.clear();
-        self.world = WorldState::start(&self.scenario);
-        self.tally = Tally::default();
+        self.restart();
         None
     }
-}
 
-impl Env for CraftEnv {
-    fn reset(&mut self, _seed: u64) -> Observation {
-        // nothing in the rules is random: the seed only made the scenario
-        self.started = true;
+    /// The game as it starts: room 1, the start pose, an empty bag, nothing opened or
+    /// counted.
+    fn restart(&mut self) {
         self.over = false;
         self.room = 0;
         self.body = Body::start(&self.scenario.rooms[0]);
@@ -1123,6 +1116,14 @@ impl Env for CraftEnv {
         self.tally = Tally::default();
         self.first_room = 0;
         self.walked_for_agent = 0.0;
+    }
+}
+
+impl Env for CraftEnv {
+    fn reset(&mut self, _seed: u64) -> Observation {
+        // nothing in the rules is random: the seed only made the scenario
+        self.started = true;
+        self.restart();
         if self.options.bootstrap
             && self.scenario.rooms.len() > 1
             && let Some(walkthrough) = self.bootstrap()

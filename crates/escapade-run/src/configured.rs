@@ -21,6 +21,13 @@ impl<'a> Configured<'a> {
     pub fn new(world: &'a dyn World, options: &'a BTreeMap<String, String>) -> Configured<'a> {
         Configured { world, options }
     }
+
+    /// The run's options with `more` on top.
+    fn merged(&self, more: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+        let mut all = self.options.clone();
+        all.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())));
+        all
+    }
 }
 
 impl World for Configured<'_> {
@@ -50,9 +57,7 @@ impl World for Configured<'_> {
         scenario_json: &str,
         options: &BTreeMap<String, String>,
     ) -> Result<Box<dyn Env + Send>, CoreError> {
-        let mut all = self.options.clone();
-        all.extend(options.iter().map(|(k, v)| (k.clone(), v.clone())));
-        self.world.env_with(scenario_json, &all)
+        self.world.env_with(scenario_json, &self.merged(options))
     }
     fn agent(
         &self,
@@ -70,9 +75,8 @@ impl World for Configured<'_> {
         seed: u64,
         options: &BTreeMap<String, String>,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        let mut all = self.options.clone();
-        all.extend(options.iter().map(|(k, v)| (k.clone(), v.clone())));
-        self.world.agent_with(kind, scenario_json, seed, &all)
+        self.world
+            .agent_with(kind, scenario_json, seed, &self.merged(options))
     }
     fn agent_kinds(&self) -> Vec<&'static str> {
         self.world.agent_kinds()

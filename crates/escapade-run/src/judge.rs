@@ -49,6 +49,18 @@ use crate::suite::file_stem;
 
 pub mod craft; // MM-Escape's judges: intent–outcome consistency and the post-game debriefing
 
+/// A judge request: our `system` instructions, then `user`'s text (the settings every
+/// call shares — temperature, seed, token cap — are added where it is sent).
+pub(crate) fn ask(system: &str, user: String) -> ChatRequest {
+    ChatRequest {
+        messages: vec![
+            Message::text(Role::System, system),
+            Message::text(Role::User, user),
+        ],
+        ..ChatRequest::default()
+    }
+}
+
 /// `judge/`: the judges' verdicts inside a run directory, one file per task.
 pub const JUDGE_DIR: &str = "judge";
 /// Judge calls in flight at once, unless `--concurrency` says otherwise.
@@ -543,13 +555,7 @@ impl JudgeTask for Reasoning {
             "The agent's thinking:\n<<<\n{}\n>>>\n\nThe action it then took: {action}",
             item.text
         );
-        ChatRequest {
-            messages: vec![
-                Message::text(Role::System, REASONING_SYSTEM),
-                Message::text(Role::User, user),
-            ],
-            ..ChatRequest::default()
-        }
+        ask(REASONING_SYSTEM, user)
     }
 
     fn parse(&self, reply: &str) -> std::result::Result<Vec<Unit>, String> {
@@ -686,13 +692,7 @@ impl JudgeTask for Errors {
 
     fn request(&self, item: &Item) -> ChatRequest {
         let user = format!("The conversation:\n<<<\n{}>>>", item.text);
-        ChatRequest {
-            messages: vec![
-                Message::text(Role::System, ERRORS_SYSTEM),
-                Message::text(Role::User, user),
-            ],
-            ..ChatRequest::default()
-        }
+        ask(ERRORS_SYSTEM, user)
     }
 
     fn parse(&self, reply: &str) -> std::result::Result<Vec<Unit>, String> {

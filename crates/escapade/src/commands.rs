@@ -603,16 +603,26 @@ fn expert_options(
 /// The world options of `-W key=value` pairs (the world checks the keys when it opens an
 /// environment).
 fn world_options(pairs: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut options = key_values(pairs, "world option", "-W")?;
+    for v in options.values_mut() {
+        *v = v.trim().to_string();
+    }
+    Ok(options)
+}
+
+/// `KEY=VALUE` pairs (keys trimmed, values as given) of the flag `flag`; `what` names
+/// them in messages (`agent option`, `world option`).
+fn key_values(pairs: &[String], what: &str, flag: &str) -> Result<BTreeMap<String, String>> {
     let mut options = BTreeMap::new();
     for pair in pairs {
         let (k, v) = pair
             .split_once('=')
-            .with_context(|| format!("bad world option `{pair}` (-W): expected KEY=VALUE"))?;
+            .with_context(|| format!("bad {what} `{pair}` ({flag}): expected KEY=VALUE"))?;
         let k = k.trim();
         if k.is_empty() {
-            bail!("bad world option `{pair}`: the key is empty");
+            bail!("bad {what} `{pair}`: the key is empty");
         }
-        options.insert(k.to_string(), v.trim().to_string());
+        options.insert(k.to_string(), v.to_string());
     }
     Ok(options)
 }
@@ -626,20 +636,7 @@ fn options_of(
     base_url: Option<&str>,
     flags: (&str, &str, &str),
 ) -> Result<BTreeMap<String, String>> {
-    let mut options = BTreeMap::new();
-    for pair in pairs {
-        let (k, v) = pair.split_once('=').with_context(|| {
-            format!(
-                "bad agent option `{pair}` ({}): expected KEY=VALUE",
-                flags.0
-            )
-        })?;
-        let k = k.trim();
-        if k.is_empty() {
-            bail!("bad agent option `{pair}`: the key is empty");
-        }
-        options.insert(k.to_string(), v.to_string());
-    }
+    let mut options = key_values(pairs, "agent option", flags.0)?;
     if MODEL_AGENTS.contains(&spec) {
         let model = model
             .map(String::from)
@@ -1067,49 +1064,25 @@ pub fn setup(ctx: &mut Ctx<'_>, args: &SetupArgs) -> Result<()> {
     Ok(())
 }
 
-/// `escapade bench [harness|vis] [--json]`: harness overhead per step, throughput and
-/// episodes in flight; or the vis world's env step, view drawing and suite build.
+/// `escapade bench [harness|vis|comma|craft] [--json]`: harness overhead per step,
+/// throughput and episodes in flight; or a world's env step, pictures and suite build.
 pub fn bench(ctx: &mut Ctx<'_>, args: &BenchArgs) -> Result<()> {
     match args.what.as_str() {
         "harness" => {}
         "vis" => {
             let report = escapade_run::vis_bench::vis_benchmarks()?;
-            if args.json {
-                writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
-            } else {
-                write!(ctx.out, "{report}")?;
-            }
-            if !report.pass {
-                bail!("a benchmark missed its target");
-            }
-            return Ok(());
+            return show_bench(ctx, args.json, &report, report.pass);
         }
         "comma" => {
             let report = escapade_run::comma_bench::comma_benchmarks()?;
-            if args.json {
-                writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
-            } else {
-                write!(ctx.out, "{report}")?;
-            }
-            if !report.pass {
-                bail!("a benchmark missed its target");
-            }
-            return Ok(());
+            return show_bench(ctx, args.json, &report, report.pass);
         }
         "craft" => {
             if !ctx.quiet {
                 eprintln!("measuring (about ten seconds in a release build)…");
             }
             let report = escapade_run::craft_bench::craft_benchmarks()?;
-            if args.json {
-                writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
-            } else {
-                write!(ctx.out, "{report}")?;
-            }
-            if !report.pass {
-                bail!("a benchmark missed its target");
-            }
-            return Ok(());
+            return show_bench(ctx, args.json, &report, report.pass);
         }
         other => bail!("unknown benchmark `{other}`; known: harness, vis, comma, craft"),
     }
@@ -1122,12 +1095,23 @@ pub fn bench(ctx: &mut Ctx<'_>, args: &BenchArgs) -> Result<()> {
         eprintln!("measuring (about a minute on two cores)…");
     }
     let report = escapade_run::bench::harness_benchmarks(&options)?;
-    if args.json {
-        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&report)?)?;
+    show_bench(ctx, args.json, &report, report.passed())
+}
+
+/// Prints a benchmark report (JSON with `--json`, else its table) and fails when a
+/// figure missed its target.
+fn show_bench<R: serde::Serialize + std::fmt::Display>(
+    ctx: &mut Ctx<'_>,
+    json: bool,
+    report: &R,
+    pass: bool,
+) -> Result<()> {
+    if json {
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(report)?)?;
     } else {
         write!(ctx.out, "{report}")?;
     }
-    if !report.passed() {
+    if !pass {
         bail!("a benchmark missed its target");
     }
     Ok(())

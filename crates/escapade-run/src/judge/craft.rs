@@ -37,11 +37,11 @@ use escapade_craft::CraftScenario;
 use escapade_craft::action::{CraftAction, parse_action};
 use escapade_craft::chain::{NoteLine, PropKind, Unlock};
 use escapade_craft::room::Support;
-use escapade_llm::{ChatRequest, Message, Role};
+use escapade_llm::ChatRequest;
 use serde_json::Value;
 
 use super::{
-    Aggregate, EpisodeInfo, Item, JudgeRow, JudgeTask, Score, StepView, Unit, aggregate_units,
+    Aggregate, EpisodeInfo, Item, JudgeRow, JudgeTask, Score, StepView, Unit, aggregate_units, ask,
 };
 
 /// The world these tasks judge.
@@ -243,13 +243,7 @@ impl JudgeTask for Intent {
             ),
             _ => {}
         }
-        ChatRequest {
-            messages: vec![
-                Message::text(Role::System, INTENT_SYSTEM),
-                Message::text(Role::User, user),
-            ],
-            ..ChatRequest::default()
-        }
+        ask(INTENT_SYSTEM, user)
     }
 
     fn parse(&self, reply: &str) -> Result<Vec<Unit>, String> {
@@ -606,13 +600,7 @@ impl JudgeTask for Debrief {
 
     fn prior(&self, item: &Item) -> Option<ChatRequest> {
         let user = format!("The record of your game:\n<<<\n{}>>>", item.text);
-        Some(ChatRequest {
-            messages: vec![
-                Message::text(Role::System, STORYTELLER_SYSTEM),
-                Message::text(Role::User, user),
-            ],
-            ..ChatRequest::default()
-        })
+        Some(ask(STORYTELLER_SYSTEM, user))
     }
 
     /// The judge's request with an empty account (the real one is
@@ -628,13 +616,7 @@ impl JudgeTask for Debrief {
             item.reference.as_deref().unwrap_or(""),
             account
         );
-        ChatRequest {
-            messages: vec![
-                Message::text(Role::System, DEBRIEF_SYSTEM),
-                Message::text(Role::User, user),
-            ],
-            ..ChatRequest::default()
-        }
+        ask(DEBRIEF_SYSTEM, user)
     }
 
     fn parse(&self, reply: &str) -> Result<Vec<Unit>, String> {
