@@ -118,6 +118,7 @@ impl World for CommaWorld {
                 .iter()
                 .map(|k| (tier(*k), PER_PUZZLE as u32))
                 .collect(),
+            ..Default::default()
         }]
     }
 

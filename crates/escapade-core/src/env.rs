@@ -104,7 +104,9 @@ pub trait Env {
 }
 
 /// A named, versioned list of scenarios rebuilt byte for byte from seeds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Build one with `..Default::default()` so that new fields do not break worlds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SuiteSpec {
     /// Name with version, e.g. `agentescape@1`.
     pub name: String,
@@ -114,6 +116,48 @@ pub struct SuiteSpec {
     pub description: String,
     /// `(difficulty, count)` tiers, in order.
     pub tiers: Vec<(u32, u32)>,
+    /// The run settings of the suite's paper, applied by the runner unless a flag
+    /// overrides them (empty: none declared).
+    #[serde(default, skip_serializing_if = "SuiteSettings::is_empty")]
+    pub settings: SuiteSettings,
+}
+
+/// How a suite's paper ran its agents (AgentEscapeBench App. B: temperature 0.7, one run
+/// per instance; VisEscape §4.1: three trials, the last 20 steps). `escapade run` uses
+/// them as defaults, records them in `run.toml`, and the report names every departure,
+/// so a score is comparable with the paper's table unless the user chose otherwise.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteSettings {
+    /// Epochs (trials) per scenario; `None` leaves the runner's default of one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epochs: Option<u32>,
+    /// Options for model agents (`temperature`, `history`, …), each applied to an agent
+    /// whose kind takes that key and whose user did not set it (`-A` wins).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub agent: BTreeMap<String, String>,
+    /// Where the paper states these settings (`AgentEscapeBench App. B`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
+}
+
+impl SuiteSettings {
+    /// No settings declared.
+    pub fn is_empty(&self) -> bool {
+        self.epochs.is_none() && self.agent.is_empty()
+    }
+}
+
+/// A suite name that no longer builds, and the suite that replaced it (a change of
+/// bytes bumps a suite's version; the old name answers with this instead of silently
+/// building something else).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RetiredSuite {
+    /// The old name with its version (`agentescape@1`).
+    pub name: String,
+    /// The suite to use instead (`agentescape@2`).
+    pub replaced_by: String,
+    /// What changed, in one line.
+    pub why: String,
 }
 
 /// One statistic of a suite beside the paper's value, for `escapade suite` (e.g.
@@ -254,5 +298,9 @@ pub trait World: Send + Sync {
     /// A multi-line catalogue of the world's building blocks for `escapade list <world>`.
     fn catalogue(&self) -> String {
         String::new()
+    }
+    /// Suites this world used to ship under names that no longer build.
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        Vec::new()
     }
 }

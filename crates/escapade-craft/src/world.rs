@@ -91,6 +91,7 @@ impl World for CraftWorld {
             world: "craft".into(),
             description: "11 D1, 11 D2, 21 D3 rooms and 30 two-room games (MM-Escape §3.3)".into(),
             tiers: tiers.into_iter().collect(),
+            ..Default::default()
         }]
     }
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use escapade_core::env::{OracleReport, PaperStat, SuiteSpec, Validation};
+use escapade_core::env::{OracleReport, PaperStat, RetiredSuite, SuiteSpec, Validation};
 use escapade_core::{Agent, CoreError, Env, World};
 
 /// `world` whose environments and baseline agents are made with `options`.
@@ -92,5 +92,8 @@ impl World for Configured<'_> {
     }
     fn catalogue(&self) -> String {
         self.world.catalogue()
+    }
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        self.world.retired_suites()
     }
 }

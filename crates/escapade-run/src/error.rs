@@ -41,6 +41,17 @@ pub enum RunError {
         /// What was wrong.
         message: String,
     },
+    /// Occurs when a suite name is one a world retired (its bytes changed and its version
+    /// was bumped).
+    #[error("suite `{name}` was replaced by `{replaced_by}` ({why}); run `{replaced_by}`")]
+    RetiredSuite {
+        /// The old name.
+        name: String,
+        /// The suite to use instead.
+        replaced_by: String,
+        /// What changed.
+        why: String,
+    },
     /// Occurs when a directory given as a run directory has no `run.toml` or no
     /// `episodes.jsonl`.
     #[error("{} is not a run directory ({missing} is missing)", path.display())]

@@ -62,6 +62,13 @@ pub fn find_suite<'w>(
 ) -> Result<(&'w dyn World, SuiteSpec)> {
     let mut best: Option<(&'w dyn World, SuiteSpec, u64)> = None;
     for world in worlds {
+        if let Some(old) = world.retired_suites().into_iter().find(|r| r.name == name) {
+            return Err(RunError::RetiredSuite {
+                name: old.name,
+                replaced_by: old.replaced_by,
+                why: old.why,
+            });
+        }
         for spec in world.suites() {
             if spec.name == name {
                 return Ok((world.as_ref(), spec));
@@ -104,6 +111,7 @@ pub fn resolve<'w>(worlds: &'w [Box<dyn World>], arg: &str) -> Result<Source<'w>
                 scenarios,
             })
         }
+        Err(e @ RunError::RetiredSuite { .. }) => Err(e),
         Err(_) => Err(RunError::unknown(
             "suite, scenario file or directory",
             arg,

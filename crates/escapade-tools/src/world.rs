@@ -116,6 +116,7 @@ impl World for ToolsWorld {
                 "270 tool DAGs: 60 each at 5/10/15/20 nodes, 30 at 25 (AgentEscapeBench §3.1)"
                     .into(),
             tiers: TIERS.to_vec(),
+            ..Default::default()
         }]
     }
 

@@ -86,6 +86,7 @@ impl World for VisWorld {
             world: "vis".into(),
             description: description.into(),
             tiers,
+            ..Default::default()
         };
         vec![
             spec(

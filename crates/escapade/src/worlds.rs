@@ -49,6 +49,7 @@ pub mod demo {
                 world: "demo".into(),
                 description: format!("the {name} suite"),
                 tiers,
+                ..Default::default()
             };
             vec![
                 spec("demo@1", vec![(1, 2), (3, 1)]),

@@ -91,12 +91,14 @@ impl World for CounterWorld {
                 world: "counter".into(),
                 description: "five small counters".into(),
                 tiers: vec![(1, 2), (2, 2), (3, 1)],
+                ..Default::default()
             },
             SuiteSpec {
                 name: "counter-broken@1".into(),
                 world: "counter".into(),
                 description: "a counter the oracle cannot play".into(),
                 tiers: vec![(2, 2)],
+                ..Default::default()
             },
         ]
     }
