@@ -119,6 +119,17 @@ pub const ESCAPER_KEYS: [&str; 13] = [
     "navigation",
 ];
 
+/// The `-A` keys an agent kind takes (its own and the client's), or `None` for a kind
+/// that takes no model options (a world's baseline such as `oracle`).
+pub fn keys_of(kind: &str) -> Option<Vec<&'static str>> {
+    let own: &[&'static str] = match kind {
+        "llm" => &AGENT_KEYS,
+        "base" | "visescaper" => &ESCAPER_KEYS,
+        _ => return None,
+    };
+    Some(own.iter().chain(&CLIENT_KEYS).copied().collect())
+}
+
 /// Keys read by [`client_options`].
 pub const CLIENT_KEYS: [&str; 11] = [
     "base_url",

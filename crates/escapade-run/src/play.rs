@@ -293,6 +293,7 @@ fn record_dir(
         expert_options: Default::default(),
         world_options: options.world_options.clone(),
         epochs: 1,
+        suite_settings: Default::default(),
         limit: None,
         seed: options.seed,
         max_steps: options.max_steps,

@@ -170,6 +170,10 @@ pub struct RunInfo {
     /// Total wall time of the episodes in milliseconds (more than the run's wall time
     /// when episodes ran concurrently).
     pub duration_ms: u64,
+    /// Where the run departs from its suite's paper settings (`epochs 1 (suite: 3)`);
+    /// absent when it follows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub departures: Vec<String>,
 }
 
 /// Metrics tables over one or more runs.
@@ -387,6 +391,9 @@ pub struct Run {
     pub base_hash: String,
     /// The inputs merged into this run, in the order given.
     pub dirs: Vec<PathBuf>,
+    /// Where the run's config departs from its suite's paper settings
+    /// ([`crate::settings::departures`]); empty without `run.toml`.
+    pub departures: Vec<String>,
     /// The episodes, sorted by scenario id and epoch.
     pub episodes: Vec<Episode>,
 }
@@ -503,6 +510,8 @@ struct Building {
     model: Option<String>,
     /// The expert's spec and model, when the run gave the expert its own agent.
     expert: Option<String>,
+    /// Departures from the suite's settings (from `run.toml`).
+    departures: Vec<String>,
     /// Indices into the inputs, in order, each with its shard (`None`: unsharded or
     /// unknown) and whether it has a `run.toml`.
     inputs: Vec<(usize, Option<Shard>, bool)>,
@@ -531,6 +540,7 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                             None => e.clone(),
                         }
                     }),
+                    departures: crate::settings::departures(&config),
                     inputs: Vec::new(),
                     rows: Vec::new(),
                 });
@@ -546,6 +556,7 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                             agent: row.agent.clone(),
                             model: None,
                             expert: None,
+                            departures: Vec::new(),
                             inputs: Vec::new(),
                             rows: Vec::new(),
                         });
@@ -628,6 +639,7 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
             model: run.model,
             base_hash: run.base_hash,
             dirs: inputs,
+            departures: run.departures,
             episodes,
         });
     }
@@ -1167,7 +1179,30 @@ impl Report {
                 ));
             }
         }
+        out.push_str(&self.departures());
         out.push_str(&self.usage_table());
+        out
+    }
+
+    /// A note per run that departs from its suite's paper settings, so a reader does not
+    /// put its numbers beside the paper's table unawares.
+    fn departures(&self) -> String {
+        let mut out = String::new();
+        for run in self.runs.iter().filter(|r| !r.departures.is_empty()) {
+            if out.is_empty() {
+                out.push_str(
+                    "
+## Not the paper's settings
+
+",
+                );
+            }
+            out.push_str(&format!(
+                "- {}: {}.\n",
+                escape(&run.label),
+                run.departures.join(", ")
+            ));
+        }
         out
     }
 
@@ -1338,6 +1373,7 @@ fn run_info(run: &Run) -> RunInfo {
         steps,
         usage,
         duration_ms,
+        departures: run.departures.clone(),
     }
 }
 

@@ -23,6 +23,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use escapade_core::env::SuiteSettings;
 use escapade_core::{EpisodeRow, FORMAT_VERSION, Image, StepRow, hash};
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +73,11 @@ pub struct RunConfig {
     pub world_options: BTreeMap<String, String>,
     /// Epochs per scenario (at least 1).
     pub epochs: u32,
+    /// The run settings the suite's paper states (epochs, decoding), as declared by the
+    /// suite when the run started; the report compares the run against them. Absent when
+    /// the suite declares none (and in run directories written before suites did).
+    #[serde(default, skip_serializing_if = "SuiteSettings::is_empty")]
+    pub suite_settings: SuiteSettings,
     /// Only the first `limit` scenarios of the suite, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
@@ -688,6 +694,7 @@ mod tests {
             expert_options: Default::default(),
             world_options: Default::default(),
             epochs: 2,
+            suite_settings: Default::default(),
             limit: None,
             seed: u64::MAX,
             max_steps: 100,

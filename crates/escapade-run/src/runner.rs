@@ -31,7 +31,7 @@ use escapade_agents::{
     AgentError, AsyncAgent, Blocking, EpisodeStart, Escaper, EscaperConfig, LlmAgent, LlmConfig,
     MODEL_AGENTS, TurnInput,
 };
-use escapade_core::env::Outcome;
+use escapade_core::env::{Outcome, SuiteSettings};
 use escapade_core::trajectory::LoggedObservation;
 use escapade_core::{
     Action, Env, EpisodeRow, FORMAT_VERSION, Observation, Reask, ScenarioHeader, Step, StepRow,
@@ -231,6 +231,9 @@ pub struct RunSpec {
     pub world_options: BTreeMap<String, String>,
     /// Epochs per scenario (at least 1).
     pub epochs: u32,
+    /// The suite's paper settings, recorded so the report can name departures (apply
+    /// them to `epochs` and the options with [`crate::settings`] first).
+    pub suite_settings: SuiteSettings,
     /// Play only the first `limit` scenarios, in suite order.
     pub limit: Option<usize>,
     /// The run seed.
@@ -254,6 +257,7 @@ impl Default for RunSpec {
             expert_options: BTreeMap::new(),
             world_options: BTreeMap::new(),
             epochs: 1,
+            suite_settings: SuiteSettings::default(),
             limit: None,
             seed: 0,
             concurrency: 1,
@@ -274,6 +278,7 @@ impl RunSpec {
             expert_options: config.expert_options.clone(),
             world_options: config.world_options.clone(),
             epochs: config.epochs,
+            suite_settings: config.suite_settings.clone(),
             limit: config.limit.map(|l| l as usize),
             seed: config.seed,
             concurrency,
@@ -591,6 +596,7 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
         expert_options: spec.expert_options.clone(),
         world_options: spec.world_options.clone(),
         epochs: spec.epochs,
+        suite_settings: spec.suite_settings.clone(),
         limit: spec.limit.map(|l| l as u64),
         seed: spec.seed,
         max_steps: spec.max_steps,

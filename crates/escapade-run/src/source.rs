@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use escapade_core::env::SuiteSpec;
+use escapade_core::env::{SuiteSettings, SuiteSpec};
 use escapade_core::{ScenarioHeader, World, hash};
 
 use crate::error::{Result, RunError};
@@ -28,6 +28,9 @@ pub struct Source<'w> {
     pub origin: String,
     /// `(suite label, scenario JSON)`, in suite order.
     pub scenarios: Vec<(String, String)>,
+    /// The run settings of the suite's paper (a suite name, or a directory whose
+    /// manifest carries them or names a known suite); empty for loose files.
+    pub settings: SuiteSettings,
 }
 
 impl Source<'_> {
@@ -109,6 +112,7 @@ pub fn resolve<'w>(worlds: &'w [Box<dyn World>], arg: &str) -> Result<Source<'w>
                 origin: label.clone(),
                 label,
                 scenarios,
+                settings: spec.settings,
             })
         }
         Err(e @ RunError::RetiredSuite { .. }) => Err(e),
@@ -152,11 +156,13 @@ fn from_file<'w>(worlds: &'w [Box<dyn World>], path: &Path) -> Result<Source<'w>
         origin: absolute(path),
         scenarios: vec![(label.clone(), json)],
         label,
+        settings: SuiteSettings::default(),
     })
 }
 
 fn from_dir<'w>(worlds: &'w [Box<dyn World>], dir: &Path) -> Result<Source<'w>> {
     let manifest = dir.join(MANIFEST);
+    let mut settings = SuiteSettings::default();
     let (label, files) = if manifest.is_file() {
         let build: SuiteBuild =
             serde_json::from_str(&read(&manifest)?).map_err(|e| RunError::BadFile {
@@ -175,6 +181,14 @@ fn from_dir<'w>(worlds: &'w [Box<dyn World>], dir: &Path) -> Result<Source<'w>> 
             }
             files.push((path, json));
         }
+        settings = if build.settings.is_empty() {
+            // a manifest written before suites declared settings: the named suite's
+            find_suite(worlds, &build.suite)
+                .map(|(_, spec)| spec.settings)
+                .unwrap_or_default()
+        } else {
+            build.settings
+        };
         (build.suite, files)
     } else {
         let mut paths: Vec<_> = std::fs::read_dir(dir)
@@ -213,5 +227,6 @@ fn from_dir<'w>(worlds: &'w [Box<dyn World>], dir: &Path) -> Result<Source<'w>> 
         label,
         origin: absolute(dir),
         scenarios,
+        settings,
     })
 }

@@ -26,6 +26,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use escapade_core::env::SuiteSettings;
 use escapade_core::{ScenarioHeader, World, hash};
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +45,10 @@ pub struct SuiteBuild {
     pub scenarios: Vec<SuiteScenario>,
     /// Per-tier and total statistics.
     pub stats: SuiteStats,
+    /// The run settings of the suite's paper (`escapade run DIR` applies them as it does
+    /// for the suite's name); absent when the suite declares none.
+    #[serde(default, skip_serializing_if = "SuiteSettings::is_empty")]
+    pub settings: SuiteSettings,
     /// The scenario JSON texts, in suite order (not part of the manifest).
     #[serde(skip)]
     pub json: Vec<String>,
@@ -168,10 +173,17 @@ pub fn build_suite(world: &dyn World, suite: &str, progress: Progress) -> Result
     bar.finish_and_clear();
     let mut stats = stats(&scenarios);
     stats.paper = world.paper_stats(suite, &texts)?;
+    let settings = world
+        .suites()
+        .into_iter()
+        .find(|s| s.name == suite)
+        .map(|s| s.settings)
+        .unwrap_or_default();
     Ok(SuiteBuild {
         suite: suite.to_string(),
         scenarios,
         stats,
+        settings,
         json: texts,
     })
 }

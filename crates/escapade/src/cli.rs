@@ -218,9 +218,9 @@ pub struct RunArgs {
     /// evaluation over machines; `escapade report` merges the shards' run directories.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
-    /// Episodes per scenario.
-    #[arg(long, short, default_value_t = 1)]
-    pub epochs: u32,
+    /// Episodes per scenario (default: the suite's paper setting, else 1).
+    #[arg(long, short)]
+    pub epochs: Option<u32>,
     /// Only the first N scenarios, in suite order.
     #[arg(long, short)]
     pub limit: Option<usize>,

@@ -62,6 +62,7 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
                 "description": s.description,
                 "tiers": s.tiers.iter().map(|(d, c)| json!({"difficulty": d, "count": c}))
                     .collect::<Vec<_>>(),
+                "settings": s.settings,
             })).collect::<Vec<_>>(),
             "model_agents": MODEL_AGENTS,
         });
@@ -112,6 +113,15 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
             "",
             tiers.join(", ")
         )?;
+        if !s.settings.is_empty() {
+            writeln!(
+                ctx.out,
+                "  {:<width$} paper settings ({}): {}",
+                "",
+                s.settings.source,
+                settings_line(&s.settings)
+            )?;
+        }
     }
     if let (Some(w), Some(_)) = (worlds.first(), &args.world) {
         let catalogue = w.catalogue();
@@ -120,6 +130,17 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `epochs 3, history=last:20` — a suite's settings as `escapade run` applies them.
+fn settings_line(settings: &escapade_core::env::SuiteSettings) -> String {
+    let epochs = settings.epochs.map(|e| format!("epochs {e}"));
+    let agent = settings.agent.iter().map(|(k, v)| format!("-A {k}={v}"));
+    epochs
+        .into_iter()
+        .chain(agent)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `escapade gen <world> (--difficulty N | --puzzle NAME) --seed S [--count K] [--out PATH]`.
@@ -670,13 +691,18 @@ fn options_of(
 /// `escapade run <source> --agent SPEC …`.
 pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
-    let options = agent_options(args)?;
-    let expert = expert_options(
+    // the suite's paper settings are the defaults; what the user gave wins
+    let mut options = agent_options(args)?;
+    escapade_run::settings::apply(&source.settings, &args.agent, &mut options);
+    let mut expert = expert_options(
         args.expert.as_deref(),
         args.expert_model.as_deref(),
         &args.expert_options,
         args.base_url.as_deref(),
     )?;
+    if let Some((spec, options)) = expert.as_mut() {
+        escapade_run::settings::apply(&source.settings, spec, options);
+    }
     let shard = args
         .shard
         .as_deref()
@@ -688,7 +714,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         expert: expert.as_ref().map(|(e, _)| e.clone()),
         expert_options: expert.as_ref().map(|(_, o)| o.clone()).unwrap_or_default(),
         world_options: world_options(&args.world_options)?,
-        epochs: args.epochs,
+        epochs: escapade_run::settings::epochs(&source.settings, args.epochs),
+        suite_settings: source.settings.clone(),
         limit: args.limit,
         seed: args.seed,
         concurrency: args.concurrency,

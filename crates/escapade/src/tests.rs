@@ -38,7 +38,7 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
     RunArgs {
         source: source.into(),
         agent: agent.into(),
-        epochs: 1,
+        epochs: None,
         limit: None,
         concurrency: 1,
         seed: 0,
@@ -206,7 +206,7 @@ fn suite_prints_stats_and_fails_on_unsolved_scenarios() {
     let e = err(|c| commands::suite(c, &args("agentescape@1", false, None)));
     assert_eq!(
         e,
-        "unknown suite `agentescape@1`; known: demo@1, demo-stuck@1"
+        "unknown suite `agentescape@1`; known: demo@1, demo-stuck@1, demo-paper@1"
     );
 
     let dir = tempfile::tempdir().unwrap();
@@ -218,7 +218,7 @@ fn suite_prints_stats_and_fails_on_unsolved_scenarios() {
 fn run_resume_and_report() {
     let runs = tempfile::tempdir().unwrap();
     let args = RunArgs {
-        epochs: 2,
+        epochs: Some(2),
         ..run_args("demo@1", "random", runs.path())
     };
     let out = ok(|c| commands::run(c, &args));
@@ -424,4 +424,91 @@ fn schema_is_json() {
     let v: serde_json::Value = serde_json::from_str(&ok(commands::schema)).unwrap();
     assert!(v["episode_row"]["properties"]["success"].is_object());
     assert!(v["step_row"]["properties"]["observation"].is_object());
+}
+
+#[test]
+fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
+    let runs = tempfile::tempdir().unwrap();
+    let toml_of = |out: &str| {
+        let dir = Path::new(out.lines().next().unwrap()).to_path_buf();
+        std::fs::read_to_string(dir.join("run.toml")).unwrap()
+    };
+    // a baseline takes the suite's epochs; it takes no model options
+    let out = ok(|c| commands::run(c, &run_args("demo-paper@1", "random", runs.path())));
+    let toml = toml_of(&out);
+    assert!(toml.contains("epochs = 2"), "{toml}");
+    assert!(
+        toml.contains("[config.suite_settings]") && toml.contains("the demo paper §1"),
+        "{toml}"
+    );
+    assert!(!out.contains("Not the paper's settings"), "{out}");
+    // a flag wins, and the report says the run departs from the paper
+    let one = RunArgs {
+        epochs: Some(1),
+        ..run_args("demo-paper@1", "random", runs.path())
+    };
+    let out = ok(|c| commands::run(c, &one));
+    assert!(
+        out.contains("## Not the paper's settings") && out.contains("epochs 1 (suite: 2)"),
+        "{out}"
+    );
+    // a model agent gets the suite's temperature unless -A sets another
+    let script = runs.path().join("inc.jsonl");
+    std::fs::write(&script, "{\"text\": \"inc\"}\n").unwrap();
+    let model = format!("scripted/{}", script.display());
+    let llm = RunArgs {
+        model: Some(model.clone()),
+        ..run_args("demo-paper@1", "llm", runs.path())
+    };
+    let out = ok(|c| commands::run(c, &llm));
+    assert!(
+        toml_of(&out).contains("temperature = \"0.7\""),
+        "{}",
+        toml_of(&out)
+    );
+    assert!(!out.contains("Not the paper's settings"), "{out}");
+    let cold = RunArgs {
+        agent_options: vec!["temperature=0".into()],
+        ..llm
+    };
+    let out = ok(|c| commands::run(c, &cold));
+    assert!(out.contains("temperature 0 (suite: 0.7)"), "{out}");
+    // a suite without settings records none
+    let out = ok(|c| commands::run(c, &run_args("demo@1", "random", runs.path())));
+    assert!(!toml_of(&out).contains("suite_settings"));
+    // list names the settings and their source
+    let text = ok(|c| {
+        commands::list(
+            c,
+            &ListArgs {
+                world: None,
+                json: false,
+            },
+        )
+    });
+    assert!(
+        text.contains("paper settings (the demo paper §1): epochs 2, -A temperature=0.7"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_retired_suite_names_its_replacement() {
+    let runs = tempfile::tempdir().unwrap();
+    let e = err(|c| commands::run(c, &run_args("demo@0", "random", runs.path())));
+    assert_eq!(
+        e,
+        "suite `demo@0` was replaced by `demo@1` (counting starts at one now); run `demo@1`"
+    );
+    let e = err(|c| {
+        commands::suite(
+            c,
+            &SuiteArgs {
+                name: "demo@0".into(),
+                json: false,
+                out: None,
+            },
+        )
+    });
+    assert!(e.contains("was replaced by `demo@1`"), "{e}");
 }

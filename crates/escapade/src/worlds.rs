@@ -21,7 +21,7 @@ pub fn worlds() -> anyhow::Result<Vec<Box<dyn World>>> {
 pub mod demo {
     use std::collections::BTreeMap;
 
-    use escapade_core::env::{Outcome, SuiteSpec};
+    use escapade_core::env::{Outcome, RetiredSuite, SuiteSettings, SuiteSpec};
     use escapade_core::{
         Action, Agent, AgentTurn, CoreError, Env, EnvError, Observation, Step, ToolSchema, World,
     };
@@ -51,10 +51,26 @@ pub mod demo {
                 tiers,
                 ..Default::default()
             };
+            let paper = SuiteSpec {
+                settings: SuiteSettings {
+                    epochs: Some(2),
+                    agent: BTreeMap::from([("temperature".into(), "0.7".into())]),
+                    source: "the demo paper §1".into(),
+                },
+                ..spec("demo-paper@1", vec![(1, 1)])
+            };
             vec![
                 spec("demo@1", vec![(1, 2), (3, 1)]),
                 spec("demo-stuck@1", vec![(2, 2)]),
+                paper,
             ]
+        }
+        fn retired_suites(&self) -> Vec<RetiredSuite> {
+            vec![RetiredSuite {
+                name: "demo@0".into(),
+                replaced_by: "demo@1".into(),
+                why: "counting starts at one now".into(),
+            }]
         }
         fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
             if difficulty == 0 {
@@ -80,10 +96,11 @@ pub mod demo {
                     scenario("ok", 2, 0, false),
                     scenario("st", 2, 1, true),
                 ]),
+                "demo-paper@1" => Ok(vec![scenario("p", 1, 0, false)]),
                 _ => Err(CoreError::Unknown {
                     what: "suite",
                     name: suite.into(),
-                    known: "demo@1, demo-stuck@1".into(),
+                    known: "demo@1, demo-stuck@1, demo-paper@1".into(),
                 }),
             }
         }

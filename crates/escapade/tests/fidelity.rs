@@ -154,6 +154,8 @@ fn every_row_names_a_test_that_exists() {
     }
     for (s, (heading, _)) in SECTIONS.iter().enumerate() {
         let n = rows.iter().filter(|r| r.section == s).count();
+        #[allow(clippy::absurd_extreme_comparisons)]
+        // TODO(lead): MIN_ROWS goes to 8 once all four sections are filled
         if n < MIN_ROWS {
             problems.push(format!(
                 "section {heading} has {n} rows (at least {MIN_ROWS})"

@@ -285,6 +285,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
         expert_options: Default::default(),
         world_options: Default::default(),
         epochs: 1,
+        suite_settings: Default::default(),
         limit: None,
         seed: 0,
         max_steps: 100,

@@ -119,6 +119,7 @@ fn config(world: &str, source: &str, agent: &str) -> RunConfig {
         expert_options: Default::default(),
         world_options: Default::default(),
         epochs: 1,
+        suite_settings: Default::default(),
         limit: None,
         seed: 0,
         max_steps: 100,

@@ -61,6 +61,7 @@ fn run(parent: &Path, agent: &str, worlds: &[&str], tools: bool) -> PathBuf {
         expert_options: Default::default(),
         world_options: Default::default(),
         epochs: 1,
+        suite_settings: Default::default(),
         limit: None,
         seed: 0,
         max_steps: 100,

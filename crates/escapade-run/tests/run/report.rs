@@ -322,6 +322,7 @@ fn config(agent: &str, seed: u64, shard: Option<&str>, rows: &[EpisodeRow]) -> R
         expert_options: Default::default(),
         world_options: Default::default(),
         epochs: 1,
+        suite_settings: Default::default(),
         limit: None,
         seed,
         max_steps: 100,
