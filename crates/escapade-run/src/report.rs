@@ -25,13 +25,17 @@
 //! base hash when two runs would otherwise share a label).
 //!
 //! JSON (the documented shape): `{"groups": [{"world", "difficulty", "run", "n",
-//! "metrics": {name: {"mean", "se"}}}], "overall": {key: {"world", "run", "n", "errors",
+//! "metrics": {name: {"mean", "se", "n"}}}], "overall": {key: {"world", "run", "n", "errors",
 //! "metrics"}}, "runs": [{"label", "agent", "base_hash", "dirs", "episodes", "errors",
-//! "steps", "usage", "duration_ms"}]}`, where an `overall` key is the world, or
-//! `world/run` when several runs report on that world. CSV: one row per group × metric
-//! (`world,difficulty,n,metric,mean,se,run`), overall rows with difficulty `all`.
-//! Markdown: one table per world, a row per tier (and per run, tier-major, when there are
-//! several) and `all` rows, a column per metric as `mean ± se`; rate-like metrics (names
+//! "steps", "usage", "duration_ms", "departures"?}]}`, where an `overall` key is the
+//! world, or `world/run` when several runs report on that world, a metric's `n` counts
+//! the episodes that define it (a metric that does not apply to an episode is left out of
+//! its row), and `departures` lists where a run left its suite's paper settings. CSV: one
+//! row per group × metric (`world,difficulty,n,metric,mean,se,run`, `n` the metric's),
+//! overall rows with difficulty `all`. Markdown: one table per world, a row per tier (and
+//! per run, tier-major, when there are several) and `all` rows, a column per metric as
+//! `mean ± se` — no `±` from a single value, and `(n=K)` when the metric is defined for
+//! fewer episodes than the row; rate-like metrics (names
 //! ending in `_rate`, `success`, `resolution`, `discovery`) are shown ×100 with one
 //! decimal; usage columns that are zero throughout (baselines) are left out. A closing
 //! "Usage" table gives each run's totals — tokens, cost, latency per step — which is what
@@ -81,8 +85,13 @@ const SHORT_HASH: usize = 8;
 pub struct Stat {
     /// Mean over the episodes that define the metric.
     pub mean: f64,
-    /// Standard error of the mean (0 with fewer than two episodes).
+    /// Standard error of the mean (0 with fewer than two episodes: tables then show no
+    /// `±`).
     pub se: f64,
+    /// Episodes that define the metric (a metric that does not apply to an episode is
+    /// left out of its row, so this can be less than the group's `n`).
+    #[serde(default)]
+    pub n: usize,
 }
 
 impl From<MeanSe> for Stat {
@@ -90,7 +99,24 @@ impl From<MeanSe> for Stat {
         Stat {
             mean: m.mean,
             se: m.se,
+            n: m.n,
         }
+    }
+}
+
+impl Stat {
+    /// `mean ± se` scaled by `scale` with `decimals` digits; no `±` from fewer than two
+    /// values (a standard error of one value means nothing), and `(n=K)` when the metric
+    /// is defined for `n` episodes other than the `of` episodes of its row.
+    fn show(&self, scale: f64, decimals: usize, of: usize) -> String {
+        let mut out = format!("{:.*}", decimals, self.mean * scale);
+        if self.n >= 2 {
+            out.push_str(&format!(" ± {:.*}", decimals, self.se * scale));
+        }
+        if self.n != of {
+            out.push_str(&format!(" (n={})", self.n));
+        }
+        out
     }
 }
 
@@ -1047,25 +1073,25 @@ impl Report {
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut rows: Vec<[String; 7]> = Vec::new();
         rows.push(["world", "difficulty", "n", "metric", "mean", "se", "run"].map(String::from));
-        let mut push =
-            |world: &str, tier: String, run: &str, n: usize, metrics: &IndexMap<String, Stat>| {
-                for (name, s) in metrics {
-                    rows.push([
-                        world.to_string(),
-                        tier.clone(),
-                        n.to_string(),
-                        name.clone(),
-                        s.mean.to_string(),
-                        s.se.to_string(),
-                        run.to_string(),
-                    ]);
-                }
-            };
+        let mut push = |world: &str, tier: String, run: &str, metrics: &IndexMap<String, Stat>| {
+            // each metric's own n: it can be defined for fewer episodes than the group
+            for (name, s) in metrics {
+                rows.push([
+                    world.to_string(),
+                    tier.clone(),
+                    s.n.to_string(),
+                    name.clone(),
+                    s.mean.to_string(),
+                    s.se.to_string(),
+                    run.to_string(),
+                ]);
+            }
+        };
         for g in &self.groups {
-            push(&g.world, g.difficulty.to_string(), &g.run, g.n, &g.metrics);
+            push(&g.world, g.difficulty.to_string(), &g.run, &g.metrics);
         }
         for s in self.overall.values() {
-            push(&s.world, "all".into(), &s.run, s.n, &s.metrics);
+            push(&s.world, "all".into(), &s.run, &s.metrics);
         }
         for row in rows {
             w.write_record(&row)
@@ -1135,7 +1161,7 @@ impl Report {
                 line.push_str(&format!(" {n} |"));
                 for name in &names {
                     match metrics.get(name) {
-                        Some(s) => line.push_str(&format!(" {} |", cell(name, s))),
+                        Some(s) => line.push_str(&format!(" {} |", cell(name, s, n))),
                         None => line.push_str(" – |"),
                     }
                 }
@@ -1226,9 +1252,9 @@ impl Report {
             ));
             for c in rows {
                 let pct = |name: &str| {
-                    c.metrics.get(name).map_or("–".to_string(), |s| {
-                        format!("{:.1} ± {:.1}", s.mean * 100.0, s.se * 100.0)
-                    })
+                    c.metrics
+                        .get(name)
+                        .map_or("–".to_string(), |s| s.show(100.0, 1, c.n))
                 };
                 out.push_str(&format!(
                     "| {} | {} | {} | {} |\n",
@@ -1256,9 +1282,9 @@ impl Report {
             let cell = |name: &str, pct: bool| {
                 g.metrics.get(name).map_or("–".to_string(), |s| {
                     if pct {
-                        format!("{:.1} ± {:.1}", s.mean * 100.0, s.se * 100.0)
+                        s.show(100.0, 1, g.n)
                     } else {
-                        format!("{:.2} ± {:.2}", s.mean, s.se)
+                        s.show(1.0, 2, g.n)
                     }
                 })
             };
@@ -1295,7 +1321,7 @@ impl Report {
         for c in curves {
             out.push_str(&format!("| {} | {} |", escape(&c.run), c.n));
             for s in &c.success {
-                out.push_str(&format!(" {:.1} ± {:.1} |", s.mean * 100.0, s.se * 100.0));
+                out.push_str(&format!(" {} |", s.show(100.0, 1, c.n)));
             }
             out.push('\n');
         }
@@ -1408,10 +1434,11 @@ fn escape(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-/// `mean ± se` with the precision the metric calls for.
-fn cell(name: &str, s: &Stat) -> String {
+/// `mean ± se` with the precision the metric calls for, in a row of `of` episodes (see
+/// [`Stat::show`]).
+fn cell(name: &str, s: &Stat, of: usize) -> String {
     if is_percent(name) {
-        return format!("{:.1} ± {:.1}", s.mean * 100.0, s.se * 100.0);
+        return s.show(100.0, 1, of);
     }
     let decimals = match name {
         "cost_usd" => 4,
@@ -1419,7 +1446,7 @@ fn cell(name: &str, s: &Stat) -> String {
         "latency_ms" | "step_latency_ms" | "duration_ms" => 0,
         _ => 2,
     };
-    format!("{:.*} ± {:.*}", decimals, s.mean, decimals, s.se)
+    s.show(1.0, decimals, of)
 }
 
 #[cfg(test)]
@@ -1456,11 +1483,22 @@ mod tests {
         let s = Stat {
             mean: 0.5,
             se: 0.125,
+            n: 4,
         };
-        assert_eq!(cell("success", &s), "50.0 ± 12.5");
-        assert_eq!(cell("steps", &s), "0.50 ± 0.12");
-        assert_eq!(cell("cost_usd", &s), "0.5000 ± 0.1250");
-        assert_eq!(cell("step_latency_ms", &s), "0 ± 0");
+        assert_eq!(cell("success", &s, 4), "50.0 ± 12.5");
+        assert_eq!(cell("steps", &s, 4), "0.50 ± 0.12");
+        assert_eq!(cell("cost_usd", &s, 4), "0.5000 ± 0.1250");
+        assert_eq!(cell("step_latency_ms", &s, 4), "0 ± 0");
+        // a metric defined for fewer episodes than its row says so
+        assert_eq!(cell("success", &s, 6), "50.0 ± 12.5 (n=4)");
+        // one value has no standard error
+        let one = Stat {
+            mean: 1.0,
+            se: 0.0,
+            n: 1,
+        };
+        assert_eq!(cell("success", &one, 1), "100.0");
+        assert_eq!(cell("steps", &one, 3), "1.00 (n=1)");
     }
 
     #[test]

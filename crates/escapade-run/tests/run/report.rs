@@ -154,7 +154,7 @@ fn json_has_the_documented_shape() {
         .unwrap()
         .keys()
         .collect();
-    assert_eq!(stat, ["mean", "se"]);
+    assert_eq!(stat, ["mean", "se", "n"]);
     assert_eq!(g["metrics"]["steps"]["mean"], 3.0);
     assert_eq!(v["overall"]["counter"]["errors"], 1);
     assert_eq!(v["overall"]["other"]["n"], 1);
