@@ -19,9 +19,59 @@ pub struct ScenarioHeader {
     pub seed: u64,
 }
 
+/// The longest scenario id, in bytes. Ids name files in run directories
+/// (`trajectories/<id>/<epoch>.jsonl`), and file systems refuse names over 255 bytes.
+pub const MAX_ID_BYTES: usize = 128;
+
 impl ScenarioHeader {
-    /// Reads the header from a scenario's JSON text.
+    /// Reads the header from a scenario's JSON text. The id must be 1 to
+    /// [`MAX_ID_BYTES`] bytes without control characters, so that a run can name its
+    /// files after it.
     pub fn parse(json: &str) -> Result<Self, crate::CoreError> {
-        serde_json::from_str(json).map_err(|e| crate::CoreError::InvalidScenario(e.to_string()))
+        let header: ScenarioHeader = serde_json::from_str(json)
+            .map_err(|e| crate::CoreError::InvalidScenario(e.to_string()))?;
+        let bad = |why: String| Err(crate::CoreError::InvalidScenario(why));
+        if header.id.trim().is_empty() {
+            return bad("the scenario id is empty".into());
+        }
+        if header.id.len() > MAX_ID_BYTES {
+            let start: String = header.id.chars().take(24).collect();
+            return bad(format!(
+                "the scenario id `{start}…` is {} bytes long (at most {MAX_ID_BYTES})",
+                header.id.len()
+            ));
+        }
+        if header.id.chars().any(char::is_control) {
+            return bad(format!(
+                "the scenario id {:?} holds a control character",
+                header.id
+            ));
+        }
+        Ok(header)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(id: &str) -> Result<ScenarioHeader, crate::CoreError> {
+        let json = serde_json::json!({"world": "w", "id": id, "difficulty": 1, "seed": 0});
+        ScenarioHeader::parse(&json.to_string())
+    }
+
+    #[test]
+    fn ids_must_fit_a_file_name() {
+        assert_eq!(header("tools-d10-s7").unwrap().id, "tools-d10-s7");
+        let long = "x".repeat(300);
+        let e = header(&long).unwrap_err().to_string();
+        assert!(
+            e.contains("300 bytes long (at most 128)") && e.len() < 120,
+            "{e}"
+        );
+        assert!(header("").is_err());
+        assert!(header("a\nb").is_err());
+        assert!(header(&"é".repeat(64)).is_ok(), "128 bytes is the limit");
+        assert!(header(&"é".repeat(65)).is_err());
     }
 }

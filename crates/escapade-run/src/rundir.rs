@@ -132,6 +132,73 @@ impl std::str::FromStr for Shard {
     }
 }
 
+impl Shard {
+    /// The shard a batch scheduler gave this process: `auto` reads a Slurm job array
+    /// (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_MIN`, `SLURM_ARRAY_TASK_COUNT`), `auto/N`
+    /// takes the count from the argument and the 0-based index from a Kubernetes indexed
+    /// job (`JOB_COMPLETION_INDEX`) or a Slurm array; anything else is `i/N` (1-based).
+    /// `env` looks a variable up (the binary passes `std::env::var`).
+    pub fn from_arg(arg: &str, env: impl Fn(&str) -> Option<String>) -> Result<Shard> {
+        let Some(rest) = arg.trim().strip_prefix("auto") else {
+            return arg.parse();
+        };
+        let number = |name: &str| -> Result<Option<u32>> {
+            env(name)
+                .map(|v| {
+                    v.trim().parse::<u32>().map_err(|_| {
+                        RunError::Invalid(format!("--shard {arg}: {name}=`{v}` is not a number"))
+                    })
+                })
+                .transpose()
+        };
+        let (index, from) = match (
+            number("JOB_COMPLETION_INDEX")?,
+            number("SLURM_ARRAY_TASK_ID")?,
+        ) {
+            (Some(i), _) => (i, "JOB_COMPLETION_INDEX"),
+            (None, Some(id)) => {
+                let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+                let i = id.checked_sub(min).ok_or_else(|| {
+                    RunError::Invalid(format!(
+                        "--shard {arg}: SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"
+                    ))
+                })?;
+                (i, "SLURM_ARRAY_TASK_ID")
+            }
+            (None, None) => {
+                return Err(RunError::Invalid(format!(
+                    "--shard {arg}: no scheduler index found (set JOB_COMPLETION_INDEX, as a \
+                     Kubernetes indexed job does, or run in a Slurm job array); give i/N instead"
+                )));
+            }
+        };
+        let count = match rest.strip_prefix('/') {
+            Some(n) => n.trim().parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                RunError::Invalid(format!("bad shard `{arg}`: expected auto or auto/N with N >= 1"))
+            })?,
+            None if rest.trim().is_empty() => number("SLURM_ARRAY_TASK_COUNT")?.ok_or_else(|| {
+                RunError::Invalid(format!(
+                    "--shard {arg}: the shard count is unknown outside a Slurm array; give auto/N"
+                ))
+            })?,
+            None => {
+                return Err(RunError::Invalid(format!(
+                    "bad shard `{arg}`: expected auto or auto/N with N >= 1"
+                )));
+            }
+        };
+        if index >= count {
+            return Err(RunError::Invalid(format!(
+                "--shard {arg}: {from} {index} is not below the shard count {count} (indices start at 0)"
+            )));
+        }
+        Ok(Shard {
+            index: index + 1,
+            count,
+        })
+    }
+}
+
 impl std::fmt::Display for Shard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
@@ -682,6 +749,54 @@ fn git_revision() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shard_comes_from_the_scheduler_with_auto() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let shard = |arg, vars| Shard::from_arg(arg, env(vars)).map(|s| s.to_string());
+        assert_eq!(shard("2/8", &[]).unwrap(), "2/8");
+        // Kubernetes: 0-based index, count given
+        assert_eq!(
+            shard("auto/8", &[("JOB_COMPLETION_INDEX", "0")]).unwrap(),
+            "1/8"
+        );
+        assert_eq!(
+            shard("auto/8", &[("JOB_COMPLETION_INDEX", "7")]).unwrap(),
+            "8/8"
+        );
+        assert!(shard("auto/8", &[("JOB_COMPLETION_INDEX", "8")]).is_err());
+        assert!(shard("auto", &[("JOB_COMPLETION_INDEX", "1")]).is_err());
+        // Slurm: --array=1-4 gives MIN 1, COUNT 4
+        let slurm = &[
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ];
+        assert_eq!(shard("auto", slurm).unwrap(), "3/4");
+        assert_eq!(
+            shard(
+                "auto",
+                &[
+                    ("SLURM_ARRAY_TASK_ID", "0"),
+                    ("SLURM_ARRAY_TASK_COUNT", "2")
+                ]
+            )
+            .unwrap(),
+            "1/2"
+        );
+        let e = shard("auto", &[]).unwrap_err().to_string();
+        assert!(e.contains("no scheduler index"), "{e}");
+        assert!(shard("auto/0", &[("JOB_COMPLETION_INDEX", "0")]).is_err());
+        assert!(shard("auto/x", &[("JOB_COMPLETION_INDEX", "0")]).is_err());
+        assert!(shard("autox", &[("JOB_COMPLETION_INDEX", "0")]).is_err());
+        assert!(shard("auto/4", &[("JOB_COMPLETION_INDEX", "one")]).is_err());
+    }
 
     fn config() -> RunConfig {
         RunConfig {

@@ -216,7 +216,9 @@ pub struct RunArgs {
     pub base_url: Option<String>,
     /// Play only shard i of N of the run's episodes (1-based, e.g. 2/8), for spreading one
     /// evaluation over machines; `escapade report` merges the shards' run directories.
-    #[arg(long, value_name = "I/N")]
+    /// `auto` takes the shard from a Slurm job array; `auto/N` takes the 0-based index
+    /// from a Kubernetes indexed job (`JOB_COMPLETION_INDEX`) or a Slurm array.
+    #[arg(long, value_name = "I/N|auto[/N]")]
     pub shard: Option<String>,
     /// Episodes per scenario (default: the suite's paper setting, else 1).
     #[arg(long, short)]
@@ -281,8 +283,8 @@ pub struct ReportArgs {
     pub per_turn: bool,
     /// Also draw the papers' figures (SVG and PNG) into this directory (default:
     /// `plots/` inside the first run directory).
-    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
-    pub plots: Option<PathBuf>,
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    pub plots: Option<Option<PathBuf>>,
 }
 
 /// `escapade judge`.

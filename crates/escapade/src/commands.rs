@@ -706,7 +706,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     let shard = args
         .shard
         .as_deref()
-        .map(str::parse::<rundir::Shard>)
+        .map(|arg| rundir::Shard::from_arg(arg, |name| std::env::var(name).ok()))
         .transpose()?;
     let spec = RunSpec {
         agent: args.agent.clone(),
@@ -803,11 +803,14 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
             summary.errors, summary.played
         );
     }
-    writeln!(ctx.out, "{}", summary.dir.display())?;
-    writeln!(ctx.out)?;
+    // the report first and the run directory last, where it does not scroll away
     write!(ctx.out, "{}", summary.report.render(Format::Markdown))?;
+    writeln!(ctx.out, "\n{RUN_DIRECTORY}{}", summary.dir.display())?;
     Ok(())
 }
+
+/// What the last line of `run` and `resume` starts with, before the run directory.
+pub const RUN_DIRECTORY: &str = "run directory: ";
 
 /// `escapade report <run-dir>... [--format md|csv|json] [--json]`.
 pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
@@ -835,15 +838,16 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
         writeln!(ctx.out)?;
     }
     if let Some(dir) = &args.plots {
-        let dir = if dir.as_os_str().is_empty() {
-            let first = &args.dirs[0];
-            match first.is_file() {
-                // an episodes.jsonl given directly: plots beside it
-                true => first.parent().unwrap_or(first).join("plots"),
-                false => first.join("plots"),
+        let dir = match dir {
+            Some(dir) => dir.clone(),
+            None => {
+                let first = &args.dirs[0];
+                match first.is_file() {
+                    // an episodes.jsonl given directly: plots beside it
+                    true => first.parent().unwrap_or(first).join("plots"),
+                    false => first.join("plots"),
+                }
             }
-        } else {
-            dir.clone()
         };
         let formats = [PlotFormat::Svg, PlotFormat::Png];
         let written = escapade_run::plots::write_plots(&args.dirs, &dir, &formats)?;
@@ -1004,14 +1008,9 @@ pub fn check(ctx: &mut Ctx<'_>, args: &CheckArgs) -> Result<()> {
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let named = match &args.world {
         Some(w) => Some(w.clone()),
-        None => serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v.get("world").and_then(|w| w.as_str()).map(String::from))
-            .or_else(|| {
-                toml::from_str::<toml::Value>(&text)
-                    .ok()
-                    .and_then(|v| v.get("world").and_then(|w| w.as_str()).map(String::from))
-            }),
+        None => {
+            world_named(&text).with_context(|| format!("cannot read {}", args.file.display()))?
+        }
     };
     let Some(name) = named else {
         bail!(
@@ -1027,7 +1026,11 @@ pub fn check(ctx: &mut Ctx<'_>, args: &CheckArgs) -> Result<()> {
             let known: Vec<&str> = ctx.worlds.iter().map(|w| w.name()).collect();
             escapade_run::RunError::unknown("world", &name, known)
         })?;
-    let validation = world.check(&text)?;
+    let mut validation = world.check(&text)?;
+    // what `run` will read must carry a usable header (an id fit for a file name, …)
+    if let Err(e) = escapade_core::ScenarioHeader::parse(&validation.scenario) {
+        validation.problems.push(e.to_string());
+    }
     for note in &validation.notes {
         writeln!(ctx.out, "{note}")?;
     }
@@ -1048,6 +1051,23 @@ pub fn check(ctx: &mut Ctx<'_>, args: &CheckArgs) -> Result<()> {
     }
     writeln!(ctx.out, "ok")?;
     Ok(())
+}
+
+/// The world a JSON or TOML scenario names (`None`: it names none); a file that is
+/// neither gives the parse error of the format it looks like.
+fn world_named(text: &str) -> Result<Option<String>> {
+    let world = |v: Option<&str>| v.map(String::from);
+    let json_error = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => return Ok(world(v.get("world").and_then(|w| w.as_str()))),
+        Err(e) => e,
+    };
+    match toml::from_str::<toml::Value>(text) {
+        Ok(v) => Ok(world(v.get("world").and_then(|w| w.as_str()))),
+        Err(_) if text.trim_start().starts_with(['{', '[']) => {
+            Err(anyhow::anyhow!("not valid JSON: {json_error}"))
+        }
+        Err(e) => Err(anyhow::anyhow!("neither JSON nor TOML: {}", e.message())),
+    }
 }
 
 /// `escapade schema`.

@@ -34,6 +34,13 @@ fn err(f: impl FnOnce(&mut Ctx<'_>) -> Result<()>) -> String {
     format!("{:#}", r.unwrap_err())
 }
 
+/// The run directory `run` or `resume` printed on its last line.
+fn run_dir(out: &str) -> std::path::PathBuf {
+    let last = out.lines().last().unwrap_or_default();
+    let dir = last.strip_prefix(commands::RUN_DIRECTORY);
+    std::path::PathBuf::from(dir.unwrap_or_else(|| panic!("no run directory last in:\n{out}")))
+}
+
 fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
     RunArgs {
         source: source.into(),
@@ -222,7 +229,7 @@ fn run_resume_and_report() {
         ..run_args("demo@1", "random", runs.path())
     };
     let out = ok(|c| commands::run(c, &args));
-    let dir = Path::new(out.lines().next().unwrap()).to_path_buf();
+    let dir = run_dir(&out);
     assert!(
         dir.starts_with(runs.path()) && dir.join("run.toml").is_file(),
         "{out}"
@@ -315,7 +322,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
             },
         )
     });
-    let dir = Path::new(out.lines().next().unwrap()).to_path_buf();
+    let dir = run_dir(&out);
     assert!(
         dir.file_name()
             .unwrap()
@@ -347,7 +354,9 @@ fn runs_from_files_and_directories_resume_from_their_path() {
     std::fs::write(&file, scenario("one", 2, 0, false)).unwrap();
     let out = ok(|c| commands::run(c, &run_args(file.to_str().unwrap(), "oracle", &runs)));
     assert!(
-        out.lines().next().unwrap().contains("-file_one-oracle-"),
+        run_dir(&out)
+            .to_string_lossy()
+            .contains("-file_one-oracle-"),
         "{out}"
     );
 
@@ -430,7 +439,7 @@ fn schema_is_json() {
 fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
     let runs = tempfile::tempdir().unwrap();
     let toml_of = |out: &str| {
-        let dir = Path::new(out.lines().next().unwrap()).to_path_buf();
+        let dir = run_dir(out);
         std::fs::read_to_string(dir.join("run.toml")).unwrap()
     };
     // a baseline takes the suite's epochs; it takes no model options
@@ -511,4 +520,40 @@ fn a_retired_suite_names_its_replacement() {
         )
     });
     assert!(e.contains("was replaced by `demo@1`"), "{e}");
+}
+
+#[test]
+fn a_scenario_id_that_cannot_name_a_file_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let file = dir.path().join("long.json");
+    std::fs::write(&file, scenario(&"x".repeat(300), 1, 0, false)).unwrap();
+    let e = err(|c| commands::run(c, &run_args(file.to_str().unwrap(), "oracle", &runs)));
+    assert!(
+        e.contains("300 bytes long (at most 128)") && e.len() < 200,
+        "{e}"
+    );
+    assert!(!runs.exists(), "no run directory for a refused scenario");
+    let check = |file: &Path| crate::cli::CheckArgs {
+        file: file.to_path_buf(),
+        world: None,
+        out: None,
+    };
+    let (result, out) = call(|c| commands::check(c, &check(&file)));
+    assert!(
+        result.is_err() && out.contains("problem: invalid scenario: the scenario id"),
+        "{out}"
+    );
+    // a file that does not parse says why, not that it names no world
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"world\": \"demo\", \"id\": }").unwrap();
+    let e = err(|c| commands::check(c, &check(&broken)));
+    assert!(
+        e.contains("not valid JSON") && e.contains("line 1 column"),
+        "{e}"
+    );
+    let toml = dir.path().join("broken.toml");
+    std::fs::write(&toml, "world = \n").unwrap();
+    let e = err(|c| commands::check(c, &check(&toml)));
+    assert!(e.contains("neither JSON nor TOML"), "{e}");
 }

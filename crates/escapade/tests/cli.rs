@@ -91,6 +91,13 @@ fn report_reads_a_hand_made_run() {
     let o = escapade(&["report", dir.path().to_str().unwrap()]);
     let md = String::from_utf8(o.stdout).unwrap();
     assert!(md.contains("| 5 | 1 | 100.0 | 4.00 | 50.0 |"), "{md}");
+    // a bare --plots after the run directories draws into <first run>/plots
+    let o = escapade(&["report", dir.path().to_str().unwrap(), "--plots"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plots: Vec<_> = std::fs::read_dir(dir.path().join("plots"))
+        .unwrap()
+        .collect();
+    assert!(!plots.is_empty(), "{}", stderr(&o));
 }
 
 #[test]
