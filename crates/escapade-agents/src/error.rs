@@ -15,6 +15,10 @@ pub enum AgentError {
     /// Occurs when agent options are invalid (unknown key, bad value).
     #[error("agent option: {0}")]
     Config(String),
+    /// Occurs when the agent's code panicked while choosing an action (the message of
+    /// the panic).
+    #[error("panicked: {0}")]
+    Panicked(String),
 }
 
 impl AgentError {

@@ -149,6 +149,12 @@ pub struct EpisodeRow {
     /// row. Absent when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub retryable: bool,
+    /// Replies of a turn that never reached the environment: the world's parser rejected
+    /// them and the agent then failed before giving one it accepted (each with the
+    /// message it was re-asked with). Kept here because no step row holds them. Absent
+    /// when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<Reask>,
 }
 
 fn is_false(b: &bool) -> bool {

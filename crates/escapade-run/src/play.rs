@@ -220,6 +220,7 @@ pub fn play_terminal_with(
                 duration_ms: start.elapsed().as_millis() as u64,
                 error: played.error.clone(),
                 retryable: false,
+                rejected: Vec::new(),
             };
             dir.append_episode(&row)?;
             dir.write_summary()?;

@@ -680,6 +680,7 @@ async fn run_episode(
         duration_ms: start.elapsed().as_millis() as u64,
         error: played.error,
         retryable: played.retryable,
+        rejected: played.rejected,
     };
     dir.append_episode(&row)?;
     Ok(row)
@@ -779,6 +780,8 @@ pub struct Played {
     pub retryable: bool,
     /// The last step, if any step was taken.
     pub last: Option<Step>,
+    /// Rejected replies of a last turn that failed before reaching the environment.
+    pub rejected: Vec<Reask>,
 }
 
 impl Played {
@@ -826,6 +829,17 @@ impl Stepper {
 
     fn get(&self) -> &dyn Env {
         self.env.as_deref().expect("present between calls")
+    }
+}
+
+/// An agent call whose panic becomes an [`AgentError`] (not retryable: the same agent
+/// would panic again).
+async fn guarded<T>(
+    call: impl std::future::Future<Output = std::result::Result<T, AgentError>>,
+) -> std::result::Result<T, AgentError> {
+    match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => Err(AgentError::Panicked(panic_message(&panic))),
     }
 }
 
@@ -905,7 +919,9 @@ pub async fn play_episode(
             last: played.last.as_ref(),
             tools: &tools,
         };
-        let mut turn = match agent.act(input).await {
+        // an agent that panics ends the episode like one that fails, and the metrics
+        // of the steps already taken stand
+        let mut turn = match guarded(agent.act(input)).await {
             Ok(turn) => turn,
             Err(e) => {
                 agent_failure(&mut played, e);
@@ -925,7 +941,7 @@ pub async fn play_episode(
                 error: message.clone(),
                 usage: turn.usage,
             });
-            match agent.reask(&message, input).await {
+            match guarded(agent.reask(&message, input)).await {
                 Ok(t) => {
                     turn = t;
                     usage.add(&turn.usage);
@@ -940,6 +956,8 @@ pub async fn play_episode(
         played.usage.add(&usage);
         on_step(&usage);
         if failed {
+            // no step row will hold this turn's rejected replies: the episode row does
+            played.rejected = reasks;
             break;
         }
         let action: Action = turn.action.clone();

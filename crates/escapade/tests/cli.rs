@@ -192,6 +192,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         duration_ms: 1,
         error: None,
         retryable: false,
+        rejected: Vec::new(),
     })
     .unwrap();
     dir.path().to_path_buf()

@@ -127,6 +127,43 @@ fn an_agent_error_ends_the_episode_with_its_message() {
 }
 
 #[test]
+fn an_agent_panic_keeps_the_metrics_of_the_steps_taken() {
+    let out = tempfile::tempdir().unwrap();
+    let suite = vec![scenario("long", 6)];
+    let s = run_in(out.path(), &labelled("x", &suite), &spec("panicky")).unwrap();
+    let rows = normalized(&s.dir);
+    assert_eq!(
+        rows[0].error.as_deref(),
+        Some("agent failed: panicked: the agent tripped")
+    );
+    assert_eq!(rows[0].steps, 2);
+    assert_eq!(rows[0].metrics["progress_rate"], 2.0 / 6.0);
+    assert!(!rows[0].retryable);
+}
+
+#[test]
+fn a_turn_that_fails_after_a_reask_keeps_its_rejected_replies() {
+    let out = tempfile::tempdir().unwrap();
+    let mut long = scenario("long", 6);
+    long.reask_limit = Some(3);
+    let s = run_in(out.path(), &labelled("x", &[long]), &spec("stammer")).unwrap();
+    let rows = normalized(&s.dir);
+    assert!(
+        rows[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("model went away")
+    );
+    assert_eq!(rows[0].steps, 1);
+    assert_eq!(trajectory(&s.dir, "long", 0).len(), 1);
+    let rejected = &rows[0].rejected;
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0].action, escapade_core::Action::text("junk"));
+    assert!(rejected[0].error.contains("send inc or dec"));
+}
+
+#[test]
 fn the_safety_cap_ends_a_runaway_episode() {
     let mut s = scenario("runaway", 5);
     s.budget = Some(1_000_000);

@@ -140,11 +140,13 @@ impl World for CounterWorld {
         seed: u64,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
         match kind {
-            "oracle" | "random" | "broken" | "down" => Ok(Box::new(CounterAgent {
-                kind: kind.to_string(),
-                rng: escapade_core::seed::rng(seed),
-                turns: 0,
-            })),
+            "oracle" | "random" | "broken" | "down" | "panicky" | "stammer" => {
+                Ok(Box::new(CounterAgent {
+                    kind: kind.to_string(),
+                    rng: escapade_core::seed::rng(seed),
+                    turns: 0,
+                }))
+            }
             _ => Err(CoreError::Unknown {
                 what: "agent",
                 name: kind.into(),
@@ -153,7 +155,7 @@ impl World for CounterWorld {
         }
     }
     fn agent_kinds(&self) -> Vec<&'static str> {
-        vec!["oracle", "random", "broken", "down"]
+        vec!["oracle", "random", "broken", "down", "panicky", "stammer"]
     }
 }
 
@@ -289,6 +291,11 @@ impl Agent for CounterAgent {
             "oracle" => "inc",
             "down" => "dec",
             "broken" if self.turns >= 2 => return Err(CoreError::Agent("model went away".into())),
+            "panicky" if self.turns >= 3 => panic!("the agent tripped"),
+            "panicky" => "inc",
+            "stammer" if self.turns == 2 => "junk",
+            "stammer" if self.turns >= 3 => return Err(CoreError::Agent("model went away".into())),
+            "stammer" => "inc",
             _ => ["inc", "inc", "dec", "junk"][self.rng.random_range(0..4)],
         };
         let mut turn = AgentTurn::action(Action::text(text));

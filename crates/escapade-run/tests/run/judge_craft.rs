@@ -162,6 +162,7 @@ fn run_dir(
             duration_ms: 1,
             error: None,
             retryable: false,
+            rejected: Vec::new(),
         })
         .unwrap();
     }

@@ -35,6 +35,7 @@ fn row(world: &str, difficulty: u32, scenario: &str, success: bool, tools: bool)
         duration_ms: 1,
         error: None,
         retryable: false,
+        rejected: Vec::new(),
     }
 }
 

@@ -24,6 +24,7 @@ fn row(world: &str, d: u32, scenario: &str, success: bool, steps: u32) -> Episod
         duration_ms: 5,
         error: None,
         retryable: false,
+        rejected: Vec::new(),
     }
 }
 
