@@ -43,7 +43,8 @@ pub use progress::Progress;
 pub use report::{Format, Report, report};
 pub use rundir::{RunConfig, RunDir};
 pub use runner::{
-    AgentFactory, Baseline, LlmFactory, RunSpec, RunSummary, TeamFactory, run, run_async,
+    AgentFactory, Baseline, LlmFactory, RunSpec, RunSummary, Stop, TeamFactory, run, run_async,
+    run_async_until,
 };
 pub use show::show;
 pub use source::{Source, resolve};

@@ -306,6 +306,9 @@ pub struct RunSummary {
     pub errors: usize,
     /// Whether an existing run directory was resumed.
     pub resumed: bool,
+    /// Episodes left unplayed because the run was stopped ([`Stop`]); `escapade resume`
+    /// plays them.
+    pub unplayed: usize,
     /// The run's report (as written to `summary.json` and `report.md`).
     pub report: Report,
     /// Warnings met (a torn last line of `episodes.jsonl`, …).
@@ -318,6 +321,27 @@ struct Scenario<'a> {
     header: ScenarioHeader,
     hash: String,
     json: &'a str,
+}
+
+/// A request to stop a run early (the binary sets it on the first Ctrl-C): no episode
+/// starts after it, the episodes in flight finish and are recorded, and the summary is
+/// written, so `resume` picks up exactly the episodes left.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Stop {
+    /// A stop that has not been requested.
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+    /// Requests the stop.
+    pub fn request(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    /// Whether the stop was requested.
+    pub fn requested(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
 }
 
 /// [`run_async`] on a runtime of its own, for callers that are not async.
@@ -388,6 +412,21 @@ pub async fn run_async(
     agents: &dyn AgentFactory,
     out: &Path,
     progress: Progress,
+) -> Result<RunSummary> {
+    run_async_until(world, scenarios, spec, agents, out, progress, &Stop::new()).await
+}
+
+/// [`run_async`] that starts no episode after `stop` is requested: the episodes in
+/// flight finish and are recorded, the summary is written, and
+/// [`RunSummary::unplayed`] counts what is left for `resume`.
+pub async fn run_async_until(
+    world: &dyn World,
+    scenarios: &[(String, String)],
+    spec: &RunSpec,
+    agents: &dyn AgentFactory,
+    out: &Path,
+    progress: Progress,
+    stop: &Stop,
 ) -> Result<RunSummary> {
     if spec.epochs == 0 {
         return Err(RunError::Invalid("epochs must be at least 1".into()));
@@ -460,8 +499,9 @@ pub async fn run_async(
     let mut queue = jobs.iter();
     let mut in_flight = FuturesUnordered::new();
     let mut failure: Option<RunError> = None;
+    let mut started = 0usize;
     loop {
-        while failure.is_none() && in_flight.len() < spec.concurrency {
+        while failure.is_none() && !stop.requested() && in_flight.len() < spec.concurrency {
             let Some(&(i, epoch)) = queue.next() else {
                 break;
             };
@@ -476,6 +516,7 @@ pub async fn run_async(
                 agent: &agent_name,
                 max_steps: spec.max_steps,
             };
+            started += 1;
             let (dir, live, bar) = (&dir, &live, &bar);
             in_flight.push(async move {
                 let on_step = |u: &Usage| {
@@ -523,9 +564,10 @@ pub async fn run_async(
         config_hash: dir.config_hash().to_string(),
         total,
         skipped,
-        played: jobs.len(),
+        played: started,
         errors: live.errors.load(Ordering::Relaxed),
         resumed: opened.resumed,
+        unplayed: jobs.len() - started,
         report,
         warnings,
     })

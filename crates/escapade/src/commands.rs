@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use escapade_agents::config::{CLIENT_KEYS, client_options};
@@ -723,26 +724,12 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         source: source.origin.clone(),
         shard,
     };
-    let progress = ctx.progress();
-    let summary = runtime()?.block_on(async {
-        let players = Players {
-            agent: &args.agent,
-            options: &options,
-            expert: expert.as_ref().map(|(e, o)| (e.as_str(), o)),
-        };
-        let factory = agents(source.world, &source.scenarios, &players).await?;
-        let summary = escapade_run::run_async(
-            source.world,
-            &source.scenarios,
-            &spec,
-            factory.as_ref(),
-            &args.out,
-            progress,
-        )
-        .await?;
-        anyhow::Ok(summary)
-    })?;
-    finish(ctx, &summary)
+    let players = Players {
+        agent: &args.agent,
+        options: &options,
+        expert: expert.as_ref().map(|(e, o)| (e.as_str(), o)),
+    };
+    play_run(ctx, &source, &spec, &players, &args.out)
 }
 
 /// `escapade resume <run-dir>`.
@@ -765,30 +752,95 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
         );
     }
     let spec = RunSpec::from_config(config, args.concurrency);
+    let players = Players {
+        agent: &config.agent,
+        options: &config.agent_options,
+        expert: config
+            .expert
+            .as_deref()
+            .map(|e| (e, &config.expert_options)),
+    };
+    play_run(ctx, &source, &spec, &players, &args.dir)
+}
+
+/// Plays the episodes of a new or resumed run into `out` and prints its report. The
+/// first Ctrl-C starts no new episode, lets those in flight finish and be recorded, and
+/// writes the summary; a second one quits at once.
+fn play_run(
+    ctx: &mut Ctx<'_>,
+    source: &escapade_run::Source<'_>,
+    spec: &RunSpec,
+    players: &Players<'_>,
+    out: &Path,
+) -> Result<()> {
     let progress = ctx.progress();
     let summary = runtime()?.block_on(async {
-        let players = Players {
-            agent: &config.agent,
-            options: &config.agent_options,
-            expert: config
-                .expert
-                .as_deref()
-                .map(|e| (e, &config.expert_options)),
-        };
-        let factory = agents(source.world, &source.scenarios, &players).await?;
-        let summary = escapade_run::run_async(
+        let stop = stop_on_ctrl_c();
+        let factory = agents(source.world, &source.scenarios, players).await?;
+        let summary = escapade_run::run_async_until(
             source.world,
             &source.scenarios,
-            &spec,
+            spec,
             factory.as_ref(),
-            &args.dir,
+            out,
             progress,
+            &stop,
         )
         .await?;
         anyhow::Ok(summary)
     })?;
     finish(ctx, &summary)
 }
+
+/// A [`Stop`](escapade_run::Stop) requested by the first Ctrl-C; the second exits with
+/// status 130 at once. Call inside the runtime.
+fn stop_on_ctrl_c() -> escapade_run::Stop {
+    let stop = escapade_run::Stop::new();
+    let handle = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        handle.request();
+        eprintln!(
+            "\nstopping: no new episodes start; those in flight finish and are recorded \
+             (Ctrl-C again to quit at once)"
+        );
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("quit: episodes in flight were not recorded; `escapade resume` replays them");
+            std::process::exit(Interrupted::EXIT_CODE.into());
+        }
+    });
+    stop
+}
+
+/// A run stopped by Ctrl-C after writing its summary (exit status 130, as a shell
+/// reports an interrupted command).
+#[derive(Debug)]
+pub struct Interrupted {
+    /// Episodes left for `resume`.
+    pub unplayed: usize,
+    /// The run directory.
+    pub dir: PathBuf,
+}
+
+impl Interrupted {
+    /// The exit status of an interrupted run.
+    pub const EXIT_CODE: u8 = 130;
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted: {} episode(s) not played; `escapade resume {}` plays them",
+            self.unplayed,
+            self.dir.display()
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
     if summary.resumed && !ctx.quiet {
@@ -806,6 +858,13 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
     // the report first and the run directory last, where it does not scroll away
     write!(ctx.out, "{}", summary.report.render(Format::Markdown))?;
     writeln!(ctx.out, "\n{RUN_DIRECTORY}{}", summary.dir.display())?;
+    if summary.unplayed > 0 {
+        return Err(Interrupted {
+            unplayed: summary.unplayed,
+            dir: summary.dir.clone(),
+        }
+        .into());
+    }
     Ok(())
 }
 

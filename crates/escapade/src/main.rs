@@ -55,6 +55,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<commands::Interrupted>().is_some() => {
+            eprintln!("{e}");
+            ExitCode::from(commands::Interrupted::EXIT_CODE)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

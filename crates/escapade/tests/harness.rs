@@ -290,3 +290,65 @@ fn visescape_agents_run_like_llm_and_refuse_foreign_options() {
     }
     assert!(!runs.exists(), "a refused run writes no run directory");
 }
+
+#[test]
+fn ctrl_c_finishes_the_episodes_in_flight_and_writes_the_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("script.jsonl");
+    std::fs::write(
+        &script,
+        "{\"text\": \"investigate N1\", \"delay_ms\": 20}\n",
+    )
+    .unwrap();
+    let model = format!("scripted/{}", script.display());
+    let runs = tmp.path().join("runs");
+    let out = runs.to_str().unwrap().to_string();
+    let run = Command::new(env!("CARGO_BIN_EXE_escapade"))
+        .args(run_args(&model, &out))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // a generous safety net for slow machines, not a timing assertion
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let dir = loop {
+        if let Some(dir) = find_run_dir(&runs)
+            && finished_rows(&dir) >= 2
+        {
+            break dir;
+        }
+        assert!(Instant::now() < deadline, "no rows appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let interrupt = Command::new("kill")
+        .args(["-INT", &run.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupt.success());
+    let o = run.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("stopping: no new episodes start"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`escapade resume"), "{stderr}");
+    // the report and the run directory were printed, the summary written
+    assert!(
+        stdout.contains("## tools") && stdout.contains("run directory: "),
+        "{stdout}"
+    );
+    assert!(dir.join("summary.json").is_file() && dir.join("report.md").is_file());
+    // the episodes in flight finished: every row is whole and none is an error
+    let stopped = rows(&dir);
+    assert!((2..12).contains(&stopped.len()), "{} rows", stopped.len());
+    assert!(stopped.iter().all(|r| r["error"].is_null()));
+    ok(escapade(&[
+        "resume",
+        dir.to_str().unwrap(),
+        "-c",
+        "3",
+        "--quiet",
+    ]));
+    assert_eq!(rows(&dir).len(), 12);
+}

@@ -131,3 +131,33 @@ fn a_malformed_middle_line_is_an_error() {
     let err = run_in(&first.dir, &suite, &spec("oracle")).unwrap_err();
     assert!(matches!(err, RunError::BadRow { line: 2, .. }), "{err}");
 }
+
+#[test]
+fn a_stopped_run_writes_its_summary_and_resume_plays_the_rest() {
+    let out = tempfile::tempdir().unwrap();
+    let world = crate::fake::CounterWorld;
+    let suite = labelled("counter@1", &small_suite());
+    let stop = escapade_run::Stop::new();
+    stop.request();
+    let agents = escapade_run::Baseline::new(&world, "oracle").unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let stopped = runtime
+        .block_on(escapade_run::run_async_until(
+            &world,
+            &suite,
+            &spec("oracle"),
+            &agents,
+            out.path(),
+            escapade_run::Progress::quiet(),
+            &stop,
+        ))
+        .unwrap();
+    assert_eq!((stopped.played, stopped.unplayed), (0, 5));
+    assert!(stopped.dir.join("summary.json").is_file());
+    let resumed = run_in(&stopped.dir, &suite, &spec("oracle")).unwrap();
+    assert_eq!(
+        (resumed.played, resumed.skipped, resumed.unplayed),
+        (5, 0, 0)
+    );
+    assert_eq!(rows::<EpisodeRow>(&stopped.dir.join(EPISODES)).len(), 5);
+}
