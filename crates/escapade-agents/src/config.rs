@@ -130,6 +130,11 @@ pub fn keys_of(kind: &str) -> Option<Vec<&'static str>> {
     Some(own.iter().chain(&CLIENT_KEYS).copied().collect())
 }
 
+/// Client keys that tune how a run talks to its backend (time limits, retries, rate
+/// limits, connections) without changing what it measures: they are recorded but not
+/// part of a run's identity, and `escapade resume -A` may change them.
+pub const TUNING_KEYS: [&str; 5] = ["timeout", "retries", "rpm", "tpm", "backend_concurrency"];
+
 /// Keys read by [`client_options`].
 pub const CLIENT_KEYS: [&str; 11] = [
     "base_url",

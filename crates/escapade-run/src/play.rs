@@ -295,6 +295,7 @@ fn record_dir(
         world_options: options.world_options.clone(),
         epochs: 1,
         suite_settings: Default::default(),
+        files: Default::default(),
         limit: None,
         seed: options.seed,
         max_steps: options.max_steps,

@@ -23,6 +23,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use escapade_agents::config::TUNING_KEYS;
 use escapade_core::env::SuiteSettings;
 use escapade_core::{EpisodeRow, FORMAT_VERSION, Image, StepRow, hash};
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,11 @@ pub struct RunConfig {
     pub world_options: BTreeMap<String, String>,
     /// Epochs per scenario (at least 1).
     pub epochs: u32,
+    /// Files the agents' options name — a scripted model's replies, a price table — by
+    /// absolute path, with the SHA-256 of their contents: part of the run's identity, so
+    /// a run is never resumed against a changed script. Absent when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, String>,
     /// The run settings the suite's paper states (epochs, decoding), as declared by the
     /// suite when the run started; the report compares the run against them. Absent when
     /// the suite declares none (and in run directories written before suites did).
@@ -217,6 +223,14 @@ pub struct ScenarioRef {
 impl RunConfig {
     /// The canonical JSON that is hashed: every field but `source`, plus the format version.
     fn hashed(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut identity = self.clone();
+        for options in [&mut identity.agent_options, &mut identity.expert_options] {
+            options.retain(|k, _| !TUNING_KEYS.contains(&k.as_str()));
+        }
+        identity.hashed_with_tuning()
+    }
+
+    fn hashed_with_tuning(&self) -> serde_json::Map<String, serde_json::Value> {
         let value = serde_json::to_value(self).expect("a run config always serializes");
         let mut map = match value {
             serde_json::Value::Object(map) => map,
@@ -227,9 +241,18 @@ impl RunConfig {
         map
     }
 
-    /// SHA-256 of the canonical JSON of the config (without `source`).
+    /// SHA-256 of the canonical JSON of the config: the run's identity. Leaves out
+    /// `source` (the scenarios' hashes stand for it) and the client's tuning keys
+    /// ([`TUNING_KEYS`]: timeouts, retries, rate limits), which change how a run talks to
+    /// its backend, not what it measures.
     pub fn hash(&self) -> String {
         hash::content_hash(&self.hashed())
+    }
+
+    /// The hash as run directories made before tuning keys left the identity computed it
+    /// (so that they resume).
+    fn legacy_hash(&self) -> String {
+        hash::content_hash(&self.hashed_with_tuning())
     }
 
     /// The hash of the whole run this directory is a shard of: [`RunConfig::hash`]
@@ -539,7 +562,11 @@ impl RunDir {
     /// `episodes.jsonl` is cut off (with a warning) so that new rows append cleanly.
     pub fn resume(dir: &Path, config: &RunConfig) -> Result<Opened> {
         let toml = read_run_toml(dir)?;
-        let expected = config.hash();
+        let mut expected = config.hash();
+        if toml.config_hash == config.legacy_hash() {
+            // made when tuning keys were part of the identity: its rows carry that hash
+            expected = toml.config_hash.clone();
+        }
         if toml.config_hash != expected {
             let fields = config.differing_fields(&toml.config);
             return Err(RunError::ConfigMismatch {
@@ -557,6 +584,15 @@ impl RunDir {
         let lock = lock(dir)?;
         let path = dir.join(EPISODES);
         let mut warnings = Vec::new();
+        let ours = env!("CARGO_PKG_VERSION");
+        if toml.escapade_version != ours {
+            warnings.push(format!(
+                "{}: the run was started by escapade {} and is resumed by escapade {ours}; \
+                 episodes of the two versions may not be comparable",
+                dir.display(),
+                toml.escapade_version
+            ));
+        }
         let mut finished = Vec::new();
         if path.is_file() {
             let file = read_episodes(&path)?;
@@ -809,6 +845,7 @@ mod tests {
             expert_options: Default::default(),
             world_options: Default::default(),
             epochs: 2,
+            files: Default::default(),
             suite_settings: Default::default(),
             limit: None,
             seed: u64::MAX,
@@ -819,6 +856,43 @@ mod tests {
             }],
             shard: None,
         }
+    }
+
+    #[test]
+    fn tuning_keys_are_not_identity_and_older_hashes_still_resume() {
+        let mut a = config();
+        a.agent = "llm".into();
+        a.agent_options.insert("temperature".into(), "0.7".into());
+        let mut b = a.clone();
+        b.agent_options.insert("timeout".into(), "30".into());
+        b.expert_options.insert("rpm".into(), "5".into());
+        assert_eq!(a.hash(), b.hash());
+        b.agent_options.insert("temperature".into(), "1".into());
+        assert_ne!(a.hash(), b.hash());
+
+        // a directory whose run.toml holds the hash with tuning keys in it
+        let tmp = tempfile::tempdir().unwrap();
+        let mut tuned = a.clone();
+        tuned.agent_options.insert("timeout".into(), "30".into());
+        let dir = RunDir::create(tmp.path(), &tuned)
+            .unwrap()
+            .path()
+            .to_path_buf();
+        let toml_path = dir.join("run.toml");
+        let mut toml = read_run_toml(&dir).unwrap();
+        toml.config_hash = tuned.legacy_hash();
+        toml.escapade_version = "0.0.1".into();
+        std::fs::write(&toml_path, toml::to_string(&toml).unwrap()).unwrap();
+        let opened = RunDir::resume(&dir, &tuned).unwrap();
+        assert_eq!(opened.dir.config_hash(), tuned.legacy_hash());
+        assert!(
+            opened
+                .warnings
+                .iter()
+                .any(|w| w.contains("started by escapade 0.0.1")),
+            "{:?}",
+            opened.warnings
+        );
     }
 
     #[test]

@@ -441,7 +441,8 @@ pub async fn run_async_until(
     let configured = crate::configured::Configured::new(world, &spec.world_options);
     let world: &dyn World = &configured;
     let scenarios = prepare(world, scenarios, spec.limit)?;
-    let config = config_for(world, &scenarios, spec);
+    let mut config = config_for(world, &scenarios, spec);
+    config.files = named_files(spec)?;
     let opened = RunDir::open(out, &config)?;
     let dir = opened.dir;
     for w in &opened.warnings {
@@ -638,6 +639,7 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
         expert_options: spec.expert_options.clone(),
         world_options: spec.world_options.clone(),
         epochs: spec.epochs,
+        files: BTreeMap::new(),
         suite_settings: spec.suite_settings.clone(),
         limit: spec.limit.map(|l| l as u64),
         seed: spec.seed,
@@ -651,6 +653,26 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
             .collect(),
         shard: spec.shard,
     }
+}
+
+/// The files the agents' options name (`model`/`captioner` = `scripted/<file>`,
+/// `prices` = `<file>`), each with the SHA-256 of its contents.
+fn named_files(spec: &RunSpec) -> Result<BTreeMap<String, String>> {
+    let mut files = BTreeMap::new();
+    for options in [&spec.agent_options, &spec.expert_options] {
+        for (key, value) in options {
+            let path = match key.as_str() {
+                "model" | "captioner" => value.strip_prefix("scripted/"),
+                "prices" => Some(value.as_str()),
+                _ => None,
+            };
+            let Some(path) = path else { continue };
+            let bytes =
+                std::fs::read(path).map_err(|e| RunError::io("cannot read", Path::new(path), e))?;
+            files.insert(path.to_string(), hash::sha256_hex(&bytes));
+        }
+    }
+    Ok(files)
 }
 
 /// Everything that names one episode.

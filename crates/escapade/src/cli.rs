@@ -248,6 +248,14 @@ pub struct ResumeArgs {
     /// Episodes played at once (does not change results).
     #[arg(long, short, default_value_t = 1)]
     pub concurrency: usize,
+    /// Client tuning for the rest of the run (`timeout`, `retries`, `rpm`, `tpm`,
+    /// `backend_concurrency`): how the run talks to its backend, not what it measures, so
+    /// it may change on resume. Other options are the run's identity and may not.
+    #[arg(short = 'A', long = "agent-option", value_name = "KEY=VALUE")]
+    pub agent_options: Vec<String>,
+    /// The same for the expert role's agent.
+    #[arg(short = 'E', long = "expert-option", value_name = "KEY=VALUE")]
+    pub expert_options: Vec<String>,
 }
 
 /// Output formats of `escapade report`.

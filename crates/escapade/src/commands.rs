@@ -686,6 +686,22 @@ fn options_of(
     if let (true, false, Some(url)) = (compatible, options.contains_key("base_url"), from_env) {
         options.insert("base_url".into(), url);
     }
+    // files named in options are recorded by absolute path, so that `resume` from another
+    // directory finds them (the runner records their content hashes)
+    for key in ["model", "captioner", "prices"] {
+        let Some(value) = options.get(key) else {
+            continue;
+        };
+        let (prefix, path) = match value.strip_prefix("scripted/") {
+            Some(path) => ("scripted/", path),
+            None if key == "prices" => ("", value.as_str()),
+            None => continue,
+        };
+        if let Ok(abs) = std::fs::canonicalize(path) {
+            let abs = format!("{prefix}{}", abs.display());
+            options.insert(key.to_string(), abs);
+        }
+    }
     Ok(options)
 }
 
@@ -751,16 +767,33 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
             config.world
         );
     }
-    let spec = RunSpec::from_config(config, args.concurrency);
+    let mut spec = RunSpec::from_config(config, args.concurrency);
+    retune(&mut spec.agent_options, &args.agent_options, "-A")?;
+    retune(&mut spec.expert_options, &args.expert_options, "-E")?;
     let players = Players {
         agent: &config.agent,
-        options: &config.agent_options,
-        expert: config
-            .expert
-            .as_deref()
-            .map(|e| (e, &config.expert_options)),
+        options: &spec.agent_options,
+        expert: config.expert.as_deref().map(|e| (e, &spec.expert_options)),
     };
     play_run(ctx, &source, &spec, &players, &args.dir)
+}
+
+/// Applies `resume`'s `-A`/`-E` pairs to a run's options: only the client's tuning keys
+/// ([`TUNING_KEYS`](escapade_agents::config::TUNING_KEYS)) may change, because the others
+/// are the run's identity.
+fn retune(options: &mut BTreeMap<String, String>, pairs: &[String], flag: &str) -> Result<()> {
+    use escapade_agents::config::TUNING_KEYS;
+    for (key, value) in key_values(pairs, "agent option", flag)? {
+        if !TUNING_KEYS.contains(&key.as_str()) {
+            bail!(
+                "{flag} {key}=… cannot change on resume: it is part of what the run measures \
+                 (only {} can); start a new run instead",
+                TUNING_KEYS.join(", ")
+            );
+        }
+        options.insert(key, value);
+    }
+    Ok(())
 }
 
 /// Plays the episodes of a new or resumed run into `out` and prints its report. The

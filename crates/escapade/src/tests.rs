@@ -246,6 +246,8 @@ fn run_resume_and_report() {
             &ResumeArgs {
                 dir: dir.clone(),
                 concurrency: 2,
+                agent_options: Vec::new(),
+                expert_options: Vec::new(),
             },
         )
     });
@@ -341,6 +343,8 @@ fn runs_from_files_and_directories_resume_from_their_path() {
             &ResumeArgs {
                 dir: dir.clone(),
                 concurrency: 1,
+                agent_options: Vec::new(),
+                expert_options: Vec::new(),
             },
         )
     });
@@ -376,6 +380,8 @@ fn runs_from_files_and_directories_resume_from_their_path() {
             &ResumeArgs {
                 dir: tmp.path().to_path_buf(),
                 concurrency: 1,
+                agent_options: Vec::new(),
+                expert_options: Vec::new(),
             },
         )
     });
@@ -556,4 +562,81 @@ fn a_scenario_id_that_cannot_name_a_file_is_refused_before_anything_is_written()
     std::fs::write(&toml, "world = \n").unwrap();
     let e = err(|c| commands::check(c, &check(&toml)));
     assert!(e.contains("neither JSON nor TOML"), "{e}");
+}
+
+#[test]
+fn tuning_is_not_identity_and_resume_may_change_it() {
+    let runs = tempfile::tempdir().unwrap();
+    let script = runs.path().join("inc.jsonl");
+    std::fs::write(&script, "{\"text\": \"inc\"}\n").unwrap();
+    let llm = |options: &[&str], out: &Path| RunArgs {
+        model: Some(format!("scripted/{}", script.display())),
+        agent_options: options.iter().map(|s| s.to_string()).collect(),
+        ..run_args("demo@1", "llm", out)
+    };
+    let out = ok(|c| commands::run(c, &llm(&["timeout=30"], runs.path())));
+    let dir = run_dir(&out);
+    // the same run with gentler limits is the same run
+    ok(|c| commands::run(c, &llm(&["timeout=90", "retries=9"], &dir)));
+    let resume = |options: &[&str]| ResumeArgs {
+        dir: dir.clone(),
+        concurrency: 1,
+        agent_options: options.iter().map(|s| s.to_string()).collect(),
+        expert_options: Vec::new(),
+    };
+    ok(|c| commands::resume(c, &resume(&["rpm=10", "backend_concurrency=2"])));
+    let e = err(|c| commands::resume(c, &resume(&["temperature=1"])));
+    assert!(
+        e.contains("-A temperature=… cannot change on resume"),
+        "{e}"
+    );
+    // what a run measures is still its identity
+    let e = err(|c| commands::run(c, &llm(&["temperature=1"], &dir)));
+    assert!(e.contains("differs in: agent_options"), "{e}");
+}
+
+#[test]
+fn a_scripted_model_is_recorded_by_absolute_path_and_content() {
+    let runs = tempfile::tempdir().unwrap();
+    let script = runs.path().join("inc.jsonl");
+    std::fs::write(&script, "{\"text\": \"inc\"}\n").unwrap();
+    // given relative to the working directory
+    let cwd = std::env::current_dir().unwrap();
+    let relative = pathdiff(&script, &cwd);
+    let args = RunArgs {
+        model: Some(format!("scripted/{relative}")),
+        ..run_args("demo@1", "llm", runs.path())
+    };
+    let out = ok(|c| commands::run(c, &args));
+    let dir = run_dir(&out);
+    let toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    let abs = std::fs::canonicalize(&script).unwrap();
+    assert!(
+        toml.contains(&format!("model = \"scripted/{}\"", abs.display())),
+        "{toml}"
+    );
+    assert!(toml.contains("[config.files]"), "{toml}");
+    // a changed script is another run: resume refuses it
+    std::fs::write(&script, "{\"text\": \"dec\"}\n").unwrap();
+    let resume = ResumeArgs {
+        dir: dir.clone(),
+        concurrency: 1,
+        agent_options: Vec::new(),
+        expert_options: Vec::new(),
+    };
+    let e = err(|c| commands::resume(c, &resume));
+    assert!(e.contains("differs in: files"), "{e}");
+}
+
+/// `path` relative to `base` (both absolute), with `..` steps.
+fn pathdiff(path: &Path, base: &Path) -> String {
+    let (p, b): (Vec<_>, Vec<_>) = (path.components().collect(), base.components().collect());
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out: Vec<String> = vec!["..".to_string(); b.len() - common];
+    out.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    out.join("/")
 }

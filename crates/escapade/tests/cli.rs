@@ -129,6 +129,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         world_options: Default::default(),
         epochs: 1,
         suite_settings: Default::default(),
+        files: Default::default(),
         limit: None,
         seed: 0,
         max_steps: 10,

@@ -286,6 +286,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
         world_options: Default::default(),
         epochs: 1,
         suite_settings: Default::default(),
+        files: Default::default(),
         limit: None,
         seed: 0,
         max_steps: 100,

@@ -120,6 +120,7 @@ fn config(world: &str, source: &str, agent: &str) -> RunConfig {
         world_options: Default::default(),
         epochs: 1,
         suite_settings: Default::default(),
+        files: Default::default(),
         limit: None,
         seed: 0,
         max_steps: 100,

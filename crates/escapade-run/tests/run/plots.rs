@@ -63,6 +63,7 @@ fn run(parent: &Path, agent: &str, worlds: &[&str], tools: bool) -> PathBuf {
         world_options: Default::default(),
         epochs: 1,
         suite_settings: Default::default(),
+        files: Default::default(),
         limit: None,
         seed: 0,
         max_steps: 100,

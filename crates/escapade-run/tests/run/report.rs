@@ -324,6 +324,7 @@ fn config(agent: &str, seed: u64, shard: Option<&str>, rows: &[EpisodeRow]) -> R
         world_options: Default::default(),
         epochs: 1,
         suite_settings: Default::default(),
+        files: Default::default(),
         limit: None,
         seed,
         max_steps: 100,
