@@ -666,7 +666,10 @@ fn named_files(spec: &RunSpec) -> Result<BTreeMap<String, String>> {
                 "prices" => Some(value.as_str()),
                 _ => None,
             };
-            let Some(path) = path else { continue };
+            // a name that is no file (a script built in memory) has nothing to record
+            let Some(path) = path.filter(|p| Path::new(p).is_file()) else {
+                continue;
+            };
             let bytes =
                 std::fs::read(path).map_err(|e| RunError::io("cannot read", Path::new(path), e))?;
             files.insert(path.to_string(), hash::sha256_hex(&bytes));
