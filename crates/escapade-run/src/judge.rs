@@ -34,6 +34,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use escapade_agents::Structured;
 use escapade_core::action::truncate_chars;
 use escapade_core::{Action, FORMAT_VERSION, Usage, World};
 use escapade_llm::{ChatRequest, Client, ClientOptions, Message, Role};
@@ -73,7 +74,7 @@ pub const DEFAULT_MAX_CHARS: usize = 8_000;
 pub const DEFAULT_MAX_TOKENS: u32 = 4_096;
 /// `-A` keys read by the judge itself; the backend's keys (`base_url`, `timeout`,
 /// `retries`, …) are [`escapade_agents::config::CLIENT_KEYS`].
-pub const JUDGE_KEYS: [&str; 3] = ["max_chars", "max_tokens", "storyteller"];
+pub const JUDGE_KEYS: [&str; 4] = ["max_chars", "max_tokens", "storyteller", "structured"];
 /// Most units kept from one reply (a runaway reply is not a verdict on 8,000 characters).
 const MAX_UNITS: usize = 256;
 /// Most characters of a reply kept in its row.
@@ -399,6 +400,12 @@ pub trait JudgeTask: Sync {
     fn request(&self, item: &Item) -> ChatRequest;
     /// Reads the judge's reply; `Err` says why it holds no verdict.
     fn parse(&self, reply: &str) -> std::result::Result<Vec<Unit>, String>;
+    /// The JSON Schema of a verdict, for tasks whose judge answers in JSON: sent as a
+    /// response schema (constrained decoding) when the spec's `structured` is on, as the
+    /// agents do, so that a small model answers a verdict instead of prose.
+    fn verdict_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
     /// Aggregates the rows of the judged items (rows without error) of one run.
     fn aggregate(&self, rows: &[&JudgeRow]) -> Aggregate;
     /// How the Markdown tables name their columns: the category, what is counted, a
@@ -1046,6 +1053,9 @@ pub struct JudgeSpec {
     /// The model asked before the judge by tasks with a prior call (`debrief`'s
     /// storyteller), `provider/model` (`-A storyteller=…`); `None`: the judge model.
     pub storyteller: Option<String>,
+    /// Whether verdicts are constrained to the task's JSON Schema (`-A structured=…`):
+    /// by default on for `local/…` models, as for agents.
+    pub structured: Structured,
 }
 
 impl Default for JudgeSpec {
@@ -1058,11 +1068,21 @@ impl Default for JudgeSpec {
             max_chars: DEFAULT_MAX_CHARS,
             max_tokens: DEFAULT_MAX_TOKENS,
             storyteller: None,
+            structured: Structured::Auto,
         }
     }
 }
 
 impl JudgeSpec {
+    /// Whether the judge's replies are constrained to a verdict schema.
+    pub fn structured_on(&self) -> bool {
+        match self.structured {
+            Structured::On => true,
+            Structured::Off => false,
+            Structured::Auto => self.model.starts_with("local/"),
+        }
+    }
+
     /// Applies `-A key=value` options: [`JUDGE_KEYS`] set this spec, the backend's keys
     /// ([`escapade_agents::config::CLIENT_KEYS`]) make the returned client options. Any
     /// other key is an error listing the known ones.
@@ -1092,6 +1112,18 @@ impl JudgeSpec {
                         )));
                     }
                     self.storyteller = Some(value.trim().to_string());
+                }
+                "structured" => {
+                    self.structured = match value.trim() {
+                        "auto" => Structured::Auto,
+                        "on" => Structured::On,
+                        "off" => Structured::Off,
+                        _ => {
+                            return Err(RunError::Invalid(format!(
+                                "bad value `{value}` for structured: expected auto, on or off"
+                            )));
+                        }
+                    }
                 }
                 k if CLIENT_KEYS.contains(&k) => {
                     client.insert(key.clone(), value.clone());
@@ -1769,6 +1801,29 @@ struct Clients<'a> {
     prior: Option<&'a Client>,
 }
 
+/// `request` with the settings every judge call shares: temperature 0, seed 0, the
+/// spec's token cap.
+fn tuned(spec: &JudgeSpec, mut request: ChatRequest) -> ChatRequest {
+    request.temperature = Some(0.0);
+    request.seed = Some(0);
+    request.max_tokens = Some(spec.max_tokens);
+    request
+}
+
+/// The judge's own request: [`tuned`], and constrained to the task's verdict schema when
+/// the spec's `structured` is on (the prior call stays free text).
+pub fn verdict_request(
+    task: &dyn JudgeTask,
+    spec: &JudgeSpec,
+    request: ChatRequest,
+) -> ChatRequest {
+    let mut request = tuned(spec, request);
+    if spec.structured_on() {
+        request.response_schema = task.verdict_schema();
+    }
+    request
+}
+
 /// Asks the judge about one item (after the prior call, for tasks with one); every
 /// failure lands in the row.
 async fn judge_item(
@@ -1777,12 +1832,7 @@ async fn judge_item(
     spec: &JudgeSpec,
     item: &Item,
 ) -> JudgeRow {
-    let tune = |mut request: ChatRequest| {
-        request.temperature = Some(0.0);
-        request.seed = Some(0);
-        request.max_tokens = Some(spec.max_tokens);
-        request
-    };
+    let tune = |request: ChatRequest| tuned(spec, request);
     let mut row = JudgeRow {
         format_version: FORMAT_VERSION,
         task: task.name().to_string(),
@@ -1844,7 +1894,7 @@ async fn judge_item(
             }
         }
     }
-    match judge.chat(&tune(request)).await {
+    match judge.chat(&verdict_request(task, spec, request)).await {
         Ok(completion) => {
             row.usage.add(&completion.usage);
             let text = completion.response.text;

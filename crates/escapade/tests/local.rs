@@ -101,3 +101,48 @@ fn smollm2_plays_a_few_valid_steps_of_a_tools_scenario() {
     let last = steps.last().unwrap();
     assert!(last["terminated"].as_bool().unwrap() || last["truncated"].as_bool().unwrap());
 }
+
+#[test]
+fn smollm2_gives_judge_verdicts_in_the_schema() {
+    if !local_model_ready() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("room.json");
+    let path = scenario.to_str().unwrap();
+    ok(escapade(&[
+        "gen", "craft", "-d", "1", "--seed", "1", "--out", path,
+    ]));
+    let runs = dir.path().join("runs");
+    // small frames: the judge reads the actions, not the pictures
+    ok(escapade(&[
+        "-q",
+        "run",
+        path,
+        "--agent",
+        "oracle",
+        "-W",
+        "width=256",
+        "-W",
+        "height=128",
+        "--out",
+        runs.to_str().unwrap(),
+    ]));
+    let run = run_dir_under(&runs);
+    let judged: serde_json::Value = serde_json::from_str(&ok(escapade(&[
+        "-q",
+        "judge",
+        run.to_str().unwrap(),
+        "--task",
+        "intent",
+        "-m",
+        "local/smollm2",
+        "--json",
+    ])))
+    .unwrap();
+    let r = &judged["runs"][0];
+    assert!(r["items"].as_u64().unwrap() >= 1, "{judged}");
+    // constrained decoding: every item gets a verdict, none is prose
+    assert_eq!(r["errors"], 0, "{judged}");
+    assert_eq!(r["judged"], r["items"], "{judged}");
+}

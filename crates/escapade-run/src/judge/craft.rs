@@ -246,6 +246,15 @@ impl JudgeTask for Intent {
         ask(INTENT_SYSTEM, user)
     }
 
+    fn verdict_schema(&self) -> Option<Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {"consistent": {"type": "integer", "enum": [0, 1]}},
+            "required": ["consistent"],
+            "additionalProperties": false
+        }))
+    }
+
     fn parse(&self, reply: &str) -> Result<Vec<Unit>, String> {
         let consistent = parse_consistent(reply)?;
         Ok(vec![Unit {
@@ -619,6 +628,15 @@ impl JudgeTask for Debrief {
         ask(DEBRIEF_SYSTEM, user)
     }
 
+    fn verdict_schema(&self) -> Option<Value> {
+        Some(serde_json::json!({
+            "type": "object",
+            "properties": {"score": {"type": "integer", "enum": [0, 1, 2, 3, 4, 5]}},
+            "required": ["score"],
+            "additionalProperties": false
+        }))
+    }
+
     fn parse(&self, reply: &str) -> Result<Vec<Unit>, String> {
         let score = parse_score(reply)?;
         Ok(vec![Unit {
@@ -786,6 +804,45 @@ pub fn parse_score(reply: &str) -> Result<u8, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_judges_answer_in_the_verdict_schema_and_it_parses() {
+        use super::super::{JudgeSpec, JudgeTask, verdict_request};
+        let spec = |model: &str, structured: &str| {
+            let mut s = JudgeSpec {
+                model: model.into(),
+                ..JudgeSpec::default()
+            };
+            s.apply_options(&BTreeMap::from([("structured".into(), structured.into())]))
+                .unwrap();
+            s
+        };
+        for (task, reply) in [
+            (&Intent as &dyn JudgeTask, r#"{"consistent": 1}"#),
+            (&Debrief as &dyn JudgeTask, r#"{"score": 4}"#),
+        ] {
+            let schema = task.verdict_schema().unwrap();
+            let asked = |s: &JudgeSpec| verdict_request(task, s, ChatRequest::default());
+            assert_eq!(
+                asked(&spec("local/smollm2", "auto")).response_schema,
+                Some(schema.clone())
+            );
+            assert_eq!(asked(&spec("openai/gpt-4o", "auto")).response_schema, None);
+            assert_eq!(
+                asked(&spec("openai/gpt-4o", "on")).response_schema,
+                Some(schema)
+            );
+            assert_eq!(asked(&spec("local/smollm2", "off")).response_schema, None);
+            assert_eq!(asked(&spec("local/smollm2", "auto")).temperature, Some(0.0));
+            // what the schema lets a model say is a verdict
+            assert!(task.parse(reply).is_ok(), "{reply}");
+        }
+        let mut bad = JudgeSpec::default();
+        let e = bad
+            .apply_options(&BTreeMap::from([("structured".into(), "maybe".into())]))
+            .unwrap_err();
+        assert!(e.to_string().contains("expected auto, on or off"), "{e}");
+    }
 
     #[test]
     fn consistent_verdicts_are_read_leniently() {
