@@ -437,6 +437,14 @@ impl Game {
         }
     }
 
+    /// Whether the guard of interaction `n` (an index into `Room::interactions`) holds in
+    /// `state`.
+    pub fn guard_holds(&self, state: &State, n: usize) -> bool {
+        self.interactions
+            .get(n)
+            .is_some_and(|x| self.holds(state, &x.guard))
+    }
+
     /// The moves available in `state`, in a fixed order (the environment shuffles them
     /// for display). An answer is listed as `Move::Answer("")`.
     pub fn available(&self, state: &State) -> Vec<Move> {
@@ -536,10 +544,10 @@ impl Game {
         let spec = &self.room.interactions[index];
         spec.message.clone().unwrap_or_else(|| {
             let rec = &self.room.receptacles[x.receptacle];
-            format!(
-                "The {} is now {}.",
-                rec.name,
-                rec.states[x.to as usize].replace('_', " ")
+            change_sentence(
+                rec,
+                &rec.states[x.from as usize],
+                &rec.states[x.to as usize],
             )
         })
     }
@@ -700,6 +708,45 @@ impl Game {
         }
         effect
     }
+}
+
+/// The default sentence for receptacle `rec` going from state `from` to state `to`
+/// (when its interaction sets no message). A chest of two drawers has combined states
+/// (`closed_open`: top shut, bottom open), so it says which drawer changed: "The top
+/// drawer of the dresser is now open." A state that leaves a locked one for `closed`
+/// reads as unlocked.
+pub fn change_sentence(rec: &crate::room::Receptacle, from: &str, to: &str) -> String {
+    let word = |from: &str, to: &str| -> String {
+        if to == "closed" && from.contains("lock") {
+            "unlocked".to_string()
+        } else {
+            to.replace('_', " ")
+        }
+    };
+    if rec.furniture == crate::room::Furniture::Drawers {
+        let (f, t): (Vec<&str>, Vec<&str>) = (from.split('_').collect(), to.split('_').collect());
+        if f.len() == 2 && t.len() == 2 {
+            let changed: Vec<(&str, String)> = ["top", "bottom"]
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, _)| f[k] != t[k])
+                .map(|(k, which)| (which, word(f[k], t[k])))
+                .collect();
+            match changed.as_slice() {
+                [(which, now)] => {
+                    return format!("The {which} drawer of the {} is now {now}.", rec.name);
+                }
+                [(a, now_a), (b, now_b)] => {
+                    return format!(
+                        "The {a} drawer of the {} is now {now_a}, and its {b} drawer {now_b}.",
+                        rec.name
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    format!("The {} is now {}.", rec.name, word(from, to))
 }
 
 /// Answers compare case-insensitively (§3.1), ignoring the separators people type

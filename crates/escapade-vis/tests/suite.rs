@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use escapade_core::agent::play;
 use escapade_core::check::check_env;
 use escapade_core::{Action, World};
-use escapade_vis::world::{QUIZ_REASON_V1, QUIZ_V1, VISESCAPE_HINTS_V1, VISESCAPE_V1};
+use escapade_vis::world::{QUIZ, QUIZ_REASON, VISESCAPE, VISESCAPE_HINTS};
 use escapade_vis::{Game, Move, Room, VisEnv, VisWorld, oracle};
 
 fn world() -> &'static VisWorld {
@@ -38,7 +38,7 @@ fn junk(room: &Room) -> Vec<Action> {
 
 #[test]
 fn every_room_passes_the_conformance_checker() {
-    for json in world().build_suite(VISESCAPE_V1).unwrap() {
+    for json in world().build_suite(VISESCAPE).unwrap() {
         let room = Room::from_json(&json).unwrap();
         let mut env = world().env(&json).unwrap();
         check_env(env.as_mut(), 1, &junk(&room)).unwrap_or_else(|e| panic!("{}: {e}", room.id));
@@ -48,7 +48,7 @@ fn every_room_passes_the_conformance_checker() {
 #[test]
 fn the_oracle_escapes_every_room_with_spl_one_and_random_does_not() {
     let mut random_gc = Vec::new();
-    for json in world().build_suite(VISESCAPE_V1).unwrap() {
+    for json in world().build_suite(VISESCAPE).unwrap() {
         let report = world().oracle(&json).unwrap();
         assert!(report.solved);
         let mut env = world().env(&json).unwrap();
@@ -73,8 +73,8 @@ fn the_oracle_escapes_every_room_with_spl_one_and_random_does_not() {
 
 #[test]
 fn the_hint_suite_is_the_same_rooms_in_hint_mode() {
-    let plain = world().build_suite(VISESCAPE_V1).unwrap();
-    let hints = world().build_suite(VISESCAPE_HINTS_V1).unwrap();
+    let plain = world().build_suite(VISESCAPE).unwrap();
+    let hints = world().build_suite(VISESCAPE_HINTS).unwrap();
     assert_eq!(plain.len(), 20);
     for (a, b) in plain.iter().zip(&hints) {
         let (mut a, b) = (Room::from_json(a).unwrap(), Room::from_json(b).unwrap());
@@ -86,7 +86,7 @@ fn the_hint_suite_is_the_same_rooms_in_hint_mode() {
 
 #[test]
 fn quiz_tasks_show_two_pictures_and_count_tries() {
-    for suite in [QUIZ_V1, QUIZ_REASON_V1] {
+    for suite in [QUIZ, QUIZ_REASON] {
         let tasks = world().build_suite(suite).unwrap();
         assert_eq!(tasks.len(), 20);
         for json in &tasks {
@@ -114,8 +114,8 @@ fn quiz_tasks_show_two_pictures_and_count_tries() {
 
 #[test]
 fn paper_statistics_sit_beside_ours() {
-    let rooms = world().build_suite(VISESCAPE_V1).unwrap();
-    let stats = world().paper_stats(VISESCAPE_V1, &rooms).unwrap();
+    let rooms = world().build_suite(VISESCAPE).unwrap();
+    let stats = world().paper_stats(VISESCAPE, &rooms).unwrap();
     let names: Vec<&str> = stats.iter().map(|s| s.name.as_str()).collect();
     assert!(names.iter().any(|n| n.contains("receptacles")), "{names:?}");
     assert!(stats.iter().all(|s| s.paper.is_some() && s.ours > 0.0));
