@@ -586,3 +586,83 @@ fn a_two_drawer_chest_says_which_drawer_moved() {
         "The top drawer of the dresser is now open, and its bottom drawer open."
     );
 }
+
+/// §4.1: "automatically concluded after 300 steps" — progress now and then keeps the
+/// 100-step cut away, and the episode still stops at step 300.
+#[test]
+fn an_episode_stops_at_three_hundred_steps() {
+    let mut e = env(false);
+    e.reset(0);
+    let mut steps = 0u32;
+    let wander = |e: &mut VisEnv, n: u32, steps: &mut u32| {
+        for k in 0..n {
+            let s = act(
+                e,
+                if k % 2 == 0 {
+                    "turn to east"
+                } else {
+                    "turn to north"
+                },
+            );
+            *steps += 1;
+            assert!(!s.truncated, "cut at step {steps}");
+        }
+        // back facing north
+        if n % 2 == 1 {
+            act(e, "turn to north");
+            *steps += 1;
+        }
+    };
+    wander(&mut e, 80, &mut steps);
+    for a in [
+        "turn to south",
+        "inspect desk",
+        "open desk",
+        "pick up brass key",
+        "step back",
+    ] {
+        act(&mut e, a);
+        steps += 1;
+    }
+    act(&mut e, "turn to north");
+    steps += 1;
+    wander(&mut e, 80, &mut steps);
+    for a in [
+        "turn to east",
+        "inspect wardrobe",
+        "use brass key",
+        "open wardrobe",
+    ] {
+        act(&mut e, a);
+        steps += 1;
+    }
+    for a in [
+        "inspect clock poster",
+        "step back",
+        "step back",
+        "turn to north",
+    ] {
+        act(&mut e, a);
+        steps += 1;
+    }
+    wander(&mut e, 80, &mut steps);
+    for a in [
+        "inspect door",
+        "inspect door keypad",
+        "<ANSWER>1035</ANSWER>",
+    ] {
+        act(&mut e, a);
+        steps += 1;
+    }
+    assert_eq!(e.outcome().metrics["checkpoints"], 3.0);
+    let last = loop {
+        let s = act(&mut e, "step back");
+        steps += 1;
+        if s.truncated || s.terminated {
+            break s;
+        }
+    };
+    assert!(last.truncated && !last.terminated);
+    assert_eq!(steps, 300);
+    assert_eq!(e.outcome().steps, 300);
+}

@@ -131,3 +131,82 @@ fn a_hand_written_toml_room_checks_clean_and_converts_to_json() {
     let _ = world().check(&broken);
     assert!(world().check("not a room").is_err());
 }
+
+/// §4.1: "For each room, we conducted three different trials and averaged the resulting
+/// metrics" and "history of the last 20 observations and actions": the room suites say
+/// so, for the runner to apply.
+#[test]
+fn the_room_suites_declare_three_trials_and_a_twenty_step_window() {
+    let specs = world().suites();
+    for name in [VISESCAPE, VISESCAPE_HINTS] {
+        let spec = specs.iter().find(|s| s.name == name).unwrap();
+        assert_eq!(spec.settings.epochs, Some(3), "{name}");
+        assert_eq!(spec.settings.agent["history"], "last:20", "{name}");
+        assert_eq!(spec.settings.source, "VisEscape §4.1");
+        // the key reads as the agents read it
+        assert!(spec.settings.agent["history"].starts_with("last:"));
+    }
+    // the old names answer with their replacement
+    let retired = world().retired_suites();
+    for (old, new) in [
+        ("visescape@1", VISESCAPE),
+        ("visescape-hints@1", VISESCAPE_HINTS),
+        ("visescape-quiz@1", QUIZ),
+        ("visescape-quiz-reason@1", QUIZ_REASON),
+    ] {
+        assert!(
+            retired
+                .iter()
+                .any(|r| r.name == old && r.replaced_by == new)
+        );
+        assert!(world().build_suite(old).is_err());
+    }
+}
+
+/// Options reach the environment through the registry, and bad ones are refused with
+/// the keys the world knows.
+#[test]
+fn world_options_are_applied_and_checked() {
+    use std::collections::BTreeMap;
+    let json = &world().build_suite(VISESCAPE).unwrap()[0];
+    let opts = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let plain = world().env(json).unwrap();
+    let helpful = world()
+        .env_with(json, &opts(&[("prompt", "helpful")]))
+        .unwrap();
+    assert_ne!(plain.system_prompt(), helpful.system_prompt());
+    let mut labelled = world().env_with(json, &opts(&[("labels", "on")])).unwrap();
+    let mut bare = world().env(json).unwrap();
+    assert_ne!(
+        labelled.reset(0).images[0].sha256,
+        bare.reset(0).images[0].sha256
+    );
+    let err = world()
+        .env_with(json, &opts(&[("feedback", "loud")]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("view | sentences"), "{err}");
+    let err = world()
+        .env_with(json, &opts(&[("colour", "red")]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("known: prompt, feedback, labels, invalid"),
+        "{err}"
+    );
+    // a quiz task takes labels for its two pictures
+    let quiz = &world().build_suite(QUIZ).unwrap()[0];
+    let mut with = world().env_with(quiz, &opts(&[("labels", "on")])).unwrap();
+    let mut without = world().env(quiz).unwrap();
+    assert_ne!(
+        with.reset(0).images[1].sha256,
+        without.reset(0).images[1].sha256
+    );
+}

@@ -5,7 +5,7 @@
 //! regenerate them with `ESCAPADE_BLESS=1 cargo test -p escapade-vis --test views` and
 //! look at them before committing.
 
-use std::path::PathBuf;
+mod common;
 
 use escapade_vis::describe::describe;
 use escapade_vis::render::{Style, VIEW_SIZE, draw, render, render_with};
@@ -217,19 +217,7 @@ fn most_changed(game: &Game) -> State {
 }
 
 fn golden(name: &str, png: &[u8]) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(format!("{name}.png"));
-    if std::env::var_os("ESCAPADE_BLESS").is_some() {
-        std::fs::write(&path, png).unwrap();
-        return;
-    }
-    let want = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (bless with ESCAPADE_BLESS=1)", path.display()));
-    assert!(
-        want == png,
-        "{name}: the picture changed; look at it, then bless with ESCAPADE_BLESS=1"
-    );
+    common::golden(&format!("{name}.png"), png);
 }
 
 #[test]
