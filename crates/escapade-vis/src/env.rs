@@ -130,6 +130,9 @@ impl VisEnv {
     /// The environment with `options` (see [`crate::options`]) in place of the paper's
     /// protocol.
     pub fn with_options(mut self, options: Options) -> Self {
+        if self.game.answer_rule() != options.answers {
+            self.game = Arc::new((*self.game).clone().with_answers(options.answers));
+        }
         self.options = options;
         self.cache.clear();
         self
@@ -365,7 +368,7 @@ impl VisEnv {
             let correct = self
                 .game
                 .quiz_of(lock)
-                .is_some_and(|q| crate::game::accepts(&self.game.room().quizzes[q], text));
+                .is_some_and(|q| self.game.accepts(&self.game.room().quizzes[q], text));
             let clue_seen = self
                 .game
                 .quiz_of(lock)

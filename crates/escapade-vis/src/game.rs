@@ -164,6 +164,20 @@ pub struct Game {
     checkpoints: Vec<usize>,
     escaped: usize,
     exit: (usize, u8),
+    /// How answers are compared with a lock's code.
+    answers: AnswerRule,
+}
+
+/// How an entered answer is compared with a lock's code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnswerRule {
+    /// As people write codes: case, spaces, dashes, commas, dots, slashes and a time's
+    /// colon ignored; arrows and words read as directions ([`canonical_answer`]).
+    #[default]
+    Lenient,
+    /// As the original compares them: the same characters, case aside (surrounding
+    /// spaces trimmed).
+    Exact,
 }
 
 fn state_index(room: &Room, rec: usize, name: &str) -> Result<u8, VisError> {
@@ -283,7 +297,27 @@ impl Game {
             checkpoints,
             escaped,
             exit,
+            answers: AnswerRule::default(),
         })
+    }
+
+    /// The game with answers compared by `rule`.
+    pub fn with_answers(mut self, rule: AnswerRule) -> Game {
+        self.answers = rule;
+        self
+    }
+
+    /// How this game compares answers.
+    pub fn answer_rule(&self) -> AnswerRule {
+        self.answers
+    }
+
+    /// Whether `text` opens the lock of `quiz`, by this game's [`AnswerRule`].
+    pub fn accepts(&self, quiz: &crate::room::Quiz, text: &str) -> bool {
+        match self.answers {
+            AnswerRule::Lenient => accepts(quiz, text),
+            AnswerRule::Exact => text.trim().to_lowercase() == quiz.answer.to_lowercase(),
+        }
     }
 
     /// The room.
@@ -658,7 +692,7 @@ impl Game {
                     effect.feedback = "There is no lock in view to answer.".into();
                     return effect;
                 };
-                if accepts(&room.quizzes[q], text) {
+                if self.accepts(&room.quizzes[q], text) {
                     let candidates: Vec<usize> = (0..self.interactions.len())
                         .filter(|&n| {
                             let x = &self.interactions[n];

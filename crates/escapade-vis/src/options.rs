@@ -6,14 +6,17 @@
 //! new view is the only feedback (§4.1: the observation is the current view, the recent
 //! steps, the held items and the available actions), the pictures carry no names (App.
 //! B.3: rendered rooms), and a reply that is still not an available action after the
-//! re-asks costs its step.
+//! re-asks costs its step. Where the paper is silent and the original decided otherwise
+//! (a reply still invalid after the re-asks, how codes are compared), the original's
+//! way is an option too.
 
 use std::collections::BTreeMap;
 
 use crate::VisError;
+use crate::game::AnswerRule;
 
 /// The `-W` keys of the vis world, with what each sets.
-pub const OPTION_KEYS: [(&str, &str); 4] = [
+pub const OPTION_KEYS: [(&str, &str); 5] = [
     (
         "prompt",
         "paper | helpful: the paper's instruction, how to act and nothing more (default), or \
@@ -35,6 +38,12 @@ pub const OPTION_KEYS: [(&str, &str); 4] = [
         "wasted | first: a reply that is still not an available action after the re-asks \
          costs its step and changes nothing (default), or the first listed action is taken \
          in its place, as the original's BaseAgent does",
+    ),
+    (
+        "answers",
+        "lenient | exact: codes are read as people write them — case, spaces, dashes and a \
+         time's colon ignored, arrows or words for directions (default) — or compared \
+         letter for letter, case aside, as the original does",
     ),
 ];
 
@@ -80,6 +89,8 @@ pub struct Options {
     pub labels: bool,
     /// See [`Invalid`].
     pub invalid: Invalid,
+    /// How entered codes are compared (see [`AnswerRule`]).
+    pub answers: AnswerRule,
 }
 
 impl Options {
@@ -121,6 +132,13 @@ impl Options {
                         _ => return Err(bad()),
                     }
                 }
+                "answers" => {
+                    o.answers = match v.as_str() {
+                        "lenient" => AnswerRule::Lenient,
+                        "exact" => AnswerRule::Exact,
+                        _ => return Err(bad()),
+                    }
+                }
                 "invalid" => {
                     o.invalid = match v.as_str() {
                         "wasted" => Invalid::Wasted,
@@ -159,12 +177,14 @@ mod tests {
             ("feedback", "Sentences"),
             ("labels", "on"),
             ("invalid", "first"),
+            ("answers", "exact"),
         ]))
         .unwrap();
         assert_eq!(o.prompt, Prompt::Helpful);
         assert_eq!(o.feedback, Feedback::Sentences);
         assert!(o.labels);
         assert_eq!(o.invalid, Invalid::First);
+        assert_eq!(o.answers, AnswerRule::Exact);
         let e = Options::from_map(&map(&[("labels", "maybe")]))
             .unwrap_err()
             .to_string();

@@ -105,6 +105,7 @@ fn observations_match_their_goldens() {
             feedback: Feedback::Sentences,
             labels: true,
             invalid: Invalid::Wasted,
+            answers: escapade_vis::game::AnswerRule::Lenient,
         }),
     );
 }
@@ -317,4 +318,40 @@ fn a_reply_still_invalid_after_the_reasks_spends_its_step() {
         s.observation.text
     );
     assert_eq!(env.outcome().metrics["invalid_actions"], 1.0);
+}
+
+/// The paper does not say how codes are compared; ours read them as people write them
+/// (`10:35`, `up, right`), `answers=exact` compares them as the original does (the same
+/// characters, case aside).
+#[test]
+fn codes_are_read_leniently_unless_exact_is_asked() {
+    use escapade_vis::game::AnswerRule;
+    let game = study();
+    let lock = lock_of(&game);
+    let answer = game.answer_of(lock).unwrap().to_string();
+    let spaced: String = answer.chars().flat_map(|c| [c, ' ']).collect();
+    for (rule, opens) in [(AnswerRule::Lenient, true), (AnswerRule::Exact, false)] {
+        let mut env = env_with(
+            &game,
+            Options {
+                answers: rule,
+                ..Options::default()
+            },
+        );
+        env.reset(0);
+        for reply in script(&game).iter().take_while(|r| !r.contains("0000")) {
+            act(&mut env, reply);
+        }
+        act(&mut env, &format!("<ANSWER>{spaced}</ANSWER>"));
+        assert_eq!(
+            env.outcome().metrics["checkpoints"] >= 3.0,
+            opens,
+            "{rule:?}"
+        );
+        act(
+            &mut env,
+            &format!("<ANSWER> {} </ANSWER>", answer.to_lowercase()),
+        );
+        assert!(env.outcome().metrics["checkpoints"] >= 3.0, "{rule:?}");
+    }
 }

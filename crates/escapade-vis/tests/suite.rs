@@ -198,7 +198,7 @@ fn world_options_are_applied_and_checked() {
         .unwrap()
         .to_string();
     assert!(
-        err.contains("known: prompt, feedback, labels, invalid"),
+        err.contains("known: prompt, feedback, labels, invalid, answers"),
         "{err}"
     );
     // a quiz task takes labels for its two pictures
