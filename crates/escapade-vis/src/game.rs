@@ -481,17 +481,16 @@ impl Game {
 
     /// The moves available in `state`, in a fixed order (the environment shuffles them
     /// for display). An answer is listed as `Move::Answer("")`.
+    ///
+    /// As in the original game, `turn to` another wall is open from every view (a
+    /// close-up included, which it leaves for that wall), and the bag's items can be
+    /// used from a receptacle's close-up and from an item's.
     pub fn available(&self, state: &State) -> Vec<Move> {
         let mut out = Vec::new();
         match state.view {
             View::Wall(w) => {
                 for r in self.on_wall(w) {
                     out.push(Move::InspectReceptacle(r));
-                }
-                for other in Wall::ALL {
-                    if other != w {
-                        out.push(Move::Turn(other));
-                    }
                 }
             }
             View::Receptacle(r) => {
@@ -528,8 +527,13 @@ impl Game {
                 if self.lock[i].is_some() && !self.solved(state, i) {
                     out.push(Move::Answer(String::new()));
                 }
+                for held in self.inventory(state) {
+                    out.push(Move::Use(held));
+                }
             }
         }
+        let here = self.wall_of(state.view);
+        out.extend(Wall::ALL.into_iter().filter(|&w| w != here).map(Move::Turn));
         out
     }
 

@@ -77,26 +77,27 @@ fn act(env: &mut VisEnv, text: &str) -> escapade_core::Step {
 }
 
 /// After the code, the keypad is gone (visible only while locked) and the view falls
-/// back to the door itself.
-const SOLUTION: [&str; 17] = [
+/// back to the door itself. Turning to another wall works from a close-up too, as in the
+/// original game.
+const SOLUTION: [&str; 14] = [
     "turn to south",
     "inspect desk",
     "open desk",
     "pick up brass key",
-    "step back",
     "turn to east",
     "inspect wardrobe",
     "use brass key",
     "open wardrobe",
     "inspect clock poster",
-    "step back",
-    "step back",
     "turn to north",
     "inspect door",
     "inspect door keypad",
     "<ANSWER>10 35</ANSWER>",
     "open door",
 ];
+
+/// The moves before the code is entered.
+const BEFORE_CODE: usize = 12;
 
 #[test]
 fn the_oracle_finds_the_shortest_way_out() {
@@ -360,7 +361,7 @@ fn codes_are_read_the_way_people_write_them() {
     // a time is typed with its colon or without
     let mut e = talking_env();
     e.reset(0);
-    for a in SOLUTION.iter().take(15) {
+    for a in SOLUTION.iter().take(BEFORE_CODE) {
         act(&mut e, a);
     }
     let s = act(
@@ -665,4 +666,59 @@ fn an_episode_stops_at_three_hundred_steps() {
     assert!(last.truncated && !last.terminated);
     assert_eq!(steps, 300);
     assert_eq!(e.outcome().steps, 300);
+}
+
+/// §3.1: "it can *turn to [direction]* to view walls that are not currently visible" —
+/// in the original from every view (its `get_available_actions` lists `turn_to_*`
+/// first, whatever is in view), leaving the close-up for that wall; and the bag's items
+/// can be used in an item's close-up too.
+#[test]
+fn walls_can_be_turned_to_from_a_close_up() {
+    let mut e = env(false);
+    let first = e.reset(0);
+    let turns = |o: &escapade_core::Observation| -> Vec<String> {
+        let mut t: Vec<String> = o
+            .actions
+            .clone()
+            .unwrap()
+            .into_iter()
+            .filter(|a| a.starts_with("turn to"))
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(
+        turns(&first),
+        ["turn to east", "turn to south", "turn to west"]
+    );
+    act(&mut e, "turn to east");
+    let close = act(&mut e, "inspect wardrobe").observation;
+    assert_eq!(
+        turns(&close),
+        ["turn to north", "turn to south", "turn to west"]
+    );
+    let s = act(&mut e, "turn to south");
+    assert!(s.observation.text.starts_with("South side of the room."));
+    assert!(describe_of(&e).starts_with("You face the south wall."));
+    // an item's close-up offers the bag's items
+    for a in [
+        "inspect desk",
+        "open desk",
+        "pick up brass key",
+        "turn to north",
+    ] {
+        act(&mut e, a);
+    }
+    act(&mut e, "inspect door");
+    let keypad = act(&mut e, "inspect door keypad").observation;
+    assert!(
+        keypad
+            .actions
+            .unwrap()
+            .contains(&"use brass key".to_string())
+    );
+}
+
+fn describe_of(e: &VisEnv) -> String {
+    escapade_vis::describe::describe(e.game(), e.state())
 }
