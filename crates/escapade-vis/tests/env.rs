@@ -656,6 +656,7 @@ fn an_episode_stops_at_three_hundred_steps() {
         steps += 1;
     }
     assert_eq!(e.outcome().metrics["checkpoints"], 3.0);
+    assert_eq!(e.outcome().metrics["gc"], 0.75);
     let last = loop {
         let s = act(&mut e, "step back");
         steps += 1;

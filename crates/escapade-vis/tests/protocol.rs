@@ -355,3 +355,38 @@ fn codes_are_read_leniently_unless_exact_is_asked() {
         assert!(env.outcome().metrics["checkpoints"] >= 3.0, "{rule:?}");
     }
 }
+
+/// §4.2: success rate, goal completion ("the ratio of checkpoints completed at the end
+/// of an episode"), steps, and SPL (Anderson et al.: success × oracle steps / max(steps,
+/// oracle steps)).
+#[test]
+fn metrics_are_the_papers() {
+    let game = study();
+    let oracle_steps = oracle::solve(&game).unwrap().moves.len() as f64;
+    let mut env = env_with(&game, Options::default());
+    env.reset(0);
+    let script = script(&game);
+    // stop after the code: three checkpoints of five
+    let upto = script.iter().position(|r| r.starts_with("[ACTION] <ANSWER>")).unwrap();
+    for reply in &script[..=upto] {
+        act(&mut env, reply);
+    }
+    let o = env.outcome();
+    assert!(!o.success);
+    let total = game.checkpoints().len() as f64;
+    assert_eq!(o.metrics["gc"], o.metrics["checkpoints"] / total);
+    assert!(o.metrics["gc"] > 0.0 && o.metrics["gc"] < 1.0);
+    assert_eq!(o.metrics["spl"], 0.0);
+    for reply in &script[upto + 1..] {
+        if act(&mut env, reply).terminated {
+            break;
+        }
+    }
+    let o = env.outcome();
+    assert!(o.success);
+    assert_eq!(o.metrics["gc"], 1.0);
+    assert_eq!(o.steps as usize, script.len());
+    // two replies more than the oracle's: a wrong code and a reply that was no action
+    assert_eq!(o.metrics["spl"], oracle_steps / (oracle_steps + 2.0));
+    assert_eq!(o.metrics["oracle_steps"], oracle_steps);
+}
