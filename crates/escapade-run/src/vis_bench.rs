@@ -2,7 +2,7 @@
 //!
 //! Three figures the VisEscape issue asks for, each against its target:
 //!
-//! - **env step** (target p50 ≤ 20 µs, without drawing): every room of `visescape@1` is
+//! - **env step** (target p50 ≤ 20 µs, without drawing): every room of `visescape@2` is
 //!   played by its oracle and by a random player, each step timed on its own;
 //! - **view render** (target p50 ≤ 5 ms): every view along the oracle's path drawn to PNG
 //!   and described in text (what an observation with an image costs);
@@ -30,7 +30,7 @@ fn fail(e: impl fmt::Display) -> RunError {
 pub const TARGET_STEP_US: f64 = 20.0;
 /// Target for the view-render median, in milliseconds.
 pub const TARGET_RENDER_MS: f64 = 5.0;
-/// Target for building and verifying `visescape@1`, in seconds.
+/// Target for building and verifying `visescape@2`, in seconds.
 pub const TARGET_SUITE_S: f64 = 2.0;
 
 /// A timing distribution.
@@ -73,7 +73,7 @@ pub struct VisBenchReport {
     pub step_us: Timing,
     /// View draw + describe times, in milliseconds.
     pub render_ms: Timing,
-    /// Build + verify of `visescape@1`, in seconds.
+    /// Build + verify of `visescape@2`, in seconds.
     pub suite_s: f64,
     /// Rooms built.
     pub rooms: usize,
@@ -85,10 +85,10 @@ pub struct VisBenchReport {
 pub fn vis_benchmarks() -> Result<VisBenchReport> {
     let world = VisWorld::new();
     let start = Instant::now();
-    let build = crate::suite::build_suite(&world, "visescape@1", crate::Progress::quiet())?;
+    let build = crate::suite::build_suite(&world, "visescape@2", crate::Progress::quiet())?;
     let suite_s = start.elapsed().as_secs_f64();
     if !build.all_solved() {
-        return Err(fail("the oracle failed on a visescape@1 room"));
+        return Err(fail("the oracle failed on a visescape@2 room"));
     }
     let mut steps = Vec::new();
     let mut renders = Vec::new();
@@ -146,7 +146,7 @@ impl fmt::Display for VisBenchReport {
         let ok = |pass: bool| if pass { "ok" } else { "MISSED" };
         writeln!(
             f,
-            "vis world: {} rooms of visescape@1, {} build",
+            "vis world: {} rooms of visescape@2, {} build",
             self.rooms,
             if self.release { "release" } else { "DEBUG" }
         )?;

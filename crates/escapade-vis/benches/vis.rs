@@ -4,7 +4,7 @@
 //! 300-step episode spends under two seconds drawing).
 //! `env step`: one step of `VisEnv` without drawing, along the oracle's path of a suite
 //! room and for a reply that is not an action (target: p50 at most 20 µs).
-//! `suite`: building `visescape@1` — generating, linting and solving 20 rooms — and
+//! `suite`: building `visescape@2` — generating, linting and solving 20 rooms — and
 //! verifying each through the world's oracle (target: at most 2 s).
 
 use std::hint::black_box;
@@ -88,7 +88,7 @@ fn render_views(c: &mut Criterion) {
 
 fn env_steps(c: &mut Criterion) {
     let world = VisWorld::new();
-    let rooms = world.build_suite("visescape@1").expect("suite builds");
+    let rooms = world.build_suite("visescape@2").expect("suite builds");
     let room = Room::from_json(&rooms[10]).expect("room loads");
     let game = Arc::new(Game::new(room).expect("compiles"));
     let plan: Vec<Action> = oracle::solve(&game)
@@ -133,10 +133,10 @@ fn env_steps(c: &mut Criterion) {
 fn suite(c: &mut Criterion) {
     let mut group = c.benchmark_group("suite");
     group.sample_size(10);
-    group.bench_function("visescape@1 build + verify", |b| {
+    group.bench_function("visescape@2 build + verify", |b| {
         b.iter(|| {
             let world = VisWorld::new();
-            let rooms = world.build_suite("visescape@1").expect("suite builds");
+            let rooms = world.build_suite("visescape@2").expect("suite builds");
             for room in &rooms {
                 assert!(world.oracle(room).expect("oracle").solved);
             }

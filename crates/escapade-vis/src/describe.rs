@@ -60,7 +60,7 @@ fn kind_noun(f: Furniture, has_doors: bool) -> &'static str {
         Furniture::Shelf if has_doors => "a wall shelf with glass doors",
         Furniture::Shelf => "an open wall shelf",
         Furniture::Fridge => "a fridge",
-        Furniture::Frame => "a picture frame",
+        Furniture::Frame => "a painting of green hills in a gold frame",
         Furniture::Locker => "a metal locker",
         Furniture::Table => "a small table",
     }
@@ -115,6 +115,8 @@ fn receptacle_line(game: &Game, state: &State, r: usize, close: bool) -> String 
             .map(|(i, _)| room.items[*i].name.as_str())
     };
     let l0 = leaves[0];
+    let look = render::looks::look(f, &rec.name);
+    let one_door = look.detail == render::looks::Detail::Microwave;
     let state_words = match f {
         Furniture::Drawers => format!(
             "the top drawer is {}{}; the bottom drawer is {}{}",
@@ -130,6 +132,11 @@ fn receptacle_line(game: &Game, state: &State, r: usize, close: bool) -> String 
         ),
         Furniture::Chest => format!(
             "its lid is {}{}",
+            leaf_word(l0),
+            mark_words(marks[0], lock_on(0))
+        ),
+        Furniture::Cabinet if one_door => format!(
+            "its door is {}{}",
             leaf_word(l0),
             mark_words(marks[0], lock_on(0))
         ),
@@ -232,7 +239,14 @@ fn receptacle_line(game: &Game, state: &State, r: usize, close: bool) -> String 
         };
         parts.push(format!("{lead}: {}", list(&on)));
     }
-    let mut line = format!("The {} ({})", rec.name, kind_noun(f, has_doors));
+    // what tells it apart from others of its kind, as drawn (see `render::looks`)
+    let noun = look.noun.unwrap_or(kind_noun(f, has_doors));
+    let what = if look.words.is_empty() {
+        noun.to_string()
+    } else {
+        format!("{noun}, {}", look.words)
+    };
+    let mut line = format!("The {} ({what})", rec.name);
     if parts.is_empty() {
         line.push('.');
     } else {
@@ -250,8 +264,10 @@ fn item(game: &Game, state: &State, i: usize) -> String {
     let quiz = game.quiz_of(i).map(|q| &room.quizzes[q]);
     let head = format!("You look closely at the {}.", item.name);
     match (&item.kind, quiz) {
-        (ItemKind::Clue { .. }, Some(q)) => format!("{head} {}", clue(q)),
-        (ItemKind::Lock { .. }, Some(q)) => format!("{head} {}", lock(q, game.solved(state, i))),
+        (ItemKind::Clue { .. }, Some(q)) => format!("{head} {}", clue(q, item)),
+        (ItemKind::Lock { .. }, Some(q)) => {
+            format!("{head} {}", lock(q, item, game.solved(state, i)))
+        }
         (ItemKind::Note { text }, _) => {
             format!("{head} A sheet of paper. It reads: \"{}\"", text.trim())
         }
@@ -309,33 +325,49 @@ fn rows_note(n: usize, per_row: usize) -> &'static str {
     }
 }
 
-fn clue(q: &Quiz) -> String {
+fn clue(q: &Quiz, item: &crate::room::Item) -> String {
+    let form = render::clue_form(item, &q.spec);
     match &q.spec {
         QuizSpec::ColourCount { objects, .. } => {
+            let noun = render::object_noun(item, &q.spec);
             let all: Vec<String> = objects
                 .iter()
-                .map(|(s, c)| format!("{} {}", c.name(), s.name()))
+                .map(|(s, c)| format!("{} {}", c.name(), noun.unwrap_or(s.name())))
                 .collect();
-            format!(
-                "A card with shapes scattered over it. One by one they are: {}.",
-                all.join(", ")
-            )
+            let what = match noun {
+                Some(noun) if render::on_shelves(form) => {
+                    format!("Coloured {noun}s standing in rows on shelf boards.")
+                }
+                Some(noun) => format!("A sheet of paper with {noun}s drawn all over it."),
+                None => "A card with shapes scattered over it.".to_string(),
+            };
+            format!("{what} One by one they are: {}.", all.join(", "))
         }
         QuizSpec::PolygonSides { polygons, .. } => {
             let all: Vec<String> = polygons
                 .iter()
                 .map(|(n, c)| article(&format!("{} {}", c.name(), polygon_name(*n))))
                 .collect();
+            let what = if form == render::ClueForm::Tiles {
+                "A panel of white tiles with polygons on it"
+            } else {
+                "A card with polygons"
+            };
             format!(
-                "A card with polygons, a dot on each corner. Left to right{}: {}.",
+                "{what}, a dot on each corner. Left to right{}: {}.",
                 rows_note(polygons.len(), 4),
                 all.join(", ")
             )
         }
         QuizSpec::SymbolOrder { sequence, .. } => {
             let all: Vec<&str> = sequence.iter().map(|s| s.name()).collect();
+            let what = if form == render::ClueForm::Tablet {
+                "A grey stone tablet with a row of symbols carved in it and an arrow carved under them pointing right"
+            } else {
+                "A card with a row of symbols and an arrow under them pointing right"
+            };
             format!(
-                "A card with a row of symbols and an arrow under them pointing right. Left to right{}: {}.",
+                "{what}. Left to right{}: {}.",
                 rows_note(sequence.len(), 6),
                 all.join(", ")
             )
@@ -361,14 +393,24 @@ fn clue(q: &Quiz) -> String {
             } else {
                 format!("just past the {m}")
             };
+            let what = if form == render::ClueForm::Watch {
+                "A pocket watch in a silver case, its face numbered one to twelve."
+            } else {
+                "A round clock face with the numbers one to twelve, in a wooden case."
+            };
             format!(
-                "A round clock face with the numbers one to twelve. The short, thick hour hand points {hour_at}; the long, thin minute hand points {minute_at}."
+                "{what} The short, thick hour hand points {hour_at}; the long, thin minute hand points {minute_at}."
             )
         }
         QuizSpec::Arrows { arrows } => {
             let all: Vec<&str> = arrows.iter().map(|a| direction_name(*a)).collect();
+            let what = if form == render::ClueForm::Sign {
+                "A wooden sign with a row of arrows"
+            } else {
+                "A card with a row of arrows"
+            };
             format!(
-                "A card with a row of arrows. Left to right{}, they point: {}.",
+                "{what}. Left to right{}, they point: {}.",
                 rows_note(arrows.len(), 6),
                 all.join(", ")
             )
@@ -376,15 +418,24 @@ fn clue(q: &Quiz) -> String {
     }
 }
 
-fn lock(q: &Quiz, solved: bool) -> String {
+/// A code lock as drawn (see `render::quiz::draw_lock`): its housing, its light, a window
+/// per character (under coloured bands where the quiz reads colours) and its buttons.
+fn lock(q: &Quiz, item: &crate::room::Item, solved: bool) -> String {
     let n = render::slot_count(&q.spec);
-    let kind = render::code_word(q.code);
-    let light = if solved {
-        "A green light reads OPEN: it has been unlocked."
+    let look = format!("{} {}", item.name, item.look).to_ascii_lowercase();
+    let housing = if look.contains("brass") || look.contains("gold") {
+        "brass"
+    } else if look.contains("black") {
+        "black"
     } else {
-        "A red light reads LOCKED."
+        "grey metal"
     };
-    let mut out = format!("A code lock. {light} It takes a {}-{kind} code.", words(n));
+    let light = if solved {
+        "Its light is green: it has been unlocked."
+    } else {
+        "Its light is red."
+    };
+    let mut out = format!("A code lock of {housing}. {light}");
     let keypad = match q.code {
         crate::room::CodeKind::Letter => "Below is a keypad of letters.",
         crate::room::CodeKind::Colour => {
@@ -396,7 +447,7 @@ fn lock(q: &Quiz, solved: bool) -> String {
         QuizSpec::ColourCount { slots, .. } | QuizSpec::PolygonSides { slots, .. } => {
             let colours: Vec<&str> = slots.iter().map(|c| c.name()).collect();
             out.push_str(&format!(
-                " Its {} slots are coloured, left to right: {}. {keypad}",
+                " It has {} small empty windows in a row, each under a coloured band; left to right the bands are {}. {keypad}",
                 words(slots.len()),
                 colours.join(", ")
             ));
@@ -407,19 +458,20 @@ fn lock(q: &Quiz, solved: bool) -> String {
                 .map(|(s, l)| format!("{} marked {l}", s.name()))
                 .collect();
             out.push_str(&format!(
-                " Its {} slots are empty. It has buttons, each with a symbol and a letter: {}.",
+                " It has {} small empty windows in a row. Below are buttons, each with a symbol and a letter: {}.",
                 words(n),
                 all.join(", ")
             ));
         }
         QuizSpec::Clock { .. } => {
             out.push_str(&format!(
-                " Its four slots are marked H, H, then a colon, then M, M, like a time. {keypad}"
+                " It has {} small empty windows in a row. {keypad}",
+                words(n)
             ));
         }
         QuizSpec::Arrows { .. } => {
             out.push_str(&format!(
-                " Its {} slots are empty. Below is a pad of four arrow buttons: up, down, left and right.",
+                " It has {} small empty windows in a row. Below is a pad of four arrow buttons: up, down, left and right.",
                 words(n)
             ));
         }

@@ -1,12 +1,15 @@
 //! `VisEnv`: one play of a room, with VisEscape's observations, limits, hints and metrics.
 //!
-//! Each observation names the view, repeats the last action's result, lists the bag and
-//! the available actions — shuffled with the episode's RNG every step (§3.1, §4.1) — and
-//! carries the view as a PNG whose `alt` is the exact description (for text-only models
-//! and the socratic mode, §7). An episode ends when the exit opens (terminated), after
-//! 300 steps, or after 100 steps without a new checkpoint (truncated, §4.1). In hint mode
-//! (§5.4, App. A.4) the next checkpoint's hint is shown once 30 steps pass without
-//! progress, until progress resumes.
+//! Each observation (§4.1, and the original's step prompt) names the side of the room in
+//! view, lists the bag, names the action before this turn, gives a hint when hint mode
+//! has one, and lists the available actions — shuffled with the episode's RNG every step
+//! (§3.1, §4.1), `<ANSWER>` among them only while a lock is in view — and carries the
+//! view as a PNG whose `alt` is the exact description (for text-only models and the
+//! socratic mode, §7). What an action did shows in the next view, not in words, unless
+//! `feedback=sentences` (see [`crate::options`]). An episode ends when the exit opens
+//! (terminated), after 300 steps, or after 100 steps without a new checkpoint
+//! (truncated, §4.1). In hint mode (§5.4, App. A.4) the next checkpoint's hint is shown
+//! once 30 steps pass without progress, until progress resumes.
 //!
 //! Per-episode metrics (§4.2, Table 4, Table 6, App. C.1, C.3): `gc`, `spl`,
 //! `oracle_steps`, `checkpoints`, `hint_assisted_rate`, `repeated_action_ratio`,
@@ -21,6 +24,7 @@ use escapade_core::{Action, EnvError, Image, Observation, ToolSchema};
 use rand::seq::SliceRandom;
 
 use crate::game::{ANSWER_TEMPLATE, Game, Move, State, View};
+use crate::options::{Feedback, Invalid, Options, Prompt};
 use crate::protocol::{self, Parsed};
 use crate::room::ItemKind;
 use crate::{describe, oracle, render};
@@ -51,6 +55,7 @@ type Scene = (View, Vec<u8>);
 pub struct VisEnv {
     game: Arc<Game>,
     reference: Reference,
+    options: Options,
     images: bool,
     state: State,
     seed: u64,
@@ -59,6 +64,8 @@ pub struct VisEnv {
     over: bool,
     started: bool,
     feedback: String,
+    /// The action before this turn, as the next observation names it.
+    last_action: Option<String>,
     labels: Vec<String>,
     moves: Vec<Move>,
     hint_showing: bool,
@@ -92,6 +99,7 @@ impl VisEnv {
         Ok(VisEnv {
             game,
             reference,
+            options: Options::default(),
             images: true,
             state,
             seed: 0,
@@ -100,6 +108,7 @@ impl VisEnv {
             over: false,
             started: false,
             feedback: String::new(),
+            last_action: None,
             labels: Vec::new(),
             moves: Vec::new(),
             hint_showing: false,
@@ -116,6 +125,22 @@ impl VisEnv {
             seen: BTreeSet::new(),
             seen_early: BTreeSet::new(),
         })
+    }
+
+    /// The environment with `options` (see [`crate::options`]) in place of the paper's
+    /// protocol.
+    pub fn with_options(mut self, options: Options) -> Self {
+        if self.game.answer_rule() != options.answers {
+            self.game = Arc::new((*self.game).clone().with_answers(options.answers));
+        }
+        self.options = options;
+        self.cache.clear();
+        self
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> Options {
+        self.options
     }
 
     /// Turns rendering off (observations keep the text description only). For
@@ -152,17 +177,25 @@ impl VisEnv {
         self.moves = moves;
     }
 
+    /// `North` for the wall the current view belongs to.
+    fn side(&self) -> String {
+        let n = self.game.wall_of(self.state.view()).name();
+        let mut c = n.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect::<String>())
+            .unwrap_or_default()
+    }
+
+    /// The first line of an observation. The paper's names the side of the room only
+    /// (the original's `<Current Observation>{direction} side of room - [IMAGE]`); the
+    /// helpful one also counts steps and names what is seen close up.
     fn view_title(&self) -> String {
+        let side = self.side();
+        if self.options.prompt == Prompt::Paper {
+            return format!("{side} side of the room.");
+        }
         let room = self.game.room();
-        let wall = self.game.wall_of(self.state.view());
-        let side = {
-            let n = wall.name();
-            let mut c = n.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                .unwrap_or_default()
-        };
-        match self.state.view() {
+        let title = match self.state.view() {
             View::Wall(_) => format!("{side} side of the room: the whole wall."),
             View::Receptacle(r) => {
                 format!(
@@ -175,7 +208,8 @@ impl VisEnv {
                 room.items[i].name,
                 room.receptacles[self.game.item_receptacle(i)].name
             ),
-        }
+        };
+        format!("Step {} of {MAX_STEPS}. {title}", self.steps + 1)
     }
 
     fn image(&mut self) -> Option<Image> {
@@ -185,7 +219,11 @@ impl VisEnv {
         if let Some(image) = self.cache.get(&self.state) {
             return Some(image.clone());
         }
-        let png = render::render(&self.game, &self.state).ok()?;
+        // the one place a view's picture is chosen
+        let style = render::Style {
+            labels: self.options.labels,
+        };
+        let png = render::render_with(&self.game, &self.state, style).ok()?;
         let image = Image::with_alt(png, describe::describe(&self.game, &self.state));
         if self.cache.len() < 4096 {
             self.cache.insert(self.state.clone(), image.clone());
@@ -193,29 +231,19 @@ impl VisEnv {
         Some(image)
     }
 
+    /// The observation (§4.1; the original's step prompt, App. A.5 Table 17): the side of
+    /// the room and the current view (a picture, or its description when pictures are
+    /// off), the held items, the action before this turn, a hint when hint mode gives
+    /// one, and the available actions — with `<ANSWER>` only while a lock is in view.
+    /// `feedback=sentences` adds what the last action did; `prompt=helpful` counts
+    /// steps, names the close-up and explains the answer format at length.
     fn observation(&mut self) -> Observation {
         self.list_actions();
-        let mut text = format!(
-            "Step {} of {MAX_STEPS}. {}",
-            self.steps + 1,
-            self.view_title()
-        );
+        let paper = self.options.prompt == Prompt::Paper;
+        let mut text = self.view_title();
         if !self.images {
             text.push_str("\nYou see: ");
             text.push_str(&describe::describe(&self.game, &self.state));
-        }
-        if !self.feedback.is_empty() {
-            text.push_str("\nResult of your last action: ");
-            text.push_str(&self.feedback);
-        }
-        self.hint_showing = false;
-        if self.game.room().hints
-            && self.stuck >= HINT_AFTER
-            && let Some(next) = self.game.next_checkpoint(&self.state)
-        {
-            text.push_str("\nHint: ");
-            text.push_str(&self.game.room().checkpoints[next].hint);
-            self.hint_showing = true;
         }
         let bag: Vec<String> = self
             .game
@@ -229,25 +257,54 @@ impl VisEnv {
         } else {
             crate::text::list(&bag)
         });
+        text.push('.');
+        if paper && let Some(last) = &self.last_action {
+            text.push_str("\nYour action before this turn: ");
+            text.push_str(last);
+        }
+        if self.options.feedback == Feedback::Sentences && !self.feedback.is_empty() {
+            text.push_str("\nResult of your last action: ");
+            text.push_str(&self.feedback);
+        }
+        self.hint_showing = false;
+        if self.game.room().hints
+            && self.stuck >= HINT_AFTER
+            && let Some(next) = self.game.next_checkpoint(&self.state)
+        {
+            text.push_str("\nHint: ");
+            text.push_str(&self.game.room().checkpoints[next].hint);
+            self.hint_showing = true;
+        }
         // one action per line: agents that keep past observations drop the list by
         // matching these lines against `Observation::actions`
-        text.push_str("\nAvailable actions:");
+        text.push_str(if paper {
+            "\nChoose your next action to progress in the game. The available actions are:"
+        } else {
+            "\nAvailable actions:"
+        });
         for label in &self.labels {
             text.push('\n');
             text.push_str(label);
         }
         if self.labels.iter().any(|l| l == ANSWER_TEMPLATE) {
-            text.push_str(
-                "\nA code lock is in view: enter a code with <ANSWER>your code</ANSWER>.",
-            );
-            let directions = match self.state.view() {
-                View::Item(i) => self.game.quiz_of(i).is_some_and(|q| {
-                    self.game.room().quizzes[q].code == crate::room::CodeKind::Direction
-                }),
-                _ => false,
-            };
-            if directions {
-                text.push_str(" Write directions as U, D, L and R (up, down, left, right).");
+            if paper {
+                text.push_str(
+                    "\n<ANSWER> enters an answer into the lock you are facing: write \
+                     <ANSWER>your answer</ANSWER> with your answer in place of `your answer`.",
+                );
+            } else {
+                text.push_str(
+                    "\nA code lock is in view: enter a code with <ANSWER>your code</ANSWER>.",
+                );
+                let directions = match self.state.view() {
+                    View::Item(i) => self.game.quiz_of(i).is_some_and(|q| {
+                        self.game.room().quizzes[q].code == crate::room::CodeKind::Direction
+                    }),
+                    _ => false,
+                };
+                if directions {
+                    text.push_str(" Write directions as U, D, L and R (up, down, left, right).");
+                }
             }
         }
         Observation {
@@ -311,7 +368,7 @@ impl VisEnv {
             let correct = self
                 .game
                 .quiz_of(lock)
-                .is_some_and(|q| crate::game::accepts(&self.game.room().quizzes[q], text));
+                .is_some_and(|q| self.game.accepts(&self.game.room().quizzes[q], text));
             let clue_seen = self
                 .game
                 .quiz_of(lock)
@@ -322,6 +379,17 @@ impl VisEnv {
         }
         self.game.apply(&mut self.state, m)
     }
+}
+
+/// A short, one-line rendition of a reply, for "your action before this turn".
+fn reply_excerpt(action: &Action) -> String {
+    let text = match action {
+        Action::Text { text } => text.clone(),
+        Action::Bytes { bytes } => String::from_utf8_lossy(bytes).into_owned(),
+        Action::Call { name, arguments } => format!("{name}({arguments})"),
+    };
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    crate::text::quote(line, 80)
 }
 
 /// FNV-1a, for deterministic fingerprints.
@@ -348,6 +416,7 @@ impl Env for VisEnv {
         self.over = false;
         self.started = true;
         self.feedback = String::new();
+        self.last_action = None;
         self.reached_with_hint = 0;
         self.reached = 0;
         self.invalid = 0;
@@ -372,14 +441,35 @@ impl Env for VisEnv {
         }
         self.steps += 1;
         let hinted = self.hint_showing;
-        let (valid, error) = match protocol::parse(action, &self.labels) {
-            Ok(parsed) => {
-                let m = match parsed {
-                    Parsed::Listed(i) => self.moves[i].clone(),
-                    Parsed::Answer(a) => Move::Answer(a),
+        let parsed = protocol::parse(action, &self.labels);
+        let (taken, valid, error) = match parsed {
+            Ok(Parsed::Listed(i)) => (Some(self.moves[i].clone()), true, None),
+            Ok(Parsed::Answer(a)) => (Some(Move::Answer(a)), true, None),
+            Err(message) => {
+                self.invalid += 1;
+                // the original's BaseAgent takes the first listed action after its
+                // three failed attempts; by default the step is simply spent
+                let stand_in = match self.options.invalid {
+                    Invalid::First => self.moves.first().cloned(),
+                    Invalid::Wasted => None,
                 };
-                let effect = self.apply(&m);
-                self.feedback = effect.feedback;
+                (stand_in, false, Some(message))
+            }
+        };
+        let mut reached = false;
+        match &taken {
+            Some(m) => {
+                let effect = self.apply(m);
+                let label = self.game.label(m);
+                self.feedback = match (self.options.feedback, &error) {
+                    (Feedback::Sentences, None) => effect.feedback,
+                    (Feedback::Sentences, Some(e)) => {
+                        format!("{e} Instead: {label}. {}", effect.feedback)
+                    }
+                    // the new view is the answer; the step row keeps what was done
+                    (Feedback::View, _) => label.clone(),
+                };
+                self.last_action = Some(label);
                 let new_checkpoints = effect
                     .fired
                     .iter()
@@ -390,19 +480,24 @@ impl Env for VisEnv {
                     if hinted {
                         self.reached_with_hint += new_checkpoints;
                     }
-                    self.stuck = 0;
-                } else {
-                    self.stuck += 1;
+                    reached = true;
                 }
-                (true, None)
             }
-            Err(message) => {
-                self.invalid += 1;
-                self.stuck += 1;
+            None => {
+                let message = error.clone().unwrap_or_default();
+                self.last_action = Some(format!(
+                    "{} (not one of the available actions: nothing happened)",
+                    reply_excerpt(action)
+                ));
                 self.feedback = message;
-                (false, Some("invalid_action".to_string()))
             }
-        };
+        }
+        if reached {
+            self.stuck = 0;
+        } else {
+            self.stuck += 1;
+        }
+        let error = error.map(|_| "invalid_action".to_string());
         self.note_view();
         let terminated = self.game.escaped(&self.state);
         let truncated = !terminated && (self.steps >= MAX_STEPS || self.stuck >= STUCK_LIMIT);
@@ -421,7 +516,7 @@ impl Env for VisEnv {
     }
 
     fn system_prompt(&self) -> String {
-        protocol::system_prompt()
+        protocol::system_prompt(self.options.prompt)
     }
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {

@@ -14,9 +14,24 @@ pub enum VisError {
     /// Occurs when the oracle finds no way out of a room.
     #[error("room {0} cannot be escaped")]
     Unsolvable(String),
+    /// Occurs when the oracle's search reaches its bound on states before finding a way
+    /// out: the room is too large to verify, which is not the same as unsolvable.
+    #[error(
+        "the oracle's search of room {room} stopped at its limit of {states} states before \
+         finding a way out: the room may still be escapable, but it is too large to verify"
+    )]
+    SearchLimit {
+        /// The room's id.
+        room: String,
+        /// The bound that was reached.
+        states: usize,
+    },
     /// Occurs when the generator is asked for a size it does not make.
     #[error("bad generator input: {0}")]
     Generation(String),
+    /// Occurs when a world option (`-W key=value`) has an unknown key or a bad value.
+    #[error("bad vis option: {0}")]
+    Option(String),
     /// Occurs when drawing a view fails.
     #[error("cannot render: {0}")]
     Render(String),
@@ -27,6 +42,9 @@ impl From<VisError> for escapade_core::CoreError {
         match e {
             VisError::Format(m) | VisError::Invalid(m) => {
                 escapade_core::CoreError::InvalidScenario(m)
+            }
+            e @ (VisError::SearchLimit { .. } | VisError::Option(_)) => {
+                escapade_core::CoreError::World(e.to_string())
             }
             other => escapade_core::CoreError::Generation(other.to_string()),
         }

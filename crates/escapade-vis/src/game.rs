@@ -164,6 +164,20 @@ pub struct Game {
     checkpoints: Vec<usize>,
     escaped: usize,
     exit: (usize, u8),
+    /// How answers are compared with a lock's code.
+    answers: AnswerRule,
+}
+
+/// How an entered answer is compared with a lock's code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnswerRule {
+    /// As people write codes: case, spaces, dashes, commas, dots, slashes and a time's
+    /// colon ignored; arrows and words read as directions ([`canonical_answer`]).
+    #[default]
+    Lenient,
+    /// As the original compares them: the same characters, case aside (surrounding
+    /// spaces trimmed).
+    Exact,
 }
 
 fn state_index(room: &Room, rec: usize, name: &str) -> Result<u8, VisError> {
@@ -283,7 +297,27 @@ impl Game {
             checkpoints,
             escaped,
             exit,
+            answers: AnswerRule::default(),
         })
+    }
+
+    /// The game with answers compared by `rule`.
+    pub fn with_answers(mut self, rule: AnswerRule) -> Game {
+        self.answers = rule;
+        self
+    }
+
+    /// How this game compares answers.
+    pub fn answer_rule(&self) -> AnswerRule {
+        self.answers
+    }
+
+    /// Whether `text` opens the lock of `quiz`, by this game's [`AnswerRule`].
+    pub fn accepts(&self, quiz: &crate::room::Quiz, text: &str) -> bool {
+        match self.answers {
+            AnswerRule::Lenient => accepts(quiz, text),
+            AnswerRule::Exact => text.trim().to_lowercase() == quiz.answer.to_lowercase(),
+        }
     }
 
     /// The room.
@@ -437,19 +471,26 @@ impl Game {
         }
     }
 
+    /// Whether the guard of interaction `n` (an index into `Room::interactions`) holds in
+    /// `state`.
+    pub fn guard_holds(&self, state: &State, n: usize) -> bool {
+        self.interactions
+            .get(n)
+            .is_some_and(|x| self.holds(state, &x.guard))
+    }
+
     /// The moves available in `state`, in a fixed order (the environment shuffles them
     /// for display). An answer is listed as `Move::Answer("")`.
+    ///
+    /// As in the original game, `turn to` another wall is open from every view (a
+    /// close-up included, which it leaves for that wall), and the bag's items can be
+    /// used from a receptacle's close-up and from an item's.
     pub fn available(&self, state: &State) -> Vec<Move> {
         let mut out = Vec::new();
         match state.view {
             View::Wall(w) => {
                 for r in self.on_wall(w) {
                     out.push(Move::InspectReceptacle(r));
-                }
-                for other in Wall::ALL {
-                    if other != w {
-                        out.push(Move::Turn(other));
-                    }
                 }
             }
             View::Receptacle(r) => {
@@ -486,8 +527,13 @@ impl Game {
                 if self.lock[i].is_some() && !self.solved(state, i) {
                     out.push(Move::Answer(String::new()));
                 }
+                for held in self.inventory(state) {
+                    out.push(Move::Use(held));
+                }
             }
         }
+        let here = self.wall_of(state.view);
+        out.extend(Wall::ALL.into_iter().filter(|&w| w != here).map(Move::Turn));
         out
     }
 
@@ -536,10 +582,10 @@ impl Game {
         let spec = &self.room.interactions[index];
         spec.message.clone().unwrap_or_else(|| {
             let rec = &self.room.receptacles[x.receptacle];
-            format!(
-                "The {} is now {}.",
-                rec.name,
-                rec.states[x.to as usize].replace('_', " ")
+            change_sentence(
+                rec,
+                &rec.states[x.from as usize],
+                &rec.states[x.to as usize],
             )
         })
     }
@@ -650,7 +696,7 @@ impl Game {
                     effect.feedback = "There is no lock in view to answer.".into();
                     return effect;
                 };
-                if accepts(&room.quizzes[q], text) {
+                if self.accepts(&room.quizzes[q], text) {
                     let candidates: Vec<usize> = (0..self.interactions.len())
                         .filter(|&n| {
                             let x = &self.interactions[n];
@@ -700,6 +746,45 @@ impl Game {
         }
         effect
     }
+}
+
+/// The default sentence for receptacle `rec` going from state `from` to state `to`
+/// (when its interaction sets no message). A chest of two drawers has combined states
+/// (`closed_open`: top shut, bottom open), so it says which drawer changed: "The top
+/// drawer of the dresser is now open." A state that leaves a locked one for `closed`
+/// reads as unlocked.
+pub fn change_sentence(rec: &crate::room::Receptacle, from: &str, to: &str) -> String {
+    let word = |from: &str, to: &str| -> String {
+        if to == "closed" && from.contains("lock") {
+            "unlocked".to_string()
+        } else {
+            to.replace('_', " ")
+        }
+    };
+    if rec.furniture == crate::room::Furniture::Drawers {
+        let (f, t): (Vec<&str>, Vec<&str>) = (from.split('_').collect(), to.split('_').collect());
+        if f.len() == 2 && t.len() == 2 {
+            let changed: Vec<(&str, String)> = ["top", "bottom"]
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, _)| f[k] != t[k])
+                .map(|(k, which)| (which, word(f[k], t[k])))
+                .collect();
+            match changed.as_slice() {
+                [(which, now)] => {
+                    return format!("The {which} drawer of the {} is now {now}.", rec.name);
+                }
+                [(a, now_a), (b, now_b)] => {
+                    return format!(
+                        "The {a} drawer of the {} is now {now_a}, and its {b} drawer {now_b}.",
+                        rec.name
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    format!("The {} is now {}.", rec.name, word(from, to))
 }
 
 /// Answers compare case-insensitively (§3.1), ignoring the separators people type

@@ -23,13 +23,14 @@ pub mod env; // VisEnv: observations, parsing, limits, hints, metrics
 pub mod error; // VisError
 pub mod game; // the game graph: state, available moves, effects
 pub mod generator; // rooms from a seed and a size (App. B.4 constraints)
+pub mod options; // -W options: departures from the paper's protocol
 pub mod oracle; // shortest solution by breadth-first search
 pub mod protocol; // system prompt, reply parsing, function schemas
 pub mod quiz; // visual quizzes: kinds, seeded content, answers
 pub mod quiztask; // the quiz-only evaluation (App. C.2)
 pub mod render; // views drawn as PNG
 pub mod room; // the room format (plain data, JSON or TOML)
-pub mod suite; // the visescape@1 suites
+pub mod suite; // the rooms of visescape@2 and their statistics
 pub mod text; // small text helpers
 pub mod validate; // structure checks and the author's lint
 pub mod world; // VisWorld: the registry entry
@@ -37,5 +38,6 @@ pub mod world; // VisWorld: the registry entry
 pub use env::VisEnv;
 pub use error::VisError;
 pub use game::{Game, Move, State, View};
+pub use options::Options;
 pub use room::Room;
 pub use world::VisWorld;

@@ -6,11 +6,23 @@
 //! oracle escapes is escapable through the agent interface, and its step count is a true
 //! minimum (every move costs one step, navigation included). The search may enter a code
 //! only after looking at its clue, so oracle steps include finding the clues.
+//!
+//! **Why the search skips moves.** A room's states multiply with every receptacle that
+//! opens and shuts: sixteen cabinets that hold nothing of use make 2¹⁶ copies of every
+//! other state. The search therefore leaves out the moves that cannot matter for getting
+//! out ([`Relevance`]): opening, shutting or even looking into a receptacle that holds
+//! nothing needed and whose changes fire nothing needed; picking up an item nothing asks
+//! for; looking closely at an item that is neither a clue nor a lock. Such a move changes
+//! nothing any later move depends on, so a shortest solution never contains one and
+//! leaving them out keeps the step count exact. When the search still reaches its bound
+//! it says so ([`VisError::SearchLimit`]): a room too large to search is not a room that
+//! cannot be escaped.
 
 use std::collections::HashMap;
 
 use crate::VisError;
-use crate::game::{Game, Move, State};
+use crate::game::{Game, Move, State, View};
+use crate::room::{Cause, ItemKind, Rule};
 
 /// Default bound on states searched per room.
 pub const STATE_LIMIT: usize = 500_000;
@@ -24,13 +36,125 @@ pub struct Solution {
     pub states: Vec<State>,
 }
 
-fn successors(game: &Game, state: &State) -> Vec<(Move, State)> {
+/// Which parts of a room can matter for escaping it (see the module docs).
+///
+/// A trigger is *needed* when a guard waits for it or it is a checkpoint. An item is
+/// needed when it is a clue or a lock, or an applicable item that an interaction uses,
+/// a guard asks for, or whose `picked`/`used` trigger is needed. A receptacle is
+/// *relevant* when it is the exit, holds a needed item, or has an interaction started by
+/// an item or an answer or firing a needed trigger. Everything else changes only its own
+/// picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relevance {
+    /// Per receptacle: relevant.
+    pub receptacles: Vec<bool>,
+    /// Per item: needed.
+    pub items: Vec<bool>,
+}
+
+fn guard_triggers<'a>(rule: &'a Rule, out: &mut Vec<&'a str>) {
+    match rule {
+        Rule::Trigger(t) => out.push(t),
+        Rule::And(rules) => rules.iter().for_each(|r| guard_triggers(r, out)),
+        Rule::Not(r) => guard_triggers(r, out),
+        Rule::Always | Rule::HasItem(_) => {}
+    }
+}
+
+fn guard_items<'a>(rule: &'a Rule, out: &mut Vec<&'a str>) {
+    match rule {
+        Rule::HasItem(i) => out.push(i),
+        Rule::And(rules) => rules.iter().for_each(|r| guard_items(r, out)),
+        Rule::Not(r) => guard_items(r, out),
+        Rule::Always | Rule::Trigger(_) => {}
+    }
+}
+
+impl Relevance {
+    /// The relevant receptacles and needed items of `game`'s room.
+    pub fn of(game: &Game) -> Relevance {
+        let room = game.room();
+        let mut triggers: Vec<&str> = room
+            .checkpoints
+            .iter()
+            .map(|c| c.trigger.as_str())
+            .collect();
+        let mut asked: Vec<&str> = Vec::new();
+        for x in &room.interactions {
+            guard_triggers(&x.guard, &mut triggers);
+            guard_items(&x.guard, &mut asked);
+            if let Cause::Item { item } = &x.cause {
+                asked.push(item);
+            }
+        }
+        let needed_trigger = |t: String| triggers.contains(&t.as_str());
+        let items: Vec<bool> = room
+            .items
+            .iter()
+            .map(|i| match i.kind {
+                ItemKind::Clue { .. } | ItemKind::Lock { .. } => true,
+                ItemKind::Applicable => {
+                    asked.contains(&i.id.as_str())
+                        || needed_trigger(format!("picked {}", i.id))
+                        || needed_trigger(format!("used {}", i.id))
+                }
+                ItemKind::Note { .. } | ItemKind::Decor => false,
+            })
+            .collect();
+        let receptacles = room
+            .receptacles
+            .iter()
+            .map(|r| {
+                r.id == room.exit.receptacle
+                    || room
+                        .items
+                        .iter()
+                        .zip(&items)
+                        .any(|(i, needed)| *needed && i.receptacle == r.id)
+                    || room.interactions.iter().any(|x| {
+                        x.receptacle == r.id
+                            && (!matches!(x.cause, Cause::Verb { .. })
+                                || x.trigger.as_deref().is_some_and(|t| triggers.contains(&t)))
+                    })
+            })
+            .collect();
+        Relevance { receptacles, items }
+    }
+
+    /// Whether the search tries `m` (see the module docs).
+    pub fn keeps(&self, game: &Game, m: &Move) -> bool {
+        let on = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(true);
+        match m {
+            Move::Verb { receptacle, .. } | Move::InspectReceptacle(receptacle) => {
+                on(&self.receptacles, *receptacle)
+            }
+            Move::InspectItem(i) => matches!(
+                game.room().items.get(*i).map(|it| &it.kind),
+                Some(ItemKind::Clue { .. } | ItemKind::Lock { .. })
+            ),
+            Move::PickUp(i) | Move::Use(i) => on(&self.items, *i),
+            Move::Turn(_) | Move::StepBack | Move::Answer(_) => true,
+        }
+    }
+
+    /// Receptacles whose state can never matter.
+    pub fn irrelevant(&self) -> Vec<usize> {
+        (0..self.receptacles.len())
+            .filter(|&r| !self.receptacles[r])
+            .collect()
+    }
+}
+
+fn successors(game: &Game, state: &State, relevance: Option<&Relevance>) -> Vec<(Move, State)> {
     let mut out = Vec::new();
     for m in game.available(state) {
+        if relevance.is_some_and(|r| !r.keeps(game, &m)) {
+            continue;
+        }
         let m = match m {
             // the oracle knows a code only once it has seen the clue, as a player would
             Move::Answer(_) => match state.view() {
-                crate::game::View::Item(i) => match (game.answer_of(i), game.quiz_of(i)) {
+                View::Item(i) => match (game.answer_of(i), game.quiz_of(i)) {
                     (Some(a), Some(q)) if state.clue_seen(q) => Move::Answer(a.to_string()),
                     _ => continue,
                 },
@@ -47,20 +171,31 @@ fn successors(game: &Game, state: &State) -> Vec<(Move, State)> {
     out
 }
 
+/// How a search ended.
+struct Search {
+    /// The path to the first escaped state, if one was reached.
+    solution: Option<Solution>,
+    /// Every state reachable (under the search's moves) was visited: the bound was never
+    /// reached.
+    complete: bool,
+}
+
 /// Breadth-first search from the start; calls `visit` on every state reached (at most
-/// `limit`) and returns the path to the first escaped state, if any.
+/// `limit`).
 fn bfs(
     game: &Game,
     limit: usize,
+    relevance: Option<&Relevance>,
     mut visit: impl FnMut(&State),
     stop_at_exit: bool,
-) -> Option<Solution> {
+) -> Search {
     let start = game.start();
     let mut states: Vec<State> = vec![start.clone()];
     let mut parent: Vec<Option<(usize, Move)>> = vec![None];
     let mut index: HashMap<State, usize> = HashMap::from([(start, 0)]);
     let mut head = 0;
     let mut found = None;
+    let mut complete = true;
     while head < states.len() {
         let current = states[head].clone();
         visit(&current);
@@ -74,8 +209,12 @@ fn bfs(
             head += 1;
             continue;
         }
-        for (m, next) in successors(game, &current) {
-            if index.contains_key(&next) || states.len() >= limit {
+        for (m, next) in successors(game, &current, relevance) {
+            if index.contains_key(&next) {
+                continue;
+            }
+            if states.len() >= limit {
+                complete = false;
                 continue;
             }
             index.insert(next.clone(), states.len());
@@ -84,28 +223,81 @@ fn bfs(
         }
         head += 1;
     }
-    let mut at = found?;
-    let mut moves = Vec::new();
-    let mut path = vec![states[at].clone()];
-    while let Some((p, m)) = parent[at].clone() {
-        moves.push(m);
-        at = p;
-        path.push(states[at].clone());
-    }
-    moves.reverse();
-    path.reverse();
-    Some(Solution {
-        moves,
-        states: path,
-    })
+    let solution = found.map(|mut at| {
+        let mut moves = Vec::new();
+        let mut path = vec![states[at].clone()];
+        while let Some((p, m)) = parent[at].clone() {
+            moves.push(m);
+            at = p;
+            path.push(states[at].clone());
+        }
+        moves.reverse();
+        path.reverse();
+        Solution {
+            moves,
+            states: path,
+        }
+    });
+    Search { solution, complete }
 }
 
-/// The shortest solution of `game`'s room.
+/// The shortest solution of `game`'s room, searching at most [`STATE_LIMIT`] states.
+///
+/// # Errors
+/// [`VisError::Unsolvable`] when every reachable state was searched and none is out;
+/// [`VisError::SearchLimit`] when the bound was reached first.
 pub fn solve(game: &Game) -> Result<Solution, VisError> {
-    bfs(game, STATE_LIMIT, |_| {}, true).ok_or_else(|| VisError::Unsolvable(game.room().id.clone()))
+    solve_within(game, STATE_LIMIT)
 }
 
-/// Visits every state reachable from the start (at most `limit`).
-pub fn explore(game: &Game, limit: usize, visit: impl FnMut(&State)) {
-    let _ = bfs(game, limit, visit, false);
+/// [`solve`] with a bound of `limit` states.
+pub fn solve_within(game: &Game, limit: usize) -> Result<Solution, VisError> {
+    let relevance = Relevance::of(game);
+    let search = bfs(game, limit, Some(&relevance), |_| {}, true);
+    match search {
+        Search {
+            solution: Some(s), ..
+        } => Ok(s),
+        Search { complete: true, .. } => Err(VisError::Unsolvable(game.room().id.clone())),
+        Search { .. } => Err(VisError::SearchLimit {
+            room: game.room().id.clone(),
+            states: limit,
+        }),
+    }
+}
+
+/// Visits every state reachable from the start by any move (at most `limit`); true when
+/// all of them were visited.
+pub fn explore(game: &Game, limit: usize, visit: impl FnMut(&State)) -> bool {
+    bfs(game, limit, None, visit, false).complete
+}
+
+/// Visits every state reachable from the start by the moves the oracle tries
+/// ([`Relevance::keeps`]), at most `limit`; true when all of them were visited. The
+/// states of irrelevant receptacles stay as they start.
+pub fn explore_relevant(
+    game: &Game,
+    relevance: &Relevance,
+    limit: usize,
+    visit: impl FnMut(&State),
+) -> bool {
+    bfs(game, limit, Some(relevance), visit, false).complete
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tiny_bound_is_a_search_limit_not_an_unsolvable_room() {
+        let game = Game::new(crate::generator::generate(1, 3).unwrap()).unwrap();
+        let err = solve_within(&game, 5).unwrap_err();
+        assert!(
+            matches!(err, VisError::SearchLimit { states: 5, .. }),
+            "{err}"
+        );
+        let said = err.to_string();
+        assert!(!said.contains("cannot be escaped"), "{said}");
+        assert!(solve(&game).is_ok());
+    }
 }

@@ -12,6 +12,7 @@ use escapade_core::{Action, ToolSchema};
 use serde_json::json;
 
 use crate::game::ANSWER_TEMPLATE;
+use crate::options::Prompt;
 
 /// Longest reply read (characters); the rest is ignored.
 pub const MAX_REPLY: usize = 20_000;
@@ -27,21 +28,39 @@ pub enum Parsed {
     Answer(String),
 }
 
-/// The system prompt: the game's rules and the reply format, in our own words after
-/// VisEscape's initial prompt (Table 17).
-pub fn system_prompt() -> String {
-    "You are playing an escape room game and your goal is to get out of the room. The \
-room has four walls: north, east, south and west. From a wall you can face another one \
-with \"turn to <direction>\" and look closely at an object with \"inspect <object>\"; \
-\"step back\" returns to the wider view. Objects can be opened, searched and unlocked; \
-items you pick up go into your bag and can be used on the object you are looking at \
-with \"use <item>\". Some locks take a code: when such a lock is in view, enter a code \
-with <ANSWER>your code</ANSWER>. Clues for codes are hidden elsewhere in the room.\n\n\
+/// The system prompt of the paper's protocol (§2, App. A.5 Table 17's initial prompt, in
+/// our own words): an escape room of four walls, the two ways to look around, the goal,
+/// and the reply format — nothing about how the room works.
+pub const PAPER_PROMPT: &str = "You are an AI agent playing an escape room game: escape the \
+room. The room has four walls, one on each side; \"turn to <direction>\" shows you another \
+wall. Each wall has objects you can interact with, and \"inspect <object>\" lets you look \
+at one closely. Each turn, read what you are given and answer as asked.\n\n\
+Answer with [ACTION] followed by one of the available actions, exactly as it is listed, \
+and nothing else. While a lock that takes an answer is in front of you, you may instead \
+write <ANSWER>your answer</ANSWER>.";
+
+/// The system prompt of `prompt=helpful` (`visescape@1`'s): the paper's, plus how
+/// objects and the bag work and that clues for codes are elsewhere in the room.
+pub const HELPFUL_PROMPT: &str = "You are playing an escape room game and your goal is to \
+get out of the room. The room has four walls: north, east, south and west. From a wall \
+you can face another one with \"turn to <direction>\" and look closely at an object with \
+\"inspect <object>\"; \"step back\" returns to the wider view. Objects can be opened, \
+searched and unlocked; items you pick up go into your bag and can be used on the object \
+you are looking at with \"use <item>\". Some locks take a code: when such a lock is in \
+view, enter a code with <ANSWER>your code</ANSWER>. Clues for codes are hidden elsewhere \
+in the room.\n\n\
 Each turn shows the current view (an image, or its description) and the list of \
 available actions. Choose exactly one of them. You may think first in a [THINK] \
 section; then write [ACTION] followed by the action, exactly as listed, and nothing \
-else, or <ANSWER>your code</ANSWER>."
-        .to_string()
+else, or <ANSWER>your code</ANSWER>.";
+
+/// The system prompt for `prompt` (see [`crate::options::Prompt`]).
+pub fn system_prompt(prompt: Prompt) -> String {
+    match prompt {
+        Prompt::Paper => PAPER_PROMPT,
+        Prompt::Helpful => HELPFUL_PROMPT,
+    }
+    .to_string()
 }
 
 /// A reply line or a label in the form they are compared in (also used to keep names

@@ -133,7 +133,7 @@ impl QuizTask {
 }
 
 /// A close-up of item `i` with its receptacle put in a state that shows it.
-fn close_up(game: &Game, i: usize) -> Result<Image, VisError> {
+fn close_up(game: &Game, i: usize, style: render::Style) -> Result<Image, VisError> {
     let room = game.room();
     let r = game.item_receptacle(i);
     let mut state: State = game.start();
@@ -146,7 +146,7 @@ fn close_up(game: &Game, i: usize) -> Result<Image, VisError> {
         })?;
     state.set_receptacle(r, showing as u8);
     state.set_view(View::Item(i));
-    let png = render::render(game, &state)?;
+    let png = render::render_with(game, &state, style)?;
     Ok(Image::with_alt(png, describe::describe(game, &state)))
 }
 
@@ -163,8 +163,13 @@ pub struct QuizEnv {
 }
 
 impl QuizEnv {
-    /// An environment on `task` (draws both images once).
+    /// An environment on `task` (draws both images once, without labels).
     pub fn new(task: QuizTask) -> Result<QuizEnv, VisError> {
+        QuizEnv::with_style(task, render::Style::default())
+    }
+
+    /// An environment on `task` whose images are drawn in `style` (`labels=on`).
+    pub fn with_style(task: QuizTask, style: render::Style) -> Result<QuizEnv, VisError> {
         let game = Game::new(task.room.clone())?;
         let answer = task
             .answer()
@@ -175,8 +180,8 @@ impl QuizEnv {
             .map(|q| game.room().quizzes[q].clone())
             .ok_or_else(|| VisError::Invalid(format!("`{}` is not a lock", task.lock)))?;
         let images = vec![
-            close_up(&game, task.item(&task.clue)?)?,
-            close_up(&game, lock)?,
+            close_up(&game, task.item(&task.clue)?, style)?,
+            close_up(&game, lock, style)?,
         ];
         Ok(QuizEnv {
             task,

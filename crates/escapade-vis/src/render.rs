@@ -18,8 +18,10 @@
 //! receptacle through the same crate-private `Leaf` and `placements`, so a text-only
 //! model and a vision model see one room.
 
+mod details; // handles, panes, vents, planks: what a look adds to a kind
 mod furniture; // receptacles drawn by kind
 mod items; // item icons, notes
+pub(crate) mod looks; // what tells receptacles of one kind apart: finish and detail
 mod paint; // palette, rectangles, plates, banner, backdrop
 mod quiz; // clues and lock faces
 
@@ -32,26 +34,49 @@ use crate::room::{Cause, Furniture, ItemKind, Rule, Wall};
 use furniture::{draw_furniture, natural};
 use items::{draw_icon, draw_note};
 use paint::{R, backdrop, banner, label, name_plate, wall_colour};
-pub(crate) use quiz::{code_word, slot_count};
+pub(crate) use quiz::{ClueForm, clue_form, object_noun, on_shelves, slot_count};
 use quiz::{draw_clue, draw_lock};
 
 /// Width and height of every view, in pixels.
 pub const VIEW_SIZE: (u32, u32) = (640, 480);
 
-/// The current view of `state` (`state.view()`) as PNG bytes.
+/// How pictures are drawn beyond what the state decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Style {
+    /// Name tags under objects, a title banner on every view, captions on lock faces
+    /// (`-W labels=on`). Off by default: the paper's views are rendered rooms with no
+    /// writing on them (App. B.3), so objects are told apart by how they look.
+    pub labels: bool,
+}
+
+/// The current view of `state` (`state.view()`) as PNG bytes, in the default style (no
+/// labels).
 ///
 /// Fails only when the view names a receptacle or item the room does not have, or when
 /// encoding fails.
 pub fn render(game: &Game, state: &State) -> Result<Vec<u8>, VisError> {
+    render_with(game, state, Style::default())
+}
+
+/// [`render`] in `style`.
+pub fn render_with(game: &Game, state: &State, style: Style) -> Result<Vec<u8>, VisError> {
+    draw(game, state, style)?
+        .png()
+        .map_err(|e| VisError::Render(e.to_string()))
+}
+
+/// The current view of `state` drawn in `style` on a canvas (what [`render_with`]
+/// encodes), for tools and tests that look at pixels.
+pub fn draw(game: &Game, state: &State, style: Style) -> Result<Canvas, VisError> {
     let room = game.room();
     let mut c = Canvas::new(VIEW_SIZE.0, VIEW_SIZE.1, Rgb::WHITE)
         .map_err(|e| VisError::Render(e.to_string()))?;
     match state.view() {
-        View::Wall(w) => wall_view(&mut c, game, state, w),
+        View::Wall(w) => wall_view(&mut c, game, state, w, style),
         View::Receptacle(r) if r < room.receptacles.len() => {
-            receptacle_view(&mut c, game, state, r)
+            receptacle_view(&mut c, game, state, r, style)
         }
-        View::Item(i) if i < room.items.len() => item_view(&mut c, game, state, i),
+        View::Item(i) if i < room.items.len() => item_view(&mut c, game, state, i, style),
         v => {
             return Err(VisError::Render(format!(
                 "view {v:?} is not in room {}",
@@ -59,7 +84,7 @@ pub fn render(game: &Game, state: &State) -> Result<Vec<u8>, VisError> {
             )));
         }
     }
-    c.png().map_err(|e| VisError::Render(e.to_string()))
+    Ok(c)
 }
 
 /// How one door, drawer or lid of a receptacle looks. A state name is read by its words:
@@ -214,12 +239,16 @@ pub(crate) fn placements(game: &Game, state: &State, r: usize) -> Vec<(usize, Pl
 
 const FLOOR_Y: f32 = 330.0;
 
-fn wall_view(c: &mut Canvas, game: &Game, state: &State, wall: Wall) {
+fn wall_view(c: &mut Canvas, game: &Game, state: &State, wall: Wall, style: Style) {
     backdrop(c, wall, FLOOR_Y);
-    banner(c, &format!("{} WALL", wall.name().to_uppercase()));
+    if style.labels {
+        banner(c, &format!("{} WALL", wall.name().to_uppercase()));
+    }
     let on = game.on_wall(wall);
     if on.is_empty() {
-        label(c, 320.0, 200.0, 18.0, Rgb(90, 90, 90), "(a bare wall)");
+        if style.labels {
+            label(c, 320.0, 200.0, 18.0, Rgb(90, 90, 90), "(a bare wall)");
+        }
         return;
     }
     let slot = 620.0 / on.len() as f32;
@@ -242,16 +271,20 @@ fn wall_view(c: &mut Canvas, game: &Game, state: &State, wall: Wall) {
         if !hangs {
             c.fill_ellipse(cx, FLOOR_Y + 24.0, w * 0.55, 6.0, Rgb(120, 88, 60));
         }
-        draw_receptacle(c, game, state, r, rect, false);
-        let name = &game.room().receptacles[r].name;
-        name_plate(c, cx, FLOOR_Y + 44.0, 15.0, slot - 12.0, 2, name);
+        draw_receptacle(c, game, state, r, rect, false, style);
+        if style.labels {
+            let name = &game.room().receptacles[r].name;
+            name_plate(c, cx, FLOOR_Y + 44.0, 15.0, slot - 12.0, 2, name);
+        }
     }
 }
 
-fn receptacle_view(c: &mut Canvas, game: &Game, state: &State, r: usize) {
+fn receptacle_view(c: &mut Canvas, game: &Game, state: &State, r: usize, style: Style) {
     let rec = &game.room().receptacles[r];
     backdrop(c, rec.wall, 410.0);
-    banner(c, &rec.name.to_uppercase());
+    if style.labels {
+        banner(c, &rec.name.to_uppercase());
+    }
     let (nw, nh, hangs) = natural(rec.furniture);
     // room above for things standing on top, when there are any
     let on_top = placements(game, state, r)
@@ -278,10 +311,10 @@ fn receptacle_view(c: &mut Canvas, game: &Game, state: &State, r: usize) {
         c.fill_ellipse(320.0, 436.0, w * 0.55, 8.0, Rgb(120, 88, 60));
         R::new(320.0 - w / 2.0, 436.0 - h, w, h)
     };
-    draw_receptacle(c, game, state, r, rect, true);
+    draw_receptacle(c, game, state, r, rect, true, style);
 }
 
-fn item_view(c: &mut Canvas, game: &Game, state: &State, i: usize) {
+fn item_view(c: &mut Canvas, game: &Game, state: &State, i: usize, style: Style) {
     let room = game.room();
     let item = &room.items[i];
     let wall = game.wall_of(View::Item(i));
@@ -292,15 +325,28 @@ fn item_view(c: &mut Canvas, game: &Game, state: &State, i: usize) {
         480.0,
         wall_colour(wall).mix(Rgb(60, 56, 60), 150),
     );
-    banner(c, &item.name.to_uppercase());
-    let area = R::new(30.0, 58.0, 580.0, 410.0);
+    if style.labels {
+        banner(c, &item.name.to_uppercase());
+    }
+    let area = if style.labels {
+        R::new(30.0, 58.0, 580.0, 410.0)
+    } else {
+        R::new(30.0, 24.0, 580.0, 432.0)
+    };
     let quiz = game.quiz_of(i).map(|q| &room.quizzes[q]);
     match (&item.kind, quiz) {
-        (ItemKind::Clue { .. }, Some(q)) => draw_clue(c, q, &item.id, area, true),
-        (ItemKind::Lock { .. }, Some(q)) => draw_lock(c, q, game.solved(state, i), area.fit(1.45)),
-        (ItemKind::Note { text }, _) => draw_note(c, text, area.fit(0.95)),
+        (ItemKind::Clue { .. }, Some(q)) => draw_clue(c, q, item, area, true),
+        (ItemKind::Lock { .. }, Some(q)) => draw_lock(
+            c,
+            q,
+            item,
+            game.solved(state, i),
+            area.fit(1.45),
+            style.labels,
+        ),
+        (ItemKind::Note { text }, _) => draw_note(c, &item.name, text, area.fit(0.95)),
         _ => {
-            let has_look = !item.look.trim().is_empty();
+            let has_look = style.labels && !item.look.trim().is_empty();
             let icon = if has_look {
                 area.sub(0.0, 0.0, 1.0, 0.8)
             } else {
@@ -422,7 +468,15 @@ pub(crate) fn marks(game: &Game, state: &State, r: usize, places: &[(usize, Plac
     marks
 }
 
-fn draw_receptacle(c: &mut Canvas, game: &Game, state: &State, r: usize, rect: R, close: bool) {
+fn draw_receptacle(
+    c: &mut Canvas,
+    game: &Game,
+    state: &State,
+    r: usize,
+    rect: R,
+    close: bool,
+    style: Style,
+) {
     let room = game.room();
     let rec = &room.receptacles[r];
     let now = current_leaves(game, state, r);
@@ -432,6 +486,7 @@ fn draw_receptacle(c: &mut Canvas, game: &Game, state: &State, r: usize, rect: R
     let holds = draw_furniture(
         c,
         rec.furniture,
+        &looks::look(rec.furniture, &rec.name),
         rect,
         now,
         marks,
@@ -465,7 +520,7 @@ fn draw_receptacle(c: &mut Canvas, game: &Game, state: &State, r: usize, rect: R
             .collect()
     };
     let lying = Layout {
-        labelled: close,
+        labelled: close && style.labels,
         max_icon: if close { 84.0 } else { 30.0 },
         stand: true,
     };
@@ -475,7 +530,11 @@ fn draw_receptacle(c: &mut Canvas, game: &Game, state: &State, r: usize, rect: R
         let spot = holds.front[k];
         let (area, labelled) = if close {
             let s = spot.at_least(if now[k] == Leaf::Open { 90.0 } else { 140.0 });
-            (R::new(s.x, s.y, s.w, s.h + 24.0), true)
+            if style.labels {
+                (R::new(s.x, s.y, s.w, s.h + 24.0), true)
+            } else {
+                (s, false)
+            }
         } else {
             (spot, false)
         };
@@ -564,6 +623,20 @@ fn draw_items(c: &mut Canvas, game: &Game, state: &State, items: &[usize], area:
             cw,
             ch,
         );
+        // things standing on shelves (a clue of cans, blocks or marbles) need more room
+        // to be counted than a key does
+        let shelved = matches!(names[i].kind, ItemKind::Clue { .. })
+            && game.quiz_of(i).is_some_and(|q| {
+                quiz::on_shelves(quiz::clue_form(&names[i], &game.room().quizzes[q].spec))
+            });
+        let size = if shelved {
+            (cw * 0.92)
+                .min(ch - label_h - 2.0)
+                .min(max_icon * 1.8)
+                .max(size)
+        } else {
+            size
+        };
         let top = if stand {
             // standing on the bottom of the cell; the name plate hangs below
             cell.bottom() - size - 1.0

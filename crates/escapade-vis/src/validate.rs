@@ -27,6 +27,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
     let mut ids = BTreeSet::new();
     let mut names = BTreeSet::new();
     for r in &room.receptacles {
+        check_name("receptacle", &r.id, &r.name)?;
         if !ids.insert(r.id.as_str()) {
             return Err(invalid(format!("duplicate id `{}`", r.id)));
         }
@@ -41,6 +42,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         }
     }
     for i in &room.items {
+        check_name("item", &i.id, &i.name)?;
         if !ids.insert(i.id.as_str()) {
             return Err(invalid(format!("duplicate id `{}`", i.id)));
         }
@@ -69,6 +71,9 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         }
     }
     for q in &room.quizzes {
+        if q.id.trim().is_empty() {
+            return Err(invalid("a quiz has an empty id".into()));
+        }
         if !ids.insert(q.id.as_str()) {
             return Err(invalid(format!("duplicate id `{}`", q.id)));
         }
@@ -113,8 +118,13 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
             }
         }
         match &x.cause {
-            Cause::Verb { verb } if verb.trim().is_empty() => {
-                return Err(invalid(format!("interaction {n} has an empty verb")));
+            Cause::Verb { verb }
+                if crate::protocol::normalize(verb).is_empty()
+                    || verb.chars().any(char::is_control) =>
+            {
+                return Err(invalid(format!(
+                    "interaction {n} has an empty verb (or one with a line break)"
+                )));
             }
             Cause::Item { item } if room.item(item).is_none() => {
                 return Err(invalid(format!(
@@ -161,6 +171,28 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
     Ok(())
 }
 
+/// A name players type in actions (`inspect <name>`, `pick up <name>`): not empty once
+/// read the way replies are read, and on one line (the action list is one action per
+/// line). Ids must not be empty either.
+fn check_name(what: &str, id: &str, name: &str) -> Result<(), VisError> {
+    if id.trim().is_empty() {
+        return Err(invalid(format!(
+            "a {what} has an empty id (its name is `{name}`)"
+        )));
+    }
+    if crate::protocol::normalize(name).is_empty() {
+        return Err(invalid(format!(
+            "{what} `{id}` has an empty name: players need a name to act on it"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(invalid(format!(
+            "{what} `{id}`: its name has a line break or another control character"
+        )));
+    }
+    Ok(())
+}
+
 fn check_rule(room: &Room, rule: &Rule, n: usize) -> Result<(), VisError> {
     match rule {
         Rule::Always | Rule::Trigger(_) => Ok(()),
@@ -174,11 +206,15 @@ fn check_rule(room: &Room, rule: &Rule, n: usize) -> Result<(), VisError> {
     }
 }
 
-/// What [`lint`] found. Empty lists and `solvable` mean a clean room.
+/// What [`lint`] found. Empty lists, `solvable` and `complete` mean a clean room.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Lint {
     /// The oracle can escape the room.
     pub solvable: bool,
+    /// The search visited every state that matters; when false (the room is too large
+    /// for [`crate::oracle::STATE_LIMIT`]) an unescaped room may still be escapable and
+    /// the lists below may hold things a longer search would clear.
+    pub complete: bool,
     /// `receptacle.state` pairs no play can reach.
     pub unreachable_states: Vec<String>,
     /// Items that no interaction or quiz needs (decor and notes excepted).
@@ -193,6 +229,7 @@ impl Lint {
     /// No problems found.
     pub fn is_clean(&self) -> bool {
         self.solvable
+            && self.complete
             && self.unreachable_states.is_empty()
             && self.unused_items.is_empty()
             && self.unsolvable_locks.is_empty()
@@ -202,23 +239,73 @@ impl Lint {
 
 /// Explores every state reachable from the start (bounded) and reports what the room's
 /// author should fix.
+///
+/// The exploration is the oracle's ([`crate::oracle::explore_relevant`]): receptacles
+/// whose state cannot matter ([`crate::oracle::Relevance`]) are not opened there, so
+/// their states are checked on their own — a state of theirs is reachable when a chain of
+/// their own interactions leads to it from the initial state, each allowed by its guard
+/// in some state the exploration reached.
 pub fn lint(room: &Room) -> Result<Lint, VisError> {
     check_structure(room)?;
     let game = Game::new(room.clone())?;
+    let relevance = crate::oracle::Relevance::of(&game);
+    let aside = relevance.irrelevant();
     let mut seen_states: BTreeSet<(usize, usize)> = BTreeSet::new();
     let mut seen_triggers: BTreeSet<usize> = BTreeSet::new();
     let mut seen_locks: BTreeSet<usize> = BTreeSet::new();
+    // interactions of receptacles set aside whose guard held somewhere
+    let mut allowed: BTreeSet<usize> = BTreeSet::new();
+    let aside_interactions: Vec<usize> = (0..room.interactions.len())
+        .filter(|&n| {
+            aside
+                .iter()
+                .any(|&r| room.receptacles[r].id == room.interactions[n].receptacle)
+        })
+        .collect();
     let mut solvable = false;
-    crate::oracle::explore(&game, crate::oracle::STATE_LIMIT, |state: &State| {
-        for (r, &s) in state.rec_states().iter().enumerate() {
-            seen_states.insert((r, s as usize));
+    let complete = crate::oracle::explore_relevant(
+        &game,
+        &relevance,
+        crate::oracle::STATE_LIMIT,
+        |state: &State| {
+            for (r, &s) in state.rec_states().iter().enumerate() {
+                seen_states.insert((r, s as usize));
+            }
+            seen_triggers.extend(state.fired_triggers());
+            seen_locks.extend((0..room.items.len()).filter(|&i| game.solved(state, i)));
+            for &n in &aside_interactions {
+                if !allowed.contains(&n) && game.guard_holds(state, n) {
+                    allowed.insert(n);
+                }
+            }
+            solvable |= game.escaped(state);
+        },
+    );
+    for &r in &aside {
+        let rec = &room.receptacles[r];
+        let index = |name: &str| rec.states.iter().position(|s| s == name);
+        let mut reached: BTreeSet<usize> = index(&rec.initial).into_iter().collect();
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for &n in &allowed {
+                let x = &room.interactions[n];
+                if x.receptacle != rec.id {
+                    continue;
+                }
+                if let (Some(from), Some(to)) = (index(&x.from), index(&x.to))
+                    && reached.contains(&from)
+                    && reached.insert(to)
+                {
+                    grew = true;
+                }
+            }
         }
-        seen_triggers.extend(state.fired_triggers());
-        seen_locks.extend((0..room.items.len()).filter(|&i| game.solved(state, i)));
-        solvable |= game.escaped(state);
-    });
+        seen_states.extend(reached.into_iter().map(|s| (r, s)));
+    }
     let mut out = Lint {
         solvable,
+        complete,
         ..Lint::default()
     };
     for (r, rec) in room.receptacles.iter().enumerate() {

@@ -1,28 +1,50 @@
 //! The `vis` entry of the world registry and its suites.
 //!
-//! Suites: `visescape@1` (20 rooms, §3.1), `visescape-hints@1` (the same rooms in hint
-//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@1`, answer
-//! only; `visescape-quiz-reason@1`, think first), one quiz per room.
+//! Suites: `visescape@2` (20 rooms, §3.1), `visescape-hints@2` (the same rooms in hint
+//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@2`, answer
+//! only; `visescape-quiz-reason@2`, think first), one quiz per room. The room suites
+//! declare §4.1's run settings: three trials per room, the last 20 steps in view.
+//!
+//! The `@1` suites had the same rooms under a more helpful protocol (tips in the prompt,
+//! a sentence after every action, names on the pictures); they are retired, and the
+//! options `prompt=helpful`, `feedback=sentences`, `labels=on` bring that help back.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use escapade_core::env::{OracleReport, SuiteSpec};
+use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::agents::{OracleAgent, RandomAgent};
 use crate::game::Game;
+use crate::options::{OPTION_KEYS, Options};
 use crate::quiztask::{QuizEnv, QuizTask};
 use crate::{VisEnv, VisError, generator, room::Room, suite};
 
 /// The room suite.
-pub const VISESCAPE_V1: &str = "visescape@1";
+pub const VISESCAPE: &str = "visescape@2";
 /// The room suite in hint mode.
-pub const VISESCAPE_HINTS_V1: &str = "visescape-hints@1";
+pub const VISESCAPE_HINTS: &str = "visescape-hints@2";
 /// Quiz-only, answer without reasoning (App. C.2, Table 23a).
-pub const QUIZ_V1: &str = "visescape-quiz@1";
+pub const QUIZ: &str = "visescape-quiz@2";
 /// Quiz-only, reasoning first (App. C.2, Table 23b).
-pub const QUIZ_REASON_V1: &str = "visescape-quiz-reason@1";
+pub const QUIZ_REASON: &str = "visescape-quiz-reason@2";
+
+/// Trials per room (§4.1: "For each room, we conducted three different trials and
+/// averaged the resulting metrics").
+pub const TRIALS: u32 = 3;
+/// Past steps a model sees (§4.1: "history of the last 20 observations and actions"),
+/// as the `history` agent option.
+pub const HISTORY: &str = "last:20";
+
+/// The run settings §4.1 states for the room suites.
+pub fn paper_settings() -> SuiteSettings {
+    SuiteSettings {
+        epochs: Some(TRIALS),
+        agent: BTreeMap::from([("history".to_string(), HISTORY.to_string())]),
+        source: "VisEscape §4.1".into(),
+    }
+}
 
 /// The vis world.
 #[derive(Default)]
@@ -44,7 +66,7 @@ impl VisWorld {
 
     fn rooms(&self) -> Result<Vec<Room>, CoreError> {
         self.rooms
-            .get_or_init(suite::visescape_v1)
+            .get_or_init(suite::rooms)
             .clone()
             .map_err(CoreError::from)
     }
@@ -81,35 +103,63 @@ impl World for VisWorld {
         let tiers = self.rooms().map(|r| Self::tiers(&r)).unwrap_or_default();
         // a quiz task keeps its room's size class
         let quiz_tiers = tiers.clone();
-        let spec = |name: &str, description: &str, tiers: Vec<(u32, u32)>| SuiteSpec {
+        let spec = |name: &str,
+                    description: &str,
+                    tiers: Vec<(u32, u32)>,
+                    settings: SuiteSettings| SuiteSpec {
             name: name.into(),
             world: "vis".into(),
             description: description.into(),
             tiers,
-            ..Default::default()
+            settings,
         };
         vec![
             spec(
-                VISESCAPE_V1,
+                VISESCAPE,
                 "20 escape rooms with 1-2 visual quizzes each (VisEscape §3)",
                 tiers.clone(),
+                paper_settings(),
             ),
             spec(
-                VISESCAPE_HINTS_V1,
+                VISESCAPE_HINTS,
                 "the same 20 rooms in hint mode (§5.4)",
                 tiers,
+                paper_settings(),
             ),
             spec(
-                QUIZ_V1,
+                QUIZ,
                 "one visual quiz per room: clue + lock image, answer only (App. C.2)",
                 quiz_tiers.clone(),
+                SuiteSettings::default(),
             ),
             spec(
-                QUIZ_REASON_V1,
+                QUIZ_REASON,
                 "the same quizzes, reasoning before answering (App. C.2)",
                 quiz_tiers,
+                SuiteSettings::default(),
             ),
         ]
+    }
+
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        let help = "the same rooms and quizzes; `@1` added help the paper does not give \
+                    (tips in the system prompt, a sentence after every action, name tags, \
+                    banners and lock captions on the pictures) and drew locks and clues \
+                    as labelled panels. `-W prompt=helpful -W feedback=sentences -W \
+                    labels=on` brings the help back";
+        [
+            ("visescape@1", VISESCAPE),
+            ("visescape-hints@1", VISESCAPE_HINTS),
+            ("visescape-quiz@1", QUIZ),
+            ("visescape-quiz-reason@1", QUIZ_REASON),
+        ]
+        .into_iter()
+        .map(|(old, new)| RetiredSuite {
+            name: old.into(),
+            replaced_by: new.into(),
+            why: help.into(),
+        })
+        .collect()
     }
 
     fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
@@ -119,13 +169,13 @@ impl World for VisWorld {
     fn build_suite(&self, name: &str) -> Result<Vec<String>, CoreError> {
         let rooms = self.rooms()?;
         match name {
-            VISESCAPE_V1 => Ok(rooms.iter().map(Room::to_json).collect()),
-            VISESCAPE_HINTS_V1 => Ok(suite::hint_variant(&rooms)
+            VISESCAPE => Ok(rooms.iter().map(Room::to_json).collect()),
+            VISESCAPE_HINTS => Ok(suite::hint_variant(&rooms)
                 .iter()
                 .map(Room::to_json)
                 .collect()),
-            QUIZ_V1 | QUIZ_REASON_V1 => {
-                let reasoning = name == QUIZ_REASON_V1;
+            QUIZ | QUIZ_REASON => {
+                let reasoning = name == QUIZ_REASON;
                 rooms
                     .iter()
                     .map(|r| QuizTask::from_room(r, reasoning).map(|t| t.to_json()))
@@ -135,15 +185,37 @@ impl World for VisWorld {
             other => Err(CoreError::Unknown {
                 what: "suite",
                 name: other.into(),
-                known: [VISESCAPE_V1, VISESCAPE_HINTS_V1, QUIZ_V1, QUIZ_REASON_V1].join(", "),
+                known: [VISESCAPE, VISESCAPE_HINTS, QUIZ, QUIZ_REASON].join(", "),
             }),
         }
     }
 
     fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+        self.env_with(scenario_json, &BTreeMap::new())
+    }
+
+    fn env_options(&self) -> Vec<(&'static str, &'static str)> {
+        OPTION_KEYS.to_vec()
+    }
+
+    /// The options apply to rooms; a quiz task takes `labels` for its two pictures and
+    /// has no use for the others.
+    fn env_with(
+        &self,
+        scenario_json: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Env + Send>, CoreError> {
+        let options = Options::from_map(options)?;
         match self.parse(scenario_json)? {
-            Scenario::Room(room) => Ok(Box::new(VisEnv::new(Arc::new(Game::new(room)?))?)),
-            Scenario::Quiz(task) => Ok(Box::new(QuizEnv::new(task)?)),
+            Scenario::Room(room) => Ok(Box::new(
+                VisEnv::new(Arc::new(Game::new(room)?))?.with_options(options),
+            )),
+            Scenario::Quiz(task) => Ok(Box::new(QuizEnv::with_style(
+                task,
+                crate::render::Style {
+                    labels: options.labels,
+                },
+            )?)),
         }
     }
 
@@ -201,7 +273,7 @@ impl World for VisWorld {
         suite: &str,
         scenarios: &[String],
     ) -> Result<Vec<escapade_core::env::PaperStat>, CoreError> {
-        if suite != VISESCAPE_V1 && suite != VISESCAPE_HINTS_V1 {
+        if suite != VISESCAPE && suite != VISESCAPE_HINTS {
             return Ok(Vec::new());
         }
         let rooms: Vec<Room> = scenarios
@@ -238,11 +310,19 @@ impl World for VisWorld {
         };
         let lint = crate::validate::lint(&room)?;
         let mut problems = Vec::new();
-        if !lint.solvable {
-            problems.push("the room cannot be escaped".to_string());
+        match (lint.solvable, lint.complete) {
+            (true, _) => {}
+            (false, true) => problems.push("the room cannot be escaped".to_string()),
+            (false, false) => problems.push(format!(
+                "the oracle's search stopped at its limit of {} states without finding a \
+                 way out: the room may still be escapable, but it is too large to verify",
+                crate::oracle::STATE_LIMIT
+            )),
         }
+        // an incomplete search leaves these lists unproven: report only a full search's
+        let complete = lint.complete;
         let mut push = |what: &str, list: &[String]| {
-            if !list.is_empty() {
+            if complete && !list.is_empty() {
                 problems.push(format!("{what}: {}", list.join(", ")));
             }
         };

@@ -2,7 +2,7 @@
 //! passes the author's lint, is escaped by the oracle with its checkpoints firing in the
 //! listed order (App. A.4: all logic is sequential), keeps each clue on another wall
 //! than its lock (App. D.4), and comes out byte-identical for the same inputs. The same
-//! holds for the hand-authored rooms and the 20 rooms of `visescape@1`, whose statistics
+//! holds for the hand-authored rooms and the 20 rooms of `visescape@2`, whose statistics
 //! are printed next to the paper's (`cargo test -p escapade-vis --release --test
 //! generator -- --nocapture`).
 
@@ -117,9 +117,9 @@ fn hand_authored_rooms_load_and_are_clean() {
 }
 
 #[test]
-fn visescape_v1_has_twenty_solved_rooms() {
+fn the_suite_has_twenty_solved_rooms() {
     let t = Instant::now();
-    let rooms = suite::visescape_v1().unwrap();
+    let rooms = suite::rooms().unwrap();
     let built = t.elapsed();
     assert_eq!(rooms.len(), 20);
     let ids: BTreeSet<&str> = rooms.iter().map(|r| r.id.as_str()).collect();
@@ -129,11 +129,11 @@ fn visescape_v1_has_twenty_solved_rooms() {
         check_room(room);
     }
     println!(
-        "visescape@1: built in {built:?}, built and verified in {:?}",
+        "visescape@2: built in {built:?}, built and verified in {:?}",
         t.elapsed()
     );
     // the suite is a fixed list: building it twice gives the same bytes
-    let again = suite::visescape_v1().unwrap();
+    let again = suite::rooms().unwrap();
     assert!(
         rooms
             .iter()
@@ -145,8 +145,8 @@ fn visescape_v1_has_twenty_solved_rooms() {
 }
 
 #[test]
-fn visescape_v1_statistics_are_near_the_paper() {
-    let rooms = suite::visescape_v1().unwrap();
+fn the_suite_statistics_are_near_the_paper() {
+    let rooms = suite::rooms().unwrap();
     let stats = suite::stats(&rooms).unwrap();
     println!("{stats}");
     for (name, ours, paper) in stats.rows() {

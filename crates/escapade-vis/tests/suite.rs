@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use escapade_core::agent::play;
 use escapade_core::check::check_env;
 use escapade_core::{Action, World};
-use escapade_vis::world::{QUIZ_REASON_V1, QUIZ_V1, VISESCAPE_HINTS_V1, VISESCAPE_V1};
+use escapade_vis::world::{QUIZ, QUIZ_REASON, VISESCAPE, VISESCAPE_HINTS};
 use escapade_vis::{Game, Move, Room, VisEnv, VisWorld, oracle};
 
 fn world() -> &'static VisWorld {
@@ -38,7 +38,7 @@ fn junk(room: &Room) -> Vec<Action> {
 
 #[test]
 fn every_room_passes_the_conformance_checker() {
-    for json in world().build_suite(VISESCAPE_V1).unwrap() {
+    for json in world().build_suite(VISESCAPE).unwrap() {
         let room = Room::from_json(&json).unwrap();
         let mut env = world().env(&json).unwrap();
         check_env(env.as_mut(), 1, &junk(&room)).unwrap_or_else(|e| panic!("{}: {e}", room.id));
@@ -48,7 +48,7 @@ fn every_room_passes_the_conformance_checker() {
 #[test]
 fn the_oracle_escapes_every_room_with_spl_one_and_random_does_not() {
     let mut random_gc = Vec::new();
-    for json in world().build_suite(VISESCAPE_V1).unwrap() {
+    for json in world().build_suite(VISESCAPE).unwrap() {
         let report = world().oracle(&json).unwrap();
         assert!(report.solved);
         let mut env = world().env(&json).unwrap();
@@ -73,8 +73,8 @@ fn the_oracle_escapes_every_room_with_spl_one_and_random_does_not() {
 
 #[test]
 fn the_hint_suite_is_the_same_rooms_in_hint_mode() {
-    let plain = world().build_suite(VISESCAPE_V1).unwrap();
-    let hints = world().build_suite(VISESCAPE_HINTS_V1).unwrap();
+    let plain = world().build_suite(VISESCAPE).unwrap();
+    let hints = world().build_suite(VISESCAPE_HINTS).unwrap();
     assert_eq!(plain.len(), 20);
     for (a, b) in plain.iter().zip(&hints) {
         let (mut a, b) = (Room::from_json(a).unwrap(), Room::from_json(b).unwrap());
@@ -86,7 +86,7 @@ fn the_hint_suite_is_the_same_rooms_in_hint_mode() {
 
 #[test]
 fn quiz_tasks_show_two_pictures_and_count_tries() {
-    for suite in [QUIZ_V1, QUIZ_REASON_V1] {
+    for suite in [QUIZ, QUIZ_REASON] {
         let tasks = world().build_suite(suite).unwrap();
         assert_eq!(tasks.len(), 20);
         for json in &tasks {
@@ -114,8 +114,8 @@ fn quiz_tasks_show_two_pictures_and_count_tries() {
 
 #[test]
 fn paper_statistics_sit_beside_ours() {
-    let rooms = world().build_suite(VISESCAPE_V1).unwrap();
-    let stats = world().paper_stats(VISESCAPE_V1, &rooms).unwrap();
+    let rooms = world().build_suite(VISESCAPE).unwrap();
+    let stats = world().paper_stats(VISESCAPE, &rooms).unwrap();
     let names: Vec<&str> = stats.iter().map(|s| s.name.as_str()).collect();
     assert!(names.iter().any(|n| n.contains("receptacles")), "{names:?}");
     assert!(stats.iter().all(|s| s.paper.is_some() && s.ours > 0.0));
@@ -130,4 +130,83 @@ fn a_hand_written_toml_room_checks_clean_and_converts_to_json() {
     let broken = toml.replacen("world = \"vis\"", "world = \"vis\"\nbogus = 1", 1);
     let _ = world().check(&broken);
     assert!(world().check("not a room").is_err());
+}
+
+/// §4.1: "For each room, we conducted three different trials and averaged the resulting
+/// metrics" and "history of the last 20 observations and actions": the room suites say
+/// so, for the runner to apply.
+#[test]
+fn the_room_suites_declare_three_trials_and_a_twenty_step_window() {
+    let specs = world().suites();
+    for name in [VISESCAPE, VISESCAPE_HINTS] {
+        let spec = specs.iter().find(|s| s.name == name).unwrap();
+        assert_eq!(spec.settings.epochs, Some(3), "{name}");
+        assert_eq!(spec.settings.agent["history"], "last:20", "{name}");
+        assert_eq!(spec.settings.source, "VisEscape §4.1");
+        // the key reads as the agents read it
+        assert!(spec.settings.agent["history"].starts_with("last:"));
+    }
+    // the old names answer with their replacement
+    let retired = world().retired_suites();
+    for (old, new) in [
+        ("visescape@1", VISESCAPE),
+        ("visescape-hints@1", VISESCAPE_HINTS),
+        ("visescape-quiz@1", QUIZ),
+        ("visescape-quiz-reason@1", QUIZ_REASON),
+    ] {
+        assert!(
+            retired
+                .iter()
+                .any(|r| r.name == old && r.replaced_by == new)
+        );
+        assert!(world().build_suite(old).is_err());
+    }
+}
+
+/// Options reach the environment through the registry, and bad ones are refused with
+/// the keys the world knows.
+#[test]
+fn world_options_are_applied_and_checked() {
+    use std::collections::BTreeMap;
+    let json = &world().build_suite(VISESCAPE).unwrap()[0];
+    let opts = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let plain = world().env(json).unwrap();
+    let helpful = world()
+        .env_with(json, &opts(&[("prompt", "helpful")]))
+        .unwrap();
+    assert_ne!(plain.system_prompt(), helpful.system_prompt());
+    let mut labelled = world().env_with(json, &opts(&[("labels", "on")])).unwrap();
+    let mut bare = world().env(json).unwrap();
+    assert_ne!(
+        labelled.reset(0).images[0].sha256,
+        bare.reset(0).images[0].sha256
+    );
+    let err = world()
+        .env_with(json, &opts(&[("feedback", "loud")]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("view | sentences"), "{err}");
+    let err = world()
+        .env_with(json, &opts(&[("colour", "red")]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("known: prompt, feedback, labels, invalid, answers"),
+        "{err}"
+    );
+    // a quiz task takes labels for its two pictures
+    let quiz = &world().build_suite(QUIZ).unwrap()[0];
+    let mut with = world().env_with(quiz, &opts(&[("labels", "on")])).unwrap();
+    let mut without = world().env(quiz).unwrap();
+    assert_ne!(
+        with.reset(0).images[1].sha256,
+        without.reset(0).images[1].sha256
+    );
 }

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn the_suite_is_solved_and_compared_with_the_paper() {
-    let out = ok(escapade(&["suite", "visescape@1", "--json"]));
+    let out = ok(escapade(&["suite", "visescape@2", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let scenarios = v["scenarios"].as_array().unwrap();
     assert_eq!(scenarios.len(), 20);
@@ -20,7 +20,7 @@ fn the_suite_is_solved_and_compared_with_the_paper() {
             .iter()
             .any(|p| p["name"] == "quizzes per room" && p["paper"] == 1.4)
     );
-    let text = ok(escapade(&["suite", "visescape@1"]));
+    let text = ok(escapade(&["suite", "visescape@2"]));
     assert!(text.contains("oracle steps per room"), "{text}");
 }
 
@@ -31,7 +31,7 @@ fn the_oracle_escapes_every_room_and_the_report_has_a_row_per_room() {
     ok(escapade(&[
         "-q",
         "run",
-        "visescape@1",
+        "visescape@2",
         "--agent",
         "oracle",
         "--out",
@@ -60,7 +60,7 @@ fn a_person_plays_with_pictures_in_a_folder() {
     let dir = tempfile::tempdir().unwrap();
     let pictures = dir.path().join("pictures");
     let mut child = Command::new(env!("CARGO_BIN_EXE_escapade"))
-        .args(["play", "visescape@1", "--scenario", "vis-r02", "--images"])
+        .args(["play", "visescape@2", "--scenario", "vis-r02", "--images"])
         .arg(&pictures)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -115,4 +115,56 @@ fn generated_and_hand_written_rooms_check_clean() {
     assert!(said.contains("cannot be escaped"), "{said}");
     let o = escapade(&["check", "/nonexistent/room.toml"]);
     assert!(stderr(&o).contains("cannot read"));
+}
+
+/// `escapade show` of the suite: the paper's prompt, an observation that says only the
+/// side of the room, the bag and the actions, and a picture with nothing written on it
+/// (the picture is the one the vis crate's views test checks for banners and tags);
+/// `-W labels=on -W prompt=helpful` give the old help back.
+#[test]
+fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    ok(escapade(&[
+        "show",
+        "visescape@2",
+        "--scenario",
+        "vis-r05",
+        "-o",
+        plain.to_str().unwrap(),
+    ]));
+    let md = std::fs::read_to_string(plain.join("observation.md")).unwrap();
+    assert!(md.contains(escapade_vis::protocol::PAPER_PROMPT), "{md}");
+    assert!(
+        md.contains("North side of the room.\nIn your bag: nothing.\n"),
+        "{md}"
+    );
+    assert!(!md.contains("Clues for codes") && !md.contains("Step 1 of 300"));
+    let room = escapade_vis::suite::rooms().unwrap().remove(4);
+    let game = escapade_vis::Game::new(room).unwrap();
+    let want = escapade_vis::render::render(&game, &game.start()).unwrap();
+    assert_eq!(std::fs::read(plain.join("view-start-1.png")).unwrap(), want);
+    let helped = dir.path().join("helped");
+    ok(escapade(&[
+        "show",
+        "visescape@2",
+        "--scenario",
+        "vis-r05",
+        "-W",
+        "labels=on",
+        "-W",
+        "prompt=helpful",
+        "-o",
+        helped.to_str().unwrap(),
+    ]));
+    let md = std::fs::read_to_string(helped.join("observation.md")).unwrap();
+    assert!(md.contains("Clues for codes are hidden elsewhere"), "{md}");
+    assert_ne!(
+        std::fs::read(helped.join("view-start-1.png")).unwrap(),
+        want
+    );
+    // the retired name says what replaced it
+    let o = escapade(&["run", "visescape@1", "--agent", "oracle"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("visescape@2"), "{}", stderr(&o));
 }

@@ -4,6 +4,8 @@
 
 use escapade_render::{Canvas, Rgb, shapes};
 
+use super::details::{self, *};
+use super::looks::{Detail, Look};
 use super::paint::*;
 use super::{Leaf, Mark};
 use crate::room::Furniture;
@@ -228,6 +230,17 @@ fn on_swung_leaf(hinge_x: f32, y0: f32, y1: f32, reach: f32) -> R {
     R::new(x, y0 + (y1 - y0) * 0.3, w, w * 0.7)
 }
 
+/// What a drawer front carries besides its mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Handle {
+    /// A round knob.
+    Knob,
+    /// A long metal bar.
+    Bar,
+    /// A knob and a card holder above it.
+    Holder,
+}
+
 /// Draws a drawer in `d` (shut, or pulled out showing its inside) and returns where its
 /// contents go and where a keypad sits on its front.
 pub(super) fn drawer(
@@ -236,8 +249,22 @@ pub(super) fn drawer(
     leaf: Leaf,
     mark: Mark,
     color: Rgb,
+    handle: Handle,
     width: f32,
 ) -> (R, R) {
+    let pull = |c: &mut Canvas, front: R| match handle {
+        Handle::Knob => knob(c, front.cx(), front.cy(), (front.h * 0.1).max(1.5)),
+        Handle::Bar => bar_handle_flat(c, front.cx(), front.cy(), front.w * 0.4, width),
+        Handle::Holder => {
+            card_holder(c, front.sub(0.4, 0.16, 0.2, 0.22), width);
+            knob(
+                c,
+                front.cx(),
+                front.y + front.h * 0.62,
+                (front.h * 0.09).max(1.5),
+            );
+        }
+    };
     if leaf == Leaf::Open {
         outline_rect(c, d, DARK, width);
         // the drawer's box seen from above, then its front pulled down towards us
@@ -253,7 +280,7 @@ pub(super) fn drawer(
         );
         c.fill_rect(inner.x, inner.y, inner.w, inner.h, Rgb(70, 52, 40));
         outline_rect(c, front, color, width);
-        knob(c, front.cx(), front.cy(), (d.h * 0.08).max(1.5));
+        pull(c, front);
         (inner, drawer_front(front))
     } else {
         outline_rect(c, d, color, width);
@@ -265,7 +292,7 @@ pub(super) fn drawer(
             color.mix(INK, 70),
             width * 0.6,
         );
-        knob(c, d.cx(), d.cy(), (d.h * 0.08).max(1.5));
+        pull(c, d);
         mark_at(c, mark, d, d.cx(), d.cy(), (d.h * 0.55).max(8.0));
         (d.sub(0.1, 0.1, 0.8, 0.8), drawer_front(d))
     }
@@ -276,10 +303,13 @@ pub(super) fn drawer_front(d: R) -> R {
     d.sub(0.62, 0.1, 0.34, 0.8)
 }
 
+/// Draws receptacle kind `f` with `look` in `r`: its leaves as `leaf` says, the marks
+/// on them, the exit's daylight when `exit` is open. Returns where what it holds goes.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn draw_furniture(
     c: &mut Canvas,
     f: Furniture,
+    look: &Look,
     r: R,
     leaf: [Leaf; 2],
     marks: [Mark; 2],
@@ -289,12 +319,14 @@ pub(super) fn draw_furniture(
     let width = lw(r);
     let open = leaf[0] == Leaf::Open;
     let above = |fw: f32, fh: f32| r.sub((1.0 - fw) / 2.0, -fh - 0.01, fw, fh);
+    let detail = look.detail;
     match f {
         Furniture::Door => {
             let frame = r;
             outline_rect(c, frame, WOOD_DARK, width);
             let way = r.sub(0.07, 0.04, 0.86, 0.96);
             let mut front = way.sub(0.5, 0.3, 0.42, 0.16);
+            let door = look.body.unwrap_or(WOOD);
             if open {
                 front = on_swung_leaf(way.x, way.y, way.bottom(), -way.w * 0.42);
                 if exit {
@@ -310,9 +342,9 @@ pub(super) fn draw_furniture(
                     c.fill_rect(way.x, way.y, way.w, way.h, DARK);
                 }
                 c.stroke_rect(way.x, way.y, way.w, way.h, INK, width);
-                swung_leaf(c, way.x, way.y, way.bottom(), -way.w * 0.42, WOOD, width);
+                swung_leaf(c, way.x, way.y, way.bottom(), -way.w * 0.42, door, width);
             } else {
-                outline_rect(c, way, WOOD, width);
+                solid(c, way, door, width);
                 for p in [
                     way.sub(0.14, 0.06, 0.72, 0.38),
                     way.sub(0.14, 0.54, 0.72, 0.38),
@@ -341,21 +373,60 @@ pub(super) fn draw_furniture(
                 front: [front; 2],
             }
         }
+        Furniture::Cabinet if detail == Detail::Microwave => {
+            let color = look.body.unwrap_or(Rgb(238, 236, 228));
+            c.fill_rounded_rect(r.x, r.y, r.w, r.h, r.h * 0.05, color);
+            c.stroke_rounded_rect(r.x, r.y, r.w, r.h, r.h * 0.05, INK, width);
+            let door = microwave(c, r, open, width);
+            if !open {
+                mark_at(
+                    c,
+                    marks[0],
+                    door,
+                    door.cx(),
+                    door.cy() - door.h * 0.1,
+                    (door.w * 0.3).max(10.0),
+                );
+            }
+            let front = if open {
+                on_swung_leaf(door.x, door.y, door.bottom(), -door.w * 0.4)
+            } else {
+                door.sub(0.25, 0.25, 0.5, 0.4)
+            };
+            Holds {
+                inside: [door.sub(0.1, 0.1, 0.8, 0.74); 2],
+                on: above(0.8, 0.3),
+                front: [front; 2],
+            }
+        }
         Furniture::Wardrobe | Furniture::Cabinet | Furniture::Locker => {
             // a cabinet with a lamp (its states are `on` and `off`) is a grey power box
             let power = matches!(leaf[0], Leaf::On | Leaf::Off);
-            let (body, color) = match f {
+            let (body, default) = match f {
                 Furniture::Locker => (r, Rgb(96, 130, 168)),
                 Furniture::Cabinet if power => (r, STEEL_LIGHT),
                 Furniture::Cabinet => (r, WOOD_LIGHT),
                 _ => (r.sub(0.0, 0.04, 1.0, 0.92), WOOD),
             };
+            let color = look.body.unwrap_or(default);
             if f == Furniture::Wardrobe {
-                outline_rect(c, r.sub(-0.03, 0.0, 1.06, 0.05), WOOD_DARK, width);
+                let top = r.sub(-0.03, 0.0, 1.06, 0.05);
+                if detail == Detail::Crest {
+                    crest(
+                        c,
+                        R::new(top.x, top.y - top.h * 1.6, top.w, top.h * 1.6),
+                        color,
+                        width,
+                    );
+                }
+                outline_rect(c, top, color.mix(INK, 50), width);
                 outline_rect(c, r.sub(0.05, 0.96, 0.1, 0.04), WOOD_DARK, width);
                 outline_rect(c, r.sub(0.85, 0.96, 0.1, 0.04), WOOD_DARK, width);
             }
-            outline_rect(c, body, color, width);
+            if detail == Detail::Broom {
+                broom(c, body, width);
+            }
+            solid(c, body, color, width);
             let doors = body.sub(0.06, 0.05, 0.88, 0.9);
             let two = f != Furniture::Locker;
             if open {
@@ -413,12 +484,28 @@ pub(super) fn draw_furniture(
             } else if two {
                 let l = doors.sub(0.0, 0.0, 0.5, 1.0);
                 let rr = doors.sub(0.5, 0.0, 0.5, 1.0);
-                outline_rect(c, l, color, width);
-                outline_rect(c, rr, color, width);
-                let kr = (doors.w * 0.035).max(1.5);
-                knob(c, doors.cx() - kr * 2.2, doors.cy(), kr);
-                knob(c, doors.cx() + kr * 2.2, doors.cy(), kr);
-                if power {
+                for d in [l, rr] {
+                    outline_rect(c, d, color, width);
+                    let panel = d.sub(0.16, 0.08, 0.68, 0.84);
+                    match detail {
+                        Detail::Glass => glass_pane(c, panel, width),
+                        Detail::Louvres => louvres(c, panel, color, width),
+                        Detail::Lattice => lattice(c, panel, color, width),
+                        Detail::CardHolders => card_holder(c, d.sub(0.3, 0.1, 0.4, 0.08), width),
+                        Detail::Server => server(c, d.sub(0.1, 0.04, 0.8, 0.92), width),
+                        _ => {}
+                    }
+                }
+                if detail == Detail::BarHandles {
+                    let h = doors.h * 0.3;
+                    bar_handle(c, doors.cx() - doors.w * 0.06, doors.cy(), h, width);
+                    bar_handle(c, doors.cx() + doors.w * 0.06, doors.cy(), h, width);
+                } else {
+                    let kr = (doors.w * 0.035).max(1.5);
+                    knob(c, doors.cx() - kr * 2.2, doors.cy(), kr);
+                    knob(c, doors.cx() + kr * 2.2, doors.cy(), kr);
+                }
+                if power || detail == Detail::Lightning {
                     bolt_sign(c, doors.sub(0.58, 0.55, 0.34, 0.36));
                 }
                 mark_at(
@@ -431,16 +518,14 @@ pub(super) fn draw_furniture(
                 );
             } else {
                 outline_rect(c, doors, color, width);
-                for k in 0..3 {
-                    let y = doors.y + doors.h * (0.06 + 0.04 * k as f32);
-                    c.line(
-                        doors.x + doors.w * 0.25,
-                        y,
-                        doors.right() - doors.w * 0.25,
-                        y,
-                        INK,
-                        width,
-                    );
+                // air slots at the top of a locker door (and the bottom, for a gym's)
+                vents(c, doors.sub(0.2, 0.03, 0.6, 0.1), width);
+                match detail {
+                    Detail::Vents => vents(c, doors.sub(0.2, 0.86, 0.6, 0.1), width),
+                    Detail::Rivets => rivets(c, doors),
+                    Detail::Wrench => wrench_paint(c, doors.sub(0.15, 0.5, 0.7, 0.34)),
+                    Detail::Lightning => bolt_sign(c, doors.sub(0.25, 0.62, 0.5, 0.22)),
+                    _ => {}
                 }
                 let hx = doors.x + doors.w * 0.82;
                 c.fill_rect(
@@ -487,12 +572,25 @@ pub(super) fn draw_furniture(
             }
         }
         Furniture::Safe => {
+            let color = look.body.unwrap_or(STEEL_DARK);
+            if detail == Detail::Surround {
+                let s = r.sub(-0.08, -0.08, 1.16, 1.08);
+                solid(c, s, WOOD, width);
+            }
             let body = r.sub(0.0, 0.0, 1.0, 0.93);
             outline_rect(c, r.sub(0.08, 0.92, 0.16, 0.08), STEEL_DARK, width);
             outline_rect(c, r.sub(0.76, 0.92, 0.16, 0.08), STEEL_DARK, width);
-            c.fill_rounded_rect(body.x, body.y, body.w, body.h, body.w * 0.05, STEEL_DARK);
+            c.fill_rounded_rect(body.x, body.y, body.w, body.h, body.w * 0.05, color);
+            c.fill_rect(
+                body.right() - body.w * 0.07,
+                body.y + body.h * 0.03,
+                body.w * 0.05,
+                body.h * 0.94,
+                color.mix(INK, 50),
+            );
             c.stroke_rounded_rect(body.x, body.y, body.w, body.h, body.w * 0.05, INK, width);
             let door = body.sub(0.08, 0.08, 0.84, 0.84);
+            let face = color.mix(Rgb::WHITE, 60);
             if open {
                 outline_rect(c, door, DARK, width);
                 c.line(
@@ -509,17 +607,17 @@ pub(super) fn draw_furniture(
                     door.y,
                     door.bottom(),
                     door.w * 0.4,
-                    STEEL,
+                    face,
                     width,
                 );
             } else {
-                outline_rect(c, door, STEEL, width);
+                outline_rect(c, door, face, width);
                 c.fill_rect(
                     door.x + door.w * 0.9,
                     door.y + door.h * 0.15,
                     door.w * 0.06,
                     door.h * 0.7,
-                    STEEL_DARK,
+                    color,
                 );
                 if marks[0] == Mark::None {
                     // a plain shut safe: its handle dial
@@ -562,15 +660,31 @@ pub(super) fn draw_furniture(
             }
         }
         Furniture::Drawers => {
+            let color = look.body.unwrap_or(WOOD);
+            let fronts = if look.body.is_some() {
+                color.mix(Rgb::WHITE, 40)
+            } else {
+                WOOD_LIGHT
+            };
+            let handle = match detail {
+                Detail::BarHandles => Handle::Bar,
+                Detail::CardHolders => Handle::Holder,
+                _ => Handle::Knob,
+            };
             outline_rect(c, r.sub(0.02, 0.94, 0.12, 0.06), WOOD_DARK, width);
             outline_rect(c, r.sub(0.86, 0.94, 0.12, 0.06), WOOD_DARK, width);
-            outline_rect(c, r.sub(0.0, 0.0, 1.0, 0.94), WOOD, width);
-            outline_rect(c, r.sub(-0.03, -0.02, 1.06, 0.06), WOOD_DARK, width);
+            solid(c, r.sub(0.0, 0.0, 1.0, 0.94), color, width);
+            outline_rect(
+                c,
+                r.sub(-0.03, -0.02, 1.06, 0.06),
+                color.mix(INK, 50),
+                width,
+            );
             let d0 = r.sub(0.07, 0.1, 0.86, 0.38);
             let d1 = r.sub(0.07, 0.53, 0.86, 0.38);
             // the lower drawer first: an open upper drawer overlaps it
-            let (in1, front1) = drawer(c, d1, leaf[1], marks[1], WOOD_LIGHT, width);
-            let (in0, front0) = drawer(c, d0, leaf[0], marks[0], WOOD_LIGHT, width);
+            let (in1, front1) = drawer(c, d1, leaf[1], marks[1], fronts, handle, width);
+            let (in0, front0) = drawer(c, d0, leaf[0], marks[0], fronts, handle, width);
             Holds {
                 inside: [in0, in1],
                 on: above(0.8, 0.3),
@@ -578,12 +692,41 @@ pub(super) fn draw_furniture(
             }
         }
         Furniture::Desk => {
-            outline_rect(c, r.sub(0.03, 0.08, 0.06, 0.92), WOOD_DARK, width);
-            outline_rect(c, r.sub(0.91, 0.08, 0.06, 0.92), WOOD_DARK, width);
+            let color = look.body.unwrap_or(WOOD);
+            let (leg, legs_w) = match detail {
+                Detail::MetalLegs => (Rgb(40, 40, 44), 0.04),
+                Detail::TubeLegs => (STEEL_LIGHT, 0.025),
+                _ => (color.mix(INK, 60), 0.06),
+            };
+            outline_rect(c, r.sub(0.03, 0.08, legs_w, 0.92), leg, width);
+            outline_rect(c, r.sub(0.97 - legs_w, 0.08, legs_w, 0.92), leg, width);
+            if detail == Detail::TubeLegs {
+                c.line(
+                    r.x + r.w * 0.05,
+                    r.y + r.h * 0.8,
+                    r.right() - r.w * 0.05,
+                    r.y + r.h * 0.8,
+                    STEEL_LIGHT,
+                    width * 1.5,
+                );
+            }
             let d = r.sub(0.5, 0.11, 0.4, 0.22);
-            outline_rect(c, r.sub(0.09, 0.08, 0.82, 0.28), WOOD, width);
-            outline_rect(c, r.sub(-0.02, 0.0, 1.04, 0.09), WOOD_DARK, width);
-            let (inside, front) = drawer(c, d, leaf[0], marks[0], WOOD_LIGHT, width);
+            let apron = if detail == Detail::MetalLegs {
+                Rgb(90, 92, 98)
+            } else {
+                color
+            };
+            outline_rect(c, r.sub(0.09, 0.08, 0.82, 0.28), apron, width);
+            outline_rect(c, r.sub(-0.02, 0.0, 1.04, 0.09), color.mix(INK, 40), width);
+            let (inside, front) = drawer(
+                c,
+                d,
+                leaf[0],
+                marks[0],
+                apron.mix(Rgb::WHITE, 50),
+                Handle::Knob,
+                width,
+            );
             Holds {
                 inside: [inside; 2],
                 on: r.sub(0.04, -0.42, 0.92, 0.41),
@@ -591,45 +734,76 @@ pub(super) fn draw_furniture(
             }
         }
         Furniture::Chest => {
+            let color = look.body.unwrap_or(WOOD);
+            let lid_colour = color.mix(INK, 40);
             let body = r.sub(0.0, 0.28, 1.0, 0.72);
+            let flat = matches!(detail, Detail::Slats | Detail::Stencil);
+            if detail == Detail::Ropes {
+                rope(
+                    c,
+                    body.x - body.w * 0.02,
+                    body.y + body.h * 0.2,
+                    body.h * 0.3,
+                );
+                rope(
+                    c,
+                    body.right() + body.w * 0.02,
+                    body.y + body.h * 0.2,
+                    body.h * 0.3,
+                );
+            }
             if open {
                 let lid = r.sub(0.02, -0.32, 0.96, 0.5);
-                outline_rect(c, lid, WOOD_DARK, width);
+                outline_rect(c, lid, lid_colour, width);
                 c.fill_rect(
                     lid.x + lid.w * 0.06,
                     lid.y + lid.h * 0.1,
                     lid.w * 0.88,
                     lid.h * 0.8,
-                    WOOD.mix(INK, 50),
+                    color.mix(INK, 50),
                 );
-                outline_rect(c, body, WOOD, width);
+                solid(c, body, color, width);
                 let hole = body.sub(0.05, 0.0, 0.9, 0.42);
                 outline_rect(c, hole, DARK, width);
-                for x in [0.2, 0.8] {
-                    outline_rect(
-                        c,
-                        body.sub(x - 0.03, 0.42, 0.06, 0.58),
-                        STEEL_DARK,
-                        width * 0.6,
-                    );
+                if !flat {
+                    for x in [0.2, 0.8] {
+                        outline_rect(
+                            c,
+                            body.sub(x - 0.03, 0.42, 0.06, 0.58),
+                            STEEL_DARK,
+                            width * 0.6,
+                        );
+                    }
                 }
+                let below = body.sub(0.0, 0.42, 1.0, 0.58);
+                chest_front(c, below, detail, color, width);
             } else {
-                outline_rect(c, body, WOOD, width);
+                solid(c, body, color, width);
                 let lid = r.sub(-0.02, 0.04, 1.04, 0.26);
-                c.fill_rounded_rect(lid.x, lid.y, lid.w, lid.h, lid.h * 0.5, WOOD_DARK);
-                c.stroke_rounded_rect(lid.x, lid.y, lid.w, lid.h, lid.h * 0.5, INK, width);
-                c.fill_rect(lid.x, lid.y + lid.h * 0.5, lid.w, lid.h * 0.5, WOOD_DARK);
-                c.stroke_rect(lid.x, lid.y + lid.h * 0.5, lid.w, lid.h * 0.5, INK, width);
-                for x in [0.2, 0.8] {
-                    outline_rect(
-                        c,
-                        r.sub(x - 0.03, 0.04, 0.06, 0.96),
-                        STEEL_DARK,
-                        width * 0.6,
-                    );
+                if flat {
+                    outline_rect(c, lid, lid_colour, width);
+                } else {
+                    c.fill_rounded_rect(lid.x, lid.y, lid.w, lid.h, lid.h * 0.5, lid_colour);
+                    c.stroke_rounded_rect(lid.x, lid.y, lid.w, lid.h, lid.h * 0.5, INK, width);
+                    c.fill_rect(lid.x, lid.y + lid.h * 0.5, lid.w, lid.h * 0.5, lid_colour);
+                    c.stroke_rect(lid.x, lid.y + lid.h * 0.5, lid.w, lid.h * 0.5, INK, width);
                 }
-                let clasp = body.sub(0.44, 0.0, 0.12, 0.22);
-                outline_rect(c, clasp, GOLD, width * 0.7);
+                if detail == Detail::Padded {
+                    tufts(c, lid);
+                }
+                chest_front(c, body, detail, color, width);
+                if !flat {
+                    for x in [0.2, 0.8] {
+                        outline_rect(
+                            c,
+                            r.sub(x - 0.03, 0.04, 0.06, 0.96),
+                            STEEL_DARK,
+                            width * 0.6,
+                        );
+                    }
+                    let clasp = body.sub(0.44, 0.0, 0.12, 0.22);
+                    outline_rect(c, clasp, GOLD, width * 0.7);
+                }
                 mark_at(
                     c,
                     marks[0],
@@ -652,12 +826,18 @@ pub(super) fn draw_furniture(
         }
         Furniture::Shelf => {
             let covered = leaf[0] != Leaf::Open && has_doors;
+            let wood = look.body.unwrap_or(WOOD);
             c.fill_rect(r.x, r.y, r.w, r.h, WOOD_LIGHT.mix(Rgb::WHITE, 60));
             c.stroke_rect(r.x, r.y, r.w, r.h, INK, width);
-            outline_rect(c, r.sub(0.0, 0.0, 0.05, 1.0), WOOD_DARK, width);
-            outline_rect(c, r.sub(0.95, 0.0, 0.05, 1.0), WOOD_DARK, width);
+            outline_rect(c, r.sub(0.0, 0.0, 0.05, 1.0), wood.mix(INK, 50), width);
+            outline_rect(c, r.sub(0.95, 0.0, 0.05, 1.0), wood.mix(INK, 50), width);
+            let books_too = detail == Detail::Books;
+            if books_too {
+                details::books(c, r.sub(0.76, 0.1, 0.18, 0.37), width);
+                details::books(c, r.sub(0.76, 0.56, 0.18, 0.37), width);
+            }
             for y in [0.0, 0.47, 0.93] {
-                outline_rect(c, r.sub(-0.02, y, 1.04, 0.07), WOOD, width);
+                outline_rect(c, r.sub(-0.02, y, 1.04, 0.07), wood, width);
             }
             if covered {
                 let g = r.sub(0.05, 0.0, 0.9, 1.0);
@@ -681,20 +861,41 @@ pub(super) fn draw_furniture(
             } else {
                 mark_at(c, marks[0], r, r.cx(), r.cy() - 4.0, (r.w * 0.22).max(10.0));
             }
+            let span = if books_too { 0.68 } else { 0.86 };
             Holds {
-                inside: [r.sub(0.07, 0.54, 0.86, 0.39); 2],
-                on: r.sub(0.07, 0.07, 0.86, 0.4),
+                inside: [r.sub(0.07, 0.54, span, 0.39); 2],
+                on: r.sub(0.07, 0.07, span, 0.4),
                 front: [r.sub(0.3, 0.3, 0.4, 0.35); 2],
             }
         }
         Furniture::Fridge => {
-            let white = Rgb(236, 240, 242);
-            c.fill_rounded_rect(r.x, r.y, r.w, r.h, r.w * 0.06, white);
-            c.stroke_rounded_rect(r.x, r.y, r.w, r.h, r.w * 0.06, INK, width);
+            let white = look.body.unwrap_or(Rgb(236, 240, 242));
+            let ice_box = detail == Detail::IceBox;
+            let round = if ice_box { r.w * 0.16 } else { r.w * 0.06 };
+            c.fill_rounded_rect(r.x, r.y, r.w, r.h, round, white);
+            c.fill_rect(
+                r.right() - r.w * 0.07,
+                r.y + round,
+                r.w * 0.05,
+                r.h - 2.0 * round,
+                white.mix(INK, 30),
+            );
+            c.stroke_rounded_rect(r.x, r.y, r.w, r.h, round, INK, width);
             let freezer = r.sub(0.03, 0.02, 0.94, 0.28);
             let main = r.sub(0.03, 0.32, 0.94, 0.65);
             outline_rect(c, freezer, white, width);
-            outline_rect(c, r.sub(0.1, 0.18, 0.05, 0.1), STEEL, width * 0.6);
+            if ice_box {
+                for y in [0.2, 0.8] {
+                    outline_rect(
+                        c,
+                        freezer.sub(0.9, y - 0.08, 0.06, 0.16),
+                        STEEL_LIGHT,
+                        width * 0.5,
+                    );
+                }
+            } else {
+                outline_rect(c, r.sub(0.1, 0.18, 0.05, 0.1), STEEL, width * 0.6);
+            }
             if open {
                 outline_rect(c, main, Rgb(214, 232, 244), width);
                 for y in [0.33, 0.66] {
@@ -719,8 +920,16 @@ pub(super) fn draw_furniture(
                 );
             } else {
                 outline_rect(c, main, white, width);
-                let handle = r.sub(0.1, 0.36, 0.05, 0.22);
-                outline_rect(c, handle, STEEL, width * 0.6);
+                let handle = if ice_box {
+                    let h = r.sub(0.08, 0.4, 0.2, 0.05);
+                    c.fill_rounded_rect(h.x, h.y, h.w, h.h, h.h * 0.4, STEEL_LIGHT);
+                    c.stroke_rounded_rect(h.x, h.y, h.w, h.h, h.h * 0.4, INK, width * 0.6);
+                    h
+                } else {
+                    let h = r.sub(0.1, 0.36, 0.05, 0.22);
+                    outline_rect(c, h, STEEL, width * 0.6);
+                    h
+                };
                 mark_at(
                     c,
                     marks[0],
@@ -752,30 +961,22 @@ pub(super) fn draw_furniture(
                 outline_rect(c, hole, DARK, width);
                 frame = R::new(r.x + r.w * 0.31, r.y - r.h * 0.18, r.w, r.h);
             }
-            outline_rect(c, frame, Rgb(176, 130, 50), width);
             let canvas = frame.sub(0.1, 0.12, 0.8, 0.76);
-            outline_rect(c, canvas, Rgb(168, 208, 236), width * 0.6);
-            c.fill_rect(
-                canvas.x,
-                canvas.y + canvas.h * 0.6,
-                canvas.w,
-                canvas.h * 0.4,
-                Rgb(96, 150, 80),
-            );
-            c.fill_ellipse(
-                canvas.x + canvas.w * 0.3,
-                canvas.y + canvas.h * 0.62,
-                canvas.w * 0.35,
-                canvas.h * 0.22,
-                Rgb(80, 130, 70),
-            );
-            c.fill_circle(
-                canvas.x + canvas.w * 0.78,
-                canvas.y + canvas.h * 0.28,
-                canvas.h * 0.12,
-                Rgb(250, 210, 60),
-            );
-            c.stroke_rect(canvas.x, canvas.y, canvas.w, canvas.h, INK, width * 0.6);
+            match detail {
+                Detail::Pegboard => {
+                    let board = look.body.unwrap_or(Rgb(150, 112, 70));
+                    outline_rect(c, frame, board.mix(INK, 40), width);
+                    pegboard(c, frame.inset(width * 2.0), board, width);
+                }
+                Detail::Map => {
+                    outline_rect(c, frame, Rgb(60, 44, 36), width);
+                    map(c, canvas, width);
+                }
+                _ => {
+                    outline_rect(c, frame, Rgb(176, 130, 50), width);
+                    landscape(c, canvas, width);
+                }
+            }
             if !moved {
                 mark_at(
                     c,
@@ -799,9 +1000,22 @@ pub(super) fn draw_furniture(
         }
         Furniture::Table => {
             let covered = leaf[0] != Leaf::Open && has_doors;
-            outline_rect(c, r.sub(0.06, 0.08, 0.07, 0.92), WOOD_DARK, width);
-            outline_rect(c, r.sub(0.87, 0.08, 0.07, 0.92), WOOD_DARK, width);
-            outline_rect(c, r.sub(-0.02, 0.0, 1.04, 0.1), WOOD, width);
+            let color = look.body.unwrap_or(WOOD);
+            let legs = color.mix(INK, 50);
+            outline_rect(c, r.sub(0.06, 0.08, 0.07, 0.92), legs, width);
+            outline_rect(c, r.sub(0.87, 0.08, 0.07, 0.92), legs, width);
+            if detail == Detail::LowShelf {
+                outline_rect(c, r.sub(0.04, 0.7, 0.92, 0.07), color, width);
+            }
+            let top = if detail == Detail::Vise {
+                r.sub(-0.04, -0.04, 1.08, 0.16)
+            } else {
+                r.sub(-0.02, 0.0, 1.04, 0.1)
+            };
+            solid(c, top, color, width);
+            if detail == Detail::Vise {
+                vise(c, top, width);
+            }
             if covered {
                 // a cloth thrown over the table top hides what lies on it
                 let cloth = [
@@ -826,12 +1040,56 @@ pub(super) fn draw_furniture(
             } else {
                 mark_at(c, marks[0], r, r.cx(), r.y + r.h * 0.15, r.h * 0.4);
             }
-            let top = r.sub(0.04, -0.5, 0.92, 0.49);
+            let surface = if detail == Detail::Vise {
+                r.sub(0.18, -0.5, 0.78, 0.49)
+            } else {
+                r.sub(0.04, -0.5, 0.92, 0.49)
+            };
             Holds {
-                inside: [top; 2],
-                on: top,
+                inside: [surface; 2],
+                on: surface,
                 front: [r.sub(0.35, 0.12, 0.3, 0.35); 2],
             }
         }
     }
+}
+
+/// The front of a chest or crate below its lid: planks, stencilled arrows or painted
+/// stars, as its look says.
+fn chest_front(c: &mut Canvas, r: R, detail: Detail, color: Rgb, width: f32) {
+    match detail {
+        Detail::Slats => planks(c, r, color, width),
+        Detail::Stencil => {
+            planks(c, r, color, width);
+            stencil_arrows(c, r.sub(0.05, 0.1, 0.3, 0.8), width);
+        }
+        Detail::Stars => stars(c, r),
+        _ => {}
+    }
+}
+
+/// A landscape painting on `canvas`: sky, hills and a sun.
+fn landscape(c: &mut Canvas, canvas: R, width: f32) {
+    outline_rect(c, canvas, Rgb(168, 208, 236), width * 0.6);
+    c.fill_rect(
+        canvas.x,
+        canvas.y + canvas.h * 0.6,
+        canvas.w,
+        canvas.h * 0.4,
+        Rgb(96, 150, 80),
+    );
+    c.fill_ellipse(
+        canvas.x + canvas.w * 0.3,
+        canvas.y + canvas.h * 0.62,
+        canvas.w * 0.35,
+        canvas.h * 0.22,
+        Rgb(80, 130, 70),
+    );
+    c.fill_circle(
+        canvas.x + canvas.w * 0.78,
+        canvas.y + canvas.h * 0.28,
+        canvas.h * 0.12,
+        Rgb(250, 210, 60),
+    );
+    c.stroke_rect(canvas.x, canvas.y, canvas.w, canvas.h, INK, width * 0.6);
 }

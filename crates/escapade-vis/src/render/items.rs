@@ -15,22 +15,29 @@ pub(super) fn draw_icon(c: &mut Canvas, game: &Game, state: &State, i: usize, r:
     let item = &room.items[i];
     let quiz = game.quiz_of(i).map(|q| &room.quizzes[q]);
     match (&item.kind, quiz) {
-        (ItemKind::Clue { .. }, Some(q)) => draw_clue(c, q, &item.id, r.square(), false),
-        (ItemKind::Lock { .. }, Some(q)) => draw_lock(c, q, game.solved(state, i), r.fit(1.45)),
+        (ItemKind::Clue { .. }, Some(q)) => draw_clue(c, q, item, r.square(), false),
+        (ItemKind::Lock { .. }, Some(q)) => {
+            draw_lock(c, q, item, game.solved(state, i), r.fit(1.45), false)
+        }
+        (ItemKind::Note { .. }, _) if is_card(&item.name) => {
+            // a postcard or a card: wider than tall, a picture on one half
+            let p = r.square().sub(0.05, 0.22, 0.9, 0.56);
+            outline_rect(c, p, PAPER, lw(p) * 0.8);
+            let pic = p.sub(0.06, 0.1, 0.42, 0.8);
+            c.fill_rect(pic.x, pic.y, pic.w, pic.h, Rgb(150, 196, 226));
+            c.fill_rect(
+                pic.x,
+                pic.y + pic.h * 0.6,
+                pic.w,
+                pic.h * 0.4,
+                Rgb(226, 212, 160),
+            );
+            ruled(c, p.sub(0.56, 0.3, 0.36, 0.6), 3, (p.h / 40.0).max(0.8));
+        }
         (ItemKind::Note { .. }, _) => {
             let p = r.square().sub(0.15, 0.05, 0.7, 0.9);
             outline_rect(c, p, PAPER, lw(p) * 0.8);
-            for k in 0..5 {
-                let y = p.y + p.h * (0.2 + 0.14 * k as f32);
-                c.line(
-                    p.x + p.w * 0.15,
-                    y,
-                    p.right() - p.w * 0.15,
-                    y,
-                    Rgb(120, 120, 140),
-                    (p.h / 60.0).max(0.8),
-                );
-            }
+            ruled(c, p.sub(0.15, 0.2, 0.7, 0.7), 5, (p.h / 60.0).max(0.8));
         }
         (ItemKind::Decor, _) => decor_icon(c, &item.name, &item.look, &item.id, r.square()),
         _ => tool_icon(c, &item.name, &item.look, &item.id, r.square()),
@@ -299,17 +306,123 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
     }
 }
 
-/// Decoration: plants, vases, books, lamps and the like, shaped after the name.
+/// `n` lines of writing, evenly spaced down `r` from its top edge.
+fn ruled(c: &mut Canvas, r: R, n: usize, width: f32) {
+    for k in 0..n {
+        let y = r.y + r.h * k as f32 / n as f32;
+        c.line(r.x, y, r.right(), y, Rgb(120, 120, 140), width);
+    }
+}
+
+/// A note drawn as a card (wider than tall) rather than a sheet.
+fn is_card(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("postcard") || n.contains("card")
+}
+
+/// Decoration: plants, vases, books, lamps, toys and the like, shaped after the name.
 pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) {
-    const KINDS: [&str; 14] = [
-        "plant", "flower", "vase", "book", "lamp", "candle", "mug", "cup", "globe", "bottle",
-        "photo", "picture", "painting", "trophy",
+    const KINDS: [&str; 22] = [
+        "teddy", "bear", "toy car", "glove", "shell", "spoon", "tape", "plant", "flower", "vase",
+        "book", "lamp", "candle", "mug", "cup", "globe", "bottle", "photo", "picture", "painting",
+        "trophy", "car",
     ];
     let col = item_colour(name, look, id);
     let w = lw(r);
     let p = |fx: f32, fy: f32| (r.x + fx * r.w, r.y + fy * r.h);
     let sub = |fx, fy, fw, fh| r.sub(fx, fy, fw, fh);
     match kind_word(name, look, &KINDS).unwrap_or("") {
+        "teddy" | "bear" => {
+            let fur = Rgb(160, 112, 70);
+            for (fx, fy, rad) in [(0.3, 0.16, 0.09), (0.7, 0.16, 0.09)] {
+                let (x, y) = p(fx, fy);
+                c.fill_circle(x, y, r.w * rad, fur);
+                c.stroke_circle(x, y, r.w * rad, INK, w);
+            }
+            let (bx, by) = p(0.5, 0.66);
+            c.fill_ellipse(bx, by, r.w * 0.26, r.h * 0.28, fur);
+            c.stroke_ellipse(bx, by, r.w * 0.26, r.h * 0.28, INK, w);
+            let (hx, hy) = p(0.5, 0.3);
+            c.fill_circle(hx, hy, r.w * 0.2, fur);
+            c.stroke_circle(hx, hy, r.w * 0.2, INK, w);
+            c.fill_ellipse(
+                hx,
+                hy + r.h * 0.06,
+                r.w * 0.08,
+                r.h * 0.06,
+                Rgb(220, 190, 150),
+            );
+            for fx in [0.43, 0.57] {
+                let (ex, ey) = p(fx, 0.27);
+                c.fill_circle(ex, ey, r.w * 0.025, INK);
+            }
+        }
+        "toy car" | "car" => {
+            let body = sub(0.08, 0.45, 0.84, 0.25);
+            c.fill_rounded_rect(body.x, body.y, body.w, body.h, body.h * 0.3, col);
+            c.stroke_rounded_rect(body.x, body.y, body.w, body.h, body.h * 0.3, INK, w);
+            outline_poly(
+                c,
+                &[p(0.28, 0.45), p(0.36, 0.28), p(0.64, 0.28), p(0.74, 0.45)],
+                Rgb(190, 220, 236),
+                w,
+            );
+            for fx in [0.28, 0.72] {
+                let (x, y) = p(fx, 0.72);
+                c.fill_circle(x, y, r.w * 0.09, Rgb(40, 40, 44));
+                c.fill_circle(x, y, r.w * 0.035, STEEL_LIGHT);
+            }
+        }
+        "glove" => {
+            for (dx, shade) in [(0.0, 0u8), (0.16, 60)] {
+                let g = col.mix(Rgb(40, 40, 40), shade);
+                let palm = sub(0.2 + dx, 0.35, 0.4, 0.45);
+                c.fill_rounded_rect(palm.x, palm.y, palm.w, palm.h, palm.w * 0.3, g);
+                c.stroke_rounded_rect(palm.x, palm.y, palm.w, palm.h, palm.w * 0.3, INK, w);
+                for k in 0..4 {
+                    let f = sub(0.22 + dx + 0.09 * k as f32, 0.16, 0.08, 0.24);
+                    c.fill_rounded_rect(f.x, f.y, f.w, f.h, f.w * 0.5, g);
+                    c.stroke_rounded_rect(f.x, f.y, f.w, f.h, f.w * 0.5, INK, w * 0.6);
+                }
+            }
+        }
+        "shell" => {
+            let (x, y) = p(0.5, 0.78);
+            let fan: Vec<(f32, f32)> = (0..=8)
+                .map(|k| {
+                    let t = -0.25 + 0.5 * k as f32 / 8.0;
+                    escapade_render::shapes::on_circle(x, y, r.w * 0.42, t)
+                })
+                .chain([(x, y)])
+                .collect();
+            outline_poly(c, &fan, col, w);
+            for k in 1..8 {
+                let t = -0.25 + 0.5 * k as f32 / 8.0;
+                let (ex, ey) = escapade_render::shapes::on_circle(x, y, r.w * 0.4, t);
+                c.line(x, y, ex, ey, col.mix(INK, 90), w * 0.6);
+            }
+        }
+        "spoon" => {
+            c.line(
+                r.x + r.w * 0.3,
+                r.y + r.h * 0.85,
+                r.x + r.w * 0.6,
+                r.y + r.h * 0.35,
+                col,
+                r.w * 0.07,
+            );
+            let (x, y) = p(0.68, 0.24);
+            c.fill_ellipse(x, y, r.w * 0.12, r.h * 0.16, col);
+            c.stroke_ellipse(x, y, r.w * 0.12, r.h * 0.16, INK, w);
+        }
+        "tape" => {
+            let case = sub(0.15, 0.25, 0.55, 0.55);
+            c.fill_rounded_rect(case.x, case.y, case.w, case.h, case.w * 0.2, col);
+            c.stroke_rounded_rect(case.x, case.y, case.w, case.h, case.w * 0.2, INK, w);
+            c.fill_circle(case.cx(), case.cy(), case.w * 0.18, STEEL_LIGHT);
+            let tape = sub(0.68, 0.66, 0.26, 0.1);
+            outline_rect(c, tape, Rgb(250, 214, 60), w * 0.6);
+        }
         "plant" | "flower" => {
             for (fx, fy, a) in [
                 (0.35, 0.35, 0.12),
@@ -437,8 +550,16 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
     }
 }
 
-/// A note close-up: a sheet of paper with its text.
-pub(super) fn draw_note(c: &mut Canvas, text: &str, r: R) {
+/// A note close-up: a sheet of paper (or a card) with its text.
+pub(super) fn draw_note(c: &mut Canvas, name: &str, text: &str, r: R) {
+    let r = if is_card(name) {
+        // landscape, as wide as the close-up allows
+        let w = (r.w * 1.4).min(580.0);
+        let h = w / 1.5;
+        R::new(r.cx() - w / 2.0, r.cy() - h / 2.0, w, h)
+    } else {
+        r
+    };
     c.fill_rect(r.x + 6.0, r.y + 6.0, r.w, r.h, Rgb(40, 38, 40));
     outline_rect(c, r, PAPER, 2.0);
     let margin = 34.0;

@@ -1,11 +1,144 @@
 //! Visual quizzes (App. D.4, Fig. 16): a clue drawn from its [`QuizSpec`] so the answer
-//! can be read off by looking, and a lock face that shows what the code is made of
-//! (coloured slots, lettered symbol buttons, `HH:MM`, an arrow pad) but never the code.
+//! can be read off by looking, and a lock that shows what the code is made of (a window
+//! per character, coloured bands where colours say which number goes where, lettered
+//! symbol buttons, an arrow pad) but never the code. A clue is drawn as the thing its
+//! name says ([`ClueForm`]: cans, blocks, a stone tablet, a pocket watch…); a lock is a
+//! lock, with nothing written on it unless `labels=on` adds its captions.
 
 use escapade_render::{Canvas, Rgb, shapes};
 
 use super::paint::*;
-use crate::room::{CodeKind, Colour, Quiz, QuizSpec, Symbol};
+use crate::room::{CodeKind, Colour, Item, Quiz, QuizSpec, Symbol};
+
+/// What a clue is drawn as, read from its name (and what its quiz shows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClueForm {
+    /// A paper card (the default).
+    Card,
+    /// Coloured cans standing together (colour counts).
+    Cans,
+    /// Coloured toy blocks (colour counts).
+    Blocks,
+    /// Coloured marbles (colour counts).
+    Marbles,
+    /// A panel of tiles (polygons).
+    Tiles,
+    /// A grey stone tablet with carved symbols.
+    Tablet,
+    /// A wooden sign (arrows).
+    Sign,
+    /// A wall clock.
+    Clock,
+    /// A pocket watch.
+    Watch,
+}
+
+/// The form of clue `item` for `spec` (see [`ClueForm`]).
+pub(crate) fn clue_form(item: &Item, spec: &QuizSpec) -> ClueForm {
+    let name = item.name.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
+    // a poster, card or drawing of cans is flat paper that shows cans
+    let flat = has(&[
+        "poster", "card", "drawing", "strip", "sheet", "photo", "paper", "picture",
+    ]);
+    match spec {
+        QuizSpec::ColourCount { .. } if flat => ClueForm::Card,
+        QuizSpec::ColourCount { .. } if has(&["can"]) => ClueForm::Cans,
+        QuizSpec::ColourCount { .. } if has(&["block", "cube"]) => ClueForm::Blocks,
+        QuizSpec::ColourCount { .. } if has(&["marble", "ball", "bead"]) => ClueForm::Marbles,
+        QuizSpec::PolygonSides { .. } if has(&["tile"]) => ClueForm::Tiles,
+        QuizSpec::SymbolOrder { .. } if has(&["tablet", "stone"]) => ClueForm::Tablet,
+        QuizSpec::Arrows { .. } if has(&["sign"]) => ClueForm::Sign,
+        QuizSpec::Clock { .. } if has(&["watch"]) => ClueForm::Watch,
+        QuizSpec::Clock { .. } => ClueForm::Clock,
+        _ => ClueForm::Card,
+    }
+}
+
+/// The things a colour-count clue `item` shows (`can`, `block`, `marble`), read from its
+/// name; `None` for coloured symbols.
+pub(crate) fn object_noun(item: &Item, spec: &QuizSpec) -> Option<&'static str> {
+    if !matches!(spec, QuizSpec::ColourCount { .. }) {
+        return None;
+    }
+    let name = item.name.to_ascii_lowercase();
+    [
+        ("can", "can"),
+        ("block", "block"),
+        ("cube", "block"),
+        ("marble", "marble"),
+        ("ball", "marble"),
+        ("bead", "marble"),
+    ]
+    .iter()
+    .find(|(word, _)| name.contains(word))
+    .map(|(_, noun)| *noun)
+}
+
+/// Whether a clue of `form` is things standing on shelf boards.
+pub(crate) fn on_shelves(form: ClueForm) -> bool {
+    matches!(form, ClueForm::Cans | ClueForm::Blocks | ClueForm::Marbles)
+}
+
+/// One colour-count object (a `noun`, or else the symbol `sym`) in `colour`, centred at
+/// `(cx, cy)` within radius `rad`.
+fn draw_object(
+    c: &mut Canvas,
+    noun: Option<&str>,
+    sym: Symbol,
+    cx: f32,
+    cy: f32,
+    rad: f32,
+    colour: Rgb,
+) {
+    let w = (rad / 12.0).clamp(1.0, 3.0);
+    match noun {
+        Some("can") => {
+            let body = R::new(cx - rad * 0.6, cy - rad * 0.8, rad * 1.2, rad * 1.7);
+            c.fill_rect(body.x, body.y, body.w, body.h, colour);
+            c.fill_rect(
+                body.x,
+                body.y + body.h * 0.3,
+                body.w,
+                body.h * 0.3,
+                colour.mix(Rgb::WHITE, 110),
+            );
+            c.stroke_rect(body.x, body.y, body.w, body.h, INK, w);
+            c.fill_ellipse(body.cx(), body.y, body.w / 2.0, rad * 0.22, STEEL_LIGHT);
+            c.stroke_ellipse(body.cx(), body.y, body.w / 2.0, rad * 0.22, INK, w);
+        }
+        Some("block") => {
+            let s = rad * 1.3;
+            let front = R::new(cx - s / 2.0, cy - s / 2.0 + rad * 0.15, s, s);
+            let top = [
+                (front.x, front.y),
+                (front.x + s * 0.25, front.y - s * 0.25),
+                (front.right() + s * 0.25, front.y - s * 0.25),
+                (front.right(), front.y),
+            ];
+            outline_poly(c, &top, colour.mix(Rgb::WHITE, 90), w);
+            let side = [
+                (front.right(), front.y),
+                (front.right() + s * 0.25, front.y - s * 0.25),
+                (front.right() + s * 0.25, front.bottom() - s * 0.25),
+                (front.right(), front.bottom()),
+            ];
+            outline_poly(c, &side, colour.mix(INK, 70), w);
+            outline_rect(c, front, colour, w);
+        }
+        Some("marble") => {
+            c.fill_circle(cx, cy, rad * 0.8, colour);
+            c.stroke_circle(cx, cy, rad * 0.8, INK, w);
+            c.fill_circle(
+                cx - rad * 0.28,
+                cy - rad * 0.28,
+                rad * 0.2,
+                colour.mix(Rgb::WHITE, 170),
+            );
+        }
+        _ => draw_symbol(c, sym, cx, cy, rad, colour),
+    }
+}
 
 /// A quiz symbol centred at `(cx, cy)` within radius `r`.
 pub(super) fn draw_symbol(c: &mut Canvas, sym: Symbol, cx: f32, cy: f32, r: f32, fill: Rgb) {
@@ -68,18 +201,18 @@ pub(super) fn draw_symbol(c: &mut Canvas, sym: Symbol, cx: f32, cy: f32, r: f32,
     }
 }
 
-/// A clue drawn in `r`: a card, poster or clock face showing what the quiz asks to read.
-/// `full` is the close-up; otherwise a thumbnail.
-pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, id: &str, r: R, full: bool) {
+/// A clue drawn in `r`, as the thing its name says ([`clue_form`]). `full` is the
+/// close-up; otherwise a thumbnail.
+pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, item: &Item, r: R, full: bool) {
     let w = lw(r);
+    let form = clue_form(item, &quiz.spec);
     if let QuizSpec::Clock { hour, minute } = quiz.spec {
-        draw_clock(
-            c,
-            hour,
-            minute,
-            r.square().inset(if full { 6.0 } else { 1.0 }),
-            full,
-        );
+        let face = r.square().inset(if full { 6.0 } else { 1.0 });
+        if form == ClueForm::Watch {
+            draw_watch(c, hour, minute, face, full);
+        } else {
+            draw_clock(c, hour, minute, face, full);
+        }
         return;
     }
     let card = if full {
@@ -87,10 +220,58 @@ pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, id: &str, r: R, full: bool)
     } else {
         r.sub(0.04, 0.12, 0.92, 0.76)
     };
-    if full {
+    let objects_form = on_shelves(form);
+    let noun = object_noun(item, &quiz.spec);
+    if full && !objects_form {
         c.fill_rect(card.x + 6.0, card.y + 6.0, card.w, card.h, Rgb(40, 38, 40));
     }
-    outline_rect(c, card, PAPER, w);
+    let ink = match form {
+        ClueForm::Tablet => {
+            let stone = Rgb(150, 150, 146);
+            c.fill_rounded_rect(card.x, card.y, card.w, card.h, card.h * 0.08, stone);
+            c.stroke_rounded_rect(card.x, card.y, card.w, card.h, card.h * 0.08, INK, w);
+            for (fx, fy) in [(0.1, 0.2), (0.85, 0.7), (0.6, 0.15)] {
+                c.line(
+                    card.x + card.w * fx,
+                    card.y + card.h * fy,
+                    card.x + card.w * (fx + 0.05),
+                    card.y + card.h * (fy + 0.08),
+                    stone.mix(INK, 60),
+                    w * 0.6,
+                );
+            }
+            Rgb(70, 70, 68)
+        }
+        ClueForm::Sign => {
+            outline_rect(c, card, WOOD_LIGHT, w * 1.5);
+            for (fx, fy) in [(0.04, 0.08), (0.96, 0.08), (0.04, 0.92), (0.96, 0.92)] {
+                c.fill_circle(
+                    card.x + card.w * fx,
+                    card.y + card.h * fy,
+                    (card.h * 0.025).max(1.0),
+                    INK,
+                );
+            }
+            Rgb(170, 30, 30)
+        }
+        ClueForm::Tiles => {
+            outline_rect(c, card, Rgb(236, 240, 238), w);
+            let n = 6;
+            for k in 1..n {
+                let x = card.x + card.w * k as f32 / n as f32;
+                let y = card.y + card.h * k as f32 / n as f32;
+                c.line(x, card.y, x, card.bottom(), Rgb(196, 204, 200), w * 0.6);
+                c.line(card.x, y, card.right(), y, Rgb(196, 204, 200), w * 0.6);
+            }
+            INK
+        }
+        // standing on shelf boards, drawn with them below
+        ClueForm::Cans | ClueForm::Blocks | ClueForm::Marbles => INK,
+        _ => {
+            outline_rect(c, card, PAPER, w);
+            INK
+        }
+    };
     let inner = card.inset(card.w.min(card.h) * 0.06);
     match &quiz.spec {
         QuizSpec::ColourCount { objects, .. } => {
@@ -112,20 +293,31 @@ pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, id: &str, r: R, full: bool)
             }
             let (cw, ch) = (inner.w / cols as f32, inner.h / rows as f32);
             let mut cells: Vec<usize> = (0..cols * rows).collect();
-            let mut rng = Rng(fnv1a(id));
+            let mut rng = Rng(fnv1a(&item.id));
             for k in (1..cells.len()).rev() {
                 cells.swap(k, rng.below(k + 1));
             }
             let rad = cw.min(ch) * 0.33;
+            if objects_form {
+                // things stand in rows, each on a board (the rows a seeded shuffle leaves)
+                for row in 0..rows {
+                    let y = inner.y + (row + 1) as f32 * ch - ch * 0.06;
+                    let board = R::new(inner.x - inner.w * 0.03, y, inner.w * 1.06, ch * 0.07);
+                    outline_rect(c, board, WOOD_LIGHT, w * 0.8);
+                }
+            }
             for (k, (sym, colour)) in objects.iter().enumerate() {
                 let cell = cells[k];
                 let cx = inner.x
                     + ((cell % cols) as f32 + 0.5) * cw
                     + rng.signed() * (cw / 2.0 - rad) * 0.8;
-                let cy = inner.y
-                    + ((cell / cols) as f32 + 0.5) * ch
-                    + rng.signed() * (ch / 2.0 - rad) * 0.8;
-                draw_symbol(c, *sym, cx, cy, rad, rgb(*colour));
+                let jitter = rng.signed();
+                let cy = if objects_form {
+                    inner.y + ((cell / cols) + 1) as f32 * ch - ch * 0.06 - rad * 0.92
+                } else {
+                    inner.y + ((cell / cols) as f32 + 0.5) * ch + jitter * (ch / 2.0 - rad) * 0.8
+                };
+                draw_object(c, noun, *sym, cx, cy, rad, rgb(*colour));
             }
         }
         QuizSpec::PolygonSides { polygons, .. } => {
@@ -165,20 +357,24 @@ pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, id: &str, r: R, full: bool)
             let band = inner.sub(0.0, 0.0, 1.0, 0.86);
             let (cw, ch) = (band.w / cols as f32, band.h / rows as f32);
             let side = cw.min(ch) * 0.84;
+            let carved = form == ClueForm::Tablet;
             for (k, sym) in sequence.iter().enumerate() {
                 let cx = band.x + ((k % cols) as f32 + 0.5) * cw;
                 let cy = band.y + ((k / cols) as f32 + 0.5) * ch;
-                let tile = R::new(cx - side / 2.0, cy - side / 2.0, side, side);
-                c.fill_rounded_rect(
-                    tile.x,
-                    tile.y,
-                    tile.w,
-                    tile.h,
-                    side * 0.1,
-                    Rgb(236, 230, 214),
-                );
-                c.stroke_rounded_rect(tile.x, tile.y, tile.w, tile.h, side * 0.1, INK, w * 0.7);
-                draw_symbol(c, *sym, cx, cy, side * 0.36, Rgb(30, 50, 110));
+                if !carved {
+                    let tile = R::new(cx - side / 2.0, cy - side / 2.0, side, side);
+                    c.fill_rounded_rect(
+                        tile.x,
+                        tile.y,
+                        tile.w,
+                        tile.h,
+                        side * 0.1,
+                        Rgb(236, 230, 214),
+                    );
+                    c.stroke_rounded_rect(tile.x, tile.y, tile.w, tile.h, side * 0.1, INK, w * 0.7);
+                }
+                let fill = if carved { ink } else { Rgb(30, 50, 110) };
+                draw_symbol(c, *sym, cx, cy, side * 0.36, fill);
             }
             // reading direction
             let y = inner.y + inner.h * 0.93;
@@ -187,7 +383,7 @@ pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, id: &str, r: R, full: bool)
                 y,
                 inner.right() - inner.w * 0.2,
                 y,
-                INK,
+                ink,
                 w * 1.2,
                 (inner.h * 0.07).max(3.0),
             );
@@ -208,6 +404,34 @@ pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, id: &str, r: R, full: bool)
     }
 }
 
+/// A pocket watch in `r`: a silver case with its crown and bow on top, and a clock face
+/// like [`draw_clock`]'s.
+pub(super) fn draw_watch(c: &mut Canvas, hour: u32, minute: u32, r: R, full: bool) {
+    let rad = r.w / 2.0;
+    let w = lw(r);
+    let face = R::new(
+        r.cx() - rad * 0.82,
+        r.cy() - rad * 0.7,
+        rad * 1.64,
+        rad * 1.64,
+    );
+    // the bow (a ring) and the crown above the case
+    c.stroke_circle(
+        face.cx(),
+        face.y - rad * 0.2,
+        rad * 0.13,
+        STEEL_LIGHT,
+        (rad * 0.05).max(1.0),
+    );
+    let crown = R::new(
+        face.cx() - rad * 0.07,
+        face.y - rad * 0.1,
+        rad * 0.14,
+        rad * 0.12,
+    );
+    outline_rect(c, crown, STEEL_LIGHT, w * 0.5);
+    draw_clock_in(c, hour, minute, face, full, STEEL_LIGHT);
+}
 /// An arrow for a direction letter (`U`, `D`, `L`, `R`) centred at `(cx, cy)`.
 pub(super) fn direction_arrow(c: &mut Canvas, dir: char, cx: f32, cy: f32, half: f32, color: Rgb) {
     let (dx, dy) = match dir.to_ascii_uppercase() {
@@ -232,11 +456,16 @@ pub(super) fn direction_arrow(c: &mut Canvas, dir: char, cx: f32, cy: f32, half:
 }
 
 /// An analogue clock with numbers 1–12, a short thick hour hand and a long thin minute
-/// hand.
+/// hand, in a wooden case.
 pub(super) fn draw_clock(c: &mut Canvas, hour: u32, minute: u32, r: R, full: bool) {
+    draw_clock_in(c, hour, minute, r, full, WOOD_DARK);
+}
+
+/// [`draw_clock`] with a case of colour `case`.
+fn draw_clock_in(c: &mut Canvas, hour: u32, minute: u32, r: R, full: bool, case: Rgb) {
     let (cx, cy) = (r.cx(), r.cy());
     let rad = r.w / 2.0;
-    c.fill_circle(cx, cy, rad, WOOD_DARK);
+    c.fill_circle(cx, cy, rad, case);
     c.stroke_circle(cx, cy, rad, INK, lw(r));
     let face = rad * 0.9;
     c.fill_circle(cx, cy, face, Rgb(252, 250, 242));
@@ -311,26 +540,65 @@ pub(crate) fn code_word(code: CodeKind) -> &'static str {
     }
 }
 
-/// A code lock's face in `r` (aspect about 1.45): status light, code kind, one slot per
-/// character, and its buttons. Slots stay empty: the face never shows the answer.
-pub(super) fn draw_lock(c: &mut Canvas, quiz: &Quiz, solved: bool, r: R) {
+/// The housing colour of a lock, from its look (`brass`, `black`, else grey metal).
+fn housing(item: &Item) -> Rgb {
+    let look = format!("{} {}", item.name, item.look).to_ascii_lowercase();
+    if look.contains("brass") || look.contains("gold") {
+        Rgb(206, 170, 84)
+    } else if look.contains("black") {
+        Rgb(64, 64, 70)
+    } else {
+        Rgb(178, 184, 194)
+    }
+}
+
+/// A code lock in `r` (aspect about 1.45): a housing with screws, a status light (red,
+/// green once solved), a window per character of the code — with a coloured band above
+/// each where the quiz reads colours — and its buttons. Nothing is written on it but the
+/// keys' own marks; `labels` adds the captions of `labels=on` ("CODE LOCK", "LOCKED",
+/// "4-DIGIT CODE", `H H : M M`). It never shows the answer.
+pub(super) fn draw_lock(
+    c: &mut Canvas,
+    quiz: &Quiz,
+    item: &Item,
+    solved: bool,
+    r: R,
+    labels: bool,
+) {
     let w = lw(r);
-    c.fill_rounded_rect(r.x, r.y, r.w, r.h, r.h * 0.06, Rgb(178, 184, 194));
-    c.stroke_rounded_rect(r.x, r.y, r.w, r.h, r.h * 0.06, INK, w);
+    let body = housing(item);
     let u = r.h / 100.0;
+    c.fill_rounded_rect(r.x, r.y, r.w, r.h, r.h * 0.06, body);
+    // a bevel: the housing's edge catches the light above and falls into shade below
+    let bevel = r.inset(2.5 * u);
+    c.stroke_rounded_rect(
+        bevel.x,
+        bevel.y,
+        bevel.w,
+        bevel.h,
+        r.h * 0.05,
+        body.mix(INK, 45),
+        (u * 0.8).max(0.8),
+    );
+    c.stroke_rounded_rect(r.x, r.y, r.w, r.h, r.h * 0.06, INK, w);
     let (light, word) = if solved {
         (GREEN_LIGHT, "OPEN")
     } else {
         (RED_LIGHT, "LOCKED")
     };
     let n = slot_count(&quiz.spec);
+    let keys = if body == Rgb(64, 64, 70) {
+        Rgb(200, 200, 204)
+    } else {
+        Rgb(245, 245, 240)
+    };
     if r.w < 160.0 {
         let (lx, ly) = (r.right() - 11.0 * u, r.y + 11.0 * u);
         c.fill_circle(lx, ly, 8.0 * u, light);
         c.stroke_circle(lx, ly, 8.0 * u, INK, w * 0.6);
-        // a thumbnail: the plate, its light, coloured slots, a grid of keys
+        // a thumbnail: the housing, its light, the windows, a grid of keys
         let strip = r.sub(0.08, 0.2, 0.72, 0.22);
-        slots_row(c, &quiz.spec, strip, n, w * 0.6);
+        slots_row(c, &quiz.spec, strip, n, w * 0.6, false);
         for k in 0..9 {
             let key = r.sub(
                 0.18 + 0.22 * (k % 3) as f32,
@@ -338,35 +606,39 @@ pub(super) fn draw_lock(c: &mut Canvas, quiz: &Quiz, solved: bool, r: R) {
                 0.16,
                 0.11,
             );
-            c.fill_rect(key.x, key.y, key.w, key.h, Rgb(230, 232, 236));
+            c.fill_rect(key.x, key.y, key.w, key.h, keys);
         }
         return;
     }
     let (lx, ly) = (r.right() - 9.0 * u, r.y + 8.0 * u);
     c.fill_circle(lx, ly, 4.5 * u, light);
     c.stroke_circle(lx, ly, 4.5 * u, INK, w * 0.6);
-    for (x, y) in [(0.025, 0.94), (0.975, 0.94)] {
-        c.fill_circle(r.x + r.w * x, r.y + r.h * y, 1.6 * u, STEEL_DARK);
+    for (x, y) in [(0.025, 0.06), (0.025, 0.94), (0.95, 0.94)] {
+        let (sx, sy) = (r.x + r.w * x, r.y + r.h * y);
+        c.fill_circle(sx, sy, 1.6 * u, STEEL_DARK);
+        c.line(sx - u, sy, sx + u, sy, STEEL_LIGHT, (0.4 * u).max(0.6));
     }
-    let size = 7.0 * u;
-    c.text(r.x + 6.0 * u, r.y + 4.0 * u, size, INK, "CODE LOCK");
-    let wtext = Canvas::text_width(size * 0.9, word);
-    c.text(
-        lx - 6.5 * u - wtext,
-        ly - size * 0.55,
-        size * 0.9,
-        if solved {
-            Rgb(20, 120, 40)
-        } else {
-            Rgb(150, 20, 20)
-        },
-        word,
-    );
-    let kind = code_word(quiz.code).to_uppercase();
-    let caption = format!("{n}-{kind} CODE");
-    bold_centered(c, r.cx(), r.y + 16.0 * u, size, Rgb(40, 44, 60), &caption);
+    if labels {
+        let size = 7.0 * u;
+        c.text(r.x + 6.0 * u, r.y + 4.0 * u, size, INK, "CODE LOCK");
+        let wtext = Canvas::text_width(size * 0.9, word);
+        c.text(
+            lx - 6.5 * u - wtext,
+            ly - size * 0.55,
+            size * 0.9,
+            if solved {
+                Rgb(20, 120, 40)
+            } else {
+                Rgb(150, 20, 20)
+            },
+            word,
+        );
+        let kind = code_word(quiz.code).to_uppercase();
+        let caption = format!("{n}-{kind} CODE");
+        bold_centered(c, r.cx(), r.y + 16.0 * u, size, Rgb(40, 44, 60), &caption);
+    }
     let strip = r.sub(0.08, 0.3, 0.84, 0.2);
-    slots_row(c, &quiz.spec, strip, n, w);
+    slots_row(c, &quiz.spec, strip, n, w, labels);
     let pad = r.sub(0.06, 0.56, 0.88, 0.4);
     match &quiz.spec {
         QuizSpec::SymbolOrder { buttons, .. } => {
@@ -379,7 +651,7 @@ pub(super) fn draw_lock(c: &mut Canvas, quiz: &Quiz, solved: bool, r: R) {
                 let cx = pad.x + ((k % cols) as f32 + 0.5) * cw;
                 let cy = pad.y + ((k / cols) as f32 + 0.5) * ch;
                 let b = R::new(cx - side / 2.0, cy - side / 2.0, side, side);
-                c.fill_rounded_rect(b.x, b.y, b.w, b.h, side * 0.12, Rgb(245, 245, 240));
+                c.fill_rounded_rect(b.x, b.y, b.w, b.h, side * 0.12, keys);
                 c.stroke_rounded_rect(b.x, b.y, b.w, b.h, side * 0.12, INK, w);
                 draw_symbol(
                     c,
@@ -414,7 +686,7 @@ pub(super) fn draw_lock(c: &mut Canvas, quiz: &Quiz, solved: bool, r: R) {
                     cell * 0.9,
                     cell * 0.9,
                 );
-                c.fill_rounded_rect(b.x, b.y, b.w, b.h, cell * 0.15, Rgb(245, 245, 240));
+                c.fill_rounded_rect(b.x, b.y, b.w, b.h, cell * 0.15, keys);
                 c.stroke_rounded_rect(b.x, b.y, b.w, b.h, cell * 0.15, INK, w);
                 direction_arrow(c, dir, b.cx(), b.cy(), cell * 0.3, INK);
             }
@@ -423,16 +695,14 @@ pub(super) fn draw_lock(c: &mut Canvas, quiz: &Quiz, solved: bool, r: R) {
         _ => {
             // a keypad of the code's alphabet
             let keys: Vec<(String, Rgb)> = match quiz.code {
-                CodeKind::Letter => ('A'..='Z')
-                    .map(|l| (l.to_string(), Rgb(245, 245, 240)))
-                    .collect(),
+                CodeKind::Letter => ('A'..='Z').map(|l| (l.to_string(), keys)).collect(),
                 CodeKind::Colour => Colour::QUIZ
                     .iter()
                     .map(|c| (c.name()[..1].to_uppercase(), rgb(*c).mix(Rgb::WHITE, 110)))
                     .collect(),
                 _ => ["1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "0", "#"]
                     .iter()
-                    .map(|s| (s.to_string(), Rgb(245, 245, 240)))
+                    .map(|s| (s.to_string(), keys))
                     .collect(),
             };
             let cols = if keys.len() > 12 { 9 } else { 6 };
@@ -453,11 +723,11 @@ pub(super) fn draw_lock(c: &mut Canvas, quiz: &Quiz, solved: bool, r: R) {
     }
 }
 
-/// The row of code slots: coloured for colour quizzes, `HH:MM` for clocks, dark and empty
-/// otherwise.
-pub(super) fn slots_row(c: &mut Canvas, spec: &QuizSpec, strip: R, n: usize, w: f32) {
+/// The row of code windows: dark and empty, each under a coloured band where the quiz
+/// reads colours. `labels` adds the `H H : M M` marks of a clock's lock.
+pub(super) fn slots_row(c: &mut Canvas, spec: &QuizSpec, strip: R, n: usize, w: f32, labels: bool) {
     let n = n.max(1);
-    let clock = matches!(spec, QuizSpec::Clock { .. });
+    let clock = labels && matches!(spec, QuizSpec::Clock { .. });
     let colours = match spec {
         QuizSpec::ColourCount { slots, .. } | QuizSpec::PolygonSides { slots, .. } => Some(slots),
         _ => None,
@@ -472,22 +742,23 @@ pub(super) fn slots_row(c: &mut Canvas, spec: &QuizSpec, strip: R, n: usize, w: 
         let extra = if clock && k >= 2 { 0.6 * cw } else { 0.0 };
         let cx = strip.x + (k as f32 + 0.5) * cw + extra;
         let s = R::new(cx - side_w / 2.0, strip.y, side_w, side_h);
-        let fill = match colours.and_then(|c| c.get(k)) {
-            Some(col) => rgb(*col),
-            None => Rgb(34, 40, 36),
-        };
-        c.fill_rounded_rect(s.x, s.y, s.w, s.h, s.w * 0.12, fill);
-        c.stroke_rounded_rect(s.x, s.y, s.w, s.h, s.w * 0.12, INK, w * 1.2);
-        if colours.is_none() {
-            // an empty display: a dim bar where the character will show
-            c.fill_rect(
-                s.x + s.w * 0.25,
-                s.bottom() - s.h * 0.22,
-                s.w * 0.5,
-                s.h * 0.06,
-                Rgb(70, 90, 76),
-            );
+        if let Some(col) = colours.and_then(|c| c.get(k)) {
+            // a band of the slot's colour above its window (as on the paper's Fig. 16
+            // locks)
+            let band = R::new(s.x, s.y - side_h * 0.34, s.w, side_h * 0.28);
+            c.fill_rect(band.x, band.y, band.w, band.h, rgb(*col));
+            c.stroke_rect(band.x, band.y, band.w, band.h, INK, w * 0.8);
         }
+        c.fill_rounded_rect(s.x, s.y, s.w, s.h, s.w * 0.12, Rgb(34, 40, 36));
+        c.stroke_rounded_rect(s.x, s.y, s.w, s.h, s.w * 0.12, INK, w * 1.2);
+        // an empty display: a dim bar where the character will show
+        c.fill_rect(
+            s.x + s.w * 0.25,
+            s.bottom() - s.h * 0.22,
+            s.w * 0.5,
+            s.h * 0.06,
+            Rgb(70, 90, 76),
+        );
         if clock {
             let tag = if k < 2 { "H" } else { "M" };
             label(c, cx, s.bottom() + 1.0, label_size, Rgb(40, 44, 60), tag);
