@@ -1443,14 +1443,18 @@ impl CraftEnv {
 
 impl CraftEnv {
     /// Plays the oracle through the first room (Table 3's bootstrapping) and returns the
-    /// walkthrough, one numbered line per step with its result; the counters then start
-    /// afresh in room 2. `None` (and a fresh room 1) if the oracle could not get out.
-    fn bootstrap(&mut self) -> Option<String> {
+    /// walkthrough, one numbered line per step with its result, and the frame seen before
+    /// each step (when frames are on: the original replays room 1's recorded steps into
+    /// the conversation, each with its picture); the counters then start afresh in room
+    /// 2. `None` (and a fresh room 1) if the oracle could not get out.
+    fn bootstrap(&mut self) -> Option<(String, Vec<Image>)> {
         let mut oracle =
             crate::oracle::OracleAgent::new(self.scenario.clone(), self.options.without_frames())
                 .ok()?;
         let mut lines = Vec::new();
+        let mut frames = Vec::new();
         for n in 1..=self.cap {
+            frames.extend(self.frame());
             let action = oracle.next_action();
             let result = self.apply(&action).join(" ");
             lines.push(format!("{n}. {} -> {result}", action.to_json()));
@@ -1458,7 +1462,7 @@ impl CraftEnv {
                 self.walked_for_agent = self.tally.distance;
                 self.tally = Tally::default();
                 self.first_room = 1;
-                return Some(lines.join("\n"));
+                return Some((lines.join("\n"), frames));
             }
         }
         // the first room was not escaped: play the whole game instead
@@ -1490,20 +1494,30 @@ impl Env for CraftEnv {
         let detailed = self.options.feedback == Feedback::Detailed;
         if self.options.bootstrap
             && self.scenario.rooms.len() > 1
-            && let Some(walkthrough) = self.bootstrap()
+            && let Some((walkthrough, frames)) = self.bootstrap()
         {
             let now = if detailed {
                 let kind = self.room_ref().kind.label();
                 format!("Now you stand in a second locked room, a {kind}. Find the way out of it.")
             } else {
-                "Now you are in the next room, and the picture shows your first view of it. \
-                 Escape from this room too."
-                    .to_string()
+                "Now you are in the next room. Escape from this room too.".to_string()
             };
-            return self.observe(&format!(
+            let pictures = if frames.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " The first picture is your first view of the next room; the {} after \
+                     it show what you saw before each of those steps, in order.",
+                    frames.len()
+                )
+            };
+            let mut o = self.observe(&format!(
                 "{BOOTSTRAP_NOTE} This is how, step by step, for you to learn from:\n\
-                 {walkthrough}\n{now}"
+                 {walkthrough}\n{now}{pictures}"
             ));
+            // the view in front of the agent first (viewers show the first picture)
+            o.images.extend(frames);
+            return o;
         }
         if !detailed {
             // the original: "The initial scene is shown in the picture."

@@ -521,7 +521,7 @@ fn same_actions_give_byte_identical_observations_with_frames() {
 }
 
 #[test]
-fn passwords_stay_out_of_sight_until_read_and_the_original_grab_rule_takes_all_in_view() {
+fn passwords_stay_out_of_sight_until_picked_up_and_the_original_grab_rule_takes_all_in_view() {
     let s = note_first();
     let mut env = open(&s, EnvOptions::small());
     let secrets = env.secrets();
@@ -647,6 +647,27 @@ fn bootstrapped_two_room_games_start_in_the_second_room() {
     assert_eq!(out.metrics["prop_gain"], 1.0);
     // room 2 of a D1+D2 game takes a few steps, not the whole game's
     assert!(out.steps <= 8, "{}", out.steps);
+    // with frames, room 1's pictures come along, one per shown step, after the view now
+    let mut framed = world
+        .env_with(
+            &json,
+            &[("width", "64"), ("height", "32")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+        .unwrap();
+    let shown = framed.reset(0);
+    let steps = shown
+        .text
+        .lines()
+        .filter(|l| {
+            l.split_once(". {")
+                .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+        })
+        .count();
+    assert!(steps >= 2, "{}", shown.text);
+    assert_eq!(shown.images.len(), steps + 1);
     // unknown keys and bad values are refused
     let bad: BTreeMap<String, String> = [("bootstrap".to_string(), "maybe".to_string())].into();
     assert!(world.env_with(&json, &bad).is_err());

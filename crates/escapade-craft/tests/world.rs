@@ -136,3 +136,25 @@ fn the_oracle_escapes_every_suite_scenario_under_each_rule_option() {
         );
     }
 }
+
+/// MM-Escape §4: "we set the temperature to 0"; models keep the whole trajectory in
+/// context. The suite declares both for model agents.
+#[test]
+fn the_suite_declares_the_papers_decoding_settings() {
+    let spec = &CraftWorld::new().suites()[0];
+    assert_eq!(
+        spec.settings.agent.get("temperature").map(String::as_str),
+        Some("0")
+    );
+    assert_eq!(
+        spec.settings.agent.get("history").map(String::as_str),
+        Some("full")
+    );
+    assert_eq!(spec.settings.epochs, None);
+    assert!(spec.settings.source.contains("MM-Escape §4"));
+    assert!(
+        spec.description.contains("bootstrapped"),
+        "{}",
+        spec.description
+    );
+}
