@@ -762,7 +762,7 @@ impl CraftEnv {
             match line {
                 NoteLine::Password { password } => {
                     let digits = chain.digits(password).unwrap_or("?");
-                    out.push(format!("A code is written on it: {digits}"));
+                    out.push(format!("A code is written on it: {digits}."));
                     self.learn(password);
                 }
                 NoteLine::Story { text } => out.push(text.clone()),

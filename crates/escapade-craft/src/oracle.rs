@@ -283,19 +283,18 @@ impl OracleAgent {
         let (walk, why) = rationale(room, &step.goal);
         let mut actions = route(&mut self.shadow, &target, radius)?;
         let aimed = actions.len().saturating_sub(1);
-        if act.keys().is_empty() {
-            // looking is the act (a wall pattern): the aim completes the sub-goal
-            for (i, a) in actions.iter_mut().enumerate() {
-                a.rationale = Some(if i == aimed {
-                    why.clone()
-                } else {
-                    walk.clone()
-                });
-            }
-        } else {
-            for a in actions.iter_mut() {
-                a.rationale = Some(walk.clone());
-            }
+        let aim = walk.replacen("walk to", "put the red dot on", 1);
+        for (i, a) in actions.iter_mut().enumerate() {
+            a.rationale = Some(if i < aimed {
+                walk.clone()
+            } else if act.keys().is_empty() {
+                // looking is the act (a wall pattern): the aim completes the sub-goal
+                why.clone()
+            } else {
+                aim.clone()
+            });
+        }
+        if !act.keys().is_empty() {
             actions.push(CraftAction {
                 rationale: Some(why),
                 ..act
