@@ -453,3 +453,24 @@ fn feedback_and_prompt_options_change_the_words_and_are_recorded() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("feedback=loud"), "{}", stderr(&o));
 }
+
+/// A person's unreadable reply is told back and typed again without a step, so the
+/// world's rule that a reply still unreadable after the re-asks ends the game never
+/// cuts a person's game short.
+#[test]
+fn a_person_who_types_junk_is_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let room = generated(dir.path(), "d1.json", &["-d", "1", "--seed", "4"]);
+    let (_, out, err) = play(
+        &[
+            "play",
+            room.to_str().unwrap(),
+            "--images",
+            dir.path().join("pictures").to_str().unwrap(),
+        ],
+        "turn left please\n{\"rotate_right\": 30}\n:quit\n",
+    );
+    assert!(out.contains("That reply cannot be read"), "{out}\n{err}");
+    assert!(out.contains("You moved."), "{out}");
+    assert!(out.contains("gave up after 1 steps"), "{out}");
+}
