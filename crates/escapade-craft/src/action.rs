@@ -3,8 +3,13 @@
 //!
 //! Why its own module: the parser is the boundary where untrusted model output enters
 //! the world, so it is strict about meaning and forgiving about form. Every key is
-//! optional and several may come in one reply; the environment applies them in the
-//! fixed order of [`CraftAction`]'s fields. Accepted forms: a bare object, an object in
+//! optional and several may come in one reply; the parser keeps the order in which the
+//! reply wrote them ([`CraftAction::order`], read from the JSON text itself: the
+//! workspace builds `serde_json` with `preserve_order`), because the original client
+//! walks the keys in that order (see [`crate::env`] for what each does when). As there,
+//! a key whose value is empty, zero or false does nothing, `look_at` at the centre
+//! `[0.5, 0.5]` does nothing, and `interactions` is refused without `"grab": true` (the
+//! original's schema makes `interactions` depend on `grab`). Accepted forms: a bare object, an object in
 //! a fenced block or embedded in prose (the first `{…}` that reads as an action), the
 //! Python spellings `True` / `False` / `None` the paper's own prompt uses, numbers
 //! written as strings (`"1.5"`), booleans as strings (`"true"`), `look_at` as a list or
@@ -25,10 +30,48 @@ pub const TURN_RANGE: f32 = 180.0;
 /// `rotate_down` range, degrees (Table 13: [-90, 90]; positive looks down).
 pub const TILT_RANGE: f32 = 90.0;
 
-/// One parsed reply. Fields are listed in the order the environment applies them:
-/// aim (`look_at`, relative to the frame the agent was shown), turn (`rotate_right`,
-/// `rotate_down`), move (`move_forward`, `jump`), act on the object under the red dot
-/// (`grab`, `interactions`), then `read`.
+/// A key of a reply that does something, as [`CraftAction::order`] lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// `look_at`.
+    LookAt,
+    /// `rotate_right`.
+    RotateRight,
+    /// `rotate_down`.
+    RotateDown,
+    /// `move_forward`.
+    MoveForward,
+    /// `jump`.
+    Jump,
+    /// `grab` (with `interactions`, which ride on it).
+    Grab,
+    /// `read`.
+    Read,
+}
+
+impl Key {
+    /// Whether the key moves the body or the view (gathered into one motion applied after
+    /// the whole reply is read), rather than acting at once (`grab`, `read`).
+    pub fn moves(self) -> bool {
+        !matches!(self, Key::Grab | Key::Read)
+    }
+
+    /// The key as the reply spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::LookAt => "look_at",
+            Key::RotateRight => "rotate_right",
+            Key::RotateDown => "rotate_down",
+            Key::MoveForward => "move_forward",
+            Key::Jump => "jump",
+            Key::Grab => "grab",
+            Key::Read => "read",
+        }
+    }
+}
+
+/// One parsed reply: what each key asks for, and [`CraftAction::order`], the order the
+/// reply wrote them in.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CraftAction {
     /// Re-aim the camera at this point of the last frame: `(x, y)` as fractions of its
@@ -57,6 +100,9 @@ pub struct CraftAction {
     /// Values that were out of range and clamped, or keys that were ignored: told back
     /// to the model so it learns the limits.
     pub notes: Vec<String>,
+    /// The keys that do something, in the order the reply wrote them (each once). Empty
+    /// means the default order of [`CraftAction::keys`] (actions built in code).
+    pub order: Vec<Key>,
 }
 
 impl CraftAction {
@@ -73,47 +119,99 @@ impl CraftAction {
             && self.read.is_none()
     }
 
-    /// Whether it acts on the object under the red dot (a grab, a used item or an input):
-    /// what the paper counts as a grabbing action (§3.3, Eqs. 2–3).
+    /// Whether it acts on the object under the red dot: a `grab` (with or without
+    /// `interactions`), what the paper counts as a grabbing action (§3.3, Eqs. 2–3; the
+    /// original's evaluator counts the replies with `"grab": true`).
     pub fn interacts(&self) -> bool {
-        self.grab || self.use_item.is_some() || self.input.is_some()
+        self.grab
     }
 
-    /// The action as the JSON object a model would send (for the oracle and logs).
+    /// Whether a key is set to something that acts.
+    fn has(&self, key: Key) -> bool {
+        match key {
+            Key::LookAt => self.look_at.is_some(),
+            Key::RotateRight => self.rotate_right.is_some(),
+            Key::RotateDown => self.rotate_down.is_some(),
+            Key::MoveForward => self.move_forward.is_some(),
+            Key::Jump => self.jump,
+            Key::Grab => self.grab,
+            Key::Read => self.read.is_some(),
+        }
+    }
+
+    /// The keys that act, in the order to take them: [`CraftAction::order`] when given
+    /// (keys it leaves out follow in the default order), else the default — `grab`,
+    /// `read`, then `look_at`, `rotate_right`, `rotate_down`, `move_forward`, `jump`.
+    pub fn keys(&self) -> Vec<Key> {
+        const DEFAULT: [Key; 7] = [
+            Key::Grab,
+            Key::Read,
+            Key::LookAt,
+            Key::RotateRight,
+            Key::RotateDown,
+            Key::MoveForward,
+            Key::Jump,
+        ];
+        let mut out: Vec<Key> = Vec::new();
+        for k in self.order.iter().chain(DEFAULT.iter()) {
+            if self.has(*k) && !out.contains(k) {
+                out.push(*k);
+            }
+        }
+        out
+    }
+
+    /// The action as the JSON object a model would send (for the oracle and logs), its
+    /// keys in the order of [`CraftAction::keys`] (`interactions` right after `grab`,
+    /// `rationale` last).
     pub fn to_json(&self) -> String {
         let mut m = Map::new();
         // the shortest decimal that reads back as the same f32 (not the f64 expansion)
         let num = |v: f32| serde_json::from_str::<Value>(&v.to_string()).unwrap_or(Value::Null);
-        if let Some((x, y)) = self.look_at {
-            m.insert("look_at".into(), Value::from(vec![num(x), num(y)]));
-        }
-        if let Some(v) = self.rotate_right {
-            m.insert("rotate_right".into(), num(v));
-        }
-        if let Some(v) = self.rotate_down {
-            m.insert("rotate_down".into(), num(v));
-        }
-        if let Some(v) = self.move_forward {
-            m.insert("move_forward".into(), num(v));
-        }
-        if self.jump {
-            m.insert("jump".into(), Value::Bool(true));
-        }
-        if self.grab {
-            m.insert("grab".into(), Value::Bool(true));
-        }
-        if self.use_item.is_some() || self.input.is_some() {
-            let mut i = Map::new();
-            if let Some(u) = &self.use_item {
-                i.insert("use_item_id".into(), Value::from(u.clone()));
+        for key in self.keys() {
+            match key {
+                Key::LookAt => {
+                    if let Some((x, y)) = self.look_at {
+                        m.insert("look_at".into(), Value::from(vec![num(x), num(y)]));
+                    }
+                }
+                Key::RotateRight => {
+                    if let Some(v) = self.rotate_right {
+                        m.insert("rotate_right".into(), num(v));
+                    }
+                }
+                Key::RotateDown => {
+                    if let Some(v) = self.rotate_down {
+                        m.insert("rotate_down".into(), num(v));
+                    }
+                }
+                Key::MoveForward => {
+                    if let Some(v) = self.move_forward {
+                        m.insert("move_forward".into(), num(v));
+                    }
+                }
+                Key::Jump => {
+                    m.insert("jump".into(), Value::Bool(true));
+                }
+                Key::Grab => {
+                    m.insert("grab".into(), Value::Bool(true));
+                    if self.use_item.is_some() || self.input.is_some() {
+                        let mut i = Map::new();
+                        if let Some(u) = &self.use_item {
+                            i.insert("use_item_id".into(), Value::from(u.clone()));
+                        }
+                        if let Some(t) = &self.input {
+                            i.insert("input".into(), Value::from(t.clone()));
+                        }
+                        m.insert("interactions".into(), Value::Object(i));
+                    }
+                }
+                Key::Read => {
+                    if let Some(r) = &self.read {
+                        m.insert("read".into(), Value::from(r.clone()));
+                    }
+                }
             }
-            if let Some(t) = &self.input {
-                i.insert("input".into(), Value::from(t.clone()));
-            }
-            m.insert("interactions".into(), Value::Object(i));
-        }
-        if let Some(r) = &self.read {
-            m.insert("read".into(), Value::from(r.clone()));
         }
         if let Some(r) = &self.rationale {
             m.insert("rationale".into(), Value::from(r.clone()));
@@ -417,55 +515,98 @@ fn point(v: &Value) -> Result<Option<(f32, f32)>, ParseError> {
 
 fn from_object(m: &Map<String, Value>) -> Result<CraftAction, ParseError> {
     let mut a = CraftAction::default();
+    // the map iterates in the order of the text (preserve_order); a key written twice
+    // keeps its first place and its last value, as Python's `json.loads` does
+    let mut order: Vec<Key> = Vec::new();
+    let nonzero = |v: Option<f32>| v.filter(|x| *x != 0.0);
     for (key, v) in m {
-        match key.as_str() {
+        let acted = match key.as_str() {
             "move_forward" => {
-                a.move_forward = number(key, v)?.map(|x| clamp(key, x, MOVE_RANGE, &mut a.notes));
+                a.move_forward =
+                    nonzero(number(key, v)?).map(|x| clamp(key, x, MOVE_RANGE, &mut a.notes));
+                a.move_forward.is_some().then_some(Key::MoveForward)
             }
             "rotate_right" => {
-                a.rotate_right = number(key, v)?.map(|x| clamp(key, x, TURN_RANGE, &mut a.notes));
+                a.rotate_right =
+                    nonzero(number(key, v)?).map(|x| clamp(key, x, TURN_RANGE, &mut a.notes));
+                a.rotate_right.is_some().then_some(Key::RotateRight)
             }
             "rotate_down" => {
-                a.rotate_down = number(key, v)?.map(|x| clamp(key, x, TILT_RANGE, &mut a.notes));
+                a.rotate_down =
+                    nonzero(number(key, v)?).map(|x| clamp(key, x, TILT_RANGE, &mut a.notes));
+                a.rotate_down.is_some().then_some(Key::RotateDown)
             }
-            "jump" => a.jump = boolean(key, v)?,
-            "grab" => a.grab = boolean(key, v)?,
-            "look_at" => a.look_at = point(v)?,
-            "read" => a.read = text_field(key, v)?,
+            "jump" => {
+                a.jump = boolean(key, v)?;
+                a.jump.then_some(Key::Jump)
+            }
+            "grab" => {
+                a.grab = boolean(key, v)?;
+                a.grab.then_some(Key::Grab)
+            }
+            "look_at" => {
+                // the centre is where the view already points
+                a.look_at = point(v)?.filter(|p| *p != (0.5, 0.5));
+                a.look_at.is_some().then_some(Key::LookAt)
+            }
+            "read" => {
+                a.read = text_field(key, v)?;
+                a.read.is_some().then_some(Key::Read)
+            }
             "rationale" => {
                 a.rationale = match v {
                     Value::String(s) => Some(escapade_core::action::truncate_chars(s, 2000)),
                     Value::Null => None,
                     other => Some(short(&other.to_string())),
-                }
+                };
+                None
             }
-            "interactions" => match v {
-                Value::Null => {}
-                Value::Object(i) => {
-                    for (k, iv) in i {
-                        match k.as_str() {
-                            "use_item_id" => a.use_item = text_field("use_item_id", iv)?,
-                            "input" => a.input = text_field("input", iv)?,
-                            other => a.notes.push(format!(
-                                "ignored interactions.{}: only use_item_id and input are read",
-                                short(other)
-                            )),
+            "interactions" => {
+                match v {
+                    Value::Null => {}
+                    Value::Object(i) => {
+                        for (k, iv) in i {
+                            match k.as_str() {
+                                "use_item_id" => a.use_item = text_field("use_item_id", iv)?,
+                                "input" => a.input = text_field("input", iv)?,
+                                other => a.notes.push(format!(
+                                    "ignored interactions.{}: only use_item_id and input are read",
+                                    short(other)
+                                )),
+                            }
                         }
                     }
+                    other => {
+                        return Err(fail(format!(
+                            "`interactions` must be an object {{\"use_item_id\": \"…\", \"input\": \"…\"}}, got {}",
+                            short(&other.to_string())
+                        )));
+                    }
                 }
-                other => {
-                    return Err(fail(format!(
-                        "`interactions` must be an object {{\"use_item_id\": \"…\", \"input\": \"…\"}}, got {}",
-                        short(&other.to_string())
-                    )));
-                }
-            },
-            other => a
-                .notes
-                .push(format!("ignored unknown key `{}`", short(other))),
+                None
+            }
+            other => {
+                a.notes
+                    .push(format!("ignored unknown key `{}`", short(other)));
+                None
+            }
+        };
+        if let Some(k) = acted
+            && !order.contains(&k)
+        {
+            order.push(k);
         }
     }
-    if a.is_empty() && a.rationale.is_none() && !m.is_empty() && a.notes.len() == m.len() {
+    order.retain(|k| a.has(*k));
+    a.order = order;
+    if (a.use_item.is_some() || a.input.is_some()) && !a.grab {
+        return Err(fail(
+            "`interactions` acts on the thing under the red dot, so it needs \"grab\": true \
+             in the same reply",
+        ));
+    }
+    let known = m.keys().filter(|k| KEYS.contains(&k.as_str())).count();
+    if !m.is_empty() && known == 0 {
         return Err(fail("none of the keys is an action"));
     }
     Ok(a)
@@ -525,5 +666,55 @@ mod tests {
         assert!(e.0.contains("bytes long"), "{e}");
         let e = parse(r#"{"move_forward": 1"#).unwrap_err();
         assert!(e.0.contains("does not parse"), "{e}");
+        // the original's schema: interactions only together with grab
+        let e = parse(r#"{"interactions": {"use_item_id": "key_1"}}"#).unwrap_err();
+        assert!(e.0.contains("needs \"grab\": true"), "{e}");
+        let e = parse(r#"{"grab": false, "interactions": {"input": "12"}}"#).unwrap_err();
+        assert!(e.0.contains("needs \"grab\": true"), "{e}");
+        assert!(parse(r#"{"interactions": {}, "rationale": "x"}"#).is_ok());
+    }
+
+    /// MM-Escape's client walks a reply's keys in the order the model wrote them, so the
+    /// order is read from the text, not from the struct.
+    #[test]
+    fn keys_keep_the_order_they_were_written_in() {
+        let a = parse(r#"{"move_forward": -1.5, "rotate_right": 180, "grab": true}"#).unwrap();
+        assert_eq!(a.order, [Key::MoveForward, Key::RotateRight, Key::Grab]);
+        assert_eq!(a.keys(), a.order);
+        let b = parse(r#"{"read": "note_1", "rotate_down": 5, "look_at": [0.2, 0.3], "grab": true, "interactions": {"input": "1"}}"#).unwrap();
+        assert_eq!(
+            b.order,
+            [Key::Read, Key::RotateDown, Key::LookAt, Key::Grab]
+        );
+        // written back in the same order, and read back the same
+        assert_eq!(parse(&b.to_json()).unwrap(), b);
+        assert!(
+            b.to_json()
+                .starts_with(r#"{"read":"note_1","rotate_down":5,"look_at""#),
+            "{}",
+            b.to_json()
+        );
+        // a key written twice keeps its first place and its last value, as in Python
+        let c = parse(r#"{"rotate_right": 10, "move_forward": 1, "rotate_right": 20}"#).unwrap();
+        assert_eq!(c.order, [Key::RotateRight, Key::MoveForward]);
+        assert_eq!(c.rotate_right, Some(20.0));
+        // built in code: grab and read first, then the motions
+        let d = CraftAction {
+            move_forward: Some(1.0),
+            rotate_right: Some(5.0),
+            grab: true,
+            ..CraftAction::default()
+        };
+        assert_eq!(d.keys(), [Key::Grab, Key::RotateRight, Key::MoveForward]);
+    }
+
+    /// As in the original (`if not response[key]: continue`), empty values do nothing;
+    /// `look_at` at the centre does nothing either.
+    #[test]
+    fn zero_false_and_centre_values_do_nothing() {
+        let a = parse(r#"{"move_forward": 0, "rotate_right": 0.0, "grab": false, "jump": false, "look_at": [0.5, 0.5], "read": ""}"#).unwrap();
+        assert!(a.is_empty(), "{a:?}");
+        assert!(a.order.is_empty());
+        assert!(parse(r#"{"rationale": "thinking"}"#).unwrap().is_empty());
     }
 }

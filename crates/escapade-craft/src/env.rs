@@ -2,27 +2,47 @@
 //!
 //! Why: this is where MM-Escape's rules live (§3.2–3.3, App. C.1.2). The state is the
 //! agent's body (floor position, heading, tilt), its bag, what each room's props and
-//! doors are doing ([`WorldState`]), the current room and the step count. Each reply is
-//! read by [`crate::action`] and applied in a fixed order: aim, turn, walk, act on the
-//! thing under the red dot, read. The observation is the interaction result and the bag
-//! (Table 14) plus one first-person frame from the ray caster with its red centre dot and
-//! an alt text. Opening the exit of the last room ends the episode (terminated); the
-//! step cap (50 / 75 / 100 for one to three hops, 25 more per further hop, 80 with two
-//! rooms; §4) truncates it.
+//! doors are doing ([`WorldState`]), the current room and the step count. The
+//! observation is the interaction result and the bag (Table 14) plus one first-person
+//! frame from the ray caster with its red centre dot and an alt text. Opening the exit of
+//! the last room ends the episode (terminated); the step cap (50 / 75 / 100 for one to
+//! three hops, 25 more per further hop, 80 with two rooms; §4) truncates it.
 //!
-//! Grab rule ([`GrabRule::Dot`], the default): the agent acts on the object the centre
-//! ray hits, if it lies within [`REACH`] on the floor plane. [`GrabRule::Original`]
-//! reproduces the original implementation instead: every key or note in the field of
-//! view within 4 m is taken, else the nearest box or door there is acted on.
+//! **One reply, several keys** (the original client, `Game.get_action`): the keys are
+//! taken in the order the reply wrote them. `grab` (with its `interactions`) and `read`
+//! act at once, on the pose the reply started from — the frame the agent was shown;
+//! `look_at`, `rotate_right`, `rotate_down`, `move_forward` and `jump` are gathered into
+//! one motion that is carried out, in the written order, after the whole reply has been
+//! read (the original sends them to the engine as one action after its loop). A grab
+//! that leaves the room drops the gathered motion: the next room starts at its own
+//! start pose.
+//!
+//! **Feedback** ([`Feedback::Original`], the default): the original client's level of
+//! information, in our words. A move or turn says only that it happened; a grab that
+//! reaches nothing says one of two things — something you can interact with is in view
+//! but did not respond (step closer), or nothing you can interact with is in view (or it
+//! is too far) — and never names what is under the dot; things that are not part of the
+//! escape "provide no information" (App. C.1.2); a locked box or door says what kind of
+//! thing opens it (a key or a code, C.1.2 "Locked Props"); a held note lists its
+//! numbers in the bag, as the original's bag does. [`Feedback::Detailed`] is
+//! escapade's earlier wording: distances walked and what stopped the walk, turns in
+//! degrees, what lies under the dot and how far, the code's length, what to do instead.
+//!
+//! Grab rule ([`GrabRule::Dot`], the default, Table 13's `grab`): the agent acts on the
+//! object the centre ray hits, if it lies within [`REACH`] on the floor plane.
+//! [`GrabRule::Original`] reproduces the original implementation instead: every key or
+//! note in the field of view within 4 m is taken, else the nearest box or door there is
+//! acted on.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use escapade_core::env::Outcome;
 use escapade_core::{Action, Env, EnvError, Image, Observation, Step, ToolSchema};
+use escapade_render::scene::Vec3;
 use escapade_render::{FrameOptions, Prepared};
 
-use crate::action::{CraftAction, parse_action};
+use crate::action::{CraftAction, Key, parse_action};
 use crate::chain::{NoteLine, PropKind, Unlock};
 use crate::motion::{Body, Obstacles};
 use crate::room::{DoorRole, REACH, Room};
@@ -49,6 +69,41 @@ pub enum GrabRule {
     Original,
 }
 
+/// How much the feedback after each reply tells (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Feedback {
+    /// The original client's level of information (App. C.1.2; `Game.get_action`).
+    #[default]
+    Original,
+    /// escapade's earlier, more talkative feedback: distances, blockers, what is under
+    /// the dot, the code's length, hints on what to do.
+    Detailed,
+}
+
+/// Which system and step prompt the agent gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PromptStyle {
+    /// MM-Escape's prompts (App. K, Tables 13–14) in our words, plus one sentence on how
+    /// the keys of one reply are taken.
+    #[default]
+    Paper,
+    /// The paper's prompt plus escapade's help: where props may lie, how far a grab
+    /// reaches, what opening a box does, how to read a note, and the steps left.
+    Helpful,
+}
+
+/// What happens when a reply that cannot be read reaches the environment (after the
+/// agent loop's re-asks are used up).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Unreadable {
+    /// The game stops there (the original: after `max_retry` = 5 failed re-asks the game
+    /// ends, `Game.main`).
+    #[default]
+    End,
+    /// The reply counts as one invalid step and the game goes on.
+    Step,
+}
+
 /// How an environment draws and judges.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EnvOptions {
@@ -66,8 +121,15 @@ pub struct EnvOptions {
     /// The grab rule.
     pub grab: GrabRule,
     /// Two-room games start in the second room, the first shown as a successful escape
-    /// (MM-Escape Table 3's bootstrapped setting; off: App. F's fully autonomous one).
+    /// (MM-Escape Table 3's bootstrapped setting, the default; off: App. F's fully
+    /// autonomous one).
     pub bootstrap: bool,
+    /// How much the feedback tells.
+    pub feedback: Feedback,
+    /// Which prompts the agent gets.
+    pub prompt: PromptStyle,
+    /// What an unreadable reply does.
+    pub unreadable: Unreadable,
 }
 
 impl Default for EnvOptions {
@@ -79,13 +141,16 @@ impl Default for EnvOptions {
             threads: 1,
             fov: crate::room::DEFAULT_FOV,
             grab: GrabRule::Dot,
-            bootstrap: false,
+            bootstrap: true,
+            feedback: Feedback::Original,
+            prompt: PromptStyle::Paper,
+            unreadable: Unreadable::End,
         }
     }
 }
 
 /// The `-W key=value` options of the craft world, with what each sets.
-pub const OPTION_KEYS: [(&str, &str); 7] = [
+pub const OPTION_KEYS: [(&str, &str); 10] = [
     (
         "width",
         "frame width in pixels (default 1024; the paper used 2048)",
@@ -109,13 +174,65 @@ pub const OPTION_KEYS: [(&str, &str); 7] = [
     ),
     (
         "bootstrap",
-        "on | off: two-room games start in room 2 with a successful escape from room 1 shown (Table 3), or play both rooms (default, App. F)",
+        "on | off: two-room games start in room 2 with a successful escape from room 1 shown (default, Table 3), or play both rooms (App. F)",
+    ),
+    (
+        "feedback",
+        "original | detailed: the original client's level of information (default), or escapade's detailed feedback (distances, what is under the dot, lock details)",
+    ),
+    (
+        "prompt",
+        "paper | helpful: the prompts of Tables 13-14 (default), or with escapade's help and the steps left",
+    ),
+    (
+        "unreadable",
+        "end | step: a reply still unreadable after the re-asks ends the game (default, as the original), or counts as one invalid step",
     ),
 ];
 
 /// The sentence that opens a bootstrapped episode's first observation (the oracle
 /// agent recognises it and skips the first room too).
 pub const BOOTSTRAP_NOTE: &str = "You have already escaped the first room.";
+
+/// What a reply that moved, turned or jumped is told (the original: "Successfully
+/// moved."), whatever the walk met.
+pub const MOVED: &str = "You moved.";
+/// What a reply with `look_at` is told (the original: "View moved.").
+pub const VIEW_MOVED: &str = "Your view moved.";
+/// Added when a reply acted on nothing (the original: "You did not interact with any
+/// objects in the last step.").
+pub const NO_INTERACTION: &str = "You did not interact with anything.";
+/// What a reply that did nothing at all is told (the original: "The last time your
+/// action environment was not responsive.").
+pub const UNRESPONSIVE: &str = "Nothing responded to your last reply.";
+/// A grab that reached nothing while something one can interact with is in view (the
+/// first of the original's two failure messages).
+pub const GRAB_NO_RESPONSE: &str = "You tried to interact with something in view, but \
+nothing responded. Try stepping closer to it; if it still does not respond from close by, \
+it may not be something you can use, so look elsewhere in the room.";
+/// A grab with nothing one can interact with in view (the second).
+pub const GRAB_NOTHING: &str = "Your interaction got no response: nothing you can \
+interact with is in view, or you are too far away from it.";
+/// What ends the game when a reply still cannot be read after the re-asks
+/// ([`Unreadable::End`]).
+pub const UNREADABLE_END: &str = "No readable action came after the re-asks, so the game \
+stops here.";
+
+/// Which lockable thing a lock belongs to (for its messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lockable {
+    Box,
+    Exit,
+}
+
+impl Lockable {
+    fn name(self) -> &'static str {
+        match self {
+            Lockable::Box => "the box",
+            Lockable::Exit => "the door",
+        }
+    }
+}
 
 impl EnvOptions {
     /// These options with `key=value` pairs applied (keys of [`OPTION_KEYS`]).
@@ -137,6 +254,12 @@ impl EnvOptions {
                 ))
             };
             let number = || value.trim().parse::<u32>().map_err(|_| bad());
+            const ON_OFF: [(&str, bool); 4] = [
+                ("on", true),
+                ("true", true),
+                ("off", false),
+                ("false", false),
+            ];
             match key.as_str() {
                 "width" => {
                     self.width = number().and_then(|w| {
@@ -168,26 +291,41 @@ impl EnvOptions {
                         .filter(|f| (10.0..=170.0).contains(f))
                         .ok_or_else(bad)?
                 }
-                "frames" => {
-                    self.frames = match value.trim() {
-                        "on" | "true" => true,
-                        "off" | "false" => false,
-                        _ => return Err(bad()),
-                    }
-                }
+                "frames" => self.frames = choose(value, &ON_OFF, bad)?,
                 "grab" => {
-                    self.grab = match value.trim() {
-                        "dot" => GrabRule::Dot,
-                        "original" => GrabRule::Original,
-                        _ => return Err(bad()),
-                    }
+                    self.grab = choose(
+                        value,
+                        &[("dot", GrabRule::Dot), ("original", GrabRule::Original)],
+                        bad,
+                    )?
                 }
-                "bootstrap" => {
-                    self.bootstrap = match value.trim() {
-                        "on" | "true" => true,
-                        "off" | "false" => false,
-                        _ => return Err(bad()),
-                    }
+                "bootstrap" => self.bootstrap = choose(value, &ON_OFF, bad)?,
+                "feedback" => {
+                    self.feedback = choose(
+                        value,
+                        &[
+                            ("original", Feedback::Original),
+                            ("detailed", Feedback::Detailed),
+                        ],
+                        bad,
+                    )?
+                }
+                "prompt" => {
+                    self.prompt = choose(
+                        value,
+                        &[
+                            ("paper", PromptStyle::Paper),
+                            ("helpful", PromptStyle::Helpful),
+                        ],
+                        bad,
+                    )?
+                }
+                "unreadable" => {
+                    self.unreadable = choose(
+                        value,
+                        &[("end", Unreadable::End), ("step", Unreadable::Step)],
+                        bad,
+                    )?
                 }
                 _ => {
                     return Err(CraftError::Option(format!(
@@ -244,7 +382,7 @@ pub struct CraftEnv {
     pub(crate) room: usize,
     pub(crate) body: Body,
     pub(crate) bag: Vec<String>,
-    known: BTreeSet<String>,
+    pub(crate) known: BTreeSet<String>,
     pub(crate) world: WorldState,
     escaped: bool,
     tally: Tally,
@@ -479,18 +617,42 @@ impl CraftEnv {
         }
     }
 
-    /// What an item in the bag is, for the bag list.
+    /// What an item in the bag is, for the bag list. A note shows the numbers written on
+    /// it, as the original's bag does ("A paper written a string of numbers …"); its
+    /// story takes a `read`.
     fn item_line(&self, id: &str) -> String {
-        let kind = self
+        let prop = self
             .scenario
             .rooms
             .iter()
-            .find_map(|r| r.chain.prop(id))
-            .map(|p| &p.kind);
-        match kind {
-            Some(PropKind::Key { .. }) => format!("- {id}: a key"),
-            Some(PropKind::Note { .. }) => {
-                format!("- {id}: a note (read it with \"read\": \"{id}\")")
+            .find_map(|r| r.chain.prop(id).map(|p| (r, p)));
+        match prop.map(|(r, p)| (r, &p.kind)) {
+            Some((_, PropKind::Key { .. })) => format!("- {id}: a key"),
+            Some((room, PropKind::Note { lines })) => {
+                let mut written: Vec<String> = Vec::new();
+                for l in lines {
+                    let w = match l {
+                        NoteLine::Password { password } => {
+                            format!("the numbers {}", room.chain.digits(password).unwrap_or("?"))
+                        }
+                        NoteLine::Story { .. } => "a story".to_string(),
+                        NoteLine::Image { .. } => "a picture".to_string(),
+                    };
+                    if !written.contains(&w) {
+                        written.push(w);
+                    }
+                }
+                let on = if written.is_empty() {
+                    "a note".to_string()
+                } else {
+                    format!("a note with {} on it", written.join(" and "))
+                };
+                let hint = if self.options.prompt == PromptStyle::Helpful {
+                    format!(" (read it with \"read\": \"{id}\")")
+                } else {
+                    String::new()
+                };
+                format!("- {id}: {on}{hint}")
             }
             _ => format!("- {id}"),
         }
@@ -501,7 +663,7 @@ impl CraftEnv {
             "Your bag is empty.".into()
         } else {
             let lines: Vec<String> = self.bag.iter().map(|i| self.item_line(i)).collect();
-            format!("The items in your bag:\n{}", lines.join("\n"))
+            lines.join("\n")
         }
     }
 
@@ -550,21 +712,28 @@ impl CraftEnv {
             .count()
     }
 
-    /// Puts a prop in the bag and records the Table 4 milestones.
+    /// Puts a prop in the bag and records the Table 4 milestones. A note's numbers are
+    /// known from then on: the bag lists them (as the original's does).
     fn obtain(&mut self, id: &str) {
         if self.bag.iter().any(|b| b == id) {
             return;
         }
         self.bag.push(id.to_string());
-        let is_key = self
-            .room_ref()
-            .chain
-            .prop(id)
-            .is_some_and(|p| matches!(p.kind, PropKind::Key { .. }));
-        if is_key {
-            let step = self.tally.steps;
-            self.tally.step_key.get_or_insert(step);
-            self.tally.step_last_prop = Some(step);
+        let kind = self.room_ref().chain.prop(id).map(|p| p.kind.clone());
+        match kind {
+            Some(PropKind::Key { .. }) => {
+                let step = self.tally.steps;
+                self.tally.step_key.get_or_insert(step);
+                self.tally.step_last_prop = Some(step);
+            }
+            Some(PropKind::Note { lines }) => {
+                for l in &lines {
+                    if let NoteLine::Password { password } = l {
+                        self.learn(password);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -593,7 +762,7 @@ impl CraftEnv {
             match line {
                 NoteLine::Password { password } => {
                     let digits = chain.digits(password).unwrap_or("?");
-                    out.push(format!("A code is written on it: {digits}"));
+                    out.push(format!("A code is written on it: {digits}."));
                     self.learn(password);
                 }
                 NoteLine::Story { text } => out.push(text.clone()),
@@ -610,90 +779,167 @@ impl CraftEnv {
         Some(format!("You read {id}. {}", out.join(" ")))
     }
 
-    /// Applies a parsed action; returns the feedback lines.
+    /// Applies a parsed action; returns the feedback lines. See the module docs for the
+    /// order: `grab` and `read` at once on the pose the reply started from, the motions
+    /// gathered and carried out afterwards in the order written.
     fn apply(&mut self, a: &CraftAction) -> Vec<String> {
-        let mut said: Vec<String> = a.notes.clone();
-        let (w, h) = (self.options.width.max(2), self.options.height.max(2));
-        if let Some((x, y)) = a.look_at {
-            let (px, py) = if x <= 1.0 && y <= 1.0 {
-                (x * w as f32, y * h as f32)
-            } else {
-                (x, y)
-            };
-            if px > w as f32 || py > h as f32 {
-                said.push(
-                    "look_at points outside the picture; give x and y between 0 and 1".into(),
-                );
-            } else {
-                let (_, d) = escapade_render::ray_through_pixel(
-                    &self.body.camera(self.options.fov),
-                    px,
-                    py,
-                    w,
-                    h,
-                );
-                if d.is_finite() {
-                    self.body = self.body.aimed(d);
-                    said.push("You turned your eyes to that point.".into());
+        let detailed = self.options.feedback == Feedback::Detailed;
+        let start = self.body;
+        let start_room = self.room;
+        // lines in the order of the keys; a motion's line is filled in when it is done
+        let mut lines: Vec<Option<String>> = Vec::new();
+        let mut motions: Vec<(Key, usize)> = Vec::new();
+        let mut interacted = false;
+        for key in a.keys() {
+            match key {
+                Key::Grab => {
+                    interacted = true;
+                    self.tally.grabs += 1;
+                    let (ok, text) = match self.options.grab {
+                        GrabRule::Dot => self.act_on_dot(a),
+                        GrabRule::Original => self.act_original(a),
+                    };
+                    if ok {
+                        self.tally.grab_successes += 1;
+                    }
+                    lines.push(Some(text));
+                }
+                Key::Read => {
+                    interacted = true;
+                    let Some(id) = &a.read else { continue };
+                    if self.escaped {
+                        continue;
+                    }
+                    // (the original's `read` overwrites what the reply's earlier keys
+                    // said, `desc = …` where the others append: a slip that hides a grab's
+                    // result, not a level of information, so it is not copied)
+                    let text = self.read(id);
+                    lines.push(Some(text));
+                }
+                motion => {
+                    // the original says "moved" once, and "view moved" once, per reply
+                    let said_before = |k: Key| {
+                        motions.iter().any(|(m, at)| {
+                            (*m == Key::LookAt) == (k == Key::LookAt) && *at != usize::MAX
+                        })
+                    };
+                    if detailed || !said_before(motion) {
+                        motions.push((motion, lines.len()));
+                        lines.push(None);
+                    } else {
+                        motions.push((motion, usize::MAX));
+                    }
                 }
             }
         }
-        if a.rotate_right.is_some() || a.rotate_down.is_some() {
-            let (r, d) = (a.rotate_right.unwrap_or(0.0), a.rotate_down.unwrap_or(0.0));
-            self.body = self.body.turned(r, d);
-            let mut parts = Vec::new();
-            if r != 0.0 {
-                parts.push(if r > 0.0 {
-                    format!("turned {} degrees right", fmt1(r))
-                } else {
-                    format!("turned {} degrees left", fmt1(-r))
-                });
+        // the gathered motion, unless a grab took the agent out of the room
+        if self.room == start_room && !self.escaped {
+            for (key, at) in motions {
+                let text = self.move_by(key, a, &start);
+                if let Some(slot) = lines.get_mut(at) {
+                    *slot = Some(text);
+                }
             }
-            if d != 0.0 {
-                parts.push(format!("now look {}", tilt_words(self.body.pitch)));
-            }
-            if !parts.is_empty() {
-                said.push(format!("You {}.", parts.join(" and ")));
-            }
-        }
-        if let Some(m) = a.move_forward
-            && m != 0.0
-        {
-            let (moved, blocker) = self.walk(m);
-            let dir = if m > 0.0 { "forward" } else { "backwards" };
-            match blocker {
-                None => said.push(format!("You walked {} m {dir}.", fmt2(moved))),
-                Some(what) => said.push(format!(
-                    "You walked {} m of {} m {dir} and stopped against {what}.",
-                    fmt2(moved),
-                    fmt2(m.abs())
-                )),
-            }
-        }
-        if a.jump {
-            said.push("You jumped and landed where you stood.".into());
-        }
-        if a.interacts() {
-            self.tally.grabs += 1;
-            let (ok, text) = match self.options.grab {
-                GrabRule::Dot => self.act_on_dot(a),
-                GrabRule::Original => self.act_original(a),
-            };
-            if ok {
-                self.tally.grab_successes += 1;
-            }
-            said.push(text);
-        }
-        if let Some(id) = &a.read
-            && !self.escaped
-        {
-            said.push(self.read(id));
         }
         self.see_patterns();
-        if said.is_empty() {
-            said.push("You did nothing this turn.".into());
+        let mut said: Vec<String> = a.notes.clone();
+        said.extend(lines.into_iter().flatten());
+        if detailed {
+            if said.is_empty() {
+                said.push("You did nothing this turn.".into());
+            }
+        } else if said.len() == a.notes.len() {
+            said.push(UNRESPONSIVE.into());
+        } else if !interacted {
+            said.push(NO_INTERACTION.into());
         }
         said
+    }
+
+    /// Carries out one motion key of `a` (the reply began at `start`); returns its line.
+    fn move_by(&mut self, key: Key, a: &CraftAction, start: &Body) -> String {
+        let detailed = self.options.feedback == Feedback::Detailed;
+        let moved = |detailed_text: String| {
+            if detailed {
+                detailed_text
+            } else {
+                MOVED.to_string()
+            }
+        };
+        match key {
+            Key::LookAt => {
+                let Some((x, y)) = a.look_at else {
+                    return String::new();
+                };
+                match self.look_at(x, y, start) {
+                    Err(why) => why,
+                    Ok(()) if detailed => "You turned your eyes to that point.".into(),
+                    Ok(()) => VIEW_MOVED.into(),
+                }
+            }
+            Key::RotateRight => {
+                let r = a.rotate_right.unwrap_or(0.0);
+                self.body = self.body.turned(r, 0.0);
+                moved(if r >= 0.0 {
+                    format!("You turned {} degrees right.", fmt1(r))
+                } else {
+                    format!("You turned {} degrees left.", fmt1(-r))
+                })
+            }
+            Key::RotateDown => {
+                let d = a.rotate_down.unwrap_or(0.0);
+                self.body = self.body.turned(0.0, d);
+                moved(format!("You now look {}.", tilt_words(self.body.pitch)))
+            }
+            Key::MoveForward => {
+                let m = a.move_forward.unwrap_or(0.0);
+                let (went, blocker) = self.walk(m);
+                let dir = if m > 0.0 { "forward" } else { "backwards" };
+                moved(match blocker {
+                    None => format!("You walked {} m {dir}.", fmt2(went)),
+                    Some(what) => format!(
+                        "You walked {} m of {} m {dir} and stopped against {what}.",
+                        fmt2(went),
+                        fmt2(m.abs())
+                    ),
+                })
+            }
+            Key::Jump => moved("You jumped and landed where you stood.".into()),
+            Key::Grab | Key::Read => String::new(),
+        }
+    }
+
+    /// Turns the view onto the point `(x, y)` of the frame the reply was shown (taken from
+    /// `start`): onto what that pixel shows, seen from where the body now stands.
+    fn look_at(&mut self, x: f32, y: f32, start: &Body) -> Result<(), String> {
+        let (w, h) = (self.options.width.max(2), self.options.height.max(2));
+        let (px, py) = if x <= 1.0 && y <= 1.0 {
+            (x * w as f32, y * h as f32)
+        } else {
+            (x, y)
+        };
+        if px > w as f32 || py > h as f32 {
+            return Err("look_at points outside the picture; give x and y between 0 and 1".into());
+        }
+        let camera = start.camera(self.options.fov);
+        let (_, d) = escapade_render::ray_through_pixel(&camera, px, py, w, h);
+        if !d.is_finite() {
+            return Ok(());
+        }
+        let moved = (self.body.x, self.body.z) != (start.x, start.z);
+        let hit = if moved {
+            self.prepared()
+                .ok()
+                .and_then(|p| p.pick(&camera, px, py, w, h))
+        } else {
+            None
+        };
+        let target = hit.map(|hit| hit.point - self.body.camera(self.options.fov).position);
+        match target {
+            Some(t) if t.length() > 1e-3 => self.body = self.body.aimed(t * (1.0 / t.length())),
+            _ => self.body = self.body.aimed(d),
+        }
+        Ok(())
     }
 
     /// Walks `m` metres along the heading (negative: backwards); returns how far and
@@ -707,28 +953,28 @@ impl CraftEnv {
         (moved, what)
     }
 
+    /// `read`: an item of the bag (Table 13: "the item_id that you want to get detailed
+    /// information from your bag").
     fn read(&mut self, id: &str) -> String {
         if self.bag.iter().any(|b| b == id) {
             return self.read_note(id).unwrap_or_else(|| {
                 format!("{id} is not something you can read; nothing is written on it.")
             });
         }
-        // a note under the dot and within reach can be read where it lies
-        let body = self.body;
-        if let Some((Thing::Prop { id: seen }, _)) = self.probe(&body)
-            && seen == id
-            && self
-                .reach_of(&body, &Thing::Prop { id: seen.clone() })
-                .is_some_and(|d| d <= REACH)
-            && let Some(text) = self.read_note(id)
-        {
-            return text;
+        self.not_in_bag(id)
+    }
+
+    /// What is said about an id that is not in the bag.
+    fn not_in_bag(&self, id: &str) -> String {
+        let said = format!(
+            "There is no item `{}` in your bag.",
+            escapade_core::action::truncate_chars(id, 40)
+        );
+        if self.options.feedback == Feedback::Detailed {
+            format!("{said} {}", self.bag_text())
+        } else {
+            said
         }
-        format!(
-            "There is no item `{}` in your bag. {}",
-            escapade_core::action::truncate_chars(id, 40),
-            self.bag_text()
-        )
     }
 
     /// Notes the digits of a wall pattern under the dot and close enough.
@@ -746,29 +992,130 @@ impl CraftEnv {
         }
     }
 
+    /// Whether a thing can be interacted with at all: a door, or a prop of the chain other
+    /// than a wall pattern (painted on, seen and not used). Furniture and decor are the
+    /// "non-escape related props" of App. C.1.2.
+    fn interactable(&self, thing: &Thing) -> bool {
+        match thing {
+            Thing::Door { .. } => true,
+            Thing::Prop { id } => self.room_ref().chain.prop(id).is_some_and(|p| {
+                !matches!(
+                    p.kind,
+                    PropKind::WallPattern { .. } | PropKind::Password { .. }
+                )
+            }),
+            _ => false,
+        }
+    }
+
+    /// The things the current frame shows, left to right: what a coarse grid of rays
+    /// through the frame hits, and every door or prop of the chain whose middle is
+    /// inside the frame and not hidden behind something else (small props fall between
+    /// the grid's rays).
+    fn in_view(&mut self) -> Vec<Thing> {
+        let Ok(prepared) = self.prepared() else {
+            return Vec::new();
+        };
+        let camera = self.body.camera(self.options.fov);
+        let (w, h) = (self.options.width.max(2), self.options.height.max(2));
+        let (cols, rows) = (24u32, 12u32);
+        // (left-to-right position in the frame, thing)
+        let mut seen: Vec<(f32, Thing)> = Vec::new();
+        let add = |x: f32, t: Thing, seen: &mut Vec<(f32, Thing)>| {
+            if !seen.iter().any(|(_, s)| *s == t) {
+                seen.push((x, t));
+            }
+        };
+        for c in 0..cols {
+            for r in 0..rows {
+                let x = (c as f32 + 0.5) * w as f32 / cols as f32;
+                let y = (r as f32 + 0.5) * h as f32 / rows as f32;
+                if let Some(id) = prepared.pick(&camera, x, y, w, h).and_then(|hit| hit.id)
+                    && let Some(t) = self.scenario.what(self.room, id)
+                {
+                    add(x / w as f32, t, &mut seen);
+                }
+            }
+        }
+        let frame = Frame::of(&camera, w, h);
+        for (t, p) in self.middles() {
+            let d = p - camera.position;
+            let len = d.length();
+            if let Some(x) = frame.position(d)
+                && let Some(hit) = prepared.cast(camera.position, d, len + 0.2)
+                && hit
+                    .id
+                    .and_then(|id| self.scenario.what(self.room, id))
+                    .is_some_and(|hit| hit == t)
+            {
+                add(x, t, &mut seen);
+            }
+        }
+        seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+        seen.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// The middle of each door and of each prop still in the current room.
+    fn middles(&self) -> Vec<(Thing, Vec3)> {
+        let room = self.room_ref();
+        let state = &self.world.rooms[self.room];
+        let mut out: Vec<(Thing, Vec3)> = room
+            .props
+            .iter()
+            .filter(|p| !state.taken.contains(&p.id))
+            .map(|p| {
+                let [x, y, z] = p.position;
+                (
+                    Thing::Prop { id: p.id.clone() },
+                    Vec3::new(x, y + p.size[1] * 0.5, z),
+                )
+            })
+            .collect();
+        for d in &room.doors {
+            let ((x, z), (nx, nz)) = d.anchor(room.width, room.depth);
+            out.push((
+                Thing::Door { role: d.role },
+                Vec3::new(x - nx * 0.04, 1.1, z - nz * 0.04),
+            ));
+        }
+        out
+    }
+
+    /// The original's answer to a grab that reached nothing: one of its two messages,
+    /// by whether something that can be interacted with is in view.
+    fn no_response(&self, something_in_view: bool) -> String {
+        if something_in_view {
+            GRAB_NO_RESPONSE.into()
+        } else {
+            GRAB_NOTHING.into()
+        }
+    }
+
     /// The default grab rule: the thing under the red dot, within reach.
     fn act_on_dot(&mut self, a: &CraftAction) -> (bool, String) {
         let body = self.body;
-        let Some((thing, _)) = self.probe(&body) else {
+        let under = self.probe(&body);
+        let reach = under
+            .as_ref()
+            .filter(|(t, _)| self.interactable(t))
+            .and_then(|(t, _)| self.reach_of(&body, t));
+        if let (Some((thing, _)), Some(dist)) = (&under, reach)
+            && dist <= REACH
+        {
+            let thing = thing.clone();
+            return self.act_on(&thing, a);
+        }
+        if self.options.feedback == Feedback::Original {
+            let seen = self.in_view();
+            let any = seen.iter().any(|t| self.interactable(t));
+            return (false, self.no_response(any));
+        }
+        let Some((thing, _)) = under else {
             return (false, "There is nothing under the red dot.".into());
         };
         let what = self.describe(&thing);
-        let Some(dist) = self.reach_of(&body, &thing) else {
-            if let Some(used) = &a.use_item
-                && self.bag.iter().any(|b| b == used)
-                && let Some(text) = self.read_note(used)
-            {
-                return (false, text);
-            }
-            return (
-                false,
-                format!(
-                    "Under the red dot is {what}. Nothing happens: not everything can be used."
-                ),
-            );
-        };
-        if dist > REACH {
-            return (
+        match (reach, &thing) {
+            (Some(dist), _) => (
                 false,
                 format!(
                     "Under the red dot is {what}, {} m away: too far to reach. Walk closer \
@@ -776,9 +1123,20 @@ impl CraftEnv {
                     fmt1(dist),
                     fmt1(REACH)
                 ),
-            );
+            ),
+            (None, Thing::Prop { .. }) => (
+                false,
+                format!(
+                    "Under the red dot is {what}. It is painted on the wall; there is nothing to take."
+                ),
+            ),
+            (None, _) => (
+                false,
+                format!(
+                    "Under the red dot is {what}. Nothing happens: not everything can be used."
+                ),
+            ),
         }
-        self.act_on(&thing, a)
     }
 
     /// The original grab rule (see [`GrabRule::Original`]).
@@ -787,35 +1145,41 @@ impl CraftEnv {
         let (hx, hz) = body.heading();
         let half = libm::cosf((self.options.fov / 2.0).to_radians());
         let room = self.room_ref();
-        let mut near: Vec<(f32, Thing)> = Vec::new();
         let state = &self.world.rooms[self.room];
-        for p in &room.props {
-            if state.taken.contains(&p.id) {
+        let mut things: Vec<Thing> = room
+            .props
+            .iter()
+            .filter(|p| !state.taken.contains(&p.id))
+            .map(|p| Thing::Prop { id: p.id.clone() })
+            .collect();
+        things.extend(room.doors.iter().map(|d| Thing::Door { role: d.role }));
+        // in the field of view, at any distance, and which of those are within 4 m
+        let mut in_view: Vec<(f32, Thing)> = Vec::new();
+        for t in things {
+            if !self.interactable(&t) {
                 continue;
             }
-            near.push((0.0, Thing::Prop { id: p.id.clone() }));
-        }
-        for d in &room.doors {
-            near.push((0.0, Thing::Door { role: d.role }));
-        }
-        let mut candidates: Vec<(f32, Thing)> = Vec::new();
-        for (_, t) in near {
             let Some((x, z)) = self.anchor(&t) else {
                 continue;
             };
             let (dx, dz) = (x - body.x, z - body.z);
             let len = libm::sqrtf(dx * dx + dz * dz);
-            if len <= ORIGINAL_GRAB_RANGE && (len < 1e-3 || (dx * hx + dz * hz) / len >= half) {
-                candidates.push((len, t));
+            if len < 1e-3 || (dx * hx + dz * hz) / len >= half {
+                in_view.push((len, t));
             }
         }
-        candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+        in_view.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let candidates: Vec<Thing> = in_view
+            .iter()
+            .filter(|(d, _)| *d <= ORIGINAL_GRAB_RANGE)
+            .map(|(_, t)| t.clone())
+            .collect();
         let collectible: Vec<Thing> = candidates
             .iter()
-            .filter(|(_, t)| {
+            .filter(|t| {
                 matches!(t, Thing::Prop { id } if self.room_ref().chain.prop(id).is_some_and(|p| matches!(p.kind, PropKind::Key { .. } | PropKind::Note { .. })))
             })
-            .map(|(_, t)| t.clone())
+            .cloned()
             .collect();
         if !collectible.is_empty() {
             let mut texts = Vec::new();
@@ -824,17 +1188,20 @@ impl CraftEnv {
             }
             return (true, texts.join(" "));
         }
-        match candidates.into_iter().find(|(_, t)| {
-            !matches!(t, Thing::Prop { id } if matches!(self.room_ref().chain.prop(id).map(|p| &p.kind), Some(PropKind::WallPattern { .. })))
-        }) {
-            Some((_, t)) => self.act_on(&t, a),
-            None => (false, "There is nothing to grab within reach in view.".into()),
+        match candidates.into_iter().next() {
+            Some(t) => self.act_on(&t, a),
+            None if self.options.feedback == Feedback::Original => {
+                (false, self.no_response(!in_view.is_empty()))
+            }
+            None => (
+                false,
+                "There is nothing to grab within reach in view.".into(),
+            ),
         }
     }
 
     /// Acts on a thing within reach: take, open, unlock, or say what it needs.
     fn act_on(&mut self, thing: &Thing, a: &CraftAction) -> (bool, String) {
-        let what = self.describe(thing);
         match thing {
             Thing::Door {
                 role: DoorRole::Entry,
@@ -846,17 +1213,14 @@ impl CraftEnv {
                 role: DoorRole::Exit,
             } => {
                 let lock = self.room_ref().chain.exit.clone();
-                match self.try_unlock(&lock, "the door", a) {
+                match self.try_unlock(&lock, Lockable::Exit, a) {
                     Ok(how) => (true, self.leave(how)),
                     Err(why) => (false, why),
                 }
             }
             Thing::Prop { id } => {
                 let Some(kind) = self.room_ref().chain.prop(id).map(|p| p.kind.clone()) else {
-                    return (
-                        false,
-                        format!("Under the red dot is {what}; nothing happens."),
-                    );
+                    return (false, self.no_response(true));
                 };
                 match kind {
                     PropKind::Key { .. } | PropKind::Note { .. } => {
@@ -876,7 +1240,7 @@ impl CraftEnv {
                         if self.world.rooms[self.room].opened.contains(id) {
                             return (false, "The box is already open and empty.".into());
                         }
-                        match self.try_unlock(&lock, "the box", a) {
+                        match self.try_unlock(&lock, Lockable::Box, a) {
                             Ok(how) => {
                                 self.world.rooms[self.room].opened.insert(id.clone());
                                 for c in &contents {
@@ -890,46 +1254,54 @@ impl CraftEnv {
                                         contents.join(", ")
                                     )
                                 };
-                                (true, format!("{how} The box opens. {got}"))
+                                let how = if how.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!("{how} ")
+                                };
+                                (true, format!("{how}The box opens. {got}"))
                             }
                             Err(why) => (false, why),
                         }
                     }
-                    PropKind::WallPattern { .. } => (
-                        false,
-                        format!(
-                            "Under the red dot is {what}. It is painted on the wall; there is nothing to take."
-                        ),
-                    ),
-                    PropKind::Password { .. } => (false, "Nothing happens.".into()),
+                    PropKind::WallPattern { .. } | PropKind::Password { .. } => {
+                        (false, self.no_response(true))
+                    }
                 }
             }
-            _ => (
-                false,
-                format!(
-                    "Under the red dot is {what}. Nothing happens: not everything can be used."
-                ),
-            ),
+            _ => (false, self.no_response(true)),
         }
     }
 
     /// Tries to open `lock` with what the action offers; `Ok` says how it opened, `Err`
-    /// says what it needs.
-    fn try_unlock(&mut self, lock: &Unlock, name: &str, a: &CraftAction) -> Result<String, String> {
+    /// says what it needs: the kind of thing that opens it (C.1.2 "Locked Props": "a
+    /// prompt indicating the type of item required"), and with detailed feedback how many
+    /// digits the code has and which key of the reply to use.
+    fn try_unlock(
+        &mut self,
+        lock: &Unlock,
+        what: Lockable,
+        a: &CraftAction,
+    ) -> Result<String, String> {
         if let Some(item) = &a.use_item
             && !self.bag.iter().any(|b| b == item)
         {
-            return Err(format!(
-                "There is no item `{}` in your bag. {}",
-                escapade_core::action::truncate_chars(item, 40),
-                self.bag_text()
-            ));
+            return Err(self.not_in_bag(item));
         }
+        let detailed = self.options.feedback == Feedback::Detailed;
+        let name = what.name();
+        let opens_with = |thing: &str| match what {
+            Lockable::Box => format!("A locked box: it opens with {thing}."),
+            Lockable::Exit => {
+                format!("This door seems to be the way out; it is locked and opens with {thing}.")
+            }
+        };
         match lock {
             Unlock::Interact => Ok(String::new()),
             Unlock::Key { key } => match &a.use_item {
                 Some(item) if item == key => Ok(format!("You turn {item} in the lock.")),
                 Some(item) => Err(format!("{item} does not fit the lock of {name}.")),
+                None if !detailed => Err(opens_with("a key")),
                 None if a.input.is_some() => Err(format!(
                     "{} has a keyhole, not a keypad: use a key from your bag on it \
                      (interactions.use_item_id).",
@@ -958,6 +1330,7 @@ impl CraftEnv {
                             Err(format!("The keypad of {name} rejects that code."))
                         }
                     }
+                    None if !detailed => Err(opens_with("a code")),
                     None if a.use_item.is_some() => Err(format!(
                         "{} has a keypad, not a keyhole: enter its code with interactions.input.",
                         capital(name)
@@ -985,11 +1358,19 @@ impl CraftEnv {
         if self.room + 1 < self.scenario.rooms.len() {
             self.room += 1;
             self.body = Body::start(&self.scenario.rooms[self.room]);
-            let kind = self.room_ref().kind.label();
-            format!(
-                "{how}The door opens onto another room. You step through into a {kind}, and \
-                 the door shuts behind you. Find the way out of this room too."
-            )
+            if self.options.feedback == Feedback::Detailed {
+                let kind = self.room_ref().kind.label();
+                format!(
+                    "{how}The door opens onto another room. You step through into a {kind}, \
+                     and the door shuts behind you. Find the way out of this room too."
+                )
+            } else {
+                // the original replaces the door's message with this one
+                format!(
+                    "{how}The door opens: you escaped this room and now enter the next one. \
+                     The picture shows your first view of it."
+                )
+            }
         } else {
             self.escaped = true;
             self.tally.step_escape = Some(self.tally.steps);
@@ -1011,33 +1392,15 @@ impl CraftEnv {
             centre_dot: true,
         };
         let png = prepared.render(&camera, &opts).ok()?.png().ok()?;
-        Some(Image::with_alt(png, self.alt(&prepared)))
+        Some(Image::with_alt(png, self.alt()))
     }
 
     /// An exact text description of the frame: what is under the dot and what is in
-    /// view, left to right (sampled on a coarse grid of rays).
-    fn alt(&mut self, prepared: &Prepared) -> String {
-        let camera = self.body.camera(self.options.fov);
-        let (w, h) = (self.options.width.max(2), self.options.height.max(2));
-        let (cols, rows) = (24u32, 12u32);
-        let mut seen: Vec<(u32, u32)> = Vec::new(); // (column, id)
-        for c in 0..cols {
-            for r in 0..rows {
-                let x = (c as f32 + 0.5) * w as f32 / cols as f32;
-                let y = (r as f32 + 0.5) * h as f32 / rows as f32;
-                if let Some(id) = prepared.pick(&camera, x, y, w, h).and_then(|hit| hit.id)
-                    && !seen.iter().any(|(_, s)| *s == id)
-                {
-                    seen.push((c, id));
-                }
-            }
-        }
-        seen.sort();
+    /// view, left to right.
+    fn alt(&mut self) -> String {
         let mut things: Vec<String> = Vec::new();
-        for (_, id) in &seen {
-            if let Some(t) = self.scenario.what(self.room, *id)
-                && !matches!(t, Thing::Wall { .. } | Thing::Floor | Thing::Ceiling)
-            {
+        for t in self.in_view() {
+            if !matches!(t, Thing::Wall { .. } | Thing::Floor | Thing::Ceiling) {
                 let d = self.describe(&t);
                 if !things.contains(&d) {
                     things.push(d);
@@ -1062,13 +1425,13 @@ impl CraftEnv {
         )
     }
 
+    /// The observation after a step: the interaction result, the bag and the step
+    /// prompt (Table 14), with the frame.
     fn observe(&mut self, result: &str) -> Observation {
-        let left = self.cap.saturating_sub(self.tally.steps);
-        let text = format!(
-            "Interaction result:\n{result}\n\nInventory:\n{}\n\nSteps left: {left}.\n\n{}",
-            self.bag_text(),
-            protocol::step_prompt()
-        );
+        let steps_left = (self.options.prompt == PromptStyle::Helpful)
+            .then(|| self.cap.saturating_sub(self.tally.steps));
+        let text =
+            protocol::observation_text(result, &self.bag_text(), steps_left, self.options.prompt);
         Observation {
             text,
             images: self.frame().into_iter().collect(),
@@ -1080,14 +1443,18 @@ impl CraftEnv {
 
 impl CraftEnv {
     /// Plays the oracle through the first room (Table 3's bootstrapping) and returns the
-    /// walkthrough, one numbered line per step with its result; the counters then start
-    /// afresh in room 2. `None` (and a fresh room 1) if the oracle could not get out.
-    fn bootstrap(&mut self) -> Option<String> {
+    /// walkthrough, one numbered line per step with its result, and the frame seen before
+    /// each step (when frames are on: the original replays room 1's recorded steps into
+    /// the conversation, each with its picture); the counters then start afresh in room
+    /// 2. `None` (and a fresh room 1) if the oracle could not get out.
+    fn bootstrap(&mut self) -> Option<(String, Vec<Image>)> {
         let mut oracle =
             crate::oracle::OracleAgent::new(self.scenario.clone(), self.options.without_frames())
                 .ok()?;
         let mut lines = Vec::new();
+        let mut frames = Vec::new();
         for n in 1..=self.cap {
+            frames.extend(self.frame());
             let action = oracle.next_action();
             let result = self.apply(&action).join(" ");
             lines.push(format!("{n}. {} -> {result}", action.to_json()));
@@ -1095,7 +1462,7 @@ impl CraftEnv {
                 self.walked_for_agent = self.tally.distance;
                 self.tally = Tally::default();
                 self.first_room = 1;
-                return Some(lines.join("\n"));
+                return Some((lines.join("\n"), frames));
             }
         }
         // the first room was not escaped: play the whole game instead
@@ -1124,16 +1491,37 @@ impl Env for CraftEnv {
         // nothing in the rules is random: the seed only made the scenario
         self.started = true;
         self.restart();
+        let detailed = self.options.feedback == Feedback::Detailed;
         if self.options.bootstrap
             && self.scenario.rooms.len() > 1
-            && let Some(walkthrough) = self.bootstrap()
+            && let Some((walkthrough, frames)) = self.bootstrap()
         {
-            let kind = self.room_ref().kind.label();
-            return self.observe(&format!(
+            let now = if detailed {
+                let kind = self.room_ref().kind.label();
+                format!("Now you stand in a second locked room, a {kind}. Find the way out of it.")
+            } else {
+                "Now you are in the next room. Escape from this room too.".to_string()
+            };
+            let pictures = if frames.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " The first picture is your first view of the next room; the {} after \
+                     it show what you saw before each of those steps, in order.",
+                    frames.len()
+                )
+            };
+            let mut o = self.observe(&format!(
                 "{BOOTSTRAP_NOTE} This is how, step by step, for you to learn from:\n\
-                 {walkthrough}\nNow you stand in a second locked room, a {kind}. Find the way \
-                 out of it."
+                 {walkthrough}\n{now}{pictures}"
             ));
+            // the view in front of the agent first (viewers show the first picture)
+            o.images.extend(frames);
+            return o;
+        }
+        if !detailed {
+            // the original: "The initial scene is shown in the picture."
+            return self.observe("The picture shows the room as you first see it.");
         }
         let kind = self.room_ref().kind.label();
         let rooms = if self.scenario.rooms.len() > 1 {
@@ -1154,18 +1542,24 @@ impl Env for CraftEnv {
             return Err(EnvError::EpisodeOver);
         }
         self.tally.steps += 1;
+        let mut stop = false;
         let (feedback, valid, error) = match parse_action(action) {
             Ok(a) => (self.apply(&a).join(" "), true, None),
             Err(e) => {
                 self.tally.invalid += 1;
-                (e.0, false, Some("parse".to_string()))
+                let mut said = e.0;
+                if self.options.unreadable == Unreadable::End {
+                    stop = true;
+                    said = format!("{said} {UNREADABLE_END}");
+                }
+                (said, false, Some("parse".to_string()))
             }
         };
         let terminated = self.escaped;
-        let truncated = !terminated && self.tally.steps >= self.cap;
+        let truncated = !terminated && (stop || self.tally.steps >= self.cap);
         self.over = terminated || truncated;
         let mut result = feedback.clone();
-        if truncated {
+        if truncated && !stop {
             result.push_str(" You are out of steps: the game is over.");
         }
         let observation = self.observe(&result);
@@ -1181,7 +1575,7 @@ impl Env for CraftEnv {
     }
 
     fn system_prompt(&self) -> String {
-        protocol::system_prompt()
+        protocol::system_prompt(self.options.prompt)
     }
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {
@@ -1197,6 +1591,7 @@ impl Env for CraftEnv {
                 collectible: self.counted().0,
                 optimal_distance: (self.optimal_distance - self.walked_for_agent).max(0.0),
                 exit_visible_at_start: self.scenario.exit_visible_at_start,
+                bootstrapped: (self.scenario.rooms.len() > 1).then_some(self.first_room > 0),
             }),
         }
     }
@@ -1209,9 +1604,10 @@ impl Env for CraftEnv {
         REASK_LIMIT
     }
 
-    /// The digits of every password written on a note. Reading the note shows them (that
-    /// is how they are earned); a wall pattern's digits are in plain view by design
-    /// (§5.2) and are not secret.
+    /// The digits of every password written on a note. Picking the note up shows them
+    /// (the bag lists a note's numbers, as the original's does; that is how they are
+    /// earned); a wall pattern's digits are in plain view by design (§5.2) and are not
+    /// secret.
     fn secrets(&self) -> Vec<String> {
         if !(self.options.bootstrap && self.scenario.rooms.len() > 1) {
             return self.secrets.clone();
@@ -1231,6 +1627,64 @@ impl Env for CraftEnv {
             .filter(|s| !shown.contains(&s.as_str()))
             .cloned()
             .collect()
+    }
+}
+
+/// The value of the choice named `value` (an option's words), else `bad()`.
+fn choose<T: Copy>(
+    value: &str,
+    choices: &[(&str, T)],
+    bad: impl Fn() -> CraftError,
+) -> Result<T, CraftError> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == value.trim())
+        .map(|(_, v)| *v)
+        .ok_or_else(bad)
+}
+
+/// The frame of a camera as the four planes through the eye and its edges (built from
+/// the renderer's own corner rays, so it holds for any camera model).
+struct Frame {
+    centre: Vec3,
+    left: Vec3,
+    right: Vec3,
+    top: Vec3,
+    bottom: Vec3,
+}
+
+impl Frame {
+    fn of(camera: &escapade_render::scene::Camera, w: u32, h: u32) -> Frame {
+        let ray =
+            |x: u32, y: u32| escapade_render::ray_through_pixel(camera, x as f32, y as f32, w, h).1;
+        let (tl, tr, bl, br) = (ray(0, 0), ray(w, 0), ray(0, h), ray(w, h));
+        let centre = ray(w / 2, h / 2);
+        // the normal of the plane through the eye and two corner rays, turned inwards
+        let inward = |a: Vec3, b: Vec3| {
+            let n = a.cross(b);
+            let n = if n.dot(centre) < 0.0 { -n } else { n };
+            let l = n.length();
+            if l > 0.0 { n * (1.0 / l) } else { n }
+        };
+        Frame {
+            centre,
+            left: inward(tl, bl),
+            right: inward(tr, br),
+            top: inward(tl, tr),
+            bottom: inward(bl, br),
+        }
+    }
+
+    /// Where direction `d` from the eye falls across the frame, 0 (left edge) to 1
+    /// (right edge; monotonic, for ordering), or `None` outside the frame.
+    fn position(&self, d: Vec3) -> Option<f32> {
+        let (l, r) = (d.dot(self.left), d.dot(self.right));
+        let inside = d.dot(self.centre) > 0.0
+            && l >= 0.0
+            && r >= 0.0
+            && d.dot(self.top) >= 0.0
+            && d.dot(self.bottom) >= 0.0;
+        (inside && l + r > 0.0).then(|| l / (l + r))
     }
 }
 

@@ -2,15 +2,20 @@
 //! sends, walking, aiming and acting like a careful player.
 //!
 //! Why this shape: a suite scenario counts as solvable only if the oracle escapes it
-//! through the environment's own rules (collisions, the red dot, reach), so the oracle
-//! drives a private copy of the environment (a *shadow*, no frames) and plans from that
-//! copy's exact state. For each sub-goal it searches the floor grid (Dijkstra over
-//! 8-neighbour cells of [`Grid`]) for the nearest cell within reach of the target from
-//! which the centre ray, turned towards one of a few aim points on the target, really
-//! hits it (checked with the ray caster's pick); it walks there in straight legs
-//! (string-pulled against the obstacles; one `rotate_right` + `move_forward` per leg),
-//! then turns and tilts onto the target and acts in one step. Reading a note is one step.
-//! The metres it walks are the scenario's optimal distance (MM-Escape App. D, Table 8).
+//! through the environment's own rules (collisions, the red dot, reach, the order in
+//! which a reply's keys act), so the oracle drives a private copy of the environment (a
+//! *shadow*, no frames) and plans from that copy's exact state. For each sub-goal it
+//! searches the floor grid (Dijkstra over 8-neighbour cells of [`Grid`]) for the nearest
+//! cell within reach of the target from which the centre ray, turned towards one of a
+//! few aim points on the target, really hits it (checked with the ray caster's pick); it
+//! walks there in straight legs (string-pulled against the obstacles; a `rotate_right`
+//! and a `move_forward` per leg), turns and tilts onto the target, and acts in the next reply
+//! — a `grab` acts on the view the reply starts from, so aiming and grabbing cannot
+//! share a reply. The act shares its reply with the first motion of the next sub-goal
+//! instead (and with reading the note it just picked up), as a player who knows the
+//! rules would write it. Numbers are written as a person would: whole degrees (a tenth
+//! where a small target needs it) and whole centimetres. The metres it walks are the
+//! scenario's optimal distance (MM-Escape App. D, Table 8).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -20,9 +25,9 @@ use escapade_core::{Action, Agent, AgentTurn, CoreError, Env, Observation, Step,
 use escapade_render::scene::Vec3;
 
 use crate::CraftError;
-use crate::action::CraftAction;
+use crate::action::{CraftAction, Key};
 use crate::chain::{EXIT, PropKind, Subgoal};
-use crate::env::{CraftEnv, EnvOptions, PATTERN_RANGE};
+use crate::env::{CraftEnv, EnvOptions, GrabRule, PATTERN_RANGE};
 use crate::layout::Grid;
 use crate::motion::advance;
 use crate::room::{DoorRole, EYE_HEIGHT, REACH};
@@ -32,12 +37,26 @@ use crate::scene::Thing;
 /// How many candidate standing cells are tried per target before giving up.
 const MAX_CANDIDATES: usize = 120;
 
+/// How often the oracle tries an act again when the shadow shows it did not work (the
+/// original grab rule may act on something other than the target).
+const MAX_RETRIES: u32 = 3;
+
+/// One action the oracle means to send, and what it is for.
+#[derive(Debug, Clone)]
+struct Planned {
+    action: CraftAction,
+    /// The sub-goal this action completes (set on its last action only).
+    completes: Option<PlanStep>,
+}
+
 /// Plays the scenario's plan. See the module docs.
 pub struct OracleAgent {
     shadow: CraftEnv,
     plan: Vec<PlanStep>,
     next: usize,
-    queue: VecDeque<CraftAction>,
+    queue: VecDeque<Planned>,
+    /// An act sent but not yet seen to work, and how often it was tried.
+    pending: Option<(Planned, u32)>,
 }
 
 impl OracleAgent {
@@ -64,6 +83,7 @@ impl OracleAgent {
             plan,
             next: 0,
             queue: VecDeque::new(),
+            pending: None,
         })
     }
 
@@ -77,6 +97,7 @@ impl OracleAgent {
             self.next_action();
         }
         self.queue.clear();
+        self.pending = None;
         while self.plan.get(self.next).is_some_and(|s| s.room == 0) {
             self.next += 1;
         }
@@ -84,32 +105,124 @@ impl OracleAgent {
 
     /// The next action, applied to the shadow copy too.
     pub fn next_action(&mut self) -> CraftAction {
-        let action = self.choose();
+        let planned = self.choose();
         // the shadow follows; an ended shadow just ignores further actions
-        let _ = self.shadow.step(&Action::text(action.to_json()));
-        action
+        let _ = self.shadow.step(&Action::text(planned.action.to_json()));
+        if planned.completes.is_some() && planned.action.interacts() {
+            let tries = match &self.pending {
+                Some((p, n)) if p.completes == planned.completes => *n + 1,
+                _ => 1,
+            };
+            self.pending = Some((planned.clone(), tries));
+        }
+        planned.action
     }
 
-    fn choose(&mut self) -> CraftAction {
-        loop {
-            if let Some(a) = self.queue.pop_front() {
-                return a;
+    /// Whether the shadow shows `step` done.
+    fn done(&self, step: &PlanStep) -> bool {
+        let env = &self.shadow;
+        if env.room != step.room {
+            return env.room > step.room || env.outcome().success;
+        }
+        let state = &env.world.rooms[step.room];
+        match &step.goal {
+            Subgoal::Grab { prop } => env.bag.iter().any(|b| b == prop),
+            Subgoal::Read { .. } => true,
+            Subgoal::Inspect { pattern } => {
+                let chain = &env.scenario().rooms[step.room].chain;
+                match chain.prop(pattern).map(|p| &p.kind) {
+                    Some(PropKind::WallPattern { password }) => env.known.contains(password),
+                    _ => true,
+                }
             }
-            let Some(goal) = self.plan.get(self.next).cloned() else {
-                // nothing left to do (or the plan failed): look around harmlessly
-                return CraftAction {
-                    rotate_right: Some(90.0),
-                    ..CraftAction::default()
-                };
-            };
-            self.next += 1;
-            if let Some(actions) = self.actions_for(&goal) {
-                self.queue.extend(actions);
+            Subgoal::Interact { target }
+            | Subgoal::UseKey { target, .. }
+            | Subgoal::EnterPassword { target, .. } => {
+                if target == EXIT {
+                    state.exit_open || env.outcome().success
+                } else {
+                    state.opened.contains(target)
+                }
             }
         }
     }
 
-    fn actions_for(&mut self, step: &PlanStep) -> Option<Vec<CraftAction>> {
+    fn choose(&mut self) -> Planned {
+        // an act that did not work (the original grab rule may reach for something else
+        // in view): plan its sub-goal again from where the agent stands
+        if let Some((p, tries)) = self.pending.take()
+            && self.options().grab == GrabRule::Original
+            && let Some(step) = &p.completes
+            && !self.done(step)
+            && tries < MAX_RETRIES
+        {
+            self.queue.clear();
+            if let Some(actions) = self.actions_for(step) {
+                self.queue.extend(actions);
+            }
+            self.pending = Some((p, tries));
+        }
+        let mut first = self.pop_or_plan();
+        // an act leaves the body where it is: under the red-dot rule (where an aimed act
+        // is sure to work) it shares its reply with what comes next, unless it leaves
+        // the room
+        while self.options().grab == GrabRule::Dot
+            && first.action.keys().iter().all(|k| !k.moves())
+            && !first.action.keys().is_empty()
+            && !leaves_room(&first)
+            && self.queue.is_empty()
+        {
+            let Some(next) = self.plan_next() else { break };
+            let mergeable = merge(&first.action, &next.action);
+            match mergeable {
+                Some(action) => {
+                    first = Planned {
+                        action,
+                        completes: next.completes.or(first.completes),
+                    };
+                }
+                None => {
+                    self.queue.push_front(next);
+                    break;
+                }
+            }
+        }
+        first
+    }
+
+    fn options(&self) -> &EnvOptions {
+        self.shadow.options()
+    }
+
+    /// The next queued action, planning further sub-goals as needed; a harmless turn when
+    /// the plan is done (or failed).
+    fn pop_or_plan(&mut self) -> Planned {
+        self.queue
+            .pop_front()
+            .or_else(|| self.plan_next())
+            .unwrap_or(Planned {
+                action: CraftAction {
+                    rotate_right: Some(90.0),
+                    ..CraftAction::default()
+                },
+                completes: None,
+            })
+    }
+
+    /// Plans the next sub-goals until one gives actions; returns its first action and
+    /// queues the rest.
+    fn plan_next(&mut self) -> Option<Planned> {
+        while let Some(goal) = self.plan.get(self.next).cloned() {
+            self.next += 1;
+            if let Some(actions) = self.actions_for(&goal) {
+                self.queue.extend(actions);
+                return self.queue.pop_front();
+            }
+        }
+        None
+    }
+
+    fn actions_for(&mut self, step: &PlanStep) -> Option<Vec<Planned>> {
         let exit = || Thing::Door {
             role: DoorRole::Exit,
         };
@@ -126,10 +239,13 @@ impl OracleAgent {
         };
         let (target, act, radius) = match &step.goal {
             Subgoal::Read { note } => {
-                return Some(vec![CraftAction {
-                    read: Some(note.clone()),
-                    rationale: Some(format!("read the note {note} for clues")),
-                    ..CraftAction::default()
+                return Some(vec![Planned {
+                    action: CraftAction {
+                        read: Some(note.clone()),
+                        rationale: Some(format!("read the note {note} for clues")),
+                        ..CraftAction::default()
+                    },
+                    completes: Some(step.clone()),
                 }]);
             }
             Subgoal::Grab { prop } => (thing(prop), grab, REACH),
@@ -165,13 +281,77 @@ impl OracleAgent {
         };
         let room = self.shadow.scenario().rooms.get(step.room)?;
         let (walk, why) = rationale(room, &step.goal);
-        let mut actions = route(&mut self.shadow, &target, radius, act)?;
-        let last = actions.len().saturating_sub(1);
+        let mut actions = route(&mut self.shadow, &target, radius)?;
+        let aimed = actions.len().saturating_sub(1);
+        let aim = walk.replacen("walk to", "put the red dot on", 1);
         for (i, a) in actions.iter_mut().enumerate() {
-            a.rationale = Some(if i == last { why.clone() } else { walk.clone() });
+            a.rationale = Some(if i < aimed {
+                walk.clone()
+            } else if act.keys().is_empty() {
+                // looking is the act (a wall pattern): the aim completes the sub-goal
+                why.clone()
+            } else {
+                aim.clone()
+            });
         }
-        Some(actions)
+        if !act.keys().is_empty() {
+            actions.push(CraftAction {
+                rationale: Some(why),
+                ..act
+            });
+        }
+        let last = actions.len() - 1;
+        Some(
+            actions
+                .into_iter()
+                .enumerate()
+                .map(|(i, action)| Planned {
+                    action,
+                    completes: (i == last).then(|| step.clone()),
+                })
+                .collect(),
+        )
     }
+}
+
+/// Whether an act is the one that opens a room's exit (the next sub-goal is then planned
+/// in the next room, from its start).
+fn leaves_room(p: &Planned) -> bool {
+    p.completes.as_ref().is_some_and(|s| match &s.goal {
+        Subgoal::Interact { target }
+        | Subgoal::UseKey { target, .. }
+        | Subgoal::EnterPassword { target, .. } => target == EXIT,
+        _ => false,
+    })
+}
+
+/// One reply doing `first` (acts only) and then `next`, if the keys allow it: each key
+/// at most once, and the motions of `next` keep their order after the acts.
+fn merge(first: &CraftAction, next: &CraftAction) -> Option<CraftAction> {
+    let (a, b) = (first.keys(), next.keys());
+    if b.iter().any(|k| a.contains(k)) {
+        return None;
+    }
+    let mut m = CraftAction {
+        look_at: next.look_at,
+        rotate_right: next.rotate_right,
+        rotate_down: next.rotate_down,
+        move_forward: next.move_forward,
+        jump: next.jump,
+        read: first.read.clone().or_else(|| next.read.clone()),
+        rationale: match (&first.rationale, &next.rationale) {
+            (Some(x), Some(y)) => Some(format!("{x}, then {y}")),
+            (x, y) => x.clone().or_else(|| y.clone()),
+        },
+        ..first.clone()
+    };
+    if next.grab {
+        m.grab = true;
+        m.use_item = next.use_item.clone();
+        m.input = next.input.clone();
+    }
+    m.order = a.into_iter().chain(b).collect::<Vec<Key>>();
+    Some(m)
 }
 
 impl Agent for OracleAgent {
@@ -183,6 +363,7 @@ impl Agent for OracleAgent {
         self.shadow.reset(0);
         self.next = 0;
         self.queue.clear();
+        self.pending = None;
     }
 
     fn act(&mut self, o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {
@@ -263,14 +444,11 @@ pub fn optimal_distance(
     Ok(oracle.shadow.distance())
 }
 
-/// The walk, aim and act that reach `target` from where the shadow stands, checked
-/// against the shadow's rules; `None` if no standing cell works.
-fn route(
-    env: &mut CraftEnv,
-    target: &Thing,
-    radius: f32,
-    act: CraftAction,
-) -> Option<Vec<CraftAction>> {
+/// The walk and the aim that bring `target` under the red dot within `radius`, from where
+/// the shadow stands, checked against the shadow's rules (the act follows in a reply of
+/// its own); `None` if no standing cell works. The last action aims; when the last leg
+/// needs no turn the aim rides on it (`move_forward` first, then the turn and tilt).
+fn route(env: &mut CraftEnv, target: &Thing, radius: f32) -> Option<Vec<CraftAction>> {
     let room_index = env.room;
     let scenario = Arc::clone(env.scenario_arc());
     let room = &scenario.rooms[room_index];
@@ -301,72 +479,131 @@ fn route(
             path.push(at);
         }
         path.reverse();
-        let mut b = body;
-        let mut actions = Vec::new();
-        let (mut i, mut cx, mut cz) = (0usize, body.x, body.z);
-        let last = path.len() - 1;
-        let mut legs = 0;
-        while (cx, cz) != grid.center(path[last].0, path[last].1) && legs < 64 {
-            legs += 1;
-            let j = (i + 1..=last)
-                .rev()
-                .find(|&j| {
-                    let (x, z) = grid.center(path[j].0, path[j].1);
-                    obstacles.clear(cx, cz, x, z)
-                })
-                .unwrap_or((i + 1).min(last));
-            let (x, z) = grid.center(path[j].0, path[j].1);
-            let (dx, dz) = (x - cx, z - cz);
-            let len = libm::sqrtf(dx * dx + dz * dz);
-            if len > 1e-4 {
-                let want = libm::atan2f(dx, dz).to_degrees();
-                let turn = signed(want - b.yaw);
-                b = b.turned(turn, 0.0);
-                let (hx, hz) = b.heading();
-                let mut rest = len;
-                let mut first = true;
-                while rest > 1e-4 {
-                    let leg = rest.min(crate::action::MOVE_RANGE);
-                    advance(&obstacles, &mut b, hx, hz, leg);
-                    actions.push(CraftAction {
-                        rotate_right: first.then_some(turn),
-                        move_forward: Some(leg),
-                        ..CraftAction::default()
-                    });
-                    first = false;
-                    rest -= leg;
-                }
-            }
-            (i, cx, cz) = (j, x, z);
-        }
+        let Some((b, mut actions)) = walk_path(&grid, &obstacles, body, &path) else {
+            continue;
+        };
         if env.reach_of(&b, target).is_none_or(|d| d > radius) {
             continue;
         }
-        for aim in &aims {
+        let Some((right, down)) = aim(env, &b, target, &aims) else {
+            continue;
+        };
+        let ride = actions
+            .last()
+            .is_some_and(|l| l.rotate_right.is_none() && l.rotate_down.is_none());
+        if ride && let Some(l) = actions.last_mut() {
+            l.rotate_right = right;
+            l.rotate_down = down;
+            l.order = vec![Key::MoveForward, Key::RotateRight, Key::RotateDown];
+        } else {
+            actions.push(CraftAction {
+                rotate_right: right,
+                rotate_down: down,
+                ..CraftAction::default()
+            });
+        }
+        return Some(actions);
+    }
+    None
+}
+
+/// The legs that walk `body` along the grid `path` (string-pulled from wherever the body
+/// really is after each leg), with turns in whole degrees and walks in whole
+/// centimetres; the body where they end. `None` when a leg makes no headway.
+fn walk_path(
+    grid: &Grid,
+    obstacles: &crate::motion::Obstacles,
+    body: crate::motion::Body,
+    path: &[(usize, usize)],
+) -> Option<(crate::motion::Body, Vec<CraftAction>)> {
+    let mut b = body;
+    let mut actions = Vec::new();
+    let last = path.len() - 1;
+    let mut i = 0usize;
+    let mut legs = 0;
+    while i < last {
+        legs += 1;
+        if legs > 64 {
+            return None;
+        }
+        let j = (i + 1..=last)
+            .rev()
+            .find(|&j| {
+                let (x, z) = grid.center(path[j].0, path[j].1);
+                obstacles.clear(b.x, b.z, x, z)
+            })
+            .unwrap_or(i + 1);
+        let (x, z) = grid.center(path[j].0, path[j].1);
+        let (dx, dz) = (x - b.x, z - b.z);
+        let len = libm::sqrtf(dx * dx + dz * dz);
+        if len < 0.02 {
+            i = j;
+            continue;
+        }
+        let turn = round_to(signed(libm::atan2f(dx, dz).to_degrees() - b.yaw), 1.0);
+        b = b.turned(turn, 0.0);
+        let (hx, hz) = b.heading();
+        let leg = round_to(len.min(crate::action::MOVE_RANGE), 0.01);
+        let (went, _) = advance(obstacles, &mut b, hx, hz, leg);
+        if went < 1e-3 {
+            return None;
+        }
+        actions.push(CraftAction {
+            rotate_right: (turn != 0.0).then_some(turn),
+            move_forward: Some(leg),
+            ..CraftAction::default()
+        });
+        let (ex, ez) = (x - b.x, z - b.z);
+        if libm::sqrtf(ex * ex + ez * ez) < 0.05 {
+            i = j;
+        }
+    }
+    Some((b, actions))
+}
+
+/// The turn and tilt (rounded to whole degrees, else tenths) that put the centre ray of
+/// `b` on `target` through one of `aims`; `None` when none does. Zero parts are left out.
+fn aim(
+    env: &mut CraftEnv,
+    b: &crate::motion::Body,
+    target: &Thing,
+    aims: &[Vec3],
+) -> Option<(Option<f32>, Option<f32>)> {
+    for step in [1.0f32, 0.1] {
+        for p in aims {
             let eye = Vec3::new(b.x, EYE_HEIGHT, b.z);
-            let d = *aim - eye;
+            let d = *p - eye;
             let len = d.length();
             if len < 1e-3 {
                 continue;
             }
             let want = b.aimed(d * (1.0 / len));
-            let right = signed(want.yaw - b.yaw);
-            let down = b.pitch - want.pitch;
+            let right = round_to(signed(want.yaw - b.yaw), step);
+            let down = round_to(b.pitch - want.pitch, step);
             let last_body = b.turned(right, down);
             match env.probe(&last_body) {
                 Some((hit, dist)) if hit == *target && dist <= len + 0.5 => {
-                    actions.push(CraftAction {
-                        rotate_right: Some(right),
-                        rotate_down: Some(down),
-                        ..act.clone()
-                    });
-                    return Some(actions);
+                    return Some((
+                        (right != 0.0).then_some(right),
+                        (down != 0.0).then_some(down),
+                    ));
                 }
                 _ => {}
             }
         }
     }
     None
+}
+
+/// `v` rounded to a multiple of `step` (1, 0.1, 0.01), as a short decimal.
+fn round_to(v: f32, step: f32) -> f32 {
+    let scaled = (v / step).round();
+    let r = if step >= 1.0 {
+        scaled * step
+    } else {
+        scaled / (1.0 / step).round()
+    };
+    if r == 0.0 { 0.0 } else { r }
 }
 
 /// Degrees in `(-180, 180]`.

@@ -4,7 +4,8 @@
 //! metrics look like when nothing is understood (a grab ratio near its share of grabs,
 //! prop gain from lucky grabs). Each turn it picks one of six kinds uniformly — turn,
 //! tilt, walk, look at a point, grab, or enter four random digits — with random
-//! parameters, all drawn from its seed.
+//! parameters (tenths of a degree or metre, hundredths of the picture), all drawn from
+//! its seed.
 
 use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation, Step, ToolSchema};
 use rand::Rng;
@@ -33,9 +34,11 @@ impl RandomAgent {
             1 => a.rotate_down = Some(round(self.rng.random_range(-30.0..30.0f32))),
             2 => a.move_forward = Some(round(self.rng.random_range(-1.0..3.0f32))),
             3 => {
+                // hundredths, written as such (0.46, not 0.45999998)
+                let hundredths = |v: f32| (v * 100.0).round() / 100.0;
                 a.look_at = Some((
-                    round(self.rng.random_range(0.0..1.0f32) * 10.0) / 10.0,
-                    round(self.rng.random_range(0.0..1.0f32) * 10.0) / 10.0,
+                    hundredths(self.rng.random_range(0.0..1.0f32)),
+                    hundredths(self.rng.random_range(0.0..1.0f32)),
                 ))
             }
             4 => a.grab = true,
@@ -63,5 +66,24 @@ impl Agent for RandomAgent {
         Ok(AgentTurn::action(Action::text(
             self.next_action().to_json(),
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_replies_read_back_and_are_written_short() {
+        let mut agent = RandomAgent::new(7);
+        for _ in 0..500 {
+            let a = agent.next_action();
+            let json = a.to_json();
+            assert!(crate::action::parse(&json).is_ok(), "{json}");
+            assert!(
+                !json.contains("9999") && !json.contains("0000001"),
+                "{json}"
+            );
+        }
     }
 }

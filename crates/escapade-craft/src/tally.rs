@@ -45,15 +45,19 @@ pub struct Facts {
     pub optimal_distance: f32,
     /// Whether room 1's exit is in view at the start (Fig. 4).
     pub exit_visible_at_start: bool,
+    /// For a two-room game: whether it was played bootstrapped (room 1 shown solved,
+    /// Table 3) or autonomously (App. F); `None` for a single room.
+    pub bootstrapped: Option<bool>,
 }
 
 impl Tally {
     /// The metrics, by name. A metric that is undefined for the episode (prop gain
-    /// without props, grab success rate without grabs, a step count never reached) is
-    /// absent rather than NaN.
+    /// without props, a step count never reached) is absent rather than NaN.
     ///
     /// - `prop_gain`: collected ÷ collectible keys and notes (Eq. 1);
-    /// - `grab_count`, `grab_success_rate` (Eq. 2), `grab_ratio` = grabs ÷ steps (Eq. 3);
+    /// - `grab_count`, `grab_success_rate` (Eq. 2; 0 for an episode without grabs, as
+    ///   the original's evaluator `eval_rst.py` counts it), `grab_ratio` = grabs ÷ steps
+    ///   (Eq. 3);
     /// - `steps_to_password`: steps from the start to the first password (Table 4 #PW);
     /// - `steps_to_key`: steps to the first key, counted from the first password when
     ///   one came before it (Table 4 #Key);
@@ -61,7 +65,9 @@ impl Tally {
     ///   escape (Table 4 #Exit);
     /// - `password_share`, `key_share`, `exit_share`: each of those ÷ steps;
     /// - `distance_moved`, `optimal_distance` (metres, Table 8);
-    /// - `exit_visible_at_start` (0 or 1, Fig. 4); `invalid_actions`; `rooms_escaped`.
+    /// - `exit_visible_at_start` (0 or 1, Fig. 4); `invalid_actions`; `rooms_escaped`;
+    /// - `bootstrapped` (two-room games only): 1 when room 1 was shown solved (Table 3),
+    ///   0 when both rooms were played (App. F).
     pub fn metrics(&self, facts: &Facts) -> BTreeMap<String, f64> {
         let mut m = BTreeMap::new();
         let steps = f64::from(self.steps);
@@ -75,12 +81,14 @@ impl Tally {
             );
         }
         put("grab_count", f64::from(self.grabs));
-        if self.grabs > 0 {
-            put(
-                "grab_success_rate",
-                f64::from(self.grab_successes) / f64::from(self.grabs),
-            );
-        }
+        put(
+            "grab_success_rate",
+            if self.grabs > 0 {
+                f64::from(self.grab_successes) / f64::from(self.grabs)
+            } else {
+                0.0
+            },
+        );
         if self.steps > 0 {
             put("grab_ratio", f64::from(self.grabs) / steps);
         }
@@ -117,6 +125,9 @@ impl Tally {
         );
         put("invalid_actions", f64::from(self.invalid));
         put("rooms_escaped", f64::from(self.rooms_escaped));
+        if let Some(b) = facts.bootstrapped {
+            put("bootstrapped", if b { 1.0 } else { 0.0 });
+        }
         m
     }
 }
@@ -147,6 +158,7 @@ mod tests {
             collectible: 2,
             optimal_distance: 7.123,
             exit_visible_at_start: true,
+            bootstrapped: Some(true),
         });
         assert_eq!(m["steps_to_password"], 5.0);
         assert_eq!(m["steps_to_key"], 7.0);
@@ -156,12 +168,16 @@ mod tests {
         assert_eq!(m["grab_ratio"], 0.2);
         assert_eq!(m["prop_gain"], 1.0);
         assert_eq!(m["optimal_distance"], 7.12);
+        assert_eq!(m["bootstrapped"], 1.0);
         let empty = Tally::default().metrics(&Facts {
             collected: 0,
             collectible: 0,
             optimal_distance: 0.0,
             exit_visible_at_start: false,
+            bootstrapped: None,
         });
-        assert!(!empty.contains_key("prop_gain") && !empty.contains_key("grab_success_rate"));
+        assert!(!empty.contains_key("prop_gain") && !empty.contains_key("bootstrapped"));
+        // no grab at all counts as a grab success rate of 0, as the original scores it
+        assert_eq!(empty["grab_success_rate"], 0.0);
     }
 }

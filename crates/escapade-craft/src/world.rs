@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use escapade_core::env::{OracleReport, PaperStat, SuiteSpec, Validation};
+use escapade_core::env::{OracleReport, PaperStat, SuiteSettings, SuiteSpec, Validation};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::env::{CraftEnv, EnvOptions, step_cap};
@@ -28,7 +28,8 @@ pub struct CraftWorld {
 }
 
 impl CraftWorld {
-    /// The world with default options (1024 × 512 frames, the red-dot grab rule).
+    /// The world with default options (see [`EnvOptions`]: the red-dot grab rule, the
+    /// original's feedback, the paper's prompt, two-room games bootstrapped).
     pub fn new() -> CraftWorld {
         CraftWorld::default()
     }
@@ -70,6 +71,20 @@ impl CraftWorld {
     }
 }
 
+/// How MM-Escape ran its models (§4): "we set the temperature to 0"; every step's frame
+/// and reply stay in the conversation ("models … fully utilize past trajectories"; the
+/// original client sends the full history). One run per scenario.
+pub fn paper_settings() -> SuiteSettings {
+    SuiteSettings {
+        epochs: None,
+        agent: [("temperature", "0"), ("history", "full")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        source: "MM-Escape §4".into(),
+    }
+}
+
 impl World for CraftWorld {
     fn name(&self) -> &'static str {
         "craft"
@@ -89,9 +104,12 @@ impl World for CraftWorld {
         vec![SuiteSpec {
             name: suite::NAME.into(),
             world: "craft".into(),
-            description: "11 D1, 11 D2, 21 D3 rooms and 30 two-room games (MM-Escape §3.3)".into(),
+            description: "11 D1, 11 D2, 21 D3 rooms and 30 two-room games (MM-Escape §3.3); \
+                          two-room games bootstrapped: room 1 shown escaped, room 2 played \
+                          (Table 3; -W bootstrap=off: both rooms, App. F)"
+                .into(),
             tiers: tiers.into_iter().collect(),
-            ..Default::default()
+            settings: paper_settings(),
         }]
     }
 
@@ -252,6 +270,8 @@ impl World for CraftWorld {
         );
         t.push_str("Actions (Table 13 JSON): move_forward, rotate_right, rotate_down, jump, look_at, grab, interactions {use_item_id, input}, read, rationale.\n");
         t.push_str("Limits: 50 / 75 / 100 steps for D1 / D2 / D3 (+25 per further hop), 80 for two rooms.\n");
+        t.push_str("One reply, several keys: grab and read act at once on the view shown; the motions follow in the order written.\n");
+        t.push_str("Two-room games: bootstrapped by default (room 1 shown escaped, Table 3); -W bootstrap=off plays both (App. F).\n");
         t
     }
 }

@@ -1,10 +1,12 @@
 //! The craft environment through its public contract, on `mm-escape@1` scenarios:
 //! collisions, aiming with `look_at`, reach, locks, notes, malformed replies, step caps,
-//! metrics and determinism.
+//! metrics and determinism; the order in which one reply's keys act; the original
+//! client's level of feedback and escapade's detailed feedback.
 
 use std::sync::Arc;
 
 use escapade_core::{Action, Env, EnvError, Step, World};
+use escapade_craft::env::{Feedback, Unreadable};
 use escapade_craft::motion::Obstacles;
 use escapade_craft::oracle::OracleAgent;
 use escapade_craft::scene::Thing;
@@ -31,10 +33,26 @@ fn act(env: &mut CraftEnv, json: &str) -> Step {
     env.step(&Action::text(json)).unwrap()
 }
 
-/// The oracle's whole solution as JSON replies.
+/// Small frames with escapade's detailed feedback.
+fn detailed() -> EnvOptions {
+    EnvOptions {
+        feedback: Feedback::Detailed,
+        ..EnvOptions::small()
+    }
+}
+
+/// Small frames, both rooms of a two-room game played (App. F).
+fn autonomous() -> EnvOptions {
+    EnvOptions {
+        bootstrap: false,
+        ..EnvOptions::small()
+    }
+}
+
+/// The oracle's whole solution as JSON replies (two-room games played in full).
 fn solution(s: &Arc<CraftScenario>) -> Vec<String> {
-    let mut oracle = OracleAgent::new(s.clone(), EnvOptions::small()).unwrap();
-    let mut env = open(s, EnvOptions::small().without_frames());
+    let mut oracle = OracleAgent::new(s.clone(), autonomous()).unwrap();
+    let mut env = open(s, autonomous().without_frames());
     let mut out = Vec::new();
     for _ in 0..env.cap() {
         let a = oracle.next_action().to_json();
@@ -97,7 +115,7 @@ fn face(env: &mut CraftEnv, p: Vec3) -> Step {
 #[test]
 fn walking_into_a_wall_stops_at_the_wall() {
     let s = &suite()[0];
-    let mut env = open(s, EnvOptions::small().without_frames());
+    let mut env = open(s, detailed().without_frames());
     let room = &s.rooms[0];
     let obstacles = Obstacles::of(room);
     let start = env.pose().1;
@@ -135,6 +153,21 @@ fn walking_into_a_wall_stops_at_the_wall() {
     assert_eq!(env.pose().1, b);
     let m = env.outcome().metrics;
     assert!(m["distance_moved"] > 0.0 && m["distance_moved"] < 10.0);
+    // the original's level of information: a move is a move, however far it got
+    let mut plain = open(s, EnvOptions::small().without_frames());
+    let step = act(
+        &mut plain,
+        &format!(r#"{{"rotate_right": {turn}, "move_forward": 10}}"#),
+    );
+    assert_eq!(
+        step.feedback,
+        format!(
+            "{} {}",
+            escapade_craft::env::MOVED,
+            escapade_craft::env::NO_INTERACTION
+        )
+    );
+    assert_eq!(plain.pose().1, b);
 }
 
 #[test]
@@ -150,7 +183,7 @@ fn look_at_a_props_pixel_puts_the_red_dot_on_it_and_reach_is_enforced() {
             p.position[1] + p.size[1] * 0.75,
             p.position[2],
         );
-        let mut env = open(s, EnvOptions::small());
+        let mut env = open(s, detailed());
         let start = WorldState::start(s);
         // look past it (15 degrees to the left, a little high), then re-aim by its pixel
         face(&mut env, target);
@@ -190,6 +223,12 @@ fn look_at_a_props_pixel_puts_the_red_dot_on_it_and_reach_is_enforced() {
             );
             assert!(env.bag().is_empty());
             assert_eq!(env.outcome().metrics["grab_success_rate"], 0.0);
+            // by default the grab gets the original's answer, which names nothing
+            let mut plain = open(s, EnvOptions::small());
+            face(&mut plain, target);
+            let step = act(&mut plain, r#"{"grab": true}"#);
+            assert_eq!(step.feedback, escapade_craft::env::GRAB_NO_RESPONSE);
+            assert!(plain.bag().is_empty());
         }
         checked += 1;
     }
@@ -210,6 +249,25 @@ fn note_first() -> Arc<CraftScenario> {
         .unwrap()
 }
 
+/// `a` without its motions: the acts it does on the view the reply starts from.
+fn acts_only(a: &serde_json::Value) -> serde_json::Value {
+    let mut v = a.clone();
+    let o = v.as_object_mut().unwrap();
+    for k in [
+        "look_at",
+        "rotate_right",
+        "rotate_down",
+        "move_forward",
+        "jump",
+    ] {
+        o.remove(k);
+    }
+    v
+}
+
+/// C.1.2 "Locked Props": a locked box says what kind of thing opens it; wrong codes and
+/// items are refused without a hint; a held note shows its numbers. Checked with the
+/// original's level of feedback (no code length, no advice) and with the detailed one.
 #[test]
 fn locks_say_what_they_need_and_refuse_wrong_codes_and_notes_read() {
     let s = note_first();
@@ -223,83 +281,104 @@ fn locks_say_what_they_need_and_refuse_wrong_codes_and_notes_read() {
             _ => None,
         })
         .unwrap();
-    let mut env = open(&s, EnvOptions::small().without_frames());
-    let read_before = act(&mut env, r#"{"read": "note_1"}"#);
-    assert!(
-        read_before.feedback.contains("no item `note_1`"),
-        "{}",
-        read_before.feedback
-    );
-    env.reset(0);
-    for a in &plan {
-        let v: serde_json::Value = serde_json::from_str(a).unwrap();
-        if let Some(code) = v["interactions"]["input"].as_str() {
-            assert_eq!(code, digits);
-            // the same turn without the code: the box says what it needs
-            let mut bare = v.clone();
-            bare.as_object_mut().unwrap().remove("interactions");
-            let locked = act(&mut env, &bare.to_string());
-            assert!(locked.feedback.contains("keypad"), "{}", locked.feedback);
-            assert!(
-                locked.feedback.contains("4-digit code"),
-                "{}",
-                locked.feedback
-            );
-            let wrong: String = digits
-                .chars()
-                .map(|c| char::from(b'0' + (c as u8 - b'0' + 1) % 10))
-                .collect();
-            let refused = act(
-                &mut env,
-                &format!(r#"{{"grab": true, "interactions": {{"input": "{wrong}"}}}}"#),
-            );
-            assert!(
-                refused.feedback.contains("rejects that code"),
-                "{}",
-                refused.feedback
-            );
-            assert!(!refused.feedback.contains(&wrong));
-            let key = act(
-                &mut env,
-                r#"{"grab": true, "interactions": {"use_item_id": "note_1"}}"#,
-            );
-            assert!(
-                key.feedback.contains("keypad, not a keyhole"),
-                "{}",
-                key.feedback
-            );
-            let ok = act(
-                &mut env,
-                &format!(r#"{{"grab": true, "interactions": {{"input": "{digits}"}}}}"#),
-            );
-            assert!(ok.feedback.contains("The box opens"), "{}", ok.feedback);
-            assert!(ok.feedback.contains("key_1"), "{}", ok.feedback);
-            continue;
+    for options in [EnvOptions::small(), detailed()] {
+        let is_detailed = options.feedback == Feedback::Detailed;
+        let mut env = open(&s, options.without_frames());
+        let read_before = act(&mut env, r#"{"read": "note_1"}"#);
+        assert!(
+            read_before.feedback.contains("no item `note_1`"),
+            "{}",
+            read_before.feedback
+        );
+        env.reset(0);
+        for a in &plan {
+            let v: serde_json::Value = serde_json::from_str(a).unwrap();
+            if let Some(code) = v["interactions"]["input"].as_str() {
+                assert_eq!(code, digits);
+                let here = acts_only(&v);
+                // the same grab without the code: the box says what it needs
+                let mut bare = here.clone();
+                bare.as_object_mut().unwrap().remove("interactions");
+                let locked = act(&mut env, &bare.to_string());
+                if is_detailed {
+                    assert!(
+                        locked.feedback.contains("4-digit code"),
+                        "{}",
+                        locked.feedback
+                    );
+                } else {
+                    assert!(
+                        locked
+                            .feedback
+                            .starts_with("A locked box: it opens with a code."),
+                        "{}",
+                        locked.feedback
+                    );
+                    assert!(!locked.feedback.contains('4'), "{}", locked.feedback);
+                }
+                let wrong: String = digits
+                    .chars()
+                    .map(|c| char::from(b'0' + (c as u8 - b'0' + 1) % 10))
+                    .collect();
+                let refused = act(
+                    &mut env,
+                    &format!(r#"{{"grab": true, "interactions": {{"input": "{wrong}"}}}}"#),
+                );
+                assert!(
+                    refused.feedback.contains("rejects that code"),
+                    "{}",
+                    refused.feedback
+                );
+                assert!(!refused.feedback.contains(&wrong));
+                let key = act(
+                    &mut env,
+                    r#"{"grab": true, "interactions": {"use_item_id": "note_1"}}"#,
+                );
+                let needs = if is_detailed {
+                    "keypad, not a keyhole"
+                } else {
+                    "opens with a code"
+                };
+                assert!(key.feedback.contains(needs), "{}", key.feedback);
+                let ok = act(&mut env, a);
+                assert!(ok.feedback.contains("The box opens"), "{}", ok.feedback);
+                assert!(ok.feedback.contains("key_1"), "{}", ok.feedback);
+                continue;
+            }
+            let step = act(&mut env, a);
+            if v.get("read").is_some() {
+                assert!(
+                    step.feedback
+                        .contains(&format!("A code is written on it: {digits}")),
+                    "{}",
+                    step.feedback
+                );
+            }
+            if env.bag().iter().any(|b| b == "note_1") {
+                // the bag lists the note's numbers, as the original's does
+                assert!(
+                    step.observation
+                        .text
+                        .contains(&format!("- note_1: a note with the numbers {digits}")),
+                    "{}",
+                    step.observation.text
+                );
+            }
+            if v["interactions"]["use_item_id"].is_string() {
+                assert!(
+                    step.terminated && step.feedback.contains("escaped"),
+                    "{}",
+                    step.feedback
+                );
+            }
         }
-        let step = act(&mut env, a);
-        if v.get("read").is_some() {
-            assert!(
-                step.feedback
-                    .contains(&format!("A code is written on it: {digits}")),
-                "{}",
-                step.feedback
-            );
-            assert!(step.observation.text.contains(&digits));
-        }
-        if v["interactions"]["use_item_id"].is_string() {
-            assert!(
-                step.terminated && step.feedback.contains("escaped"),
-                "{}",
-                step.feedback
-            );
-        }
+        let out = env.outcome();
+        assert!(out.success);
+        assert_eq!(out.metrics["prop_gain"], 1.0);
+        assert!(out.metrics["grab_success_rate"] < 1.0);
+        assert!(out.metrics.contains_key("steps_to_password"));
+        assert!(out.metrics.contains_key("steps_to_key"));
     }
-    let out = env.outcome();
-    assert!(out.success);
-    assert_eq!(out.metrics["prop_gain"], 1.0);
-    assert!(out.metrics["grab_success_rate"] < 1.0);
-    assert!(out.metrics.contains_key("steps_to_password"));
-    assert!(out.metrics.contains_key("steps_to_key"));
 }
 
 #[test]
@@ -334,11 +413,11 @@ fn two_rooms_are_escaped_one_after_the_other() {
         .find(|s| s.id == "craft-m12-01")
         .unwrap();
     let plan = solution(&s);
-    let mut env = open(&s, EnvOptions::small().without_frames());
+    let mut env = open(&s, autonomous().without_frames());
     let mut moved = false;
     for a in &plan {
         let step = act(&mut env, a);
-        if step.feedback.contains("another room") {
+        if step.feedback.contains("enter the next one") {
             moved = true;
             assert_eq!(env.pose().0, 1);
             assert!(!step.terminated);
@@ -354,7 +433,13 @@ fn two_rooms_are_escaped_one_after_the_other() {
 #[test]
 fn malformed_replies_are_feedback_and_count_as_invalid() {
     let s = &suite()[0];
-    let mut env = open(s, EnvOptions::small());
+    let mut env = open(
+        s,
+        EnvOptions {
+            unreadable: Unreadable::Step,
+            ..EnvOptions::small()
+        },
+    );
     for (reply, says) in [
         ("I would like to open the door", "no JSON object"),
         (r#"{"move_forward": "far away"}"#, "must be a number"),
@@ -406,7 +491,11 @@ fn same_actions_give_byte_identical_observations_with_frames() {
     actions.insert(1, r#"{"look_at": [0.2, 0.7], "move_forward": -0.5}"#.into());
     actions.insert(0, "junk".into());
     let run = || {
-        let mut env = CraftEnv::new(s.clone(), EnvOptions::small()).unwrap();
+        let options = EnvOptions {
+            unreadable: Unreadable::Step,
+            ..EnvOptions::small()
+        };
+        let mut env = CraftEnv::new(s.clone(), options).unwrap();
         let first = env.reset(0);
         let mut out = vec![(
             serde_json::to_string(&first).unwrap(),
@@ -432,7 +521,7 @@ fn same_actions_give_byte_identical_observations_with_frames() {
 }
 
 #[test]
-fn passwords_stay_out_of_sight_until_read_and_the_original_grab_rule_takes_all_in_view() {
+fn passwords_stay_out_of_sight_until_picked_up_and_the_original_grab_rule_takes_all_in_view() {
     let s = note_first();
     let mut env = open(&s, EnvOptions::small());
     let secrets = env.secrets();
@@ -533,7 +622,11 @@ fn bootstrapped_two_room_games_start_in_the_second_room() {
         first.text
     );
     assert!(first.text.contains("1. {"), "{}", first.text);
-    assert!(first.text.contains("second locked room"), "{}", first.text);
+    assert!(
+        first.text.contains("Now you are in the next room"),
+        "{}",
+        first.text
+    );
     let mut oracle = world.agent("oracle", &json, 0).unwrap();
     oracle.reset(0, "", &[]);
     let mut o = first;
@@ -554,9 +647,325 @@ fn bootstrapped_two_room_games_start_in_the_second_room() {
     assert_eq!(out.metrics["prop_gain"], 1.0);
     // room 2 of a D1+D2 game takes a few steps, not the whole game's
     assert!(out.steps <= 8, "{}", out.steps);
+    // with frames, room 1's pictures come along, one per shown step, after the view now
+    let mut framed = world
+        .env_with(
+            &json,
+            &[("width", "64"), ("height", "32")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+        .unwrap();
+    let shown = framed.reset(0);
+    let steps = shown
+        .text
+        .lines()
+        .filter(|l| {
+            l.split_once(". {")
+                .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+        })
+        .count();
+    assert!(steps >= 2, "{}", shown.text);
+    assert_eq!(shown.images.len(), steps + 1);
     // unknown keys and bad values are refused
     let bad: BTreeMap<String, String> = [("bootstrap".to_string(), "maybe".to_string())].into();
     assert!(world.env_with(&json, &bad).is_err());
     let bad: BTreeMap<String, String> = [("colour".to_string(), "red".to_string())].into();
     assert!(world.env_with(&json, &bad).is_err());
+}
+
+/// The replies of an oracle solution up to (not including) the first that grabs, and
+/// that reply's index.
+fn before_first_grab(plan: &[String]) -> usize {
+    plan.iter()
+        .position(|a| a.contains("\"grab\":true"))
+        .expect("a solution grabs")
+}
+
+/// MM-Escape's client reads a reply's keys in the order written: the motions are
+/// carried out in that order after the reply is read (so `move_forward: -1.5` then
+/// `rotate_right: 180` backs off first and turns after), the same as sending them one
+/// reply at a time.
+#[test]
+fn one_reply_moves_in_the_order_its_keys_were_written() {
+    let mut checked = 0;
+    for s in suite().iter().take(22) {
+        let options = EnvOptions::small().without_frames();
+        let back_then_turn = r#"{"move_forward": -1.5, "rotate_right": 180}"#;
+        let turn_then_back = r#"{"rotate_right": 180, "move_forward": -1.5}"#;
+        let pose_after = |replies: &[&str]| {
+            let mut env = open(s, options);
+            for r in replies {
+                act(&mut env, r);
+            }
+            env.pose()
+        };
+        let one = pose_after(&[back_then_turn]);
+        assert_eq!(
+            one,
+            pose_after(&[r#"{"move_forward": -1.5}"#, r#"{"rotate_right": 180}"#]),
+            "{}",
+            s.id
+        );
+        let other = pose_after(&[turn_then_back]);
+        assert_eq!(
+            other,
+            pose_after(&[r#"{"rotate_right": 180}"#, r#"{"move_forward": -1.5}"#]),
+            "{}",
+            s.id
+        );
+        if one != other {
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 10,
+        "the two orders differed in only {checked} rooms"
+    );
+}
+
+/// `grab` acts at once on the view the reply started from, before the reply's motions,
+/// wherever it is written: aiming and grabbing in one reply grabs before the aim, and a
+/// grab written after a turn still acts on what was under the dot.
+#[test]
+fn a_grab_acts_on_the_view_the_reply_started_from() {
+    let mut checked = 0;
+    for s in suite().iter().take(22) {
+        let plan = solution(s);
+        let k = before_first_grab(&plan);
+        let options = EnvOptions::small().without_frames();
+        let state = WorldState::start(s);
+        // aimed first: a grab written after a half turn still acts on the target
+        let mut aimed = open(s, options);
+        for a in &plan[..k] {
+            act(&mut aimed, a);
+        }
+        let target = under_dot(&aimed, s, &state);
+        let step = act(&mut aimed, r#"{"rotate_right": 180, "grab": true}"#);
+        assert!(
+            step.terminated || step.feedback.contains("You picked up"),
+            "{}: {}",
+            s.id,
+            step.feedback
+        );
+        // aim and grab in one reply: the grab comes before the aim and misses
+        let mut early = open(s, options);
+        for a in &plan[..k - 1] {
+            act(&mut early, a);
+        }
+        if under_dot(&early, s, &state) == target {
+            continue; // the target is under the dot before the aim too
+        }
+        let mut aim: serde_json::Value = serde_json::from_str(&plan[k - 1]).unwrap();
+        aim["grab"] = true.into();
+        let step = act(&mut early, &aim.to_string());
+        assert!(
+            !step.terminated && early.bag().is_empty(),
+            "{}: {}",
+            s.id,
+            step.feedback
+        );
+        assert!(
+            [
+                escapade_craft::env::GRAB_NO_RESPONSE,
+                escapade_craft::env::GRAB_NOTHING
+            ]
+            .iter()
+            .any(|m| step.feedback.contains(m)),
+            "{}: {}",
+            s.id,
+            step.feedback
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} rooms checked");
+}
+
+/// A grab that opens the way into the next room drops the reply's gathered motion: the
+/// agent stands at room 2's start pose (the original loads the next room afresh).
+#[test]
+fn a_grab_that_leaves_the_room_drops_the_reply_s_motion() {
+    let s = suite()
+        .into_iter()
+        .find(|s| s.id == "craft-m11-01")
+        .unwrap();
+    let plan = solution(&s);
+    let k = before_first_grab(&plan);
+    let mut env = open(&s, autonomous().without_frames());
+    for a in &plan[..k] {
+        act(&mut env, a);
+    }
+    let step = act(
+        &mut env,
+        r#"{"grab": true, "move_forward": 2, "rotate_right": 45}"#,
+    );
+    assert!(
+        step.feedback.contains("enter the next one"),
+        "{}",
+        step.feedback
+    );
+    assert_eq!(
+        env.pose(),
+        (1, escapade_craft::motion::Body::start(&s.rooms[1]))
+    );
+}
+
+/// `look_at` names a point of the picture the reply was shown; after a walk written
+/// before it, the view turns onto what that point showed, seen from where the agent now
+/// stands.
+#[test]
+fn look_at_after_a_walk_turns_onto_what_the_picture_showed_there() {
+    let mut checked = 0;
+    for s in suite().iter().take(20) {
+        let mut env = open(s, EnvOptions::small().without_frames());
+        let state = WorldState::start(s);
+        let prepared = Prepared::new(&s.scene(0, &state).unwrap()).unwrap();
+        let (x, y) = (0.3f32, 0.6f32);
+        let camera = env.pose().1.camera(env.options().fov);
+        let Some(hit) = prepared.pick(&camera, x * 256.0, y * 128.0, 256, 128) else {
+            continue;
+        };
+        let before = env.pose().1;
+        act(
+            &mut env,
+            &format!(r#"{{"move_forward": 0.5, "look_at": [{x}, {y}]}}"#),
+        );
+        let after = env.pose().1;
+        if (after.x, after.z) == (before.x, before.z) {
+            continue; // the walk was blocked
+        }
+        let eye = after.camera(90.0).position;
+        let want = (hit.point - eye) * (1.0 / (hit.point - eye).length());
+        let (yaw, pitch) = (after.yaw.to_radians(), after.pitch.to_radians());
+        let forward = Vec3::new(
+            yaw.sin() * pitch.cos(),
+            pitch.sin(),
+            yaw.cos() * pitch.cos(),
+        );
+        assert!(
+            forward.dot(want) > 0.999_99,
+            "{}: {forward:?} vs {want:?}",
+            s.id
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} rooms checked");
+}
+
+/// App. C.1.2: interactions with what is not part of the escape "provide no
+/// information"; the original client answers a grab that reaches nothing with one of two
+/// messages and a move or turn with a plain "moved". Nothing names the thing under the
+/// dot, its distance, or how far a walk got.
+#[test]
+fn the_default_feedback_gives_no_free_information() {
+    use escapade_craft::env::{
+        GRAB_NO_RESPONSE, GRAB_NOTHING, MOVED, NO_INTERACTION, UNRESPONSIVE, VIEW_MOVED,
+    };
+    let s = &suite()[11];
+    let mut env = open(s, EnvOptions::small().without_frames());
+    let generic = [GRAB_NO_RESPONSE, GRAB_NOTHING];
+    let mut seen = std::collections::BTreeSet::new();
+    for turn in 0..6 {
+        for tilt in [0, 30] {
+            let step = act(
+                &mut env,
+                &format!(r#"{{"rotate_right": 60, "rotate_down": {tilt}}}"#),
+            );
+            assert_eq!(step.feedback, format!("{MOVED} {NO_INTERACTION}"), "{turn}");
+            let step = act(&mut env, r#"{"grab": true}"#);
+            if env.bag().is_empty() && !step.feedback.contains("opens") {
+                let line = generic
+                    .iter()
+                    .find(|m| step.feedback.contains(*m))
+                    .unwrap_or_else(|| panic!("{}", step.feedback));
+                seen.insert(*line);
+                for free in ["Under the red dot", " m away", "the wall", "sofa", "table"] {
+                    assert!(!step.feedback.contains(free), "{}", step.feedback);
+                }
+            }
+            if tilt != 0 {
+                act(&mut env, &format!(r#"{{"rotate_down": {}}}"#, -tilt));
+            }
+        }
+    }
+    // looking at the ceiling, nothing that can be used is in view
+    act(&mut env, r#"{"rotate_down": -89}"#);
+    assert_eq!(act(&mut env, r#"{"grab": true}"#).feedback, GRAB_NOTHING);
+    assert!(seen.contains(GRAB_NO_RESPONSE), "{seen:?}");
+    assert_eq!(
+        act(&mut env, r#"{"look_at": [0.3, 0.7]}"#).feedback,
+        format!("{VIEW_MOVED} {NO_INTERACTION}")
+    );
+    assert_eq!(
+        act(
+            &mut env,
+            r#"{"rotate_right": 5, "move_forward": 0.2, "look_at": [0.6, 0.5]}"#
+        )
+        .feedback,
+        format!("{MOVED} {VIEW_MOVED} {NO_INTERACTION}")
+    );
+    assert_eq!(
+        act(&mut env, r#"{"rationale": "hm"}"#).feedback,
+        UNRESPONSIVE
+    );
+    let start = escapade_core::Env::reset(&mut env, 0);
+    assert!(
+        !start.text.contains(s.rooms[0].kind.label()),
+        "{}",
+        start.text
+    );
+}
+
+/// The original client re-asks five times and then ends the game; escapade's agent loop
+/// re-asks (five times by default), and a reply that still cannot be read ends the game
+/// unless `-W unreadable=step`.
+#[test]
+fn an_unreadable_reply_after_the_reasks_ends_the_game() {
+    let s = &suite()[0];
+    let mut env = open(s, EnvOptions::small().without_frames());
+    assert_eq!(env.reask_limit(), 5);
+    let step = act(&mut env, "I think I should look around");
+    assert!(step.truncated && !step.terminated && !step.valid);
+    assert!(
+        step.feedback.contains(escapade_craft::env::UNREADABLE_END),
+        "{}",
+        step.feedback
+    );
+    assert_eq!(env.step(&Action::text("{}")), Err(EnvError::EpisodeOver));
+    let out = env.outcome();
+    assert!(!out.success);
+    assert_eq!(out.metrics["invalid_actions"], 1.0);
+    let mut going = open(
+        s,
+        EnvOptions {
+            unreadable: Unreadable::Step,
+            ..EnvOptions::small().without_frames()
+        },
+    );
+    let step = act(&mut going, "I think I should look around");
+    assert!(!step.truncated && !step.valid);
+    assert!(!act(&mut going, r#"{"rotate_right": 10}"#).truncated);
+}
+
+/// The oracle writes numbers as a person would: turns in whole degrees (tenths where a
+/// small target needs it), walks in whole centimetres.
+#[test]
+fn the_oracle_writes_rounded_numbers() {
+    for s in suite().iter().step_by(7) {
+        for a in solution(s) {
+            let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+            for (key, scale) in [
+                ("rotate_right", 10.0),
+                ("rotate_down", 10.0),
+                ("move_forward", 100.0),
+            ] {
+                if let Some(x) = v.get(key).and_then(|x| x.as_f64()) {
+                    let scaled = x * scale;
+                    assert!((scaled - scaled.round()).abs() < 1e-3, "{}: {a}", s.id);
+                    assert!(v[key].to_string().len() <= 7, "{}: {a}", s.id);
+                }
+            }
+        }
+    }
 }

@@ -18,10 +18,12 @@ fn suite_scenario(id: &str) -> Arc<CraftScenario> {
     )
 }
 
-/// The start frame of `scenario` at 256 × 128, drawn on `threads` threads.
+/// The start frame of `scenario` at 256 × 128, drawn on `threads` threads (a two-room
+/// game from room 1: not bootstrapped).
 fn start_frame(scenario: &Arc<CraftScenario>, threads: usize) -> Vec<u8> {
     let options = EnvOptions {
         threads,
+        bootstrap: false,
         ..EnvOptions::small()
     };
     let mut env = CraftEnv::new(scenario.clone(), options).expect("an environment");

@@ -110,3 +110,51 @@ fn paper_stats_and_baselines() {
     assert!(world.agent("nobody", &suite[0], 1).is_err());
     assert_eq!(world.suites()[0].tiers.iter().map(|t| t.1).sum::<u32>(), 73);
 }
+
+/// The oracle escapes every suite scenario under each rule option a run may choose: both
+/// rooms played (App. F), the original's grab rule, a narrower view, detailed feedback.
+#[test]
+fn the_oracle_escapes_every_suite_scenario_under_each_rule_option() {
+    let suite = CraftWorld::new().build_suite("mm-escape@1").unwrap();
+    for (key, value) in [
+        ("bootstrap", "off"),
+        ("grab", "original"),
+        ("fov", "60"),
+        ("feedback", "detailed"),
+    ] {
+        let options: BTreeMap<String, String> = [(key.to_string(), value.to_string())].into();
+        let world =
+            CraftWorld::with_options(EnvOptions::small().with(&options).expect("a known option"));
+        let failed: Vec<String> = suite
+            .iter()
+            .filter(|json| !world.oracle(json).unwrap().solved)
+            .map(|json| CraftScenario::from_json(json).unwrap().id)
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "{key}={value}: the oracle failed {failed:?}"
+        );
+    }
+}
+
+/// MM-Escape §4: "we set the temperature to 0"; models keep the whole trajectory in
+/// context. The suite declares both for model agents.
+#[test]
+fn the_suite_declares_the_papers_decoding_settings() {
+    let spec = &CraftWorld::new().suites()[0];
+    assert_eq!(
+        spec.settings.agent.get("temperature").map(String::as_str),
+        Some("0")
+    );
+    assert_eq!(
+        spec.settings.agent.get("history").map(String::as_str),
+        Some("full")
+    );
+    assert_eq!(spec.settings.epochs, None);
+    assert!(spec.settings.source.contains("MM-Escape §4"));
+    assert!(
+        spec.description.contains("bootstrapped"),
+        "{}",
+        spec.description
+    );
+}

@@ -349,8 +349,10 @@ struct Seats<'a> {
 }
 
 /// The episode loop for a person: synchronous, because a terminal blocks on input and a
-/// locked standard output cannot cross threads. Re-asks are not needed: a person reads
-/// the world's feedback and simply types again. Rows are written as the runner writes them.
+/// locked standard output cannot cross threads. A reply the world cannot read is told
+/// back at once and typed again, without a step (as the runner re-asks a model; a world
+/// may end the game on a reply that stays unreadable). Rows are written as the runner
+/// writes them.
 /// A partner's turns are driven with `block_on`.
 fn play_sync(
     env: &mut dyn Env,
@@ -420,13 +422,34 @@ fn play_sync(
                     other => other.to_string(),
                 })
         };
-        let turn = match turn {
+        let mut turn = match turn {
             Ok(turn) => turn,
             Err(message) => {
                 played.error = Some(format!("agent failed: {message}"));
                 break;
             }
         };
+        let mut gave_up = None;
+        while !theirs && let Err(message) = env.check_action(&turn.action) {
+            let again = Observation {
+                text: format!("That reply cannot be read: {message}"),
+                ..Observation::default()
+            };
+            match agent.act(&again, played.last.as_ref()) {
+                Ok(t) => turn = t,
+                Err(e) => {
+                    gave_up = Some(match e {
+                        CoreError::Agent(message) => message,
+                        other => other.to_string(),
+                    });
+                    break;
+                }
+            }
+        }
+        if let Some(message) = gave_up {
+            played.error = Some(format!("agent failed: {message}"));
+            break;
+        }
         if theirs {
             // the person reads the partner's words in their own next observation
             played.usage.add(&turn.usage);

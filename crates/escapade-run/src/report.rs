@@ -333,6 +333,23 @@ fn tier_label(world: &str, difficulty: u32) -> String {
     }
 }
 
+/// A tier's label in a table of metrics: [`tier_label`], and for craft's two-room tiers
+/// the setting their episodes were played in, read from their `bootstrapped` metric
+/// (MM-Escape Table 3's bootstrapped setting, App. F's autonomous one, or both mixed).
+fn group_label(world: &str, difficulty: u32, metrics: &IndexMap<String, Stat>) -> String {
+    let label = tier_label(world, difficulty);
+    let setting = match metrics.get("bootstrapped") {
+        Some(s) if world == "craft" && s.mean == 1.0 => "bootstrapped",
+        Some(s) if world == "craft" && s.mean == 0.0 => "autonomous",
+        Some(_) if world == "craft" => "bootstrapped and autonomous",
+        _ => return label,
+    };
+    match label.strip_suffix(')') {
+        Some(open) => format!("{open}, {setting})"),
+        None => format!("{label} ({setting})"),
+    }
+}
+
 /// Whether an episode was solved within its first `k` counted turns, for k = 1..=`max`:
 /// `turns` is the number of counted turns the episode took (its solver steps); an
 /// unsolved episode is unsolved at every k.
@@ -1170,7 +1187,7 @@ impl Report {
             };
             for g in &groups {
                 out.push_str(&row(
-                    tier_label(world, g.difficulty),
+                    group_label(world, g.difficulty, &g.metrics),
                     &g.run,
                     g.n,
                     &g.metrics,
@@ -1470,6 +1487,28 @@ mod tests {
         }
         assert_eq!(tier_label("comma", 10), "10 (atm)");
         assert_eq!(tier_label("vis", 1), "1");
+    }
+
+    #[test]
+    fn craft_two_room_tiers_name_their_setting() {
+        let with = |mean: f64| -> IndexMap<String, Stat> {
+            [("bootstrapped".to_string(), Stat { mean, se: 0.0 })]
+                .into_iter()
+                .collect()
+        };
+        assert_eq!(
+            group_label("craft", 12, &with(1.0)),
+            "12 (D1+D2, bootstrapped)"
+        );
+        assert_eq!(
+            group_label("craft", 22, &with(0.0)),
+            "22 (D2+D2, autonomous)"
+        );
+        assert_eq!(
+            group_label("craft", 11, &with(0.5)),
+            "11 (D1+D1, bootstrapped and autonomous)"
+        );
+        assert_eq!(group_label("craft", 3, &IndexMap::new()), "3 (D3)");
     }
 
     #[test]

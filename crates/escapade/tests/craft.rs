@@ -329,3 +329,148 @@ fn world_options_reach_the_environment_and_the_oracle_and_are_recorded() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("bootstrap=maybe"), "{}", stderr(&o));
 }
+
+/// Generates a craft scenario into `dir` with `gen` arguments, returning its path.
+fn generated(dir: &std::path::Path, name: &str, args: &[&str]) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let mut all = vec!["gen", "craft"];
+    all.extend(args);
+    all.extend(["--out", path.to_str().unwrap()]);
+    ok(escapade(&all));
+    path
+}
+
+/// Plays the oracle on `scenario` without frames, with `-W` `options`, into `runs`;
+/// returns the first step row and the episode row of that only episode.
+fn oracle_run(
+    scenario: &std::path::Path,
+    runs: &std::path::Path,
+    options: &[&str],
+) -> (serde_json::Value, serde_json::Value) {
+    let mut args = vec![
+        "-q",
+        "run",
+        scenario.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "-W",
+        "frames=off",
+        "--out",
+        runs.to_str().unwrap(),
+    ];
+    for o in options {
+        args.extend(["-W", o]);
+    }
+    ok(escapade(&args));
+    let run = run_dir_under(runs);
+    let episode = std::fs::read_to_string(run.join("episodes.jsonl")).unwrap();
+    let scenario = std::fs::read_dir(run.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let trajectory = std::fs::read_to_string(scenario.join("0.jsonl")).unwrap();
+    (
+        serde_json::from_str(trajectory.lines().next().unwrap()).unwrap(),
+        serde_json::from_str(episode.lines().next().unwrap()).unwrap(),
+    )
+}
+
+/// MM-Escape Table 3 reports two-room games bootstrapped (room 1 shown escaped); that is
+/// the default, `escapade list` and the report say so, and `-W bootstrap=off` plays both
+/// rooms (App. F).
+#[test]
+fn two_room_games_are_bootstrapped_by_default_and_say_so() {
+    let list = ok(escapade(&["list"]));
+    assert!(
+        list.lines()
+            .any(|l| l.contains("mm-escape@") && l.contains("bootstrapped")),
+        "{list}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let game = generated(
+        dir.path(),
+        "two-rooms.json",
+        &["-d", "12", "--variant", "multi-room", "--seed", "3"],
+    );
+    for (options, rooms, setting) in [
+        (vec![], 1.0, "bootstrapped"),
+        (vec!["bootstrap=off"], 2.0, "autonomous"),
+    ] {
+        let runs = dir.path().join(setting);
+        let (first, row) = oracle_run(&game, &runs, &options);
+        assert_eq!(row["success"], true, "{row}");
+        assert_eq!(row["metrics"]["rooms_escaped"], rooms, "{row}");
+        let bootstrapped = if setting == "bootstrapped" { 1.0 } else { 0.0 };
+        assert_eq!(row["metrics"]["bootstrapped"], bootstrapped, "{row}");
+        let shown = first["observation"]["text"].as_str().unwrap();
+        assert_eq!(
+            shown.contains("You have already escaped the first room"),
+            setting == "bootstrapped",
+            "{shown}"
+        );
+        let md = std::fs::read_to_string(run_dir_under(&runs).join("report.md")).unwrap();
+        assert!(md.contains(&format!("| 12 (D1+D2, {setting}) |")), "{md}");
+    }
+}
+
+/// The feedback and prompt options change what the agent is told and are recorded; the
+/// defaults are the paper's prompt and the original client's level of information.
+#[test]
+fn feedback_and_prompt_options_change_the_words_and_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let room = generated(dir.path(), "d2.json", &["-d", "2", "--seed", "9"]);
+    for (options, moved, left) in [
+        (vec![], "You moved.", false),
+        (
+            vec!["feedback=detailed", "prompt=helpful"],
+            "You walked",
+            true,
+        ),
+    ] {
+        let runs = dir.path().join(if left { "helpful" } else { "paper" });
+        let (first, row) = oracle_run(&room, &runs, &options);
+        assert_eq!(row["success"], true, "{row}");
+        let feedback = first["feedback"].as_str().unwrap();
+        assert!(feedback.contains(moved), "{feedback}");
+        let text = first["observation"]["text"].as_str().unwrap();
+        assert_eq!(text.contains("Steps left"), left, "{text}");
+        let toml = std::fs::read_to_string(run_dir_under(&runs).join("run.toml")).unwrap();
+        assert_eq!(toml.contains("feedback = \"detailed\""), left, "{toml}");
+    }
+    let o = escapade(&[
+        "-q",
+        "run",
+        room.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "-W",
+        "feedback=loud",
+        "--out",
+        dir.path().join("refused").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("feedback=loud"), "{}", stderr(&o));
+}
+
+/// A person's unreadable reply is told back and typed again without a step, so the
+/// world's rule that a reply still unreadable after the re-asks ends the game never
+/// cuts a person's game short.
+#[test]
+fn a_person_who_types_junk_is_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let room = generated(dir.path(), "d1.json", &["-d", "1", "--seed", "4"]);
+    let (_, out, err) = play(
+        &[
+            "play",
+            room.to_str().unwrap(),
+            "--images",
+            dir.path().join("pictures").to_str().unwrap(),
+        ],
+        "turn left please\n{\"rotate_right\": 30}\n:quit\n",
+    );
+    assert!(out.contains("That reply cannot be read"), "{out}\n{err}");
+    assert!(out.contains("You moved."), "{out}");
+    assert!(out.contains("gave up after 1 steps"), "{out}");
+}
