@@ -441,6 +441,10 @@ pub async fn run_async_until(
     let configured = crate::configured::Configured::new(world, &spec.world_options);
     let world: &dyn World = &configured;
     let scenarios = prepare(world, scenarios, spec.limit)?;
+    // bad world options fail the run at once, before a run directory is made
+    if let Some(s) = scenarios.first() {
+        world.env(s.json)?;
+    }
     let mut config = config_for(world, &scenarios, spec);
     config.files = named_files(spec)?;
     let opened = RunDir::open(out, &config)?;
@@ -489,10 +493,6 @@ pub async fn run_async_until(
         }
     }
 
-    // bad world options fail the run at once, not every episode
-    if let Some(s) = scenarios.first() {
-        world.env(s.json)?;
-    }
     let bar = progress.bar(total as u64, "episodes");
     bar.set_position(skipped as u64);
     bar.set_message(live.message());

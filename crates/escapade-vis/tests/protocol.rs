@@ -367,7 +367,10 @@ fn metrics_are_the_papers() {
     env.reset(0);
     let script = script(&game);
     // stop after the code: three checkpoints of five
-    let upto = script.iter().position(|r| r.starts_with("[ACTION] <ANSWER>")).unwrap();
+    let upto = script
+        .iter()
+        .position(|r| r.starts_with("[ACTION] <ANSWER>"))
+        .unwrap();
     for reply in &script[..=upto] {
         act(&mut env, reply);
     }

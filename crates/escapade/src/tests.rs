@@ -640,3 +640,16 @@ fn pathdiff(path: &Path, base: &Path) -> String {
     );
     out.join("/")
 }
+
+#[test]
+fn a_bad_world_option_fails_before_a_run_directory_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let args = RunArgs {
+        world_options: vec!["size=huge".into()],
+        ..run_args("demo@1", "oracle", &runs)
+    };
+    let e = err(|c| commands::run(c, &args));
+    assert!(e.contains("unknown world option `size`"), "{e}");
+    assert!(!runs.exists(), "a refused run leaves no run directory");
+}
