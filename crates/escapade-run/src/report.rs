@@ -1492,7 +1492,7 @@ mod tests {
     #[test]
     fn craft_two_room_tiers_name_their_setting() {
         let with = |mean: f64| -> IndexMap<String, Stat> {
-            [("bootstrapped".to_string(), Stat { mean, se: 0.0 })]
+            [("bootstrapped".to_string(), Stat { mean, se: 0.0, n: 1 })]
                 .into_iter()
                 .collect()
         };
