@@ -188,14 +188,31 @@ impl ReadingExpert {
         }
     }
 
+    /// Keypad: the solver describes each symbol's drawing; this expert knows what the
+    /// manual's symbols look like (the original's expert sees them drawn in its manual),
+    /// so it finds each described shape among them ([`keypad::SHAPES`]).
     fn keypad(&self, said: &str) -> Option<Vec<String>> {
-        let places = ["top left ", "top right ", "bottom left ", "bottom right "];
+        let lower = said.to_lowercase();
+        let places = [
+            "top left: ",
+            "top right: ",
+            "bottom left: ",
+            "bottom right: ",
+        ];
         let mut symbols = Vec::new();
         let mut pressed = 0;
         for p in places {
-            let rest = after(said, p)?;
-            symbols.push(first_word(rest));
-            pressed += usize::from(rest.split([',', '.']).next()?.contains("(pressed)"));
+            let rest = after(&lower, p)?;
+            let seen = rest.split([';', '.']).next()?.trim();
+            let (seen, down) = match seen.strip_suffix("(pressed)") {
+                Some(s) => (s.trim(), true),
+                None => (seen, false),
+            };
+            pressed += usize::from(down);
+            let (name, _) = keypad::SHAPES
+                .iter()
+                .find(|(_, d)| d.to_lowercase() == seen)?;
+            symbols.push(*name);
         }
         let column = keypad::COLUMNS
             .iter()
@@ -380,7 +397,7 @@ impl ReadingExpert {
 }
 
 /// Telehealth: the diagnosis from the lesion's look as the manual teaches it, then the
-/// treatment from the shareable facts (raised, bleeds, size).
+/// treatment from the shareable facts (the recorded size).
 fn telehealth(said: &str) -> Option<Vec<String>> {
     if said.contains("consultation is complete") {
         return Some(Vec::new());
@@ -401,7 +418,6 @@ fn telehealth(said: &str) -> Option<Vec<String>> {
     } else {
         return None;
     };
-    let flag = |name: &str| after(said, &format!("{name}: ")).map(|s| s.starts_with("yes"));
     let size = after(said, "Lesion: ").and_then(|s| {
         s.split([' ', ';'])
             .filter_map(|w| w.parse::<f64>().ok())
@@ -410,10 +426,8 @@ fn telehealth(said: &str) -> Option<Vec<String>> {
     let treatment = match diagnosis {
         "ACK" | "SEK" => "cryotherapy",
         "NEV" => "no_treatment",
-        "BCC"
-            if flag("raised") == Some(false)
-                && flag("bleeds") == Some(false)
-                && size.is_some_and(|d| d < crate::puzzles::telehealth::BCC_CRYO_BELOW_MM) =>
+        "BCC" | "SCC"
+            if !size.is_some_and(|d| d >= crate::puzzles::telehealth::SURGERY_FROM_MM) =>
         {
             "cryotherapy"
         }
