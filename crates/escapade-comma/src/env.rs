@@ -667,6 +667,47 @@ mod tests {
         assert_eq!(e.outcome().metrics["conversation_length"], 10.0);
     }
 
+    /// §4.2: PSR is the progress reached, SR 0 or 1, mistakes counted, and the
+    /// conversation length is the solver turns to success, 10 when not solved.
+    #[test]
+    fn the_metrics_of_section_4_2() {
+        let mut e = CommaEnv::new(Box::new(|seed| {
+            crate::puzzle::import(
+                PuzzleKind::Keypad,
+                &json!({"strip_num": 2, "image_nums": [1, 4, 0, 2]}),
+                seed,
+            )
+            .expect("a keypad")
+        }));
+        e.reset(0);
+        // right (top right), then wrong: every button released, one strike
+        let s = say(&mut e, "press_top_right_button\npress_top_right_button");
+        assert_eq!(s.progress, 0.25);
+        say(&mut e, "hm");
+        say(&mut e, "what now?");
+        let o = e.outcome();
+        assert!(!o.success);
+        assert_eq!(
+            o.metrics["psr"], 0.25,
+            "a strike does not take back progress"
+        );
+        assert_eq!(o.metrics["mistakes"], 1.0);
+        assert_eq!(o.metrics["conversation_length"], 10.0);
+        for a in [
+            "press_top_right_button",
+            "press_top_left_button",
+            "press_bottom_right_button",
+            "press_bottom_left_button",
+        ] {
+            say(&mut e, "ok");
+            say(&mut e, a);
+        }
+        let o = e.outcome();
+        assert!(o.success);
+        assert_eq!(o.metrics["psr"], 1.0);
+        assert_eq!(o.metrics["conversation_length"], 6.0);
+    }
+
     #[test]
     fn the_expert_cut_on_request() {
         let mut e = CommaEnv::with_protocol(

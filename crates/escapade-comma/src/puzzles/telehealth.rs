@@ -17,7 +17,8 @@
 //! (deterministic), and the description spells out what that drawing shows.
 //! [`records_from_csv`] and [`rows_from_csv`] parse `metadata.csv` text for a caller that
 //! reads a user's folder (`escapade import comma <DIR>` does: it finds each row's image,
-//! fits it to 512×384 and writes one scenario per case).
+//! fits it to 512×384 and writes one scenario per case; with `--suite comma@2` it writes
+//! the paper's evaluation set with each Telehealth entry on the row it names).
 //!
 //! **Rules** (the paper names the stages; the original's code decides the rest). Two
 //! stages: diagnosis (`diagnose_<CODE>`; the dataset's `BOD`, Bowen's disease, counts as
@@ -1250,7 +1251,11 @@ mod tests {
                 assert_eq!(p.instance()["skin_lesion_idx"], idx);
                 let answers = [format!("diagnose_{code}"), format!("treat_{treat}")];
                 for a in &answers {
-                    assert_eq!(p.correct_actions(), std::slice::from_ref(a), "{code} {treat} {idx}");
+                    assert_eq!(
+                        p.correct_actions(),
+                        std::slice::from_ref(a),
+                        "{code} {treat} {idx}"
+                    );
                     assert!(!p.act(a).mistake);
                 }
                 assert!(p.solved());
