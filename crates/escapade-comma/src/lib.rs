@@ -1,4 +1,4 @@
-//! The `comma` world: COMMA's ten two-agent puzzles for escapade (work in progress).
+//! The `comma` world: COMMA's ten two-agent puzzles for escapade.
 //!
 //! A solver sees a puzzle (a picture or its exact description) and a list of actions; an
 //! expert reads a manual and never sees the puzzle; they talk until the solver succeeds,
@@ -20,7 +20,7 @@ pub mod puzzle; // the Puzzle trait, the ten kinds, import and generate
 pub mod puzzles; // one module per puzzle
 pub mod reader; // the talking oracle pair: an expert that knows only the solver's words
 mod render; // the solver's screen as a PNG, one function per puzzle
-pub mod world; // CommaWorld: scenarios, comma@1, the random and oracle pairs
+pub mod world; // CommaWorld: scenarios, comma@2 and comma-gen@1, options, the baseline pairs
 
 pub use env::CommaEnv;
 pub use error::CommaError;

@@ -223,17 +223,53 @@ pub fn play_out(p: &mut dyn Puzzle, limit: usize) -> (Vec<String>, bool) {
     (plan, false)
 }
 
+/// How Memory labels its buttons (COMMA App. A "Memory Puzzle" says only that stages may
+/// refer to positions or labels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MemoryLabels {
+    /// The original's layout, 3 1 2 4 from left to right, the same at every stage: its
+    /// code never moves the labels and its 1000 evaluation instances name none. The
+    /// default.
+    #[default]
+    Fixed,
+    /// The labels are shuffled at every stage (escapade's earlier reading: the position
+    /// rules and the label rules then pick different buttons; a different task).
+    Shuffled,
+}
+
+/// Variants of the puzzles' rules a run may choose (`-W` world options); the default is
+/// the original's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rules {
+    /// Memory's button labels.
+    pub memory_labels: MemoryLabels,
+}
+
 /// A puzzle of `kind` from the original's instance fields; `seed` drives what it draws
-/// during play.
+/// during play. The original's rules ([`Rules::default`]).
 pub fn import(
     kind: PuzzleKind,
     instance: &Value,
     seed: u64,
 ) -> Result<Box<dyn Puzzle>, CommaError> {
-    crate::puzzles::import(kind, instance, seed)
+    import_with(kind, instance, seed, Rules::default())
 }
 
-/// A fresh puzzle of `kind` drawn from `seed` (same seed ⇒ same instance).
+/// [`import`] under `rules`.
+pub fn import_with(
+    kind: PuzzleKind,
+    instance: &Value,
+    seed: u64,
+    rules: Rules,
+) -> Result<Box<dyn Puzzle>, CommaError> {
+    crate::puzzles::import(kind, instance, seed, rules)
+}
+
+/// A fresh puzzle of `kind` drawn from `seed` (same seed ⇒ same instance). The generator's
+/// random stream is derived from the kind and the seed, so puzzles of different kinds made
+/// from one seed are independent (one seed does not fix, say, both the number of wires and
+/// the number of LED stages).
 pub fn generate(kind: PuzzleKind, seed: u64) -> Result<Box<dyn Puzzle>, CommaError> {
-    crate::puzzles::generate(kind, seed)
+    let stream = escapade_core::seed::derive(seed, kind.name(), 0);
+    crate::puzzles::generate(kind, stream)
 }

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::CommaError;
-use crate::puzzle::{Puzzle, PuzzleKind};
+use crate::puzzle::{Puzzle, PuzzleKind, Rules};
 
 pub mod atm; // AtmPuzzle
 pub mod colour; // ColourPuzzle
@@ -25,11 +25,15 @@ pub fn import(
     kind: PuzzleKind,
     instance: &Value,
     seed: u64,
+    rules: Rules,
 ) -> Result<Box<dyn Puzzle>, CommaError> {
-    let _ = seed;
     match kind {
         PuzzleKind::Wire => Ok(Box::new(wire::Wire::import(instance)?)),
-        PuzzleKind::Memory => Ok(Box::new(memory::Memory::import(instance, seed)?)),
+        PuzzleKind::Memory => Ok(Box::new(memory::Memory::import(
+            instance,
+            seed,
+            rules.memory_labels,
+        )?)),
         PuzzleKind::Led => Ok(Box::new(led::Led::import(instance, seed)?)),
         PuzzleKind::Keypad => Ok(Box::new(keypad::Keypad::import(instance)?)),
         PuzzleKind::Colour => Ok(Box::new(colour::Colour::import(instance, seed)?)),
@@ -41,7 +45,7 @@ pub fn import(
     }
 }
 
-/// See [`crate::puzzle::generate`].
+/// See [`crate::puzzle::generate`] (which derives `seed` from the kind first).
 pub fn generate(kind: PuzzleKind, seed: u64) -> Result<Box<dyn Puzzle>, CommaError> {
     match kind {
         PuzzleKind::Wire => Ok(Box::new(wire::Wire::generate(seed))),

@@ -44,6 +44,9 @@ pub struct ReadingExpert {
     colour: Option<(Option<Group>, Group, usize)>,
     /// ATM: whether the balance is $500 or more, once the solver has said.
     balance_high: Option<bool>,
+    /// Password: the words that fitted the wheels before our last advice, the wheel we
+    /// asked the solver to turn, which way (up), and the letters shown before.
+    password: Option<(Vec<&'static str>, usize, bool, Vec<char>)>,
 }
 
 impl ReadingExpert {
@@ -54,6 +57,7 @@ impl ReadingExpert {
             memory: BTreeMap::new(),
             colour: None,
             balance_high: None,
+            password: None,
         }
     }
 
@@ -99,30 +103,7 @@ impl ReadingExpert {
                 plan_all(import(self.kind, &instance, seed).ok()?)
             }
             PuzzleKind::Keypad => self.keypad(said),
-            PuzzleKind::Password => {
-                let shown: Vec<char> = after(said, "the wheels show: ")?
-                    .split_whitespace()
-                    .take(5)
-                    .filter_map(|w| w.chars().next())
-                    .map(|c| c.to_ascii_lowercase())
-                    .collect();
-                // the manual's words whose every letter is on its wheel or one step away
-                let near = |w: &&str| {
-                    w.len() == 5
-                        && w.chars().zip(&shown).all(|(a, &b)| {
-                            let d = (a as i32 - b as i32).rem_euclid(26);
-                            d <= 1 || d == 25
-                        })
-                };
-                let words: Vec<&str> = password::WORDS.iter().copied().filter(near).collect();
-                let [answer] = words[..] else { return None };
-                let instance = json!({
-                    "possible_words": password::WORDS.to_vec(),
-                    "answer_word": answer,
-                    "current_letters": shown.iter().map(char::to_string).collect::<Vec<_>>(),
-                });
-                plan_all(import(self.kind, &instance, seed).ok()?)
-            }
+            PuzzleKind::Password => self.password(said),
             PuzzleKind::Maze => {
                 let torus = capitalised(first_word(after(said, "the torus, which is ")?));
                 let rows: Vec<Vec<u8>> = said
@@ -188,14 +169,103 @@ impl ReadingExpert {
         }
     }
 
+    /// Password: the listed words each of whose letters is on its wheel or one step away
+    /// from the letter shown. When two fit (the evaluation set has `there` and `these` on
+    /// the same wheels, and `right` and `their`), one turn of a wheel where they differ
+    /// tells them apart: ask for it, then keep the word whose wheel would show the new
+    /// letter.
+    fn password(&mut self, said: &str) -> Option<Vec<String>> {
+        let shown: Vec<char> = after(said, "the wheels show: ")?
+            .split_whitespace()
+            .take(5)
+            .filter_map(|w| w.chars().next())
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        if shown.len() != 5 {
+            return None;
+        }
+        let step = |a: char, b: char| (a as i32 - b as i32).rem_euclid(26);
+        let near = |w: &&str| {
+            w.len() == 5
+                && w.chars()
+                    .zip(&shown)
+                    .all(|(a, &b)| matches!(step(a, b), 0 | 1 | 25))
+        };
+        // the letter wheel `k` of `word` shows after one turn from `from`
+        let turned = |word: &str, k: usize, up: bool, from: char| -> Option<char> {
+            let mid = word.chars().nth(k)?;
+            let wheel = [-1i32, 0, 1]
+                .map(|d| char::from(b'a' + (i32::from(mid as u8 - b'a') + d).rem_euclid(26) as u8));
+            let i = wheel.iter().position(|&c| c == from)?;
+            Some(wheel[(i + if up { 1 } else { 2 }) % 3])
+        };
+        let mut words: Vec<&'static str> = password::WORDS.iter().copied().filter(near).collect();
+        if let Some((before, k, up, was)) = self.password.take() {
+            let kept: Vec<&'static str> = before
+                .into_iter()
+                .filter(|w| near(w) && turned(w, k, up, was[k]) == Some(shown[k]))
+                .collect();
+            if !kept.is_empty() {
+                words = kept;
+            }
+        }
+        match words[..] {
+            [] => None,
+            [answer] => {
+                let instance = json!({
+                    "possible_words": password::WORDS.to_vec(),
+                    "answer_word": answer,
+                    "current_letters": shown.iter().map(char::to_string).collect::<Vec<_>>(),
+                });
+                plan_all(import(self.kind, &instance, 0).ok()?)
+            }
+            _ => {
+                // the turn whose outcome differs most between the words that fit
+                let (k, up) =
+                    (0..5)
+                        .flat_map(|k| [(k, true), (k, false)])
+                        .max_by_key(|&(k, up)| {
+                            let mut seen: Vec<Option<char>> =
+                                words.iter().map(|w| turned(w, k, up, shown[k])).collect();
+                            seen.sort_unstable();
+                            seen.dedup();
+                            seen.len()
+                        })?;
+                self.password = Some((words, k, up, shown));
+                Some(vec![format!(
+                    "{}_button_{}",
+                    if up { "up" } else { "down" },
+                    k + 1
+                )])
+            }
+        }
+    }
+
+    /// Keypad: the solver describes each symbol's drawing; this expert knows what the
+    /// manual's symbols look like (the original's expert sees them drawn in its manual),
+    /// so it finds each described shape among them ([`keypad::SHAPES`]).
     fn keypad(&self, said: &str) -> Option<Vec<String>> {
-        let places = ["top left ", "top right ", "bottom left ", "bottom right "];
+        let lower = said.to_lowercase();
+        let places = [
+            "top left: ",
+            "top right: ",
+            "bottom left: ",
+            "bottom right: ",
+        ];
         let mut symbols = Vec::new();
         let mut pressed = 0;
         for p in places {
-            let rest = after(said, p)?;
-            symbols.push(first_word(rest));
-            pressed += usize::from(rest.split([',', '.']).next()?.contains("(pressed)"));
+            let rest = after(&lower, p)?;
+            let seen = rest.split([';', '.']).next()?.trim();
+            let (seen, down) = match seen.strip_suffix("(pressed)") {
+                Some(s) => (s.trim(), true),
+                None => (seen, false),
+            };
+            pressed += usize::from(down);
+            let (name, _) = keypad::SHAPES
+                .iter()
+                .find(|(_, d)| d.to_lowercase() == seen)?;
+            symbols.push(*name);
         }
         let column = keypad::COLUMNS
             .iter()
@@ -380,7 +450,7 @@ impl ReadingExpert {
 }
 
 /// Telehealth: the diagnosis from the lesion's look as the manual teaches it, then the
-/// treatment from the shareable facts (raised, bleeds, size).
+/// treatment from the shareable facts (the recorded size).
 fn telehealth(said: &str) -> Option<Vec<String>> {
     if said.contains("consultation is complete") {
         return Some(Vec::new());
@@ -401,7 +471,6 @@ fn telehealth(said: &str) -> Option<Vec<String>> {
     } else {
         return None;
     };
-    let flag = |name: &str| after(said, &format!("{name}: ")).map(|s| s.starts_with("yes"));
     let size = after(said, "Lesion: ").and_then(|s| {
         s.split([' ', ';'])
             .filter_map(|w| w.parse::<f64>().ok())
@@ -410,10 +479,8 @@ fn telehealth(said: &str) -> Option<Vec<String>> {
     let treatment = match diagnosis {
         "ACK" | "SEK" => "cryotherapy",
         "NEV" => "no_treatment",
-        "BCC"
-            if flag("raised") == Some(false)
-                && flag("bleeds") == Some(false)
-                && size.is_some_and(|d| d < crate::puzzles::telehealth::BCC_CRYO_BELOW_MM) =>
+        "BCC" | "SCC"
+            if !size.is_some_and(|d| d >= crate::puzzles::telehealth::SURGERY_FROM_MM) =>
         {
             "cryotherapy"
         }
@@ -623,6 +690,38 @@ mod tests {
             let mut solver = DescribingSolver::new(generate(kind, 1).unwrap());
             let reply = solver.say(&text);
             proptest::prop_assert!(!reply.is_empty());
+        }
+    }
+
+    /// Two listed words fit some of the evaluation set's wheels (`there`/`these`,
+    /// `right`/`their`): the pair turns a wheel to tell them apart, then solves.
+    #[test]
+    fn ambiguous_passwords_are_told_apart_by_turning_a_wheel() {
+        use escapade_core::{Agent, Env};
+        let entries = crate::world::paper_entries().unwrap();
+        for n in [503, 536, 547, 564, 565, 598] {
+            let (_, kind, fields) = entries[n].clone();
+            assert_eq!(kind, PuzzleKind::Password);
+            let make = {
+                let fields = fields.clone();
+                move |s| import(PuzzleKind::Password, &fields, s).unwrap()
+            };
+            let mut env = crate::env::CommaEnv::new(Box::new(make.clone()));
+            let mut pair = crate::world::TalkingPair::new(make(0), kind);
+            let mut o = env.reset(0);
+            let mut turns = 0;
+            let solved = loop {
+                turns += 1;
+                let turn = pair.act(&o, None).unwrap();
+                let step = env.step(&turn.action).unwrap();
+                if step.terminated || step.truncated {
+                    break env.outcome().success;
+                }
+                o = step.observation;
+            };
+            assert!(solved, "entry {n}");
+            assert_eq!(env.outcome().metrics["mistakes"], 0.0, "entry {n}");
+            assert!(turns <= 8, "entry {n}: {turns} steps");
         }
     }
 

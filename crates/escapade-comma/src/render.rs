@@ -272,7 +272,7 @@ pub(crate) fn memory(
     encode(&c)
 }
 
-/// Keypad: four buttons in a 2×2 grid, each with its symbol drawn and its word under it;
+/// Keypad: four buttons in a 2×2 grid, each with its symbol drawn (never named);
 /// a pressed button is darker and its light is green.
 pub(crate) fn keypad(
     symbols: [&str; 4],
@@ -293,12 +293,13 @@ pub(crate) fn keypad(
             5.0,
             if pressed[i] { LIT_GREEN } else { UNLIT },
         );
+        // the symbol alone, unnamed: naming it is the solver's part (§3.3)
         glyph(
             &mut c,
             symbol,
             cx,
-            y + 68.0,
-            38.0,
+            y + 80.0,
+            46.0,
             INK,
             if pressed[i] {
                 Rgb(176, 172, 160)
@@ -306,7 +307,6 @@ pub(crate) fn keypad(
                 BUTTON
             },
         );
-        label(&mut c, cx, y + 130.0, 15.0, Rgb(60, 60, 60), symbol);
     }
     encode(&c)
 }

@@ -1,17 +1,34 @@
-//! The `comma` entry of the world registry: scenarios, the suite `comma@1`, and the
-//! baselines (random pair, oracle pair).
+//! The `comma` entry of the world registry: scenarios, the suites, the world options and
+//! the baselines (random pair, oracle pair, talking oracle pair).
 //!
 //! A scenario is one puzzle instance in the original's field names, so a scenario file
 //! and the original's puzzle JSON say the same thing:
-//! `{"world": "comma", "id": "comma-wire-s3", "difficulty": 1, "seed": 3,
+//! `{"world": "comma", "id": "comma-wire-000", "difficulty": 1, "seed": 0,
 //! "puzzle": "wire", "instance": {...}}`. `difficulty` is the puzzle's place in the
 //! paper's table (1 Wire … 10 ATM, [`PuzzleKind::ALL`]), since a COMMA tier is a puzzle.
 //! The episode seed drives whatever the puzzle draws during play.
 //!
-//! `comma@1` (§4.1): 100 instances of each puzzle, instance `i` of a puzzle drawn from
-//! seed `i` (1–100).
+//! Suites:
+//! - `comma@2` (§4.1) is the paper's own evaluation set, "100 fixed but different
+//!   initializations of each of the 10 puzzles": the original's `puzzles_final.json`
+//!   (MIT, in `data/` with its licence), entry by entry in the file's order, entry `n`
+//!   (from 0) being `comma-<puzzle>-<n>`. Its Telehealth entries name rows of PAD-UFES-20,
+//!   which is not shipped: each stands in as a labelled SYNTHETIC case with the row's
+//!   diagnosis and treatment ([`Telehealth::stand_in`]); `escapade import comma
+//!   <PAD-UFES-20 folder> --suite comma@2` writes the suite with the real rows and
+//!   photographs instead.
+//! - `comma-gen@1`: 100 fresh instances of each puzzle from our generators, for puzzles no
+//!   model has seen; instance `i` (1–100) of puzzle `p` is drawn from
+//!   `seed::derive(0, "comma-gen@1/<p>", i)`, so tiers are independent.
+//! - `comma@1` (100 generated instances per puzzle, drawn from seeds 1–100 shared by all
+//!   puzzles, with the earlier rules) is retired in favour of `comma@2`.
+//!
+//! The paper's protocol is the default; `-W` options ([`CommaOptions`]) switch the
+//! departures: Memory's labels, the feedback after actions, the expert's word limit.
 
-use escapade_core::env::{OracleReport, SuiteSpec};
+use std::collections::BTreeMap;
+
+use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{
     Action, Agent, AgentTurn, CoreError, Env, Observation, Step, ToolSchema, World,
 };
@@ -20,21 +37,31 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::env::{CommaEnv, EXPERT, SOLVER, read_actions};
-use crate::puzzle::{Puzzle, PuzzleKind, generate, import, play_out};
+use crate::env::{CommaEnv, EXPERT, ExpertWords, Feedback, Protocol, SOLVER, read_actions};
+use crate::puzzle::{MemoryLabels, Puzzle, PuzzleKind, Rules, generate, import_with, play_out};
+use crate::puzzles::telehealth::Telehealth;
 use crate::reader::{DescribingSolver, ReadingExpert};
 
-/// The suite of 1000 instances.
+/// The paper's evaluation set (§4.1).
+pub const COMMA_V2: &str = "comma@2";
+/// Fresh generated instances.
+pub const COMMA_GEN_V1: &str = "comma-gen@1";
+/// The retired suite of generated instances.
 pub const COMMA_V1: &str = "comma@1";
-/// Instances per puzzle in `comma@1`.
+/// Instances per puzzle in each suite.
 pub const PER_PUZZLE: u64 = 100;
+
+/// The original's evaluation file, as published.
+const PAPER_SET: &str = include_str!("../data/puzzles_final.json");
+/// `skin_lesion_idx,diagnostic,treatment` of the evaluation set's Telehealth rows.
+const STAND_INS: &str = include_str!("../data/telehealth_stand_in.csv");
 
 /// A comma scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommaScenario {
     /// Always `comma`.
     pub world: String,
-    /// Stable id (`comma-wire-s3`).
+    /// Stable id (`comma-wire-000`, `comma-gen-wire-001`, `comma-wire-s3`).
     pub id: String,
     /// The puzzle's place in [`PuzzleKind::ALL`], from 1.
     pub difficulty: u32,
@@ -47,15 +74,19 @@ pub struct CommaScenario {
 }
 
 impl CommaScenario {
-    /// The scenario of a freshly drawn puzzle.
+    /// The scenario of a freshly drawn puzzle (`comma-<puzzle>-s<seed>`).
     pub fn generated(kind: PuzzleKind, seed: u64) -> Result<CommaScenario, CoreError> {
+        CommaScenario::generated_as(kind, seed, format!("comma-{}-s{seed}", kind.name()))
+    }
+
+    /// [`CommaScenario::generated`] under the id `id`.
+    pub fn generated_as(
+        kind: PuzzleKind,
+        seed: u64,
+        id: String,
+    ) -> Result<CommaScenario, CoreError> {
         let p = generate(kind, seed).map_err(|e| CoreError::Generation(e.to_string()))?;
-        Ok(CommaScenario::of(
-            kind,
-            seed,
-            p.instance(),
-            format!("comma-{}-s{seed}", kind.name()),
-        ))
+        Ok(CommaScenario::of(kind, seed, p.instance(), id))
     }
 
     /// A scenario around an instance.
@@ -76,7 +107,8 @@ impl CommaScenario {
             serde_json::from_str(text).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
         let kind =
             PuzzleKind::parse(&s.puzzle).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
-        import(kind, &s.instance, 0).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+        import_with(kind, &s.instance, 0, Rules::default())
+            .map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
         Ok((s, kind))
     }
 
@@ -85,9 +117,11 @@ impl CommaScenario {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    fn puzzle(&self, kind: PuzzleKind, seed: u64) -> Box<dyn Puzzle> {
-        // checked in `from_json`; a failure here would be a bug in an importer
-        import(kind, &self.instance, seed).unwrap_or_else(|e| panic!("{}: {e}", self.id))
+    fn puzzle(&self, kind: PuzzleKind, seed: u64, rules: Rules) -> Box<dyn Puzzle> {
+        // checked in `from_json`, and no rule variant refuses an instance the default
+        // accepts; a failure here would be a bug in an importer
+        import_with(kind, &self.instance, seed, rules)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.id))
     }
 }
 
@@ -96,9 +130,203 @@ pub fn tier(kind: PuzzleKind) -> u32 {
     PuzzleKind::ALL.iter().position(|k| *k == kind).unwrap_or(0) as u32 + 1
 }
 
+/// The entries of the paper's evaluation set: `(n from 0, puzzle, fields)`, in file order.
+pub fn paper_entries() -> Result<Vec<(usize, PuzzleKind, Value)>, CoreError> {
+    let bad = |what: String| CoreError::World(format!("data/puzzles_final.json: {what}"));
+    let list: Vec<BTreeMap<String, Value>> =
+        serde_json::from_str(PAPER_SET).map_err(|e| bad(e.to_string()))?;
+    list.into_iter()
+        .enumerate()
+        .map(|(n, entry)| {
+            let (class, fields) = entry
+                .into_iter()
+                .next()
+                .ok_or_else(|| bad(format!("entry {n} is empty")))?;
+            let kind = PuzzleKind::ALL
+                .into_iter()
+                .find(|k| k.class() == class)
+                .ok_or_else(|| bad(format!("entry {n}: unknown class {class}")))?;
+            Ok((n, kind, fields))
+        })
+        .collect()
+}
+
+/// The diagnosis and treatment of each PAD-UFES-20 row the evaluation set names
+/// (`data/telehealth_stand_in.csv`).
+pub fn stand_in_answers() -> BTreeMap<u64, (String, String)> {
+    STAND_INS
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split(',');
+            let idx = f.next()?.trim().parse().ok()?;
+            Some((idx, (f.next()?.trim().into(), f.next()?.trim().into())))
+        })
+        .collect()
+}
+
+/// The id of entry `n` of the evaluation set.
+pub fn paper_id(kind: PuzzleKind, n: usize) -> String {
+    format!("comma-{}-{n:03}", kind.name())
+}
+
+/// `comma@2`: every entry of the evaluation set, Telehealth's as synthetic stand-ins.
+fn paper_suite() -> Result<Vec<String>, CoreError> {
+    let answers = stand_in_answers();
+    paper_entries()?
+        .into_iter()
+        .map(|(n, kind, fields)| {
+            let instance = if kind == PuzzleKind::Telehealth {
+                let idx = fields
+                    .get("skin_lesion_idx")
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| CoreError::World(format!("entry {n}: no skin_lesion_idx")))?;
+                let (code, treat) = answers.get(&idx).ok_or_else(|| {
+                    CoreError::World(format!("no stand-in answers for PAD-UFES-20 row {idx}"))
+                })?;
+                Telehealth::stand_in(idx, code, treat)
+                    .map_err(|e| CoreError::World(e.to_string()))?
+                    .instance()
+            } else {
+                fields
+            };
+            let json = CommaScenario::of(kind, 0, instance, paper_id(kind, n)).to_json();
+            CommaScenario::from_json(&json)?;
+            Ok(json)
+        })
+        .collect()
+}
+
+/// The seed of instance `i` of puzzle `kind` in the generated suite `suite`.
+pub fn generated_seed(suite: &str, kind: PuzzleKind, i: u64) -> u64 {
+    escapade_core::seed::derive(0, &format!("{suite}/{}", kind.name()), i)
+}
+
+/// `comma-gen@1`: instance `i` (1–100) of each puzzle from [`generated_seed`].
+fn generated_suite() -> Result<Vec<String>, CoreError> {
+    let mut out = Vec::new();
+    for kind in PuzzleKind::ALL {
+        for i in 1..=PER_PUZZLE {
+            let seed = generated_seed(COMMA_GEN_V1, kind, i);
+            let id = format!("comma-gen-{}-{i:03}", kind.name());
+            out.push(CommaScenario::generated_as(kind, seed, id)?.to_json());
+        }
+    }
+    Ok(out)
+}
+
+/// The world options of a comma run (`-W key=value`, [`CommaWorld::env_options`]); the
+/// default is the paper's protocol with the original's rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CommaOptions {
+    /// Puzzle rule variants.
+    pub rules: Rules,
+    /// Protocol variants.
+    pub protocol: Protocol,
+}
+
+/// The option keys, their values (default first) and what they set.
+const OPTIONS: [(&str, &str); 3] = [
+    (
+        "memory_labels",
+        "fixed (default: Memory's labels read 3 1 2 4 at every stage, as the original) or \
+         shuffled (new labels every stage; a different, harder task)",
+    ),
+    (
+        "feedback",
+        "original (default: after each action \"The action was performed successfully.\" or \
+         \"That action seems to have been a mistake.\") or detailed (escapade's account of \
+         each action, and the turn and mistake counts)",
+    ),
+    (
+        "expert_words",
+        "ask (default: the expert's prompt asks for at most 100 words, as the original) or \
+         cut (also cut its messages after 100 words)",
+    ),
+];
+
+impl CommaOptions {
+    /// The options `options` names (keys of [`CommaWorld::env_options`]).
+    pub fn parse(options: &BTreeMap<String, String>) -> Result<CommaOptions, CoreError> {
+        let mut o = CommaOptions::default();
+        for (key, value) in options {
+            let v = value.trim().to_lowercase();
+            let bad = |expected: &str| {
+                CoreError::World(format!("world option {key}={value}: expected {expected}"))
+            };
+            match key.as_str() {
+                "memory_labels" => {
+                    o.rules.memory_labels = match v.as_str() {
+                        "fixed" => MemoryLabels::Fixed,
+                        "shuffled" => MemoryLabels::Shuffled,
+                        _ => return Err(bad("fixed or shuffled")),
+                    }
+                }
+                "feedback" => {
+                    o.protocol.feedback = match v.as_str() {
+                        "original" => Feedback::Original,
+                        "detailed" => Feedback::Detailed,
+                        _ => return Err(bad("original or detailed")),
+                    }
+                }
+                "expert_words" => {
+                    o.protocol.expert_words = match v.as_str() {
+                        "ask" => ExpertWords::Ask,
+                        "cut" => ExpertWords::Cut,
+                        _ => return Err(bad("ask or cut")),
+                    }
+                }
+                _ => {
+                    return Err(CoreError::Unknown {
+                        what: "world option",
+                        name: key.clone(),
+                        known: OPTIONS.map(|(k, _)| k).join(", "),
+                    });
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
 /// The comma world.
 #[derive(Debug, Default)]
 pub struct CommaWorld;
+
+impl CommaWorld {
+    fn agent_for(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        seed: u64,
+        rules: Rules,
+    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        let (s, puzzle) = CommaScenario::from_json(scenario_json)?;
+        match kind {
+            "random" => Ok(Box::new(RandomPair::new(seed))),
+            "oracle" => Ok(Box::new(OraclePair::new(s.puzzle(puzzle, seed, rules)))),
+            "oracle-talk" => Ok(Box::new(TalkingPair::new(
+                s.puzzle(puzzle, seed, rules),
+                puzzle,
+            ))),
+            other => Err(CoreError::Unknown {
+                what: "agent",
+                name: other.into(),
+                known: self.agent_kinds().join(", "),
+            }),
+        }
+    }
+}
+
+/// The paper's run settings (§4.1): "greedy decoding when available", one conversation
+/// per instance.
+fn settings() -> SuiteSettings {
+    SuiteSettings {
+        epochs: Some(1),
+        agent: [("temperature".to_string(), "0".to_string())].into(),
+        source: "COMMA §4.1 (greedy decoding; 1000 conversations)".into(),
+    }
+}
 
 impl World for CommaWorld {
     fn name(&self) -> &'static str {
@@ -106,19 +334,45 @@ impl World for CommaWorld {
     }
 
     fn description(&self) -> &'static str {
-        "COMMA: a solver and an expert talk through ten puzzles (work in progress)"
+        "COMMA: a solver and an expert talk through ten puzzles (10 turns, 3 mistakes)"
     }
 
     fn suites(&self) -> Vec<SuiteSpec> {
-        vec![SuiteSpec {
+        let tiers: Vec<(u32, u32)> = PuzzleKind::ALL
+            .iter()
+            .map(|k| (tier(*k), PER_PUZZLE as u32))
+            .collect();
+        vec![
+            SuiteSpec {
+                name: COMMA_V2.into(),
+                world: "comma".into(),
+                description: "the paper's evaluation set: its 100 instances of each of the \
+                              ten puzzles (COMMA §4.1; Telehealth as labelled synthetic \
+                              stand-ins unless imported from PAD-UFES-20)"
+                    .into(),
+                tiers: tiers.clone(),
+                settings: settings(),
+            },
+            SuiteSpec {
+                name: COMMA_GEN_V1.into(),
+                world: "comma".into(),
+                description: "100 fresh generated instances of each of the ten puzzles \
+                              (unseen puzzles; synthetic Telehealth cases)"
+                    .into(),
+                tiers,
+                settings: settings(),
+            },
+        ]
+    }
+
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        vec![RetiredSuite {
             name: COMMA_V1.into(),
-            world: "comma".into(),
-            description: "100 instances of each of the ten puzzles (COMMA §4.1)".into(),
-            tiers: PuzzleKind::ALL
-                .iter()
-                .map(|k| (tier(*k), PER_PUZZLE as u32))
-                .collect(),
-            ..Default::default()
+            replaced_by: COMMA_V2.into(),
+            why: "comma@1 held instances of our generators under earlier rules; comma@2 is \
+                  the paper's own 1000-instance evaluation set (fresh generated puzzles: \
+                  comma-gen@1)"
+                .into(),
         }]
     }
 
@@ -142,27 +396,36 @@ impl World for CommaWorld {
     }
 
     fn build_suite(&self, suite: &str) -> Result<Vec<String>, CoreError> {
-        if suite != COMMA_V1 {
-            return Err(CoreError::Unknown {
+        match suite {
+            COMMA_V2 => paper_suite(),
+            COMMA_GEN_V1 => generated_suite(),
+            _ => Err(CoreError::Unknown {
                 what: "suite",
                 name: suite.into(),
-                known: COMMA_V1.into(),
-            });
+                known: format!("{COMMA_V2}, {COMMA_GEN_V1}"),
+            }),
         }
-        let mut out = Vec::new();
-        for kind in PuzzleKind::ALL {
-            for seed in 1..=PER_PUZZLE {
-                out.push(CommaScenario::generated(kind, seed)?.to_json());
-            }
-        }
-        Ok(out)
     }
 
     fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+        self.env_with(scenario_json, &BTreeMap::new())
+    }
+
+    fn env_options(&self) -> Vec<(&'static str, &'static str)> {
+        OPTIONS.to_vec()
+    }
+
+    fn env_with(
+        &self,
+        scenario_json: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Env + Send>, CoreError> {
+        let o = CommaOptions::parse(options)?;
         let (s, kind) = CommaScenario::from_json(scenario_json)?;
-        Ok(Box::new(CommaEnv::new(Box::new(move |seed| {
-            s.puzzle(kind, seed)
-        }))))
+        Ok(Box::new(CommaEnv::with_protocol(
+            Box::new(move |seed| s.puzzle(kind, seed, o.rules)),
+            o.protocol,
+        )))
     }
 
     fn agent(
@@ -171,17 +434,18 @@ impl World for CommaWorld {
         scenario_json: &str,
         seed: u64,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        let (s, puzzle) = CommaScenario::from_json(scenario_json)?;
-        match kind {
-            "random" => Ok(Box::new(RandomPair::new(seed))),
-            "oracle" => Ok(Box::new(OraclePair::new(s.puzzle(puzzle, seed)))),
-            "oracle-talk" => Ok(Box::new(TalkingPair::new(s.puzzle(puzzle, seed), puzzle))),
-            other => Err(CoreError::Unknown {
-                what: "agent",
-                name: other.into(),
-                known: self.agent_kinds().join(", "),
-            }),
-        }
+        self.agent_for(kind, scenario_json, seed, Rules::default())
+    }
+
+    fn agent_with(
+        &self,
+        kind: &str,
+        scenario_json: &str,
+        seed: u64,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        let o = CommaOptions::parse(options)?;
+        self.agent_for(kind, scenario_json, seed, o.rules)
     }
 
     fn agent_kinds(&self) -> Vec<&'static str> {
@@ -200,6 +464,19 @@ impl World for CommaWorld {
                 .copied()
                 .unwrap_or(0.0) as u32,
         })
+    }
+
+    fn catalogue(&self) -> String {
+        let mut out = String::from("puzzles (tier = the paper's table order):\n");
+        for kind in PuzzleKind::ALL {
+            out.push_str(&format!(
+                "  {:>2} {:<10} {}\n",
+                tier(kind),
+                kind.name(),
+                kind.class()
+            ));
+        }
+        out
     }
 }
 

@@ -5,6 +5,7 @@
 //! screens at random).
 
 use escapade_comma::puzzle::{PuzzleKind, import};
+use escapade_comma::puzzles::telehealth::Telehealth;
 use serde_json::Value;
 
 /// The fixture rows of puzzle `kind`.
@@ -142,27 +143,30 @@ fn colour_agrees_with_the_original() {
 }
 
 /// Telehealth: the original's instances name a PAD-UFES-20 row we do not have, so import
-/// refuses them; each row is tested with a record carrying the row's `diagnostic`. For
-/// basal cell carcinoma the record is made small, flat and not bleeding exactly when the
-/// row expects cryotherapy (our rule; the original's depends on data we lack).
+/// refuses them; each row is tested with a record carrying the row's `diagnostic` and a
+/// size on the side of the original's 5 mm rule the row's treatment says, and with the
+/// synthetic stand-in `comma@2` plays for it.
 #[test]
 fn telehealth_agrees_with_the_original() {
+    let stand_ins = escapade_comma::world::stand_in_answers();
     check_rows(PuzzleKind::Telehealth, |row| {
         assert!(import(PuzzleKind::Telehealth, &row["instance"], 0).is_err());
         let expected = listed(row);
-        let mut record = serde_json::json!({"diagnostic": row["diagnostic"]});
-        if expected.contains(&"treat_cryotherapy") && row["diagnostic"] == "BCC" {
-            record["elevation"] = "False".into();
-            record["bleed"] = "False".into();
-            record["diameter_1"] = "4.0".into();
+        let code = row["diagnostic"].as_str().unwrap();
+        let mut record = serde_json::json!({"diagnostic": code});
+        if code == "BCC" || code == "SCC" {
+            let big = expected.contains(&"treat_surgery");
+            record["diameter_1"] = if big { "12.0" } else { "4.0" }.into();
             record["diameter_2"] = "3.0".into();
-        } else if row["diagnostic"] == "BCC" {
-            record["elevation"] = "True".into();
-            record["diameter_1"] = "12.0".into();
         }
         let mut instance = row["instance"].clone();
         instance["record"] = record;
         let mut p = import(PuzzleKind::Telehealth, &instance, 0).unwrap();
-        plays_through(p.as_mut(), &expected, true)
+        let by_record = plays_through(p.as_mut(), &expected, true);
+        // the stand-in: the same answers, from the crate's own table
+        let idx = row["instance"]["skin_lesion_idx"].as_u64().unwrap();
+        let (d, t) = &stand_ins[&idx];
+        let mut s = Telehealth::stand_in(idx, d, t).unwrap();
+        by_record && plays_through(&mut s, &expected, true)
     });
 }

@@ -27,10 +27,7 @@ fn instances() -> Vec<(PuzzleKind, Value)> {
             PuzzleKind::Led,
             json!({"num_stages": 4, "led_colors": ["red", "purple", "orange", "blue"]}),
         ),
-        (
-            PuzzleKind::Memory,
-            json!({"display_text": 3, "labels": [2, 4, 1, 3]}),
-        ),
+        (PuzzleKind::Memory, json!({"display_text": 3})),
         (
             PuzzleKind::Keypad,
             json!({"strip_num": 2, "image_nums": [0, 3, 1, 5]}),

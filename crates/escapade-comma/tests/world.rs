@@ -1,60 +1,205 @@
-//! The comma world through its registry entry: scenarios, the oracle pair, the random
-//! pair against the paper's random row, and the conformance checker.
+//! The comma world through its registry entry: the suites (the paper's evaluation set and
+//! the generated one), scenarios, the world options, the oracle pair, the random pair
+//! against the paper's random row, and the conformance checker.
+
+use std::collections::BTreeMap;
 
 use escapade_comma::CommaWorld;
 use escapade_comma::puzzle::PuzzleKind;
-use escapade_comma::world::{CommaScenario, tier};
+use escapade_comma::world::{
+    COMMA_GEN_V1, COMMA_V2, CommaScenario, generated_seed, paper_entries, tier,
+};
 use escapade_core::agent::play;
 use escapade_core::check::check_env;
-use escapade_core::{Action, World};
-
-/// The puzzles implemented so far (Telehealth on its synthetic generator).
-const READY: [PuzzleKind; 10] = [
-    PuzzleKind::Wire,
-    PuzzleKind::Who,
-    PuzzleKind::Led,
-    PuzzleKind::Memory,
-    PuzzleKind::Keypad,
-    PuzzleKind::Password,
-    PuzzleKind::Colour,
-    PuzzleKind::Maze,
-    PuzzleKind::Atm,
-    PuzzleKind::Telehealth,
-];
+use escapade_core::{Action, World, hash};
+use serde_json::Value;
 
 fn scenario(kind: PuzzleKind, seed: u64) -> String {
     CommaWorld.generate(tier(kind), seed).unwrap()
 }
 
+fn build(suite: &str) -> Vec<String> {
+    CommaWorld.build_suite(suite).unwrap()
+}
+
+fn header(json: &str) -> CommaScenario {
+    CommaScenario::from_json(json).unwrap().0
+}
+
+/// §4.1: "100 fixed but different initializations of each of the 10 puzzles" — `comma@2`
+/// is the original's evaluation file, entry by entry, in its order; only Telehealth's
+/// entries gain a synthetic stand-in record for the row they name.
 #[test]
-fn the_oracle_pair_solves_every_instance_without_a_mistake() {
-    for kind in READY {
-        for seed in 1..=100 {
-            let json = scenario(kind, seed);
+fn comma_2_is_the_paper_s_evaluation_set() {
+    let suite = build(COMMA_V2);
+    let entries = paper_entries().unwrap();
+    assert_eq!(suite.len(), 1000);
+    assert_eq!(entries.len(), 1000);
+    let mut per_puzzle = BTreeMap::new();
+    for (json, (n, kind, fields)) in suite.iter().zip(&entries) {
+        let s = header(json);
+        assert_eq!(s.id, format!("comma-{}-{n:03}", kind.name()));
+        assert_eq!(
+            (s.puzzle.as_str(), s.difficulty),
+            (kind.name(), tier(*kind))
+        );
+        *per_puzzle.entry(s.difficulty).or_insert(0) += 1;
+        if *kind == PuzzleKind::Telehealth {
+            assert_eq!(s.instance["skin_lesion_idx"], fields["skin_lesion_idx"]);
+            assert_eq!(s.instance["synthetic"], true, "{}", s.id);
+        } else {
+            assert_eq!(&s.instance, fields, "{}", s.id);
+        }
+    }
+    assert!(per_puzzle.values().all(|n| *n == 100), "{per_puzzle:?}");
+    // the settings the paper states (§4.1: greedy decoding, one conversation each)
+    let spec = CommaWorld
+        .suites()
+        .into_iter()
+        .find(|s| s.name == COMMA_V2)
+        .unwrap();
+    assert_eq!(spec.settings.agent["temperature"], "0");
+    assert_eq!(spec.settings.epochs, Some(1));
+    assert_eq!(spec.tiers, (1..=10).map(|t| (t, 100)).collect::<Vec<_>>());
+}
+
+/// Suites rebuild byte for byte, and their bytes are pinned: a change to any puzzle's
+/// generator, importer or stand-in shows up here and must bump the suite's version.
+#[test]
+fn suites_rebuild_byte_for_byte() {
+    for (suite, pinned) in [
+        (
+            COMMA_V2,
+            "7b3d6112ab0911c8d0862609c8027ac2990a8ddb90cfc5572568aa95a2dc75a5",
+        ),
+        (
+            COMMA_GEN_V1,
+            "92daa899fbc5244f29a70c861309faba5c0c06382c5510fe4e8fec4425df37b0",
+        ),
+    ] {
+        let a = build(suite);
+        assert_eq!(a, build(suite), "{suite}");
+        let hashes: Vec<String> = a.iter().map(|j| hash::sha256_hex(j.as_bytes())).collect();
+        let all = hash::sha256_hex(hashes.join("\n").as_bytes());
+        assert_eq!(all, pinned, "{suite}: its bytes changed; bump its version");
+    }
+    // the retired name says where to go
+    let retired = CommaWorld.retired_suites();
+    assert_eq!(retired[0].name, "comma@1");
+    assert_eq!(retired[0].replaced_by, COMMA_V2);
+    assert!(CommaWorld.build_suite("comma@1").is_err());
+}
+
+/// Item 10: each generated instance's seed comes from (suite, puzzle, index), and the
+/// generator mixes the puzzle into any seed, so tiers are independent: the number of
+/// wires and the number of LED stages no longer move together.
+#[test]
+fn generated_tiers_are_independent() {
+    let suite = build(COMMA_GEN_V1);
+    assert_eq!(suite.len(), 1000);
+    let of = |kind: PuzzleKind| -> Vec<Value> {
+        suite
+            .iter()
+            .map(|j| header(j))
+            .filter(|s| s.puzzle == kind.name())
+            .map(|s| s.instance)
+            .collect()
+    };
+    let wires = of(PuzzleKind::Wire);
+    let leds = of(PuzzleKind::Led);
+    let same = wires
+        .iter()
+        .zip(&leds)
+        .filter(|(w, l)| {
+            w["n_wires"].as_u64().unwrap() - 3 == l["num_stages"].as_u64().unwrap() - 2
+        })
+        .count();
+    // independent draws agree about a quarter of the time
+    assert!((10..=45).contains(&same), "{same} of 100 agree");
+    // and so do instances made by hand from one seed
+    let same = (0..200u64)
+        .filter(|&s| {
+            let w = header(&scenario(PuzzleKind::Wire, s)).instance["n_wires"]
+                .as_u64()
+                .unwrap();
+            let l = header(&scenario(PuzzleKind::Led, s)).instance["num_stages"]
+                .as_u64()
+                .unwrap();
+            w - 3 == l - 2
+        })
+        .count();
+    assert!((25..=80).contains(&same), "{same} of 200 agree");
+    // the recorded seed rebuilds the instance
+    let first = header(&suite[0]);
+    assert_eq!(first.id, "comma-gen-wire-001");
+    assert_eq!(
+        first.seed,
+        generated_seed(COMMA_GEN_V1, PuzzleKind::Wire, 1)
+    );
+    assert_eq!(
+        header(&scenario(PuzzleKind::Wire, first.seed)).instance,
+        first.instance
+    );
+}
+
+#[test]
+fn the_oracle_pair_solves_every_instance_of_both_suites_without_a_mistake() {
+    for suite in [COMMA_V2, COMMA_GEN_V1] {
+        for json in build(suite) {
+            let id = header(&json).id;
             let report = CommaWorld.oracle(&json).unwrap();
-            assert!(report.solved, "{} seed {seed}", kind.name());
+            assert!(report.solved, "{id}");
             let mut env = CommaWorld.env(&json).unwrap();
             let mut oracle = CommaWorld.agent("oracle", &json, 9).unwrap();
             let (outcome, _) = play(env.as_mut(), oracle.as_mut(), 9, 100).unwrap();
-            assert!(
-                outcome.success,
-                "{} seed {seed} episode seed 9",
-                kind.name()
-            );
-            assert_eq!(
-                outcome.metrics["mistakes"],
-                0.0,
-                "{} seed {seed}",
-                kind.name()
-            );
-            assert_eq!(outcome.metrics["psr"], 1.0);
+            assert!(outcome.success, "{id} episode seed 9");
+            assert_eq!(outcome.metrics["mistakes"], 0.0, "{id}");
+            assert_eq!(outcome.metrics["psr"], 1.0, "{id}");
         }
     }
 }
 
 #[test]
+fn world_options_switch_the_departures_and_refuse_unknown_ones() {
+    let json = scenario(PuzzleKind::Memory, 4);
+    let opts = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    // the oracle plays by the run's rules, shuffled labels included
+    for o in [
+        opts(&[]),
+        opts(&[("memory_labels", "shuffled")]),
+        opts(&[("feedback", "detailed"), ("expert_words", "cut")]),
+    ] {
+        let mut env = CommaWorld.env_with(&json, &o).unwrap();
+        let mut oracle = CommaWorld.agent_with("oracle", &json, 3, &o).unwrap();
+        let (outcome, _) = play(env.as_mut(), oracle.as_mut(), 3, 100).unwrap();
+        assert!(outcome.success, "{o:?}");
+    }
+    let mut env = CommaWorld
+        .env_with(&json, &opts(&[("feedback", "detailed")]))
+        .unwrap();
+    assert!(env.reset(0).text.starts_with("Turn 1 of 10."));
+    let e = CommaWorld
+        .env_with(&json, &opts(&[("memory_labels", "sorted")]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("fixed or shuffled"), "{e}");
+    let e = CommaWorld
+        .env_with(&json, &opts(&[("turns", "11")]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("memory_labels, feedback, expert_words"), "{e}");
+}
+
+#[test]
 fn scenarios_are_reproducible_and_checked() {
-    for kind in READY {
+    for kind in PuzzleKind::ALL {
         assert_eq!(scenario(kind, 5), scenario(kind, 5));
         let (s, k) = CommaScenario::from_json(&scenario(kind, 5)).unwrap();
         assert_eq!((k, s.difficulty), (kind, tier(kind)));
@@ -67,7 +212,7 @@ fn scenarios_are_reproducible_and_checked() {
 
 #[test]
 fn every_puzzle_passes_the_conformance_checker() {
-    for kind in READY {
+    for kind in PuzzleKind::ALL {
         let json = scenario(kind, 3);
         let mut env = CommaWorld.env(&json).unwrap();
         let junk: Vec<Action> = [
@@ -88,25 +233,29 @@ fn every_puzzle_passes_the_conformance_checker() {
     }
 }
 
-/// The random pair over 100 instances of each puzzle, beside the paper's random row
-/// (App. C SR, Table 1 PSR). Printed for the record; asserted only loosely, since our
-/// instances are drawn from our generators, not the original's evaluation file.
+/// The paper's random row (App. C): success rate per puzzle and overall 12.2 ± 1.0 over
+/// its 1000 instances. One pass over `comma@2` (episode seeds as the runner derives them)
+/// must land within four standard errors of it; `escapade run comma@2 --agent random`
+/// over many seeds gives the figure itself.
 #[test]
-fn the_random_pair_lands_near_the_paper() {
-    let mut all_success = Vec::new();
-    for kind in READY {
-        let (mut sr, mut psr) = (0.0, 0.0);
-        for seed in 1..=100 {
-            let json = scenario(kind, seed);
-            let mut env = CommaWorld.env(&json).unwrap();
-            let mut agent = CommaWorld.agent("random", &json, seed).unwrap();
-            let (o, _) = play(env.as_mut(), agent.as_mut(), seed, 100).unwrap();
-            sr += f64::from(u8::from(o.success));
-            psr += o.metrics["psr"];
-            all_success.push(o.success);
-        }
-        println!("{:<10} SR {:>5.1} %  PSR {:>5.1} %", kind.name(), sr, psr);
+fn the_random_pair_lands_on_the_paper_s_row() {
+    let mut solved = BTreeMap::new();
+    for json in build(COMMA_V2) {
+        let s = header(&json);
+        let seed = escapade_core::seed::derive(0, &s.id, 0);
+        let mut env = CommaWorld.env(&json).unwrap();
+        let mut agent = CommaWorld.agent("random", &json, seed).unwrap();
+        let (o, _) = play(env.as_mut(), agent.as_mut(), seed, 100).unwrap();
+        *solved.entry(s.puzzle.clone()).or_insert(0u32) += u32::from(o.success);
     }
-    let overall = all_success.iter().filter(|s| **s).count() as f64 / all_success.len() as f64;
-    assert!(overall > 0.03 && overall < 0.3, "random success {overall}");
+    println!("random pair on comma@2, SR % per puzzle: {solved:?}");
+    let overall = f64::from(solved.values().sum::<u32>()) / 10.0;
+    assert!(
+        (8.0..=16.5).contains(&overall),
+        "random success {overall} %"
+    );
+    // the puzzles the paper's random pair never solves stay unsolved
+    for never in ["memory", "password", "atm"] {
+        assert!(solved[never] <= 2, "{never}: {}", solved[never]);
+    }
 }

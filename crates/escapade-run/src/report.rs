@@ -320,8 +320,9 @@ pub fn comma_puzzle(difficulty: u32) -> Option<&'static str> {
         .map(|(_, name, _)| *name)
 }
 
-/// How a table names a tier: comma's by their puzzle (`1 (wire)`), others by number.
-fn tier_label(world: &str, difficulty: u32) -> String {
+/// How a table (and `escapade list`) names a tier: comma's by their puzzle (`1 (wire)`),
+/// craft's by their rooms (`11 (D1+D1)`), others by number.
+pub fn tier_label(world: &str, difficulty: u32) -> String {
     match (world, comma_puzzle(difficulty)) {
         ("comma", Some(p)) => format!("{difficulty} ({p})"),
         // craft: D1, D2, … rooms and two-room games `10 a + b` (MM-Escape §3.3)

@@ -135,7 +135,13 @@ comma takes either of two sources:
         comma-telehealth-<img_id without extension>, carrying the row and the photograph
         (PNG or JPEG, scaled down to fit 512x384, stored as base64 PNG), so the file alone
         replays the case. A row whose image is missing or unreadable, or whose diagnostic
-        is not one of ACK, BCC, MEL, NEV, SCC, SEK, is skipped with a message.
+        is not one of ACK, BCC, MEL, NEV, SCC, SEK (BOD counts as SCC), is skipped with a
+        message.
+  DIR --suite comma@2
+        the paper's evaluation set with its Telehealth entries played on the exact
+        PAD-UFES-20 cases it names (row skin_lesion_idx of DIR/metadata.csv, from 0, and
+        its photograph) instead of the synthetic stand-ins; every other scenario as the
+        suite builds it, all under the suite's ids.
 Run the scenarios with `escapade run OUT_DIR` or `escapade play FILE --role solver`.")]
 pub struct ImportArgs {
     /// The world (`comma`, `craft`).
@@ -154,6 +160,10 @@ pub struct ImportArgs {
     /// prop chain, and its passwords).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// comma with a PAD-UFES-20 folder: write this suite (`comma@2`) with its Telehealth
+    /// scenarios read from the folder instead of the synthetic stand-ins.
+    #[arg(long)]
+    pub suite: Option<String>,
 }
 
 /// `escapade suite`.

@@ -102,7 +102,11 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
         .unwrap_or(0)
         .max(16);
     for s in &suites {
-        let tiers: Vec<String> = s.tiers.iter().map(|(d, c)| format!("{c}×{d}")).collect();
+        let tiers: Vec<String> = s
+            .tiers
+            .iter()
+            .map(|(d, c)| format!("{c}×{}", escapade_run::report::tier_label(&s.world, *d)))
+            .collect();
         writeln!(
             ctx.out,
             "  {:<width$} {:<8} {}",
@@ -236,8 +240,19 @@ pub fn import(ctx: &mut Ctx<'_>, args: &ImportArgs) -> Result<()> {
         );
     }
     let limit = args.limit.unwrap_or(usize::MAX);
+    if args.suite.is_some() && (world.name() != "comma" || !args.file.is_dir()) {
+        bail!("--suite applies only to `import comma <PAD-UFES-20 folder>`");
+    }
     // each entry: what it is called in messages, its scenario or why it was skipped
-    let (what, entries): (&str, Vec<crate::import::Case>) = if world.name() == "craft" {
+    let (what, entries): (&str, Vec<crate::import::Case>) = if let Some(suite) = &args.suite {
+        let name = find_suite(ctx.worlds, suite)?.1.name;
+        let (cases, warnings) = crate::import::telehealth_suite(&args.file, &name)
+            .with_context(|| format!("cannot import {}", args.file.display()))?;
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        ("scenarios", cases.into_iter().take(limit).collect())
+    } else if world.name() == "craft" {
         // one level file makes one scenario, furnished from --seed
         let text = std::fs::read_to_string(&args.file)
             .with_context(|| format!("cannot read {}", args.file.display()))?;

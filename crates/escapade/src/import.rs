@@ -19,6 +19,15 @@
 //! file alone replays the case. A row whose image is missing or unreadable, or whose
 //! record cannot drive the rules (no known `diagnostic`), is an `Err` of its own.
 //!
+//! comma, a PAD-UFES-20 folder with `--suite comma@2`: the paper's evaluation set with
+//! its Telehealth entries played on the exact cases the original names. Every scenario of
+//! the suite is written as the suite builds it, except Telehealth's: each takes row
+//! `skin_lesion_idx` of `metadata.csv` (counted from 0 in file order, blank lines not
+//! counted, as the original's `pandas` `data.iloc[idx]`) and its photograph in place of the
+//! synthetic stand-in, under the same id. A row whose diagnosis differs from the one the
+//! original's answers give for it is imported, with a warning (another version of the
+//! dataset). A case that cannot be read is skipped with a message, like any entry.
+//!
 //! This lives in the binary because the comma crate does no I/O; it only calls
 //! `escapade_comma`'s public API.
 
@@ -27,7 +36,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use escapade_comma::PuzzleKind;
 use escapade_comma::puzzles::telehealth::{PICTURE_MAX, Record, Telehealth, rows_from_csv};
-use escapade_comma::world::CommaScenario;
+use escapade_comma::world::{COMMA_V2, CommaScenario, CommaWorld, stand_in_answers};
+use escapade_core::World as _;
 use image::RgbImage;
 use serde_json::Value;
 
@@ -95,20 +105,7 @@ pub struct Case {
 /// folder, has no readable `metadata.csv`, or that file has no header with a
 /// `diagnostic` column.
 pub fn telehealth_folder(dir: &Path, limit: Option<usize>) -> Result<Vec<Case>> {
-    if !dir.is_dir() {
-        bail!("{} is not a folder", dir.display());
-    }
-    let csv = dir.join("metadata.csv");
-    if !csv.is_file() {
-        bail!(
-            "{} has no metadata.csv (a PAD-UFES-20 folder holds metadata.csv and the images \
-             it names, in images/ or imgs_part_*/)",
-            dir.display()
-        );
-    }
-    let bytes = std::fs::read(&csv).with_context(|| format!("cannot read {}", csv.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let rows = rows_from_csv(&text).with_context(|| format!("cannot read {}", csv.display()))?;
+    let rows = metadata_rows(dir)?;
     let folders = image_folders(dir);
     let mut seen = std::collections::BTreeSet::new();
     Ok(rows
@@ -163,20 +160,31 @@ fn telehealth_case(
     seen: &mut std::collections::BTreeSet<String>,
 ) -> Result<String, String> {
     let name = record.img_id.trim().to_string();
-    if name.is_empty() {
-        return Err("no img_id: the row names no image".into());
-    }
-    if name.contains(['/', '\\']) || name == ".." {
-        return Err(format!("img_id `{name}` is not a file name"));
-    }
     let stem = Path::new(&name)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or(&name)
         .to_string();
     let id = format!("comma-telehealth-{stem}");
-    if !seen.insert(id.clone()) {
+    if !name.is_empty() && !seen.insert(id.clone()) {
         return Err(format!("a second row for image {name}"));
+    }
+    case_with_photo(idx, record, folders, id)
+}
+
+/// The scenario `id` of row `idx` with its photograph, or why it cannot be made.
+fn case_with_photo(
+    idx: usize,
+    record: Record,
+    folders: &[PathBuf],
+    id: String,
+) -> Result<String, String> {
+    let name = record.img_id.trim().to_string();
+    if name.is_empty() {
+        return Err("no img_id: the row names no image".into());
+    }
+    if name.contains(['/', '\\']) || name == ".." {
+        return Err(format!("img_id `{name}` is not a file name"));
     }
     let path = find_image(&name, folders).ok_or_else(|| {
         format!("image {name} not found (looked in images/, imgs_part_*/ and the folder)")
@@ -196,6 +204,79 @@ fn telehealth_case(
     // the world's own check: the puzzle must accept the instance
     CommaScenario::from_json(&json).map_err(|e| e.to_string())?;
     Ok(json)
+}
+
+/// The comma suite `suite` (`comma@2`) with its Telehealth scenarios made from the
+/// PAD-UFES-20 folder `dir` (see the module docs): one [`Case`] per scenario, in suite
+/// order, and the warnings to show. `Err` when `dir` is no readable PAD-UFES-20 folder or
+/// the suite is not `comma@2`.
+pub fn telehealth_suite(dir: &Path, suite: &str) -> Result<(Vec<Case>, Vec<String>)> {
+    if suite != COMMA_V2 {
+        bail!(
+            "only {COMMA_V2} names rows of PAD-UFES-20 (its Telehealth entries come from the \
+             paper's evaluation set); {suite} does not"
+        );
+    }
+    let rows = metadata_rows(dir)?;
+    let folders = image_folders(dir);
+    let scenarios = CommaWorld
+        .build_suite(suite)
+        .with_context(|| format!("cannot build {suite}"))?;
+    let answers = stand_in_answers();
+    let mut warnings = Vec::new();
+    let mut cases = Vec::new();
+    for json in scenarios {
+        let (s, kind) = CommaScenario::from_json(&json)?;
+        let label = format!("scenario {}", s.id);
+        if kind != PuzzleKind::Telehealth {
+            cases.push(Case {
+                label,
+                scenario: Ok(json),
+            });
+            continue;
+        }
+        let idx = s.instance["skin_lesion_idx"].as_u64().unwrap_or(u64::MAX);
+        let scenario = match rows.get(idx as usize) {
+            None => Err(format!(
+                "metadata.csv has {} rows; row {idx} is not there",
+                rows.len()
+            )),
+            Some(Err(e)) => Err(e.to_string()),
+            Some(Ok(record)) => {
+                if let Some((code, _)) = answers.get(&idx)
+                    && *code != record.diagnostic
+                {
+                    warnings.push(format!(
+                        "{}: row {idx} is a {} here, a {code} in the original's answers \
+                         (another version of PAD-UFES-20?)",
+                        s.id, record.diagnostic
+                    ));
+                }
+                case_with_photo(idx as usize, record.clone(), &folders, s.id.clone())
+            }
+        };
+        cases.push(Case { label, scenario });
+    }
+    Ok((cases, warnings))
+}
+
+/// The rows of `dir/metadata.csv`, each read or refused on its own; `Err` when `dir` is not
+/// a folder or has no readable `metadata.csv` with a `diagnostic` column.
+fn metadata_rows(dir: &Path) -> Result<Vec<Result<Record, escapade_comma::CommaError>>> {
+    if !dir.is_dir() {
+        bail!("{} is not a folder", dir.display());
+    }
+    let csv = dir.join("metadata.csv");
+    if !csv.is_file() {
+        bail!(
+            "{} has no metadata.csv (a PAD-UFES-20 folder holds metadata.csv and the images \
+             it names, in images/ or imgs_part_*/)",
+            dir.display()
+        );
+    }
+    let bytes = std::fs::read(&csv).with_context(|| format!("cannot read {}", csv.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    rows_from_csv(&text).with_context(|| format!("cannot read {}", csv.display()))
 }
 
 /// The first `folders/<name>`, also trying `.png`, `.jpg` and `.jpeg` when `name` has no

@@ -7,19 +7,19 @@ use common::*;
 
 use std::path::{Path, PathBuf};
 
-/// `escapade gen comma --puzzle wire --seed 3` into `dir/w.json` (its answer: cut wire 2).
+/// A wire scenario in `dir/w.json` whose answer is to cut wire 2 (three wires, blue, white,
+/// black: no red wire).
 fn wire(dir: &Path) -> String {
     let file = dir.join("w.json");
-    ok(escapade(&[
-        "gen",
-        "comma",
-        "--puzzle",
-        "wire",
-        "--seed",
-        "3",
-        "--out",
-        file.to_str().unwrap(),
-    ]));
+    std::fs::write(
+        &file,
+        serde_json::json!({
+            "world": "comma", "id": "comma-wire-test", "difficulty": 1, "seed": 0,
+            "puzzle": "wire", "instance": {"n_wires": 3, "colors": ["blue", "white", "black"]},
+        })
+        .to_string(),
+    )
+    .unwrap();
     file.to_str().unwrap().to_string()
 }
 
@@ -40,13 +40,13 @@ fn run_toml(dir: &Path) -> toml::Value {
 
 #[test]
 fn gen_picks_a_comma_puzzle_by_name_and_refuses_it_elsewhere() {
-    let tmp = tempfile::tempdir().unwrap();
-    let file = wire(tmp.path());
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&ok(escapade(&[
+        "gen", "comma", "--puzzle", "wire", "--seed", "3",
+    ])))
+    .unwrap();
     assert_eq!(
-        (&v["puzzle"], &v["difficulty"]),
-        (&"wire".into(), &1.into())
+        (&v["puzzle"], &v["difficulty"], &v["id"]),
+        (&"wire".into(), &1.into(), &"comma-wire-s3".into())
     );
     let atm = ok(escapade(&["gen", "comma", "--puzzle", "ATM"]));
     assert!(atm.contains("\"difficulty\": 10"), "{atm}");
@@ -536,4 +536,138 @@ fn the_errors_judge_labels_each_conversation_once() {
     assert!(md.contains("| Repetition loop | 4 | 100.0 |"), "{md}");
     assert!(md.contains("| error type | episodes | share (%) |"), "{md}");
     assert!(md.contains("0 sent now, 4 judged earlier"), "{md}");
+}
+
+/// Item 12 and the versions: `list` names comma's tiers by puzzle and no longer calls the
+/// world unfinished; the retired `comma@1` names `comma@2`; `comma` alone is `comma@2`.
+#[test]
+fn list_names_tiers_by_puzzle_and_comma_1_points_to_comma_2() {
+    let out = ok(escapade(&["list", "comma"]));
+    assert!(!out.contains("work in progress"), "{out}");
+    assert!(out.contains("comma@2"), "{out}");
+    assert!(out.contains("comma-gen@1"), "{out}");
+    assert!(
+        out.contains("100×1 (wire), 100×2 (telehealth)") && out.contains("100×10 (atm)"),
+        "{out}"
+    );
+    assert!(out.contains("-W memory_labels="), "{out}");
+    for args in [
+        vec!["suite", "comma@1"],
+        vec!["run", "comma@1", "--agent", "random"],
+    ] {
+        let o = escapade(&args);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains("`comma@1` was replaced by `comma@2`"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    ok(escapade(&[
+        "run",
+        "comma",
+        "--agent",
+        "oracle",
+        "--limit",
+        "2",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let rows = std::fs::read_to_string(run_dir_under(&runs).join("episodes.jsonl")).unwrap();
+    assert!(rows.contains("\"suite\":\"comma@2\""), "{rows}");
+    assert!(rows.contains("\"scenario\":\"comma-wire-000\""), "{rows}");
+}
+
+/// World options reach the run and are recorded; a bad one is refused before anything
+/// runs.
+#[test]
+fn world_options_are_recorded_and_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    ok(escapade(&[
+        "run",
+        "comma-gen@1",
+        "--agent",
+        "oracle",
+        "--limit",
+        "3",
+        "-W",
+        "memory_labels=shuffled",
+        "-W",
+        "feedback=detailed",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let config = run_toml(&run_dir_under(&runs))["config"].clone();
+    assert_eq!(
+        config["world_options"]["memory_labels"].as_str(),
+        Some("shuffled")
+    );
+    let o = escapade(&[
+        "run",
+        "comma@2",
+        "--agent",
+        "random",
+        "-W",
+        "memory_labels=sorted",
+        "--out",
+        tmp.path().join("bad").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("fixed or shuffled"), "{}", stderr(&o));
+}
+
+/// Item 7: a square already white does nothing — a solver that presses the same square
+/// again and again makes no mistake (the repro, on a grid whose first group is
+/// the top left square).
+#[test]
+fn pressing_a_white_square_again_is_no_mistake() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("colour.json");
+    let grid = [
+        "Red", "Red", "Green", "Blue", "Red", "Yellow", "Green", "Red", "Green", "Magenta",
+        "Green", "Magenta", "Blue", "Yellow", "Green", "Yellow",
+    ];
+    std::fs::write(
+        &file,
+        serde_json::json!({
+            "world": "comma", "id": "comma-colour-test", "difficulty": 8, "seed": 0,
+            "puzzle": "colour", "instance": {"colors": grid},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let m = model(
+        tmp.path(),
+        "twice.jsonl",
+        "click_row_0_col_0\nclick_row_0_col_0",
+    );
+    let runs = tmp.path().join("runs");
+    ok(escapade(&[
+        "run",
+        file.to_str().unwrap(),
+        "--agent",
+        "llm",
+        "--model",
+        &m,
+        "--expert",
+        "random",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let row: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(run_dir_under(&runs).join("episodes.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(row["metrics"]["mistakes"], 0.0, "{row}");
+    assert!(row["metrics"]["psr"].as_f64().unwrap() > 0.0, "{row}");
 }

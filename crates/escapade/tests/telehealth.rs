@@ -229,3 +229,120 @@ fn bad_folders_are_clear_errors() {
     );
     assert!(e.contains("none of the 4 cases"), "{e}");
 }
+
+/// A PAD-UFES-20 folder as long as the real one (2298 rows, so every row the evaluation
+/// set names is there), its rows carrying the diagnoses and sizes the original's answers
+/// give them, all rows sharing two photographs; row `odd` is a melanoma whatever the
+/// answers say.
+fn long_folder(dir: &Path, odd: u64) -> PathBuf {
+    let root = dir.join("pad-ufes-20-full");
+    std::fs::create_dir_all(root.join("images")).unwrap();
+    let answers = escapade_comma::world::stand_in_answers();
+    let mut csv = format!("{HEADER}\n");
+    for idx in 0..2298u64 {
+        let (code, treat) = answers
+            .get(&idx)
+            .map(|(c, t)| (c.as_str(), t.as_str()))
+            .unwrap_or(("NEV", "no_treatment"));
+        let code = if idx == odd { "MEL" } else { code };
+        let (d1, d2) = if treat == "surgery" {
+            ("8.0", "6.0")
+        } else {
+            ("3.0", "2.0")
+        };
+        let image = if idx % 2 == 0 { "even.png" } else { "odd.png" };
+        csv.push_str(&format!(
+            "PAT_{idx},{idx},False,False,,,60,False,MALE,False,False,True,True,2.0,ARM,\
+             {d1},{d2},{code},False,False,False,False,False,False,{image},True\n"
+        ));
+    }
+    std::fs::write(root.join("metadata.csv"), csv).unwrap();
+    RgbImage::from_pixel(64, 48, Rgb(SKIN))
+        .save(root.join("images/even.png"))
+        .unwrap();
+    RgbImage::from_pixel(64, 48, Rgb(LESION))
+        .save(root.join("images/odd.png"))
+        .unwrap();
+    root
+}
+
+/// Item 0: with the dataset, `import comma <PAD-UFES-20> --suite comma@2` writes the
+/// paper's evaluation set with Telehealth played on the exact rows it names (row
+/// `skin_lesion_idx`, from 0), under the suite's ids; everything else is the suite's own
+/// bytes.
+#[test]
+fn the_suite_plays_the_exact_cases_of_a_pad_ufes_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = long_folder(tmp.path(), 997);
+    let out = tmp.path().join("comma2");
+    let o = import(&[
+        root.to_str().unwrap(),
+        "--suite",
+        "comma@2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    // row 997 is a melanoma here, a basal cell carcinoma in the original's answers
+    assert!(
+        e.contains("warning: comma-telehealth-200: row 997 is a MEL here, a BCC"),
+        "{e}"
+    );
+    let suite = CommaWorld.build_suite("comma@2").unwrap();
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1000);
+    let mut real = 0;
+    for built in &suite {
+        let v: serde_json::Value = serde_json::from_str(built).unwrap();
+        let id = v["id"].as_str().unwrap();
+        let file = out.join(format!("{id}.json"));
+        if v["puzzle"] == "telehealth" {
+            let w = read(&file);
+            let idx = v["instance"]["skin_lesion_idx"].as_u64().unwrap();
+            assert_eq!(w["instance"]["skin_lesion_idx"], idx);
+            assert_eq!(w["instance"]["record"]["patient_id"], format!("PAT_{idx}"));
+            assert!(w["instance"].get("synthetic").is_none(), "{id}");
+            assert!(w["instance"]["picture_png"].is_string(), "{id}");
+            real += 1;
+        } else {
+            assert_eq!(&std::fs::read_to_string(&file).unwrap(), built, "{id}");
+        }
+    }
+    assert_eq!(real, 100);
+    // the real cases play and the oracle pair solves them
+    let tele = tmp.path().join("tele");
+    std::fs::create_dir_all(&tele).unwrap();
+    for n in [200, 201, 299] {
+        let name = format!("comma-telehealth-{n}.json");
+        std::fs::copy(out.join(&name), tele.join(&name)).unwrap();
+    }
+    let runs = tmp.path().join("runs");
+    ok(escapade(&[
+        "run",
+        tele.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let rows = std::fs::read_to_string(run_dir_under(&runs).join("episodes.jsonl")).unwrap();
+    assert_eq!(rows.matches("\"success\":true").count(), 3, "{rows}");
+    // --suite is for a folder of the comma world only
+    let o = import(&[
+        root.join("metadata.csv").to_str().unwrap(),
+        "--suite",
+        "comma@2",
+    ]);
+    assert!(
+        stderr(&o).contains("--suite applies only to"),
+        "{}",
+        stderr(&o)
+    );
+    let o = import(&[root.to_str().unwrap(), "--suite", "comma-gen@1"]);
+    assert!(
+        stderr(&o).contains("only comma@2 names rows"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -2,16 +2,18 @@
 //! turned white group by group. The first group is the smallest colour group; after that a
 //! table indexed by the number of white squares and the group pressed last names the next
 //! group. Pressing any square of the right group turns the whole group white (as in the
-//! original: one press per group). A wrong press is a mistake and resets the module.
+//! original: one press per group). Pressing a square that is already white does nothing
+//! (as in the original's code: not a mistake, no reset). Pressing a coloured square outside
+//! the right group is a mistake and resets the module to its first grid.
 //!
-//! The paper does not print the table; [`TABLE`] was rebuilt from the original's traces
-//! (every entry the traces reach is fixed by them; the few they never reach are ours,
-//! marked in the table's docs). The non-white squares change colour after every stage, drawn
-//! from the puzzle's own seeded RNG the way the original does it: while five or more
-//! squares are coloured, the first five of them in reading order become red, blue, green,
-//! yellow and magenta (so every colour the table can name is present) and the rest are
-//! uniform; with four or fewer, all are uniform (the table then names only Row or Column).
-//! The original treats the imported grid the same way at the start.
+//! The paper does not print the table; [`TABLE`] is the original's (its code, MIT; every
+//! entry its evaluation traces reach agrees with them). The non-white squares change
+//! colour after every stage, drawn from the puzzle's own seeded RNG the way the original
+//! does it: while five or more squares are coloured, the first five of them in reading
+//! order become red, blue, green, yellow and magenta (so every colour the table can name is
+//! present) and the rest are uniform; with four or fewer, all are uniform (the table then
+//! names only Row or Column). The original treats the imported grid the same way at the
+//! start.
 //!
 //! Progress is the share of white squares (white ÷ 16).
 
@@ -77,14 +79,14 @@ const ROW: Group = Group::Row;
 const COL: Group = Group::Column;
 
 /// The next group: `TABLE[white squares - 1][previous]`, previous in the order Red, Blue,
-/// Green, Yellow, Magenta, Row, Column. Entries the original's traces never reach, so
-/// chosen by us: Row/Column after 1–3 white squares, Column after 4 and 6, every colour
-/// after 13–15, and all of 15 (one square left, so Row and Column are the same).
+/// Green, Yellow, Magenta, Row, Column — the original's table. From 12 white squares on
+/// (four or fewer coloured, so not every colour is on the grid) it names only Row or
+/// Column; below that, every colour is on the grid after each recolouring.
 pub const TABLE: [[Group; 7]; 15] = [
-    [B, COL, R, Y, ROW, COL, ROW],       // 1
-    [ROW, G, B, M, R, COL, ROW],         // 2
-    [Y, M, G, ROW, B, COL, ROW],         // 3
-    [B, G, Y, COL, R, ROW, ROW],         // 4
+    [B, COL, R, Y, ROW, G, M],           // 1
+    [ROW, G, B, M, R, COL, Y],           // 2
+    [Y, M, G, ROW, B, R, COL],           // 3
+    [B, G, Y, COL, R, ROW, M],           // 4
     [Y, ROW, B, M, COL, R, G],           // 5
     [M, R, Y, G, COL, B, ROW],           // 6
     [G, ROW, COL, B, M, Y, R],           // 7
@@ -93,9 +95,9 @@ pub const TABLE: [[Group; 7]; 15] = [
     [G, COL, ROW, R, M, B, Y],           // 10
     [R, Y, ROW, COL, G, M, B],           // 11
     [COL, ROW, COL, ROW, ROW, COL, ROW], // 12
-    [COL, COL, COL, COL, COL, COL, COL], // 13
-    [ROW, ROW, ROW, ROW, ROW, ROW, COL], // 14
-    [ROW, ROW, ROW, ROW, ROW, ROW, ROW], // 15
+    [ROW, COL, ROW, COL, ROW, COL, COL], // 13
+    [COL, COL, ROW, ROW, COL, ROW, COL], // 14
+    [ROW, ROW, COL, ROW, COL, COL, ROW], // 15
 ];
 
 /// The expert's manual, in our own words.
@@ -105,8 +107,9 @@ Turn every square white. Squares are pressed group by group; pressing any square
 right group turns the whole group white. A group is either all squares of one colour, or \
 \"Row\": the non-white squares of the topmost row that still has any, or \"Column\": the \
 non-white squares of the leftmost column that still has any. After each group the coloured \
-squares may change colour (white squares stay white). Pressing a square outside the right \
-group is a mistake and resets the whole module to its first grid.
+squares may change colour (white squares stay white, and pressing one does nothing). \
+Pressing a coloured square outside the right group is a mistake and resets the whole \
+module to its first grid.
 
 First press: the colour with the fewest squares; on a tie, the one first in the order red, \
 blue, green, yellow, magenta.
@@ -115,10 +118,10 @@ Every later press: count the white squares, and take the group pressed last; the
 the next group. Columns: the group pressed last.
 
 white | Red     | Blue    | Green   | Yellow  | Magenta | Row     | Column
-    1 | Blue    | Column  | Red     | Yellow  | Row     | Column  | Row
-    2 | Row     | Green   | Blue    | Magenta | Red     | Column  | Row
-    3 | Yellow  | Magenta | Green   | Row     | Blue    | Column  | Row
-    4 | Blue    | Green   | Yellow  | Column  | Red     | Row     | Row
+    1 | Blue    | Column  | Red     | Yellow  | Row     | Green   | Magenta
+    2 | Row     | Green   | Blue    | Magenta | Red     | Column  | Yellow
+    3 | Yellow  | Magenta | Green   | Row     | Blue    | Red     | Column
+    4 | Blue    | Green   | Yellow  | Column  | Red     | Row     | Magenta
     5 | Yellow  | Row     | Blue    | Magenta | Column  | Red     | Green
     6 | Magenta | Red     | Yellow  | Green   | Column  | Blue    | Row
     7 | Green   | Row     | Column  | Blue    | Magenta | Yellow  | Red
@@ -127,11 +130,9 @@ white | Red     | Blue    | Green   | Yellow  | Magenta | Row     | Column
    10 | Green   | Column  | Row     | Red     | Magenta | Blue    | Yellow
    11 | Red     | Yellow  | Row     | Column  | Green   | Magenta | Blue
    12 | Column  | Row     | Column  | Row     | Row     | Column  | Row
-   13 | Column  | Column  | Column  | Column  | Column  | Column  | Column
-   14 | Row     | Row     | Row     | Row     | Row     | Row     | Column
-   15 | Row     | Row     | Row     | Row     | Row     | Row     | Row
-
-If the table names a colour that is not on the grid, press the Row group instead.";
+   13 | Row     | Column  | Row     | Column  | Row     | Column  | Column
+   14 | Column  | Column  | Row     | Row     | Column  | Row     | Column
+   15 | Row     | Row     | Column  | Row     | Column  | Column  | Row";
 
 /// A square: a colour index, or `None` for white.
 type Square = Option<usize>;
@@ -239,6 +240,8 @@ impl Colour {
                 .min_by_key(|g| self.members(*g).len())?,
             Some(p) => TABLE[w.clamp(1, 15) - 1][p.table_column()],
         };
+        // never on a screen the rules reach (see [`TABLE`]); a screen loaded by hand may
+        // lack the colour the table names
         if self.members(group).is_empty() {
             Some(Group::Row)
         } else {
@@ -268,6 +271,15 @@ impl Puzzle for Colour {
             return ActResult::already_solved();
         };
         let (r, c) = (i / 4, i % 4);
+        if self.grid[i].is_none() {
+            // the original ignores a press on a white square
+            return ActResult {
+                mistake: false,
+                feedback: format!(
+                    "You pressed row {r} column {c}; it is already white, so nothing happens."
+                ),
+            };
+        }
         let members = self.members(target);
         if members.contains(&i) {
             for &m in &members {
@@ -456,15 +468,29 @@ mod tests {
             let mut c = Colour::generate(seed);
             let a = c.correct_actions()[0].clone();
             c.act(&a);
-            let bad = c
-                .actions()
-                .into_iter()
+            let bad = (0..16)
+                .filter(|&i| c.grid[i].is_some())
+                .map(action)
                 .find(|x| !c.correct_actions().contains(x))
                 .unwrap();
             assert!(c.act(&bad).mistake);
             assert_eq!(c.describe(), start);
             assert_eq!(c.progress(), 0.0);
         }
+    }
+
+    #[test]
+    fn a_white_square_does_nothing() {
+        // the issue's repro: press a square twice; the second press finds it white
+        let mut c = Colour::import(&json!({ "colors": FIRST }), 0).unwrap();
+        let first = c.correct_actions()[0].clone();
+        assert!(!c.act(&first).mistake);
+        let after = c.describe();
+        let r = c.act(&first);
+        assert!(!r.mistake, "{}", r.feedback);
+        assert!(r.feedback.contains("already white"));
+        assert_eq!(c.describe(), after);
+        assert!(c.progress() > 0.0);
     }
 
     #[test]

@@ -2,18 +2,23 @@
 //! symbols from one column of the manual; press them in the column's top-to-bottom order.
 //!
 //! The original draws symbols from pictures (six folders of six, `images/keypad/Col1` …
-//! `Col6`, picture `n` being the column's `n`-th symbol from the top). We give every
-//! picture a short word ([`COLUMNS`]) that the solver's description and the manual share;
-//! the words are ours. Facts about the original, learned from its traces: `strip_num`
-//! (0–5) picks the column, `image_nums` lists the four pictures in the order top left,
-//! bottom left, top right, bottom right (column by column), and the answer is the pictures
-//! in increasing number. Our keypad depends on no file listing order.
+//! `Col6`, picture `n` being the column's `n`-th symbol from the top), and its expert reads
+//! a manual with the same pictures. Here the manual names every symbol by one word
+//! ([`COLUMNS`], ours), and the solver's picture draws the symbol without any name, so the
+//! step §3.3 tests stays: the solver must describe a symbol well enough for the expert to
+//! find it in the manual. A text-only solver reads [`SHAPES`]: a plain description of
+//! each drawing in words that are never the manual's (no symbol's name appears in any
+//! description; a test checks every pair), so it too must be told apart by what it looks
+//! like. The feedback names the button pressed, never its symbol.
+//!
+//! Facts about the original, learned from its code and traces: `strip_num` (0–5) picks
+//! the column, `image_nums` lists the four pictures in the order top left, bottom left,
+//! top right, bottom right (column by column, which is also the order of its action list),
+//! and the answer is the pictures in increasing number. Our keypad depends on no file
+//! listing order.
 //!
 //! A wrong press (a button that is not the next one, or one already pressed) is a mistake
-//! and releases every pressed button, so the order starts again. The traces cannot show
-//! this; it is what the original's published random-baseline numbers imply (about 1 %
-//! success and 18 % partial success with 2.97 mistakes; without the reset a random solver
-//! would succeed about 4 % of the time with 25 % partial success).
+//! and releases every pressed button, so the order starts again (the original's code).
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -34,15 +39,127 @@ pub const COLUMNS: [[&str; 6]; 6] = [
     ["trident", "sun", "feather", "crown", "arrow", "diamond"],
 ];
 
-/// Button actions in the order top left, top right, bottom left, bottom right.
-pub const ACTIONS: [&str; 4] = [
+/// Button actions in the order top left, top right, bottom left, bottom right (our
+/// button indices).
+const BUTTONS: [&str; 4] = [
     "press_top_left_button",
     "press_top_right_button",
     "press_bottom_left_button",
     "press_bottom_right_button",
 ];
 
+/// The action list as the original orders it: top left, bottom left, top right, bottom
+/// right.
+pub const ACTIONS: [&str; 4] = [BUTTONS[0], BUTTONS[2], BUTTONS[1], BUTTONS[3]];
+
 const PLACES: [&str; 4] = ["top left", "top right", "bottom left", "bottom right"];
+
+/// What each symbol's drawing looks like, in words that name no symbol of the manual: the
+/// text a solver without the picture reads (and all a describing solver can pass on).
+pub const SHAPES: [(&str, &str); 24] = [
+    ("star", "a solid five-pointed figure"),
+    ("moon", "a solid crescent"),
+    (
+        "hook",
+        "an upright line with a small ring at its top, curving at the bottom into a J that \
+         ends in a barb",
+    ),
+    (
+        "crown",
+        "a solid band with three spikes, each topped by a ball, above a flat bar",
+    ),
+    (
+        "leaf",
+        "a solid pointed oval lying at a slant, with a short stalk and a pale middle vein \
+         with side veins",
+    ),
+    (
+        "key",
+        "a ring on the left with a straight shaft running right, two teeth hanging from the \
+         shaft",
+    ),
+    (
+        "bell",
+        "a solid dome that widens into a flared rim, a small ball under the rim and a knob on \
+         top",
+    ),
+    (
+        "kite",
+        "a solid four-sided shape, taller than wide and pointed at the top, with a thin \
+         zigzag tail carrying two bows",
+    ),
+    (
+        "spiral",
+        "a single line coiling outward from the middle in three turns",
+    ),
+    (
+        "harp",
+        "a slanted triangular frame with a thick upright on the left and four vertical \
+         strings",
+    ),
+    (
+        "anchor",
+        "an upright shaft with a ring on top and a short crossbar under the ring, ending \
+         below in a curve with an upturned barb at each end",
+    ),
+    (
+        "fork",
+        "a thick handle rising into four straight parallel prongs",
+    ),
+    (
+        "eye",
+        "an outlined almond shape with a solid disc in its middle and a small light dot in \
+         the disc",
+    ),
+    ("wave", "two wavy horizontal lines, one above the other"),
+    (
+        "candle",
+        "a solid upright bar on a flat base, with a short wick and a teardrop flame on top",
+    ),
+    (
+        "diamond",
+        "a solid gem: a flat top, cut corners, tapering to a point at the bottom, with pale \
+         facet lines",
+    ),
+    (
+        "shell",
+        "a solid fan with pale ridges spreading upward from a small base",
+    ),
+    ("sun", "a solid disc ringed by eight short straight rays"),
+    ("wheel", "a circle with six spokes meeting at a solid hub"),
+    (
+        "lamp",
+        "a solid trapezoid shade, smaller at the top, on a thin stem standing on an oval foot",
+    ),
+    (
+        "feather",
+        "a long slim solid blade lying at a slant, a thin quill through its length and small \
+         notches along both edges",
+    ),
+    (
+        "comet",
+        "a solid ball at the upper right trailing a tapering tail to the lower left, edged by \
+         two thin lines",
+    ),
+    (
+        "trident",
+        "a long upright shaft ending at the top in three prongs with pointed tips, the outer \
+         two joined by a curve",
+    ),
+    (
+        "arrow",
+        "a straight shaft pointing to the upper right with a triangular head, and two fins \
+         at its lower left tail",
+    ),
+];
+
+/// The description of symbol `name` ([`SHAPES`]).
+pub fn shape(name: &str) -> &'static str {
+    SHAPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("an unknown symbol", |(_, d)| d)
+}
 
 /// The expert's manual, in our own words.
 pub const MANUAL: &str = "\
@@ -64,7 +181,7 @@ pub struct Keypad {
     column: usize,
     /// Symbol indices within the column, in the original's `image_nums` order.
     image_nums: [usize; 4],
-    /// Which buttons (indices into [`ACTIONS`]) are pressed.
+    /// Which buttons (top left, top right, bottom left, bottom right) are pressed.
     pressed: [bool; 4],
 }
 
@@ -126,12 +243,13 @@ impl Keypad {
         self.image_nums[SLOT[b]]
     }
 
-    /// The symbol word on button `b` (an index into [`ACTIONS`]).
+    /// The symbol word on button `b` (top left, top right, bottom left, bottom right).
     pub fn symbol(&self, b: usize) -> &'static str {
         COLUMNS[self.column][self.index_on(b)]
     }
 
-    /// The buttons (indices into [`ACTIONS`]) in the order to press them.
+    /// The buttons (top left, top right, bottom left, bottom right) in the order to press
+    /// them.
     pub fn order(&self) -> [usize; 4] {
         let mut o = [0, 1, 2, 3];
         o.sort_by_key(|&b| self.index_on(b));
@@ -153,19 +271,22 @@ impl Puzzle for Keypad {
     }
 
     fn act(&mut self, action: &str) -> ActResult {
-        let Some(b) = ACTIONS.iter().position(|a| *a == action) else {
+        let Some(b) = BUTTONS.iter().position(|a| *a == action) else {
             return ActResult::unknown(action);
         };
         if self.solved() {
             return ActResult::already_solved();
         }
-        let symbol = self.symbol(b);
+        let place = PLACES[b];
         if self.order()[self.done()] == b {
             self.pressed[b] = true;
             let feedback = if self.solved() {
-                format!("You pressed {symbol}. All four are pressed; the module is disarmed.")
+                format!(
+                    "You pressed the {place} button. All four are pressed; the module is \
+                     disarmed."
+                )
             } else {
-                format!("You pressed {symbol}. The button stays down.")
+                format!("You pressed the {place} button. It stays down.")
             };
             ActResult {
                 mistake: false,
@@ -176,7 +297,8 @@ impl Puzzle for Keypad {
             ActResult {
                 mistake: true,
                 feedback: format!(
-                    "You pressed {symbol}. Strike: wrong order; every button is released."
+                    "You pressed the {place} button. Strike: wrong order; every button is \
+                     released."
                 ),
             }
         }
@@ -194,24 +316,28 @@ impl Puzzle for Keypad {
         if self.solved() {
             Vec::new()
         } else {
-            vec![ACTIONS[self.order()[self.done()]].to_string()]
+            vec![BUTTONS[self.order()[self.done()]].to_string()]
         }
     }
 
+    /// `A keypad … Top left: <shape>; top right: <shape> (pressed); …`, each shape in
+    /// [`SHAPES`]' words.
     fn describe(&self) -> String {
         let list: Vec<String> = (0..4)
             .map(|b| {
                 format!(
-                    "{} {}{}",
+                    "{}: {}{}",
                     PLACES[b],
-                    self.symbol(b),
+                    shape(self.symbol(b)),
                     if self.pressed[b] { " (pressed)" } else { "" }
                 )
             })
             .collect();
+        let mut list = list.join("; ");
+        list[..1].make_ascii_uppercase();
         format!(
-            "A keypad with four buttons in a 2×2 grid, each showing a symbol: {}.{}",
-            list.join(", "),
+            "A keypad with four buttons in a 2×2 grid, each showing a symbol drawn in black. \
+             {list}.{}",
             if self.solved() {
                 " The module is disarmed."
             } else {
@@ -268,7 +394,70 @@ mod tests {
         let k = keypad(2, [1, 4, 0, 2]);
         assert_eq!(k.order(), [1, 0, 3, 2]);
         assert_eq!(k.symbol(1), "anchor");
-        assert!(k.describe().contains("top right anchor"));
+        assert!(
+            k.describe()
+                .contains("top right: an upright shaft with a ring on top")
+        );
+        assert_eq!(
+            k.actions(),
+            [
+                "press_top_left_button",
+                "press_bottom_left_button",
+                "press_top_right_button",
+                "press_bottom_right_button"
+            ]
+        );
+    }
+
+    /// §3.3: the solver describes, the expert looks up. No description of a drawing says a
+    /// word the manual names a symbol by (not even inside another word), no two
+    /// descriptions are alike, and every symbol of the manual has one.
+    #[test]
+    fn shapes_never_say_the_manual_s_words() {
+        let names: Vec<&str> = COLUMNS.iter().flatten().copied().collect();
+        for (name, text) in SHAPES {
+            assert!(names.contains(&name), "{name}");
+            for word in &names {
+                assert!(
+                    !text.to_lowercase().contains(word),
+                    "the shape of {name} says `{word}`: {text}"
+                );
+            }
+            assert!(!text.contains(';') && !text.contains("pressed"), "{text}");
+        }
+        for name in &names {
+            assert_eq!(
+                SHAPES.iter().filter(|(n, _)| n == name).count(),
+                1,
+                "{name}"
+            );
+        }
+        let mut texts: Vec<&str> = SHAPES.iter().map(|(_, t)| *t).collect();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), SHAPES.len());
+        // nor does anything the solver is shown or told
+        for strip in 0..6 {
+            let mut k = keypad(strip, [0, 1, 2, 3]);
+            let mut seen = vec![k.describe()];
+            while !k.solved() {
+                let a = k.correct_actions()[0].clone();
+                seen.push(k.act(&a).feedback);
+                seen.push(k.describe());
+            }
+            // ("keypad" names the module, so whole words here)
+            for text in seen {
+                let lower = text.to_lowercase();
+                let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).collect();
+                for name in &names {
+                    let plural = format!("{name}s");
+                    assert!(
+                        !words.iter().any(|w| w == name || *w == plural),
+                        "{name}: {text}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

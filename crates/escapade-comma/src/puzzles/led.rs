@@ -28,13 +28,17 @@ pub const MULTIPLIERS: [(&str, u8); 6] = [
     ("orange", 7),
 ];
 
-/// Button actions in the order top left, top right, bottom left, bottom right.
-pub const ACTIONS: [&str; 4] = [
+/// Button actions by our button index: top left, top right, bottom left, bottom right.
+const BUTTONS: [&str; 4] = [
     "press_top_left_button",
     "press_top_right_button",
     "press_bottom_left_button",
     "press_bottom_right_button",
 ];
+
+/// The action list as the original orders it: top left, top right, bottom right, bottom
+/// left.
+pub const ACTIONS: [&str; 4] = [BUTTONS[0], BUTTONS[1], BUTTONS[3], BUTTONS[2]];
 
 const PLACES: [&str; 4] = ["top left", "top right", "bottom left", "bottom right"];
 
@@ -143,7 +147,7 @@ impl Led {
         self.letters[3 - b] = (self.letters[b] as u16 * self.multiplier() as u16 % 26) as u8;
     }
 
-    /// The correct buttons now (indices into [`ACTIONS`]).
+    /// The correct buttons now (top left, top right, bottom left, bottom right).
     pub fn answers(&self) -> Vec<usize> {
         if self.solved() {
             return Vec::new();
@@ -165,7 +169,7 @@ impl Puzzle for Led {
     }
 
     fn act(&mut self, action: &str) -> ActResult {
-        let Some(b) = ACTIONS.iter().position(|a| *a == action) else {
+        let Some(b) = BUTTONS.iter().position(|a| *a == action) else {
             return ActResult::unknown(action);
         };
         if self.solved() {
@@ -214,7 +218,7 @@ impl Puzzle for Led {
     fn correct_actions(&self) -> Vec<String> {
         self.answers()
             .into_iter()
-            .map(|b| ACTIONS[b].to_string())
+            .map(|b| BUTTONS[b].to_string())
             .collect()
     }
 

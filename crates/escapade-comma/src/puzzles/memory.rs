@@ -1,16 +1,18 @@
 //! The memory puzzle (COMMA App. A "Memory Puzzle"): a display shows 1–4, four buttons
-//! carry the labels 1–4 in some order, and five stages must be passed in a row; the rule
-//! of each stage may refer to the position or the label pressed in earlier stages. A wrong
-//! press is a mistake and sends the module back to stage 1.
+//! carry the labels 1–4, and five stages must be passed in a row; the rule of each stage
+//! may refer to the position or the label pressed in earlier stages. A wrong press is a
+//! mistake and sends the module back to stage 1.
 //!
 //! Actions are `press_1` … `press_4`: press the button *labelled* N (the original's names;
 //! the original's traces only make sense with that reading). Each stage draws a new
-//! display and a new label order from the puzzle's own seeded RNG.
+//! display from the puzzle's own seeded RNG.
 //!
-//! Facts about the original, learned from its traces: it never reorders the labels, which
-//! read 3, 1, 2, 4 from left to right ([`ORIGINAL_LABELS`]), so its `history` of pressed
-//! labels fixes the pressed positions too. [`Memory::load_screen`] uses that layout when
-//! an observation carries no `labels`.
+//! The labels read 3, 1, 2, 4 from left to right and never move ([`ORIGINAL_LABELS`]): the
+//! original's code draws them so and its 1000 evaluation instances name none, so a
+//! position rule and a label rule can point at the same button. [`MemoryLabels::Shuffled`]
+//! (`-W memory_labels=shuffled`) shuffles them at every stage instead, which makes the
+//! position and label rules diverge: a different, harder task, kept as an option. An
+//! instance may name the first stage's labels (`labels`, our extension).
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -18,12 +20,12 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
-use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::puzzle::{ActResult, MemoryLabels, Puzzle, PuzzleKind};
 
 /// Number of stages to pass.
 pub const STAGES: usize = 5;
 
-/// The original's button labels, left to right (it never reorders them).
+/// The original's button labels, left to right (its code never reorders them).
 pub const ORIGINAL_LABELS: [u8; 4] = [3, 1, 2, 4];
 
 /// The expert's manual, in our own words.
@@ -68,9 +70,12 @@ Stage 5:
 /// A memory puzzle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Memory {
-    /// The display and labels of the first stage (what `instance()` gives back).
+    /// The display of the first stage and the labels the instance named (what
+    /// `instance()` gives back).
     first_display: u8,
-    first_labels: [u8; 4],
+    given_labels: Option<[u8; 4]>,
+    /// Labels are shuffled at every stage ([`MemoryLabels::Shuffled`]).
+    shuffle: bool,
     /// The current stage, 1-based; `STAGES + 1` once solved.
     stage: usize,
     display: u8,
@@ -105,12 +110,18 @@ fn labels_of(v: &Value) -> Option<[u8; 4]> {
 }
 
 impl Memory {
-    fn with(display: u8, labels: Option<[u8; 4]>, seed: u64) -> Memory {
+    fn with(display: u8, given: Option<[u8; 4]>, seed: u64, mode: MemoryLabels) -> Memory {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let labels = labels.unwrap_or_else(|| draw_labels(&mut rng));
+        let shuffle = mode == MemoryLabels::Shuffled;
+        let labels = match given {
+            Some(l) => l,
+            None if shuffle => draw_labels(&mut rng),
+            None => ORIGINAL_LABELS,
+        };
         Memory {
             first_display: display,
-            first_labels: labels,
+            given_labels: given,
+            shuffle,
             stage: 1,
             display,
             labels,
@@ -120,9 +131,10 @@ impl Memory {
     }
 
     /// From the original's field `{display_text}` (1–4, number or string) and, as our
-    /// extension, an optional `labels` (the first stage's labels left to right); without
-    /// it the first labels are drawn from `seed`, like every later stage's.
-    pub fn import(instance: &Value, seed: u64) -> Result<Memory, CommaError> {
+    /// extension, an optional `labels` (the first stage's labels left to right). Without
+    /// it the labels are the original's [`ORIGINAL_LABELS`], or drawn from `seed` when
+    /// `mode` shuffles them.
+    pub fn import(instance: &Value, seed: u64, mode: MemoryLabels) -> Result<Memory, CommaError> {
         let display = instance
             .get("display_text")
             .and_then(display_of)
@@ -133,14 +145,14 @@ impl Memory {
                 CommaError::Format("memory: `labels` must be 1, 2, 3, 4 in some order".into())
             })?),
         };
-        Ok(Memory::with(display, labels, seed))
+        Ok(Memory::with(display, labels, seed, mode))
     }
 
-    /// A seeded random memory puzzle.
+    /// A seeded random memory puzzle: the first display (the original's only field).
     pub fn generate(seed: u64) -> Memory {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let display = rng.random_range(1..=4u8);
-        Memory::with(display, None, rng.random())
+        Memory::with(display, None, rng.random(), MemoryLabels::Fixed)
     }
 
     /// The position (0-based) of the button to press now, by the manual's rules.
@@ -175,7 +187,9 @@ impl Memory {
 
     fn next_screen(&mut self) {
         self.display = self.rng.random_range(1..=4u8);
-        self.labels = draw_labels(&mut self.rng);
+        if self.shuffle {
+            self.labels = draw_labels(&mut self.rng);
+        }
     }
 }
 
@@ -272,7 +286,10 @@ impl Puzzle for Memory {
     }
 
     fn instance(&self) -> Value {
-        json!({"display_text": self.first_display, "labels": self.first_labels})
+        match self.given_labels {
+            Some(labels) => json!({"display_text": self.first_display, "labels": labels}),
+            None => json!({"display_text": self.first_display}),
+        }
     }
 
     /// Reads `{stage 1–5, display 1–4, history [labels pressed in the passed stages],
@@ -330,7 +347,47 @@ mod tests {
     use super::*;
 
     fn memory(display: u8, labels: [u8; 4]) -> Memory {
-        Memory::import(&json!({"display_text": display, "labels": labels}), 1).unwrap()
+        Memory::import(
+            &json!({"display_text": display, "labels": labels}),
+            1,
+            MemoryLabels::Fixed,
+        )
+        .unwrap()
+    }
+
+    /// The labels left to right, read from the description.
+    fn labels_seen(m: &Memory) -> String {
+        let d = m.describe();
+        d[d.find("labelled ").unwrap()..].to_string()
+    }
+
+    #[test]
+    fn labels_stay_3_1_2_4_unless_shuffled() {
+        for seed in 0..20 {
+            let mut m =
+                Memory::import(&json!({"display_text": 2}), seed, MemoryLabels::Fixed).unwrap();
+            assert_eq!(m.instance(), json!({"display_text": 2}));
+            for _ in 0..5 {
+                assert_eq!(labels_seen(&m), "labelled 3, 1, 2, 4.");
+                let a = m.correct_actions()[0].clone();
+                m.act(&a);
+                if m.solved() {
+                    break;
+                }
+            }
+        }
+        // shuffled: some stage of some episode shows another order
+        let moved = (0..20).any(|seed| {
+            let mut m =
+                Memory::import(&json!({"display_text": 2}), seed, MemoryLabels::Shuffled).unwrap();
+            (0..4).any(|_| {
+                let a = m.correct_actions()[0].clone();
+                m.act(&a);
+                !m.solved() && labels_seen(&m) != "labelled 3, 1, 2, 4."
+            })
+        });
+        assert!(moved);
+        assert!(Memory::generate(3).instance().get("labels").is_none());
     }
 
     #[test]
@@ -385,10 +442,11 @@ mod tests {
 
     #[test]
     fn bad_instances_and_screens_are_refused() {
-        assert!(Memory::import(&json!({}), 0).is_err());
-        assert!(Memory::import(&json!({"display_text": 5}), 0).is_err());
-        assert!(Memory::import(&json!({"display_text": "x"}), 0).is_err());
-        assert!(Memory::import(&json!({"display_text": 1, "labels": [1, 1, 2, 3]}), 0).is_err());
+        let import = |v: Value| Memory::import(&v, 0, MemoryLabels::Fixed);
+        assert!(import(json!({})).is_err());
+        assert!(import(json!({"display_text": 5})).is_err());
+        assert!(import(json!({"display_text": "x"})).is_err());
+        assert!(import(json!({"display_text": 1, "labels": [1, 1, 2, 3]})).is_err());
         let mut m = Memory::generate(0);
         for obs in [
             json!({}),

@@ -13,21 +13,26 @@
 //! scenario file alone replays the case byte for byte; [`Puzzle::render`] returns those
 //! PNG bytes as they are (and the description, the picture's alt text, says it is a
 //! photograph). Without `picture_png` — the synthetic cases of [`Telehealth::generate`],
-//! `comma@1` among them — it draws a clearly labelled SYNTHETIC lesion from the record
+//! `comma@2`'s stand-ins among them — it draws a clearly labelled SYNTHETIC lesion from the record
 //! (deterministic), and the description spells out what that drawing shows.
 //! [`records_from_csv`] and [`rows_from_csv`] parse `metadata.csv` text for a caller that
 //! reads a user's folder (`escapade import comma <DIR>` does: it finds each row's image,
-//! fits it to 512×384 and writes one scenario per case).
+//! fits it to 512×384 and writes one scenario per case; with `--suite comma@2` it writes
+//! the paper's evaluation set with each Telehealth entry on the row it names).
 //!
-//! **Rules.** Two stages: diagnosis (`diagnose_<CODE>`), then treatment (`treat_surgery`,
-//! `treat_cryotherapy`, `treat_no_treatment`, the original's names). Any action other
-//! than the stage's one right action is a mistake and the stage stays (repeating the
-//! accepted diagnosis is only feedback). Progress is ½ per stage. The treatment rule is
-//! [`treatment`]; its basal-cell rule (cryotherapy for small, flat, non-bleeding lesions)
-//! is ours: the original's depends on data we do not have.
+//! **Rules** (the paper names the stages; the original's code decides the rest). Two
+//! stages: diagnosis (`diagnose_<CODE>`; the dataset's `BOD`, Bowen's disease, counts as
+//! SCC, as in the original), then treatment (`treat_surgery`, `treat_cryotherapy`,
+//! `treat_no_treatment`, the original's names). Any action other than the stage's one
+//! right action is a mistake and the stage stays (a diagnosis named again during the
+//! treatment stage too, as in the original). Progress is ½ per stage. The treatment rule
+//! is [`treatment`], the original's as it acts on the dataset.
 //!
 //! [`generate`](Telehealth::generate) makes SYNTHETIC records for tests and demos only:
 //! they are plausible, not real patients, and their pictures are cartoons.
+//! [`stand_in`](Telehealth::stand_in) makes the synthetic case that stands for one row of
+//! the dataset in the `comma@2` suite: same diagnosis and same treatment as the real row
+//! (known from the original's answers), everything else synthetic and labelled so.
 
 use std::fmt::Write as _;
 
@@ -42,15 +47,16 @@ use serde_json::{Map, Value, json};
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
 
-/// The six diagnostic codes of PAD-UFES-20, in action order.
-pub const DIAGNOSES: [&str; 6] = ["ACK", "BCC", "MEL", "NEV", "SCC", "SEK"];
+/// The six diagnostic codes of PAD-UFES-20, in the original's action order.
+pub const DIAGNOSES: [&str; 6] = ["BCC", "SCC", "MEL", "ACK", "NEV", "SEK"];
 
-/// The treatments, in action order (the original's action names without `treat_`).
-pub const TREATMENTS: [&str; 3] = ["surgery", "cryotherapy", "no_treatment"];
+/// The treatments, in the original's action order (its action names without `treat_`).
+pub const TREATMENTS: [&str; 3] = ["surgery", "no_treatment", "cryotherapy"];
 
-/// Basal cell carcinomas whose largest recorded diameter is below this (mm), flat and
-/// not bleeding, are treated with cryotherapy (our threshold; see [`treatment`]).
-pub const BCC_CRYO_BELOW_MM: f64 = 6.0;
+/// Basal and squamous cell carcinomas with a recorded diameter of this many millimetres
+/// or more are treated with surgery, smaller ones with cryotherapy (the original's rule;
+/// see [`treatment`]).
+pub const SURGERY_FROM_MM: f64 = 5.0;
 
 /// The largest photograph a scenario carries, width × height in pixels (the size of the
 /// other puzzles' pictures): a bigger one is refused by [`Telehealth::import`], and an
@@ -97,10 +103,9 @@ edge, several colours or recent change is a melanoma, not a mole.
 Treatment, once the diagnosis is accepted:
 - ACK and SEK: treat_cryotherapy (freezing).
 - NEV: treat_no_treatment.
-- MEL and SCC: treat_surgery.
-- BCC: treat_cryotherapy only when the lesion is flat (not raised), does not bleed, and \
-its largest recorded diameter is below 6 mm; in every other case, and when any of these \
-is unknown, treat_surgery.";
+- MEL: treat_surgery.
+- BCC and SCC: treat_surgery when either recorded diameter of the lesion is 5 mm or \
+more; otherwise (both smaller, or no size recorded) treat_cryotherapy.";
 
 /// Diagnostic frequencies of PAD-UFES-20 (its 2298 rows), for the synthetic generator.
 const FREQUENCIES: [(&str, u32); 6] = [
@@ -236,7 +241,7 @@ fn mm(v: &str) -> Option<f64> {
 }
 
 /// A diameter as the description shows it: one decimal, or every decimal the record has
-/// when one is not enough (the treatment rule's 6 mm edge must read the same in words).
+/// when one is not enough (the treatment rule's 5 mm edge must read the same in words).
 fn shown_mm(d: f64) -> String {
     let one = format!("{d:.1}");
     if one.parse::<f64>() == Ok(d) {
@@ -255,9 +260,14 @@ impl Record {
             .reduce(f64::max)
     }
 
-    /// Checks the diagnostic code (normalising it to upper case).
+    /// Checks the diagnostic code (normalising it to upper case; the dataset's `BOD`,
+    /// Bowen's disease, a squamous cell carcinoma in situ, becomes `SCC` as in the
+    /// original).
     fn checked(mut self) -> Result<Record, CommaError> {
-        let code = self.diagnostic.trim().to_uppercase();
+        let mut code = self.diagnostic.trim().to_uppercase();
+        if code == "BOD" {
+            code = "SCC".into();
+        }
         if !DIAGNOSES.contains(&code.as_str()) {
             return Err(CommaError::Format(format!(
                 "telehealth: diagnostic `{}` is not one of {}",
@@ -270,29 +280,27 @@ impl Record {
     }
 }
 
-/// The treatment the manual prescribes for `record` (one of [`TREATMENTS`]): actinic and
-/// seborrheic keratosis → cryotherapy; nevus → no treatment; melanoma and squamous cell
-/// carcinoma → surgery; basal cell carcinoma → surgery, except cryotherapy when the record
-/// says the lesion is flat (`elevation` False), not bleeding (`bleed` False) and its
-/// largest recorded diameter is below [`BCC_CRYO_BELOW_MM`]. That exception and its
-/// threshold are ours (superficial, small basal cell carcinomas are the usual candidates
-/// for freezing); the original's rule uses patient data we do not have.
+/// The treatment the manual prescribes for `record` (one of [`TREATMENTS`]), the original
+/// code's rule as it acts on PAD-UFES-20: actinic keratosis → cryotherapy; nevus → no
+/// treatment; melanoma → surgery; basal and squamous cell carcinoma → surgery when either
+/// recorded diameter is at least [`SURGERY_FROM_MM`], else (smaller, or not recorded)
+/// cryotherapy; seborrheic keratosis → cryotherapy. (The original's code asks for
+/// cryotherapy when a seborrheic keratosis itches or bleeds and no treatment otherwise,
+/// but reads those columns as the text the dataset stores, `True`, `False` or `UNK`,
+/// which is never empty, so every seborrheic keratosis gets cryotherapy: all 15 of its
+/// evaluation set do.)
 pub fn treatment(record: &Record) -> &'static str {
     match record.diagnostic.as_str() {
         "ACK" | "SEK" => "cryotherapy",
         "NEV" => "no_treatment",
-        "BCC" => {
-            let small = record
-                .largest_diameter()
-                .is_some_and(|d| d < BCC_CRYO_BELOW_MM);
-            if flag(&record.elevation) == Some(false) && flag(&record.bleed) == Some(false) && small
-            {
-                "cryotherapy"
-            } else {
-                "surgery"
-            }
+        "MEL" => "surgery",
+        _ => {
+            let big = [mm(&record.diameter_1), mm(&record.diameter_2)]
+                .into_iter()
+                .flatten()
+                .any(|d| d >= SURGERY_FROM_MM);
+            if big { "surgery" } else { "cryotherapy" }
         }
-        _ => "surgery",
     }
 }
 
@@ -629,6 +637,36 @@ impl Telehealth {
     /// A SYNTHETIC patient for tests and demos (not a real person, not real data): the
     /// diagnostic is drawn with PAD-UFES-20's frequencies, the rest plausibly for it.
     pub fn generate(seed: u64) -> Telehealth {
+        Telehealth::made_up(seed, seed, None)
+    }
+
+    /// The SYNTHETIC case standing for row `idx` of PAD-UFES-20 when the dataset is not at
+    /// hand: a made-up patient and a drawn lesion with the row's `diagnostic` and a record
+    /// that calls for the row's `treatment` (both from the original's answers on its
+    /// evaluation set). The case is labelled synthetic everywhere the solver looks.
+    /// `Err` when the code is unknown or the treatment impossible for it.
+    pub fn stand_in(idx: u64, diagnostic: &str, treatment: &str) -> Result<Telehealth, CommaError> {
+        let code = Record {
+            diagnostic: diagnostic.to_string(),
+            ..Record::default()
+        }
+        .checked()?
+        .diagnostic;
+        let seed = escapade_core::seed::derive(idx, "telehealth-stand-in", 0);
+        let p = Telehealth::made_up(seed, idx, Some((&code, treatment)));
+        let made = crate::puzzles::telehealth::treatment(&p.record);
+        if made != treatment {
+            return Err(CommaError::Invalid(format!(
+                "telehealth: a {code} lesion cannot be treated with `{treatment}` (the rule \
+                 gives `{made}`)"
+            )));
+        }
+        Ok(p)
+    }
+
+    /// A synthetic case from `seed`, numbered `idx`; `forced` fixes the diagnostic and,
+    /// for the carcinomas, a size that calls for the given treatment.
+    fn made_up(seed: u64, idx: u64, forced: Option<(&str, &str)>) -> Telehealth {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let total: u32 = FREQUENCIES.iter().map(|(_, n)| n).sum();
         let mut draw = rng.random_range(0..total);
@@ -639,6 +677,11 @@ impl Telehealth {
                 break;
             }
             draw -= n;
+        }
+        if let Some((c, _)) = forced
+            && let Some(known) = DIAGNOSES.iter().find(|d| **d == c)
+        {
+            code = known;
         }
         // (age range, diameter range mm, P(raised), P(bleeds), P(itches), P(hurts),
         // P(grew), P(changed))
@@ -654,6 +697,19 @@ impl Telehealth {
             if rng.random_bool(p) { "True" } else { "False" }.to_string()
         };
         let (d1, lo): (f64, f64) = (rng.random_range(dia.0..=dia.1), dia.0);
+        // a carcinoma that must be frozen is small, one for the knife is not (the rule's
+        // 5 mm edge, read on the diameters as the record writes them: one decimal)
+        let share = (d1 - dia.0) / (dia.1 - dia.0);
+        let d1 = match forced {
+            Some((_, "cryotherapy")) if matches!(code, "BCC" | "SCC") => {
+                (20.0 + share * 29.0).round() / 10.0
+            }
+            Some((_, "surgery")) if matches!(code, "BCC" | "SCC") => {
+                let from = dia.0.max(SURGERY_FROM_MM);
+                ((from + share * (dia.1 - from)) * 10.0).round() / 10.0
+            }
+            _ => d1,
+        };
         let d2 = (d1 * rng.random_range(0.6..=1.0)).max(lo.min(d1));
         let patient = rng.random_range(1..=2000u32);
         let lesion = rng.random_range(1..=4000u32);
@@ -693,7 +749,6 @@ impl Telehealth {
             ),
             biopsed: "True".to_string(),
         };
-        let idx = seed;
         // keep the age (a private value, matched as text) out of the shareable text
         let mut p = Telehealth::from_record(idx, r.clone(), true);
         while p.shareable().contains(&r.age) {
@@ -1001,12 +1056,6 @@ impl Puzzle for Telehealth {
                 feedback: feedback.into(),
             };
         }
-        if action == self.right_diagnosis() {
-            return ActResult {
-                mistake: false,
-                feedback: "That diagnosis is already accepted. Now choose the treatment.".into(),
-            };
-        }
         if action == self.right_treatment() {
             self.treated = true;
             return ActResult {
@@ -1154,39 +1203,79 @@ mod tests {
     #[test]
     fn the_treatment_rule() {
         assert_eq!(treatment(&record("ACK", &[])), "cryotherapy");
-        assert_eq!(treatment(&record("SEK", &[])), "cryotherapy");
+        assert_eq!(
+            treatment(&record("SEK", &[("itch", "False")])),
+            "cryotherapy"
+        );
         assert_eq!(treatment(&record("NEV", &[])), "no_treatment");
-        assert_eq!(treatment(&record("MEL", &[])), "surgery");
-        assert_eq!(treatment(&record("SCC", &[])), "surgery");
-        assert_eq!(treatment(&record("BCC", &[])), "surgery");
-        let small_flat = [
-            ("elevation", "False"),
-            ("bleed", "False"),
-            ("diameter_1", "5.0"),
-            ("diameter_2", "4.0"),
-        ];
-        assert_eq!(treatment(&record("BCC", &small_flat)), "cryotherapy");
-        let mut big = small_flat;
-        big[2] = ("diameter_1", "6.0");
-        assert_eq!(treatment(&record("BCC", &big)), "surgery");
-        let mut raised = small_flat;
-        raised[0] = ("elevation", "True");
-        assert_eq!(treatment(&record("BCC", &raised)), "surgery");
-        let mut unknown_bleed = small_flat;
-        unknown_bleed[1] = ("bleed", "UNK");
-        assert_eq!(treatment(&record("BCC", &unknown_bleed)), "surgery");
+        assert_eq!(
+            treatment(&record("MEL", &[("diameter_1", "2.0")])),
+            "surgery"
+        );
+        for code in ["BCC", "SCC"] {
+            // no size recorded: the original compares a missing value, which is never
+            // 5 mm or more
+            assert_eq!(treatment(&record(code, &[])), "cryotherapy");
+            let small = [("diameter_1", "4.9"), ("diameter_2", "3.0")];
+            assert_eq!(treatment(&record(code, &small)), "cryotherapy");
+            assert_eq!(
+                treatment(&record(code, &[("diameter_2", "5.0")])),
+                "surgery"
+            );
+            assert_eq!(treatment(&record(code, &[("diameter_1", "12")])), "surgery");
+        }
+        // the original's reading of PAD-UFES-20's Bowen's disease
+        assert_eq!(
+            Telehealth::from_dataset(0, record("BOD", &[("diameter_1", "7")]))
+                .unwrap()
+                .correct_actions(),
+            ["diagnose_SCC"]
+        );
+    }
+
+    #[test]
+    fn stand_ins_have_the_row_s_answers_and_say_they_are_synthetic() {
+        for (code, treat) in [
+            ("BCC", "surgery"),
+            ("BCC", "cryotherapy"),
+            ("SCC", "surgery"),
+            ("SCC", "cryotherapy"),
+            ("ACK", "cryotherapy"),
+            ("SEK", "cryotherapy"),
+            ("NEV", "no_treatment"),
+            ("MEL", "surgery"),
+        ] {
+            for idx in [0, 997, 2296] {
+                let mut p = Telehealth::stand_in(idx, code, treat).unwrap();
+                assert!(p.synthetic() && p.describe().contains("SYNTHETIC"));
+                assert_eq!(p.instance()["skin_lesion_idx"], idx);
+                let answers = [format!("diagnose_{code}"), format!("treat_{treat}")];
+                for a in &answers {
+                    assert_eq!(
+                        p.correct_actions(),
+                        std::slice::from_ref(a),
+                        "{code} {treat} {idx}"
+                    );
+                    assert!(!p.act(a).mistake);
+                }
+                assert!(p.solved());
+            }
+        }
+        assert!(Telehealth::stand_in(1, "NEV", "surgery").is_err());
+        assert!(Telehealth::stand_in(1, "XYZ", "surgery").is_err());
     }
 
     #[test]
     fn two_stages_with_mistakes() {
-        let mut p = Telehealth::from_dataset(3, record("SCC", &[])).unwrap();
+        let mut p = Telehealth::from_dataset(3, record("SCC", &[("diameter_1", "9.0")])).unwrap();
         assert_eq!(p.correct_actions(), vec!["diagnose_SCC"]);
         assert!(p.act("treat_surgery").mistake);
         assert!(p.act("diagnose_BCC").mistake);
         assert_eq!(p.progress(), 0.0);
         assert!(!p.act("diagnose_SCC").mistake);
         assert_eq!(p.progress(), 0.5);
-        assert!(!p.act("diagnose_SCC").mistake);
+        // the original: during treatment any diagnosis, even the accepted one, is a strike
+        assert!(p.act("diagnose_SCC").mistake);
         assert!(p.act("diagnose_MEL").mistake);
         assert!(p.act("treat_cryotherapy").mistake);
         assert!(!p.act("treat_surgery").mistake);

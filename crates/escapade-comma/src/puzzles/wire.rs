@@ -1,6 +1,11 @@
 //! The wire puzzle (COMMA App. A "Wire Puzzle"): 3–6 coloured wires, cut the one the
-//! manual's rules pick. The serial number is fixed at 135790, as in the original, so
-//! every rule that asks for an odd last digit is false.
+//! manual's rules pick. The serial number is fixed at 135790, as in the original's
+//! evaluation, so every rule that asks for an odd last digit is false.
+//!
+//! Where the serial number is: on the solver's side, as in the original (it prints
+//! "Serial Number" under the module in the solver's screenshot, and its manual only
+//! refers to "the last digit of the serial number"). The picture and its description
+//! show it; the expert's manual does not, so an expert who needs it must ask.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -18,7 +23,8 @@ pub const COLOURS: [&str; 5] = ["red", "white", "yellow", "blue", "black"];
 /// The expert's manual, in our own words.
 pub const MANUAL: &str = "\
 WIRES. The module has between 3 and 6 wires. Exactly one must be cut. Wires are counted \
-from the top (the first wire is the top one). The module's serial number is 135790.
+from the top (the first wire is the top one). Some rules depend on the module's serial \
+number, which only the solver can read.
 
 With 3 wires:
 - no red wire: cut the second wire;

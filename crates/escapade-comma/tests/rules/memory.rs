@@ -3,11 +3,13 @@
 //! stage 1.
 //!
 //! Crate's documented choices followed here: the actions `press_N` press the button
-//! *labelled* N; every stage draws a new display and label order; `load_screen` without
-//! `labels` uses the original's fixed layout 3, 1, 2, 4.
+//! *labelled* N; every stage draws a new display; the labels read 3, 1, 2, 4 at every
+//! stage (the original's) unless the instance names the first stage's, or the
+//! `shuffled` option draws new ones every stage; `load_screen` without `labels` uses the
+//! original's fixed layout 3, 1, 2, 4.
 
 use escapade_comma::Puzzle;
-use escapade_comma::puzzle::{PuzzleKind, generate, import};
+use escapade_comma::puzzle::{MemoryLabels, PuzzleKind, Rules, generate, import, import_with};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -144,10 +146,26 @@ fn labels_strategy() -> impl Strategy<Value = Vec<u8>> {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// Generated puzzles played through all five stages, with wrong presses that reset.
+    /// Generated puzzles played through all five stages, with wrong presses that reset;
+    /// the labels never move.
     #[test]
     fn memory_generated_follows_app_a(seed in any::<u64>(), mut dice in Dice::strategy()) {
         let mut p = generate(PuzzleKind::Memory, seed).unwrap();
+        prop_assert_eq!(visible(p.as_ref()).unwrap().2, [3, 1, 2, 4]);
+        play(p.as_mut(), Vec::new(), &mut dice);
+    }
+
+    /// The option that shuffles the labels every stage: the same rules on whatever
+    /// labels are shown.
+    #[test]
+    fn memory_shuffled_follows_app_a(
+        display in 1..=4u8,
+        seed in any::<u64>(),
+        mut dice in Dice::strategy(),
+    ) {
+        let rules = Rules { memory_labels: MemoryLabels::Shuffled };
+        let mut p = import_with(PuzzleKind::Memory, &json!({"display_text": display}), seed, rules)
+            .unwrap();
         play(p.as_mut(), Vec::new(), &mut dice);
     }
 
