@@ -1177,6 +1177,7 @@ impl Env for CraftEnv {
             truncated,
             valid,
             error,
+            ..Default::default()
         })
     }
 

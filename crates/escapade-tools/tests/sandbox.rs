@@ -11,12 +11,14 @@ use std::time::{Duration, Instant};
 
 // ---- ordinary programs -----------------------------------------------------------------
 
-/// A program reading standard input and printing gets its output back, trimmed.
+/// A program reading standard input and printing gets its output back without its final
+/// line breaks; other whitespace stays.
 #[test]
 fn normal_program_reads_stdin_and_prints() {
     let Some(sb) = sandbox() else { return };
     let code = "import sys\nnums = [int(x) for x in sys.stdin.read().split()]\nprint(sum(nums))\nprint()\n";
     assert_eq!(sb.run(code, "1 2\n3\n").unwrap(), "6");
+    assert_eq!(sb.run("print('  a b \\t ')", "").unwrap(), "  a b \t ");
     let code = "import json, hashlib\nd = json.loads(input())\nprint(hashlib.sha256(d['k'].encode()).hexdigest()[:8], d['n'] * 2)\n";
     assert_eq!(
         sb.run(code, r#"{"k": "abc", "n": 21}"#).unwrap(),

@@ -417,6 +417,7 @@ impl Env for VisEnv {
             truncated,
             valid,
             error,
+            ..Default::default()
         })
     }
 

@@ -162,6 +162,7 @@ pub mod demo {
                 truncated,
                 valid,
                 error: (!valid).then(|| "parse".to_string()),
+                ..Default::default()
             })
         }
         fn system_prompt(&self) -> String {

@@ -222,6 +222,7 @@ impl Env for CounterEnv {
             truncated,
             valid,
             error,
+            ..Default::default()
         })
     }
 
