@@ -445,3 +445,12 @@ fn hidden_producers_are_not_named_until_revealed() {
     }
     assert!(seen > 0, "some clue points at a hidden source");
 }
+
+#[test]
+fn the_oracle_solves_every_scenario_with_the_minimum() {
+    for s in suite() {
+        let report = escapade_core::World::oracle(world(), &s.to_json()).unwrap();
+        assert!(report.solved, "{}", s.id);
+        assert_eq!(report.steps, s.min_tool_calls, "{}", s.id);
+    }
+}

@@ -567,7 +567,12 @@ fn the_prompt_states_the_action_space_and_the_turn_rule() {
     ] {
         assert!(p.contains(needle), "the prompt lacks {needle:?}");
     }
-    // the initial observation: setting, budget, the visible nodes with their narratives
+}
+
+#[test]
+fn the_first_observation_holds_the_setting_and_the_visible_nodes() {
+    // §3.1: "the room setting, the available tools and items, and the background
+    // narratives associated with visible nodes"
     let s = rich_scenario();
     let mut env = env_for(&s);
     let first = env.reset(0).text;
@@ -576,4 +581,38 @@ fn the_prompt_states_the_action_space_and_the_turn_rule() {
         let line = format!("- {} · {} ({}) — {}", n.id, n.name, n.kind.label(), n.brief);
         assert_eq!(first.contains(&line), !n.hidden, "{line}");
     }
+    assert!(first.contains(&format!("You have {} turns", s.step_budget)));
+}
+
+#[test]
+fn a_drop_event_reveals_hidden_nodes() {
+    // §2 Stage 1, §3.1: resolving a node whose outputs carry an Item or Hidden_Item makes
+    // the nodes wired to them visible in the next observation
+    let s = rich_scenario();
+    let hidden: Vec<&str> = s
+        .nodes
+        .iter()
+        .filter(|n| n.hidden)
+        .map(|n| n.id.as_str())
+        .collect();
+    let mut env = env_for(&s);
+    let first = env.reset(0).text;
+    for id in &hidden {
+        assert!(!first.contains(id), "{id} is listed before it is revealed");
+    }
+    let mut revealed = Vec::new();
+    for a in escapade_tools::oracle::oracle_plan(&s) {
+        let step = env.step(&Action::text(a.to_text())).unwrap();
+        if let Some((_, list)) = step.feedback.split_once("Newly revealed:") {
+            revealed.extend(hidden.iter().filter(|id| list.contains(**id)).copied());
+        }
+    }
+    revealed.sort();
+    let mut all = hidden.clone();
+    all.sort();
+    assert_eq!(
+        revealed, all,
+        "every hidden node is revealed by a drop event"
+    );
+    assert_eq!(env.outcome().metrics["hidden_discovery"], 1.0);
 }

@@ -275,3 +275,65 @@ fn a_native_reply_with_three_calls_runs_three_actions_in_one_turn() {
         }
     }
 }
+
+#[test]
+fn the_suite_is_agentescape_2_and_literal_clues_are_an_easier_option() {
+    let list = ok(escapade(&["list", "tools"]));
+    assert!(list.contains("agentescape@2"), "{list}");
+    let clues = list
+        .lines()
+        .find(|l| l.contains("-W clues="))
+        .expect("the option is listed");
+    assert!(
+        clues.contains("literal") && clues.contains("easier"),
+        "{clues}"
+    );
+
+    let old = escapade(&["run", "agentescape@1", "--agent", "oracle", "-q"]);
+    assert!(!old.status.success());
+    assert!(
+        stderr(&old).contains("replaced by `agentescape@2`"),
+        "{}",
+        stderr(&old)
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (s, _) = scenario(dir.path(), "5", "3");
+    let runs = dir.path().join("runs");
+    let bad = escapade(&["run", &s, "--agent", "oracle", "-W", "clues=loud", "-q"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("literal"));
+    ok(escapade(&[
+        "run",
+        &s,
+        "--agent",
+        "oracle",
+        "-W",
+        "clues=literal",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let run = run_dir_under(&runs);
+    let toml = std::fs::read_to_string(run.join("run.toml")).unwrap();
+    assert!(toml.contains("clues = \"literal\""), "{toml}");
+    // the literal clues name node ids
+    let trajectory = std::fs::read_dir(run.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let steps = std::fs::read_to_string(
+        std::fs::read_dir(trajectory)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path(),
+    )
+    .unwrap();
+    assert!(
+        steps.contains("Clue: it takes") || steps.contains(" feeds `"),
+        "literal clues wire by id"
+    );
+}
