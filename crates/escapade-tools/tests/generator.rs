@@ -2,24 +2,14 @@
 //! no two isomorphic skeletons in a tier, one of eight themes per instance, a terminal
 //! goal, and droppable variants near the default 30 %.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
+mod common;
+use common::suite;
 
+use std::collections::{BTreeMap, BTreeSet};
+
+use escapade_tools::library;
 use escapade_tools::scenario::{Node, ToolsScenario};
 use escapade_tools::template::{NodeKind, PortRole, TRIGGER_PORT};
-use escapade_tools::{AGENTESCAPE_V2, ToolsWorld, library};
-
-fn suite() -> &'static [ToolsScenario] {
-    static S: OnceLock<Vec<ToolsScenario>> = OnceLock::new();
-    S.get_or_init(|| {
-        let world = ToolsWorld::new().expect("python3");
-        let spec = escapade_core::World::suites(&world)
-            .into_iter()
-            .find(|s| s.name == AGENTESCAPE_V2)
-            .unwrap();
-        world.build_tiers(&spec.tiers).unwrap()
-    })
-}
 
 fn role(node: &Node, port: &str) -> PortRole {
     library::template(&node.template)

@@ -152,16 +152,12 @@ fn infinite_loop_hits_the_cpu_limit() {
     }) else {
         return;
     };
-    let start = Instant::now();
+    // the CPU limit, not the (longer) wall-clock one, stops it; how long that takes in
+    // wall time depends on the machine's load, so it is not asserted
     let err = sb.run("while True: pass", "").unwrap_err();
     assert!(
         matches!(err, SandboxError::CpuLimit { seconds: 1 }),
         "{err:?}"
-    );
-    assert!(
-        start.elapsed() < Duration::from_secs(4),
-        "{:?}",
-        start.elapsed()
     );
 }
 

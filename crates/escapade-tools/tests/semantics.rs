@@ -9,10 +9,12 @@
 //! interpreter itself) the reference is Python, a second implementation in a second
 //! language; the rest uses general-purpose crates directly.
 
+mod common;
+use common::{suite, world};
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -23,21 +25,8 @@ use serde_json::{Value, json};
 use sha2::Digest;
 
 use escapade_tools::files::Files;
-use escapade_tools::scenario::{Node, ToolsScenario};
+use escapade_tools::scenario::Node;
 use escapade_tools::template::NodeKind;
-use escapade_tools::{AGENTESCAPE_V2, ToolsWorld};
-
-fn suite() -> &'static [ToolsScenario] {
-    static S: OnceLock<Vec<ToolsScenario>> = OnceLock::new();
-    S.get_or_init(|| {
-        let world = ToolsWorld::new().expect("python3");
-        let spec = escapade_core::World::suites(&world)
-            .into_iter()
-            .find(|s| s.name == AGENTESCAPE_V2)
-            .unwrap();
-        world.build_tiers(&spec.tiers).unwrap()
-    })
-}
 
 /// Python's answers for a batch of `[kind, args...]` requests (one interpreter for all).
 fn python_batch(requests: &[Value]) -> Vec<Value> {
@@ -405,7 +394,7 @@ fn every_output_of_the_suite_is_what_its_semantics_say() {
 #[test]
 fn text_outputs_keep_their_whitespace() {
     // the case: hex_decode of bytes that begin and end with control whitespace
-    let world = ToolsWorld::new().expect("python3");
+    let world = world();
     let hex_decode = escapade_tools::library::template("hex_decode").unwrap();
     let out = escapade_tools::library::execute(
         hex_decode,
@@ -464,7 +453,7 @@ fn wired_regex_patterns_are_plain_text() {
         &mut inputs,
         &mut Files::default(),
         &mut escapade_core::seed::rng(1),
-        &*ToolsWorld::new().unwrap().runner(),
+        &*world().runner(),
     );
     assert!(err.is_err());
 }

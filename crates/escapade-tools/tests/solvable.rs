@@ -10,31 +10,17 @@
 //! per turn. A scan of every scenario checks that no clue holds a node id or an upstream
 //! output's value, and counts the sentence templates the suite uses.
 
+mod common;
+use common::{suite, world};
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use escapade_core::{Action, Env, Step};
+use escapade_tools::ToolsEnv;
 use escapade_tools::clue::{self, ClueStyle, Relation};
 use escapade_tools::scenario::{Origin, ToolsScenario};
-use escapade_tools::{AGENTESCAPE_V2, ToolsEnv, ToolsWorld};
 use serde_json::Value;
-
-fn world() -> &'static ToolsWorld {
-    static W: OnceLock<ToolsWorld> = OnceLock::new();
-    W.get_or_init(|| ToolsWorld::new().expect("python3"))
-}
-
-/// The whole suite, built once for every test of this file.
-fn suite() -> &'static [ToolsScenario] {
-    static S: OnceLock<Vec<ToolsScenario>> = OnceLock::new();
-    S.get_or_init(|| {
-        let spec = escapade_core::World::suites(world())
-            .into_iter()
-            .find(|s| s.name == AGENTESCAPE_V2)
-            .expect("the suite is listed");
-        world().build_tiers(&spec.tiers).expect("the suite builds")
-    })
-}
 
 /// The first JSON string literal in `s`.
 fn literal(s: &str) -> Option<String> {
