@@ -4,12 +4,16 @@
 //! node's story, parameters, clues and outputs (and resolves an item). A call with every
 //! parameter right runs the template's real function on the agent's values; a container
 //! opens; nodes wired to a resolved node's physical outputs become visible (drop events).
-//! A failed call gets per-parameter feedback and one error type of App. B.1. The episode
-//! ends on a correct `submit_answer` (success), `give_up`, or the step budget (truncated).
+//! A failed call gets per-parameter feedback and one error type of App. B.1. A reply may
+//! hold several actions (App. C); they run in order, each is answered in
+//! [`escapade_core::Step::results`], and the reply is one turn of the step budget (App.
+//! B). The episode ends on a correct `submit_answer` once the terminal has shown the flag
+//! (success, §3.1), `give_up`, or the step budget (truncated).
 //!
 //! Metrics ([`ToolsEnv::outcome`]) follow §3.1 and §4: sub-problem resolution,
 //! hidden-node discovery, tool calls against the minimum, source-node convergence speed,
-//! premature invocation rate, clue adherence rate and error counts per type.
+//! premature invocation rate, clue adherence rate and error counts per type — the
+//! counts per call, `steps` per turn.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

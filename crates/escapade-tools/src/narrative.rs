@@ -2,8 +2,8 @@
 //!
 //! Each scenario gets one theme. Nodes get a display name (a theme adjective plus the
 //! template's title), a one-line brief for the room listing and a short story for
-//! investigation. Clues about data flow are rendered by the environment at
-//! investigation time, so a clue never names a node the agent has not found yet.
+//! investigation. Clues about data flow are in [`crate::clue`], rendered when a node is
+//! investigated, so a clue never names a node the agent has not found yet.
 //! All text here is escapade's own.
 
 use rand::Rng as _;
