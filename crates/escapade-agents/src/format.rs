@@ -200,15 +200,26 @@ pub fn read_structured(text: &str) -> Action {
     }
 }
 
-/// Reads a reply in the native tool-calling protocol: the first call is the action (one
-/// action per step); a reply without calls is read as text.
+/// Reads a reply in the native tool-calling protocol: one call is an [`Action::Call`],
+/// several are an [`Action::Calls`] in the model's order (a world that takes several
+/// actions per turn runs them all, AgentEscapeBench App. C; the others read the first);
+/// a reply without calls is read as text.
 pub fn read_tool_reply(response: &ChatResponse) -> Action {
-    match response.tool_calls.first() {
-        Some(call) => Action::Call {
+    match response.tool_calls.as_slice() {
+        [] => Action::text(response.text.clone()),
+        [call] => Action::Call {
             name: call.name.clone(),
             arguments: call.arguments.clone(),
         },
-        None => Action::text(response.text.clone()),
+        calls => Action::Calls {
+            calls: calls
+                .iter()
+                .map(|c| escapade_core::FunctionCall {
+                    name: c.name.clone(),
+                    arguments: c.arguments.clone(),
+                })
+                .collect(),
+        },
     }
 }
 

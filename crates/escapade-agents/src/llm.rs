@@ -24,7 +24,8 @@ use crate::record::digest;
 use crate::socratic::Describer;
 use crate::{AgentError, AsyncAgent, EpisodeStart, TurnInput};
 
-/// What a tool call that was not executed is told (one action per step).
+/// What a tool call that was not executed is told: the world took one action per turn,
+/// or answered fewer actions than the reply made calls.
 const NOT_RUN: &str = "Not executed: only the first function call of a reply is used.";
 /// What a call whose answer was trimmed from the history is told.
 const TRIMMED: &str = "(result omitted from the history)";
@@ -32,8 +33,16 @@ const TRIMMED: &str = "(result omitted from the history)";
 /// One entry of the conversation, in provider-neutral form.
 #[derive(Debug, Clone)]
 enum Entry {
-    /// The environment speaking: an observation or a re-ask message.
-    Env { text: String, images: Vec<Image> },
+    /// The environment speaking: an observation or a re-ask message. `answers` holds the
+    /// world's answer to each action of the previous reply when it ran several
+    /// ([`escapade_core::Step::results`]), and `rest` what the observation says beyond
+    /// them; empty otherwise.
+    Env {
+        text: String,
+        images: Vec<Image>,
+        answers: Vec<String>,
+        rest: String,
+    },
     /// A model reply.
     Model {
         text: String,
@@ -106,7 +115,23 @@ impl LlmAgent {
     /// Adds an environment entry; `images` are sent as they are (the [`Describer`] has
     /// already applied `images` and `socratic`).
     fn push_env(&mut self, text: String, images: Vec<Image>) {
-        let entry = Entry::Env { text, images };
+        self.push_answers(text, images, Vec::new(), String::new());
+    }
+
+    /// Adds an environment entry that answers each call of the previous reply on its own.
+    fn push_answers(
+        &mut self,
+        text: String,
+        images: Vec<Image>,
+        answers: Vec<String>,
+        rest: String,
+    ) {
+        let entry = Entry::Env {
+            text,
+            images,
+            answers,
+            rest,
+        };
         match self.exchanges.last_mut() {
             Some(ex) => ex.entries.push(entry),
             None => self.exchanges.push(Exchange {
@@ -258,13 +283,32 @@ impl LlmAgent {
             let current = i == past;
             for (j, entry) in self.exchanges[i].entries.iter().enumerate() {
                 match entry {
-                    Entry::Env { text, images } => {
+                    Entry::Env {
+                        text,
+                        images,
+                        answers,
+                        rest,
+                    } => {
                         let answers_open = contiguous || j > 0;
-                        close_calls(&mut out, &mut open, answers_open.then_some(text.as_str()));
+                        // several actions ran: each call gets its own result, and the
+                        // rest of the observation follows as a message
+                        let per_call = answers_open && !answers.is_empty() && !open.is_empty();
+                        close_calls(
+                            &mut out,
+                            &mut open,
+                            answers_open.then_some(Answer {
+                                text,
+                                per_call: answers,
+                            }),
+                        );
                         let answered =
                             answers_open && out.last().is_some_and(|m| m.role == Role::Tool);
                         let mut parts = Vec::new();
-                        if !answered {
+                        if per_call {
+                            if !rest.trim().is_empty() {
+                                parts.push(Part::Text { text: rest.clone() });
+                            }
+                        } else if !answered {
                             parts.push(Part::Text { text: text.clone() });
                         }
                         if current {
@@ -322,12 +366,28 @@ fn is_context_overflow(e: &escapade_llm::LlmError) -> bool {
     }
 }
 
-/// Answers every open tool call: the first with `result` when given, the others (and all
-/// of them when `result` is `None`) with a note that they were not run or were trimmed.
-fn close_calls(out: &mut Vec<Message>, open: &mut Vec<ToolCall>, result: Option<&str>) {
+/// What answers the open calls of a reply.
+struct Answer<'a> {
+    /// The observation that followed the reply.
+    text: &'a str,
+    /// The world's answer to each action, when it ran several (else empty).
+    per_call: &'a [String],
+}
+
+/// Answers every open tool call: with the world's answer to each call when it ran
+/// several (calls beyond them are told they were not run); else the first with the
+/// observation and the others with a note that they were not run (a world that takes one
+/// action per turn); all of them, when `result` is `None`, with a note that their answer
+/// was trimmed from the history.
+fn close_calls(out: &mut Vec<Message>, open: &mut Vec<ToolCall>, result: Option<Answer<'_>>) {
     for (k, call) in open.drain(..).enumerate() {
-        let text = match (k, result) {
-            (0, Some(r)) => r.to_string(),
+        let text = match (k, &result) {
+            (_, Some(a)) if !a.per_call.is_empty() => a
+                .per_call
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| NOT_RUN.to_string()),
+            (0, Some(a)) => a.text.to_string(),
             (_, Some(_)) => NOT_RUN.to_string(),
             (_, None) => TRIMMED.to_string(),
         };
@@ -337,13 +397,40 @@ fn close_calls(out: &mut Vec<Message>, open: &mut Vec<ToolCall>, result: Option<
     }
 }
 
+/// The world's answer to each action of the previous reply when it ran several, and what
+/// the observation says beyond them (it begins with the answers joined by
+/// [`escapade_core::env::RESULTS_SEPARATOR`]; when it does not, all of it).
+fn split_results(last: Option<&escapade_core::Step>, text: &str) -> (Vec<String>, String) {
+    let Some(step) = last.filter(|s| !s.results.is_empty()) else {
+        return (Vec::new(), String::new());
+    };
+    let answers: Vec<String> = step.results.iter().map(|r| r.feedback.clone()).collect();
+    let joined = answers.join(escapade_core::env::RESULTS_SEPARATOR);
+    let rest = match text.strip_prefix(joined.as_str()) {
+        Some(rest) => rest.trim_start().to_string(),
+        None => text.to_string(),
+    };
+    (answers, rest)
+}
+
 fn entry_json(entry: &Entry) -> Value {
     match entry {
-        Entry::Env { text, images } => json!({
-            "role": "env",
-            "text": text,
-            "images": images.iter().map(|i| i.sha256.clone()).collect::<Vec<_>>(),
-        }),
+        Entry::Env {
+            text,
+            images,
+            answers,
+            ..
+        } => {
+            let mut v = json!({
+                "role": "env",
+                "text": text,
+                "images": images.iter().map(|i| i.sha256.clone()).collect::<Vec<_>>(),
+            });
+            if !answers.is_empty() {
+                v["answers"] = json!(answers);
+            }
+            v
+        }
         Entry::Model { text, tool_calls } => json!({
             "role": "model",
             "text": text,
@@ -382,7 +469,8 @@ impl AsyncAgent for LlmAgent {
             .describe(&self.client, input.observation)
             .await?;
         self.exchanges.push(Exchange::default());
-        self.push_env(described.text, described.images);
+        let (answers, rest) = split_results(input.last, &described.text);
+        self.push_answers(described.text, described.images, answers, rest);
         let mut turn = self.request(&input).await?;
         turn.usage.add(&described.usage);
         if let (false, Some(record)) = (described.captions.is_empty(), turn.request.as_mut()) {

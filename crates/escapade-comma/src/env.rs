@@ -301,6 +301,7 @@ fn message_of(action: &Action) -> String {
         Action::Text { text } => text.clone(),
         Action::Call { name, arguments } => format!("{name} {arguments}"),
         Action::Bytes { bytes } => String::from_utf8_lossy(bytes).into_owned(),
+        Action::Calls { .. } => return message_of(&action.first()),
     };
     text.chars().take(MAX_MESSAGE).collect()
 }
@@ -414,6 +415,7 @@ impl Env for CommaEnv {
             truncated,
             valid: true,
             error: None,
+            ..Default::default()
         })
     }
 

@@ -29,6 +29,24 @@ pub enum Action {
         /// The raw bytes.
         bytes: Vec<u8>,
     },
+    /// Several native function calls from one reply, in the order the model made them
+    /// (AgentEscapeBench App. C: one turn of ten investigations). A world that takes
+    /// several actions per turn runs them all and answers each in
+    /// [`crate::Step::results`]; a world that takes one reads only the first
+    /// ([`Action::first`]).
+    Calls {
+        /// The calls, in order (an agent sends this variant for two or more).
+        calls: Vec<FunctionCall>,
+    },
+}
+
+/// One native function call of an [`Action::Calls`] reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FunctionCall {
+    /// Function name, one of the world's [`crate::ToolSchema`] names.
+    pub name: String,
+    /// Arguments as raw JSON text (they may be malformed).
+    pub arguments: String,
 }
 
 impl Action {
@@ -45,12 +63,30 @@ impl Action {
         }
     }
 
+    /// The first action of a reply: the first call of [`Action::Calls`] (an empty text
+    /// when there is none), any other action itself. What a world that takes one action
+    /// per turn reads.
+    pub fn first(&self) -> Action {
+        match self {
+            Action::Calls { calls } => match calls.first() {
+                Some(c) => Action::call(c.name.clone(), c.arguments.clone()),
+                None => Action::text(""),
+            },
+            other => other.clone(),
+        }
+    }
+
     /// A short human-readable rendering for logs (never longer than `max` characters).
     pub fn summary(&self, max: usize) -> String {
         let full = match self {
             Action::Text { text } => text.clone(),
             Action::Call { name, arguments } => format!("{name}({arguments})"),
             Action::Bytes { bytes } => String::from_utf8_lossy(bytes).into_owned(),
+            Action::Calls { calls } => calls
+                .iter()
+                .map(|c| format!("{}({})", c.name, c.arguments))
+                .collect::<Vec<_>>()
+                .join("; "),
         };
         truncate_chars(&full, max)
     }
@@ -78,12 +114,33 @@ mod tests {
     }
 
     #[test]
+    fn several_calls_read_as_their_first_by_one_action_worlds() {
+        let call = |n: &str| FunctionCall {
+            name: n.into(),
+            arguments: "{}".into(),
+        };
+        let a = Action::Calls {
+            calls: vec![call("a"), call("b")],
+        };
+        assert_eq!(a.first(), Action::call("a", "{}"));
+        assert_eq!(a.summary(100), "a({}); b({})");
+        assert_eq!(Action::Calls { calls: vec![] }.first(), Action::text(""));
+        assert_eq!(Action::text("x").first(), Action::text("x"));
+    }
+
+    #[test]
     fn actions_round_trip_through_json() {
         for a in [
             Action::text("investigate n1"),
             Action::call("investigate", "{\"node_id\":\"n1\"}"),
             Action::Bytes {
                 bytes: vec![0xff, 0x00],
+            },
+            Action::Calls {
+                calls: vec![FunctionCall {
+                    name: "investigate".into(),
+                    arguments: "{}".into(),
+                }],
             },
         ] {
             let json = serde_json::to_string(&a).unwrap();

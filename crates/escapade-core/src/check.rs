@@ -95,6 +95,9 @@ pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(),
             }
             leak(n, &step.observation.text)?;
             leak(n, &step.feedback)?;
+            for r in &step.results {
+                leak(n, &r.feedback)?;
+            }
             transcript.push(serde_json::to_string(&step).unwrap_or_default());
             if step.terminated || step.truncated {
                 ended = true;

@@ -31,7 +31,32 @@ pub struct Step {
     pub truncated: bool,
     /// The action parsed and was applied as a legal move (even if it achieved nothing).
     pub valid: bool,
-    /// World-specific error kind when the action failed (tools: the B.1 taxonomy name).
+    /// World-specific error kind when the action failed (tools: the B.1 taxonomy name);
+    /// for a reply with several actions, the first failed action's kind.
+    pub error: Option<String>,
+    /// The world's answer to each action of a reply that carried several, in order
+    /// (AgentEscapeBench App. C: a turn of ten investigations); empty when the world took
+    /// one action. An agent answering native tool calls answers call `k` with
+    /// `results[k]`; `observation.text` then begins with the results' feedback joined by
+    /// [`RESULTS_SEPARATOR`], and what follows it is the rest of the observation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<ActionResult>,
+}
+
+/// What separates the feedback of the actions of one reply at the start of the
+/// observation text (see [`Step::results`]).
+pub const RESULTS_SEPARATOR: &str = "\n\n";
+
+/// The world's answer to one action of a reply that carried several.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ActionResult {
+    /// The action as the world read it (one line of text, or `name(arguments)`).
+    pub action: String,
+    /// The action parsed and was applied as a legal move.
+    pub valid: bool,
+    /// The world's answer to this action alone.
+    pub feedback: String,
+    /// World-specific error kind when the action failed.
     pub error: Option<String>,
 }
 
@@ -108,7 +133,7 @@ pub trait Env {
 /// Build one with `..Default::default()` so that new fields do not break worlds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SuiteSpec {
-    /// Name with version, e.g. `agentescape@1`.
+    /// Name with version, e.g. `agentescape@2`.
     pub name: String,
     /// The world the suite belongs to.
     pub world: String,

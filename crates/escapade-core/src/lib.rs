@@ -30,9 +30,9 @@ pub mod scenario; // the scenario header every world's scenario file carries
 pub mod seed; // seeded ChaCha RNGs and seed derivation
 pub mod trajectory; // the run-directory row types (step rows, episode rows, usage)
 
-pub use action::Action;
+pub use action::{Action, FunctionCall};
 pub use agent::{Agent, AgentTurn};
-pub use env::{Env, Step, World};
+pub use env::{ActionResult, Env, Step, World};
 pub use error::{CoreError, EnvError};
 pub use observation::{Image, Observation, ToolSchema};
 pub use scenario::ScenarioHeader;

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::Action;
+use crate::env::ActionResult;
 
 /// Version of the run-directory format written by this build.
 pub const FORMAT_VERSION: u32 = 1;
@@ -87,8 +88,13 @@ pub struct StepRow {
     pub truncated: bool,
     /// Usage of the model call(s) behind this step.
     pub usage: Usage,
-    /// World error kind for a failed action (tools: the B.1 taxonomy), else null.
+    /// World error kind for a failed action (tools: the B.1 taxonomy), else null; for a
+    /// reply with several actions, the first failed action's kind.
     pub error: Option<String>,
+    /// The world's answer to each action of a reply that carried several (tools:
+    /// AgentEscapeBench App. C), in order. Absent when the world took one action.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<ActionResult>,
     /// Replies the world's parser rejected before this step's action, each with the
     /// message the agent was re-asked with (MM-Escape App. K, VisEscape App. A.5); these
     /// did not cost a step. Absent when the first reply parsed.

@@ -269,6 +269,7 @@ pub fn parse_action(action: &escapade_core::Action) -> Result<CraftAction, Parse
             parse(arguments)
         }
         escapade_core::Action::Bytes { bytes } => parse(&String::from_utf8_lossy(bytes)),
+        escapade_core::Action::Calls { .. } => parse_action(&action.first()),
     }
 }
 

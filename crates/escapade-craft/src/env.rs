@@ -1571,6 +1571,7 @@ impl Env for CraftEnv {
             truncated,
             valid,
             error,
+            ..Default::default()
         })
     }
 

@@ -828,6 +828,7 @@ impl Recorder<'_> {
             truncated: step.truncated,
             usage,
             error: step.error.clone(),
+            results: step.results.clone(),
             reasks,
         };
         self.trajectory.write(&row)

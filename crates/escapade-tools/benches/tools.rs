@@ -1,5 +1,5 @@
 //! Benchmarks of the tools world: environment step cost (without the tool's own work)
-//! and building + verifying the whole `agentescape@1` suite.
+//! and building + verifying the whole `agentescape@2` suite.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -55,14 +55,14 @@ fn env_step(c: &mut Criterion) {
 fn suite_build(c: &mut Criterion) {
     let mut group = c.benchmark_group("tools/suite");
     group.sample_size(10);
-    group.bench_function("agentescape@1_build_and_verify", |b| {
+    group.bench_function("agentescape@2_build_and_verify", |b| {
         b.iter_custom(|iters| {
             let mut total = std::time::Duration::ZERO;
             for _ in 0..iters {
                 // a fresh world each time, so the Python memo starts empty
                 let world = ToolsWorld::new().expect("python3");
                 let t = Instant::now();
-                let suite = world.build_suite("agentescape@1").unwrap();
+                let suite = world.build_suite("agentescape@2").unwrap();
                 for s in &suite {
                     assert!(world.oracle(s).unwrap().solved);
                 }

@@ -4,21 +4,26 @@
 //! node's story, parameters, clues and outputs (and resolves an item). A call with every
 //! parameter right runs the template's real function on the agent's values; a container
 //! opens; nodes wired to a resolved node's physical outputs become visible (drop events).
-//! A failed call gets per-parameter feedback and one error type of App. B.1. The episode
-//! ends on a correct `submit_answer` (success), `give_up`, or the step budget (truncated).
+//! A failed call gets per-parameter feedback and one error type of App. B.1. A reply may
+//! hold several actions (App. C); they run in order, each is answered in
+//! [`escapade_core::Step::results`], and the reply is one turn of the step budget (App.
+//! B). The episode ends on a correct `submit_answer` once the terminal has shown the flag
+//! (success, §3.1), `give_up`, or the step budget (truncated).
 //!
 //! Metrics ([`ToolsEnv::outcome`]) follow §3.1 and §4: sub-problem resolution,
 //! hidden-node discovery, tool calls against the minimum, source-node convergence speed,
-//! premature invocation rate, clue adherence rate and error counts per type.
+//! premature invocation rate, clue adherence rate and error counts per type — the
+//! counts per call, `steps` per turn.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use escapade_core::env::{Env, Outcome, Step};
+use escapade_core::env::{ActionResult, Env, Outcome, RESULTS_SEPARATOR, Step};
 use escapade_core::{Action, EnvError, Observation, ToolSchema};
 
+use crate::clue::ClueStyle;
 use crate::library;
 use crate::protocol::{self, ErrorKind, ToolsAction};
 use crate::render;
@@ -84,6 +89,7 @@ pub(crate) struct State {
     pub investigated: Vec<bool>,
     pub resolved: Vec<bool>,
     steps: u32,
+    actions: u32,
     over: bool,
     success: bool,
     investigations: u32,
@@ -96,6 +102,7 @@ pub(crate) struct State {
     adherent: u32,
     adherence_total: u32,
     wrong_answers: u32,
+    unearned_submissions: u32,
 }
 
 /// The tools world's environment for one scenario.
@@ -103,6 +110,7 @@ pub struct ToolsEnv {
     scenario: Arc<ToolsScenario>,
     graph: Graph,
     runner: Arc<dyn CodeRunner>,
+    clues: ClueStyle,
     state: Option<State>,
 }
 
@@ -137,8 +145,15 @@ impl ToolsEnv {
             scenario,
             graph,
             runner,
+            clues: ClueStyle::default(),
             state: None,
         }
+    }
+
+    /// Writes clues in `style` (`-W clues=…`; themed by default).
+    pub fn with_clues(mut self, style: ClueStyle) -> Self {
+        self.clues = style;
+        self
     }
 
     /// The scenario being played.
@@ -181,7 +196,7 @@ impl ToolsEnv {
             Err(r) => return r,
         };
         st.investigated[i] = true;
-        let mut feedback = render::details(&self.scenario, &self.graph, st, i);
+        let mut feedback = render::details(&self.scenario, &self.graph, st, i, self.clues);
         if self.scenario.nodes[i].kind == NodeKind::Item && !st.resolved[i] {
             st.resolved[i] = true;
             let revealed = self.reveal(st, i);
@@ -399,11 +414,26 @@ impl ToolsEnv {
         Reply::ok(feedback)
     }
 
+    /// §3.1: success iff the agent "produces the correct output value for the terminal
+    /// (victory) node and submits it" — the terminal must have shown the flag in this
+    /// episode (a call that resolved it); a flag worked out on the side does not count.
+    /// Before that, every submission gets the same answer, right or wrong, so none
+    /// reveals the flag.
     fn submit(&self, st: &mut State, answer: &str) -> Reply {
         let a = answer
             .trim()
             .trim_matches(|c: char| matches!(c, '"' | '\'' | '`'))
             .trim();
+        let goal = self.index(&self.scenario.goal).unwrap_or(0);
+        if !st.resolved[goal] {
+            st.wrong_answers += 1;
+            st.unearned_submissions += 1;
+            return Reply::ok(
+                "The exit does not react: no terminal has shown a flag yet. A flag counts only \
+                 once the terminal has produced it — call the terminal first."
+                    .into(),
+            );
+        }
         if a == self.scenario.answer {
             st.success = true;
             st.over = true;
@@ -414,10 +444,38 @@ impl ToolsEnv {
         }
     }
 
+    /// Runs one parsed action and counts it (B.1 errors are counted per failed call,
+    /// and per unreadable action as `wrong_format`).
+    fn apply(&self, st: &mut State, parsed: Result<ToolsAction, protocol::ParseError>) -> Reply {
+        st.actions += 1;
+        let is_call = matches!(parsed, Ok(ToolsAction::Call { .. }));
+        let reply = match parsed {
+            Err(e) => Reply::err(ErrorKind::WrongFormat, e.0),
+            Ok(ToolsAction::Investigate { node }) => {
+                st.investigations += 1;
+                self.investigate(st, &node)
+            }
+            Ok(ToolsAction::Call { node, params }) => self.call(st, &node, &params),
+            Ok(ToolsAction::Submit { answer }) => self.submit(st, &answer),
+            Ok(ToolsAction::GiveUp) => {
+                st.over = true;
+                Reply::ok("You give up. The episode ends.".into())
+            }
+        };
+        if let Some(kind) = reply.error
+            && (is_call || kind == ErrorKind::WrongFormat)
+        {
+            // B.1 classifies failed invocations (not investigations or submissions);
+            // unparseable requests count as wrong_format
+            st.errors[kind.index()] += 1;
+        }
+        reply
+    }
+
     fn status(&self, st: &State) -> String {
         let resolved = st.resolved.iter().filter(|r| **r).count();
         format!(
-            "[step {}/{} · {} of {} nodes resolved]",
+            "[turn {}/{} · {} of {} nodes resolved]",
             st.steps,
             self.scenario.step_budget,
             resolved,
@@ -434,6 +492,7 @@ impl Env for ToolsEnv {
             investigated: vec![false; n],
             resolved: vec![false; n],
             steps: 0,
+            actions: 0,
             over: false,
             success: false,
             investigations: 0,
@@ -446,6 +505,7 @@ impl Env for ToolsEnv {
             adherent: 0,
             adherence_total: 0,
             wrong_answers: 0,
+            unearned_submissions: 0,
         };
         let text = format!(
             "{}\n\n{}",
@@ -456,6 +516,9 @@ impl Env for ToolsEnv {
         Observation::text(text)
     }
 
+    /// One turn: every action of the reply runs in order (App. C), each answered; the
+    /// turn counts once against the step budget (App. B). Actions after one that ends
+    /// the episode are not run.
     fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
         let mut st = self.state.take().ok_or(EnvError::NotReset)?;
         if st.over {
@@ -463,35 +526,51 @@ impl Env for ToolsEnv {
             return Err(EnvError::EpisodeOver);
         }
         st.steps += 1;
-        let parsed = protocol::parse(action);
-        let is_call = matches!(parsed, Ok(ToolsAction::Call { .. }));
-        let reply = match parsed {
-            Err(e) => Reply::err(ErrorKind::WrongFormat, e.0),
-            Ok(ToolsAction::Investigate { node }) => {
-                st.investigations += 1;
-                self.investigate(&mut st, &node)
+        let parsed = protocol::parse_all(action);
+        let several = parsed.len() > 1;
+        let mut results = Vec::with_capacity(parsed.len());
+        for p in parsed {
+            if st.over {
+                results.push(ActionResult {
+                    action: p.source,
+                    valid: false,
+                    feedback: "Not executed: the episode ended before this action.".into(),
+                    error: None,
+                });
+                continue;
             }
-            Ok(ToolsAction::Call { node, params }) => self.call(&mut st, &node, &params),
-            Ok(ToolsAction::Submit { answer }) => self.submit(&mut st, &answer),
-            Ok(ToolsAction::GiveUp) => {
-                st.over = true;
-                Reply::ok("You give up. The episode ends.".into())
-            }
-        };
-        if let Some(kind) = reply.error {
-            // B.1 classifies failed invocations (not investigations or submissions);
-            // unparseable requests count as wrong_format
-            if is_call || kind == ErrorKind::WrongFormat {
-                st.errors[kind.index()] += 1;
-            }
+            let reply = self.apply(&mut st, p.action);
+            results.push(ActionResult {
+                action: p.source,
+                valid: reply.valid,
+                feedback: reply.feedback,
+                error: reply.error.map(|k| k.name().to_string()),
+            });
         }
         let terminated = st.over;
         let truncated = !terminated && st.steps >= self.scenario.step_budget;
         if truncated {
             st.over = true;
         }
-        let mut text = reply.feedback.clone();
-        text.push_str("\n\n");
+        if several {
+            let n = results.len();
+            for (k, r) in results.iter_mut().enumerate() {
+                r.feedback = format!("[{}/{n}] {}\n{}", k + 1, r.action, r.feedback);
+            }
+        }
+        let ran: Vec<&ActionResult> = results
+            .iter()
+            .filter(|r| r.valid || r.error.is_some())
+            .collect();
+        let valid = ran.iter().all(|r| r.valid);
+        let error = ran.iter().find_map(|r| r.error.clone());
+        let feedback = results
+            .iter()
+            .map(|r| r.feedback.as_str())
+            .collect::<Vec<_>>()
+            .join(RESULTS_SEPARATOR);
+        let mut text = feedback.clone();
+        text.push_str(RESULTS_SEPARATOR);
         text.push_str(&self.status(&st));
         if truncated {
             text.push_str("\nThe step budget is spent; the episode ends.");
@@ -501,12 +580,13 @@ impl Env for ToolsEnv {
         self.state = Some(st);
         Ok(Step {
             observation: Observation::text(text),
-            feedback: reply.feedback,
+            feedback,
             progress,
             terminated,
             truncated,
-            valid: reply.valid,
-            error: reply.error.map(|k| k.name().to_string()),
+            valid,
+            error,
+            results: if several { results } else { Vec::new() },
         })
     }
 
@@ -514,11 +594,30 @@ impl Env for ToolsEnv {
         render::system_prompt()
     }
 
-    /// Rejects replies the protocol cannot read (App. B.1 `wrong_format`). The paper
-    /// counts them as steps, so the default re-ask limit stays 0; an agent option may
-    /// raise it.
+    /// Rejects replies with an action the protocol cannot read (App. B.1
+    /// `wrong_format`), naming each. The paper counts them as steps, so the default
+    /// re-ask limit stays 0; an agent option may raise it.
     fn check_action(&self, action: &Action) -> Result<(), String> {
-        protocol::parse(action).map(|_| ()).map_err(|e| e.0)
+        let parsed = protocol::parse_all(action);
+        let several = parsed.len() > 1;
+        let errors: Vec<String> = parsed
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| {
+                p.action.as_ref().err().map(|e| {
+                    if several {
+                        format!("action {} (`{}`): {e}", k + 1, p.source)
+                    } else {
+                        e.0.clone()
+                    }
+                })
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("\n"))
+        }
     }
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {
@@ -573,6 +672,7 @@ impl Env for ToolsEnv {
             "tool_calls".into(),
             (st.investigations + st.invocations + self.failed_calls_outside(st)) as f64,
         );
+        m.insert("actions".into(), st.actions as f64);
         m.insert("investigations".into(), st.investigations as f64);
         m.insert("invocations".into(), st.invocations as f64);
         m.insert("min_tool_calls".into(), self.scenario.min_tool_calls as f64);
@@ -605,6 +705,10 @@ impl Env for ToolsEnv {
             );
         }
         m.insert("wrong_answers".into(), st.wrong_answers as f64);
+        m.insert(
+            "unearned_submissions".into(),
+            st.unearned_submissions as f64,
+        );
         Outcome {
             success: st.success,
             steps: st.steps,

@@ -15,6 +15,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod clue; // themed clues (A.6) and the literal ones of `-W clues=literal`
 pub mod env; // ToolsEnv: the Env implementation and the episode metrics
 mod error; // ToolsError
 pub mod files; // the scenario's files (zip, csv, json, graphs), written by their consumers
@@ -29,9 +30,9 @@ pub mod scenario; // the scenario file format
 pub mod template; // Template, PortSpec, NodeKind: the template vocabulary
 pub mod validate; // final validation of a scenario (A.6)
 pub mod value; // port types and canonical value forms
-mod world; // ToolsWorld: the registry entry and the agentescape@1 suite
+mod world; // ToolsWorld: the registry entry and the agentescape@2 suite
 
 pub use env::ToolsEnv;
 pub use error::ToolsError;
 pub use scenario::ToolsScenario;
-pub use world::{AGENTESCAPE_V1, ToolsWorld};
+pub use world::{AGENTESCAPE_V1, AGENTESCAPE_V2, ToolsWorld, suite_settings};

@@ -10,7 +10,8 @@
 //! - [`seed_item`] draws an item's payload.
 //!
 //! Every value is the canonical text of its [`PortType`]; outputs are canonicalized
-//! before they are returned, so a text output never carries surrounding whitespace.
+//! before they are returned (a text is its exact string: nothing is trimmed, so every
+//! template's stated semantics give its output character for character).
 //! Functions never panic and never run unbounded: big numbers, inflated data and file
 //! members are capped, and exceeding a cap is an [`ExecError`]. All randomness comes
 //! from the generator passed in, so the same generator state gives the same values and

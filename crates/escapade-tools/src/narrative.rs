@@ -2,8 +2,8 @@
 //!
 //! Each scenario gets one theme. Nodes get a display name (a theme adjective plus the
 //! template's title), a one-line brief for the room listing and a short story for
-//! investigation. Clues about data flow are rendered by the environment at
-//! investigation time, so a clue never names a node the agent has not found yet.
+//! investigation. Clues about data flow are in [`crate::clue`], rendered when a node is
+//! investigated, so a clue never names a node the agent has not found yet.
 //! All text here is escapade's own.
 
 use rand::Rng as _;
@@ -327,7 +327,8 @@ impl Theme {
         (*s.settings.choose(rng).expect("non-empty")).to_string()
     }
 
-    /// Unique display names for templates, in order (theme adjective + title).
+    /// Unique display names for templates, in order (theme adjective + title), none a
+    /// part of another.
     pub fn names(self, titles: &[&str], rng: &mut Rng) -> Vec<String> {
         let mut adjectives: Vec<&str> = self.style().adjectives.to_vec();
         adjectives.shuffle(rng);
@@ -338,10 +339,13 @@ impl Theme {
             loop {
                 let adj = adjectives[k % adjectives.len()];
                 let round = k / adjectives.len();
-                let name = if round == 0 {
-                    format!("{adj} {title}")
-                } else {
-                    format!("{adj} {title} {}", round + 1)
+                // a second node of the same title is "Title (Adj)", not "Adj Title 2":
+                // no name then holds another as a part, so naming a visible node never
+                // names a hidden one
+                let name = match round {
+                    0 => format!("{adj} {title}"),
+                    1 => format!("{title} ({adj})"),
+                    r => format!("{title} ({adj} {r})"),
                 };
                 if used.insert(name.clone()) {
                     out.push(name);

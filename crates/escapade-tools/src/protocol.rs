@@ -1,8 +1,12 @@
-//! The action protocol: free text and native function calls, parsed into one
-//! [`ToolsAction`], plus the error taxonomy of App. B.1.
+//! The action protocol: free text and native function calls, parsed into
+//! [`ToolsAction`]s, plus the error taxonomy of App. B.1.
 //!
-//! Text protocol (one action per reply; the first line that starts with a verb wins, so
-//! models may think aloud above it; code fences are ignored):
+//! A reply may carry several actions (App. C: "12 turns (3 investigation rounds
+//! comprising 10 investigations, 8 tool-call rounds comprising 10 tool invocations, and 1
+//! answer submission)"); [`parse_all`] reads them in order and the environment runs them
+//! all in one turn. Text protocol: every line that starts with an action verb is one
+//! action, so models may think aloud on other lines; code fences are ignored, and a
+//! call's JSON object may run over several lines:
 //!
 //! ```text
 //! investigate N123
@@ -14,9 +18,10 @@
 //!
 //! Function-call protocol: `investigate{node_id}`, `call_tool{node_id, parameters}`,
 //! `submit_answer{answer}`, `give_up{}`, and one function per investigated node named by
-//! its id whose arguments are that node's parameters. Parsing never panics; input longer
-//! than [`MAX_ACTION_BYTES`] or not UTF-8 is a `wrong_format` error with a message the
-//! model can act on.
+//! its id whose arguments are that node's parameters; every call of a reply is one
+//! action ([`escapade_core::Action::Calls`]). Parsing never panics; input longer than
+//! [`MAX_ACTION_BYTES`] or not UTF-8 is a `wrong_format` error with a message the model
+//! can act on.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -125,25 +130,68 @@ impl ErrorKind {
 #[error("{0}")]
 pub struct ParseError(pub String);
 
-const USAGE: &str = "Reply with exactly one action: `investigate <node_id>`, `call <node_id> {\"param\": \"value\", ...}`, `submit_answer <flag>` or `give_up`.";
+const USAGE: &str = "Write each action on its own line, starting with its verb: `investigate <node_id>`, `call <node_id> {\"param\": \"value\", ...}`, `submit_answer <flag>` or `give_up`.";
 
 fn perr(msg: impl AsRef<str>) -> ParseError {
     ParseError(format!("{} {USAGE}", msg.as_ref()))
 }
 
-/// Parses any raw action.
-pub fn parse(action: &Action) -> Result<ToolsAction, ParseError> {
+/// One action of a reply: how it was written and what it parsed to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedAction {
+    /// The action as written: its line (or lines, for a call whose JSON runs on), or
+    /// `name(arguments)` for a function call; cut to 200 characters.
+    pub source: String,
+    /// The action, or why it could not be read (a `wrong_format` error).
+    pub action: Result<ToolsAction, ParseError>,
+}
+
+/// Reads every action of a reply, in order: each line of text that starts with an
+/// action verb, or each call of a native reply. Never empty: a reply with no action is
+/// one error.
+pub fn parse_all(action: &Action) -> Vec<ParsedAction> {
+    let one = |source: String, action| vec![ParsedAction { source, action }];
     match action {
         Action::Text { text } => parse_text(text),
         Action::Bytes { bytes } => match std::str::from_utf8(bytes) {
             Ok(text) => parse_text(text),
-            Err(e) => Err(perr(format!(
-                "Your action is not valid UTF-8 (invalid byte at offset {}).",
-                e.valid_up_to()
-            ))),
+            Err(e) => one(
+                action.summary(200),
+                Err(perr(format!(
+                    "Your action is not valid UTF-8 (invalid byte at offset {}).",
+                    e.valid_up_to()
+                ))),
+            ),
         },
-        Action::Call { name, arguments } => parse_call(name, arguments),
+        Action::Call { name, arguments } => one(action.summary(200), parse_call(name, arguments)),
+        Action::Calls { calls } => {
+            let total: usize = calls.iter().map(|c| c.name.len() + c.arguments.len()).sum();
+            if let Err(e) = check_size(total) {
+                return one(action.summary(200), Err(e));
+            }
+            if calls.is_empty() {
+                return one(
+                    String::new(),
+                    Err(perr("Your reply holds no function call.")),
+                );
+            }
+            calls
+                .iter()
+                .map(|c| ParsedAction {
+                    source: Action::call(c.name.clone(), c.arguments.clone()).summary(200),
+                    action: parse_call(&c.name, &c.arguments),
+                })
+                .collect()
+        }
     }
+}
+
+/// Parses the first action of a reply (see [`parse_all`]).
+pub fn parse(action: &Action) -> Result<ToolsAction, ParseError> {
+    parse_all(action)
+        .into_iter()
+        .next()
+        .map_or_else(|| Err(perr("No action found in your reply.")), |p| p.action)
 }
 
 fn check_size(len: usize) -> Result<(), ParseError> {
@@ -201,13 +249,29 @@ fn clean_token(tok: &str) -> String {
     .to_string()
 }
 
-fn parse_text(text: &str) -> Result<ToolsAction, ParseError> {
-    check_size(text.len())?;
-    if text.trim().is_empty() {
-        return Err(perr("Your reply was empty."));
+fn parse_text(text: &str) -> Vec<ParsedAction> {
+    let fail = |msg: &str| {
+        vec![ParsedAction {
+            source: escapade_core::action::truncate_chars(text.trim(), 200),
+            action: Err(perr(msg)),
+        }]
+    };
+    if let Err(e) = check_size(text.len()) {
+        return vec![ParsedAction {
+            source: escapade_core::action::truncate_chars(text, 200),
+            action: Err(e),
+        }];
     }
-    for line in text.split_inclusive('\n') {
+    if text.trim().is_empty() {
+        return fail("Your reply was empty.");
+    }
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1);
+        let line = &text[pos..line_end];
         if line.trim_start().starts_with("```") {
+            pos = line_end;
             continue;
         }
         let stripped = strip_line(line);
@@ -215,13 +279,15 @@ fn parse_text(text: &str) -> Result<ToolsAction, ParseError> {
             .find(|c: char| c.is_whitespace() || c == '(' || c == '{')
             .unwrap_or(stripped.len());
         let Some(v) = verb(stripped[..word_end].trim_end_matches(['`', '*', ':'])) else {
+            pos = line_end;
             continue;
         };
         let rest_of_line = &stripped[word_end..];
         // `stripped` is a subslice of `text`: everything after the verb, later lines too
-        let pos = stripped.as_ptr() as usize - text.as_ptr() as usize;
-        let rest_of_text = &text[pos + word_end..];
-        return match v {
+        let start = stripped.as_ptr() as usize - text.as_ptr() as usize;
+        let after_verb = start + word_end;
+        let mut end = line_end;
+        let action = match v {
             Verb::GiveUp => Ok(ToolsAction::GiveUp),
             Verb::Investigate => {
                 let node = rest_of_line.split_whitespace().next().map(clean_token);
@@ -245,45 +311,92 @@ fn parse_text(text: &str) -> Result<ToolsAction, ParseError> {
                     })
                 }
             }
-            Verb::Call => parse_call_text(rest_of_text),
+            Verb::Call => {
+                let (action, used) = parse_call_text(&text[after_verb..]);
+                // a JSON object that runs over several lines ends the action on its
+                // last line
+                let json_end = after_verb + used;
+                if json_end > line_end {
+                    end = text[json_end..]
+                        .find('\n')
+                        .map_or(text.len(), |i| json_end + i + 1);
+                }
+                action
+            }
         };
+        out.push(ParsedAction {
+            source: escapade_core::action::truncate_chars(text[start..end].trim(), 200),
+            action,
+        });
+        pos = end;
     }
-    Err(perr("No action found in your reply."))
+    if out.is_empty() {
+        return fail("No action found in your reply.");
+    }
+    out
 }
 
-fn parse_call_text(rest: &str) -> Result<ToolsAction, ParseError> {
-    let rest = rest.trim_start().trim_start_matches('(').trim_start();
+/// Parses what follows `call`; returns the action and the bytes of `rest` it used.
+fn parse_call_text(rest_all: &str) -> (Result<ToolsAction, ParseError>, usize) {
+    let lead = rest_all.len()
+        - rest_all
+            .trim_start()
+            .trim_start_matches('(')
+            .trim_start()
+            .len();
+    let rest = &rest_all[lead..];
+    let line_len = rest.find('\n').unwrap_or(rest.len());
     let id_end = rest
         .find(|c: char| c.is_whitespace() || c == '{' || c == ',' || c == ')')
         .unwrap_or(rest.len());
     let node = clean_token(&rest[..id_end]);
     if node.is_empty() {
-        return Err(perr(
-            "`call` needs a node id, e.g. `call N123 {\"x\": \"1\"}`.",
-        ));
+        return (
+            Err(perr(
+                "`call` needs a node id, e.g. `call N123 {\"x\": \"1\"}`.",
+            )),
+            lead + line_len,
+        );
     }
-    let args = rest[id_end..].trim_start().trim_start_matches(',').trim();
-    let args = args.trim_end_matches("```").trim();
-    if args.is_empty() {
-        return Ok(ToolsAction::Call {
-            node,
-            params: Map::new(),
-        });
-    }
+    let after_id = &rest[id_end..];
+    let skip = after_id.len() - after_id.trim_start_matches([' ', '\t', ',']).len();
+    let args_at = id_end + skip;
+    let args = &rest[args_at..];
     if args.starts_with('{') {
         let mut stream = serde_json::Deserializer::from_str(args).into_iter::<Value>();
-        return match stream.next() {
-            Some(Ok(Value::Object(params))) => Ok(ToolsAction::Call { node, params }),
-            Some(Ok(_)) => Err(perr("The parameters of `call` must be a JSON object.")),
-            Some(Err(e)) => Err(perr(format!(
-                "The parameters of `call` are not valid JSON ({e})."
-            ))),
-            None => Err(perr("The parameters of `call` are missing.")),
+        let parsed = stream.next();
+        let used = lead + args_at + stream.byte_offset();
+        return match parsed {
+            Some(Ok(Value::Object(params))) => (Ok(ToolsAction::Call { node, params }), used),
+            Some(Ok(_)) => (
+                Err(perr("The parameters of `call` must be a JSON object.")),
+                used,
+            ),
+            Some(Err(e)) => (
+                Err(perr(format!(
+                    "The parameters of `call` are not valid JSON ({e})."
+                ))),
+                lead + line_len,
+            ),
+            None => (
+                Err(perr("The parameters of `call` are missing.")),
+                lead + line_len,
+            ),
         };
     }
-    parse_key_values(args)
-        .map(|params| ToolsAction::Call { node, params })
-        .map_err(perr)
+    let line = args.lines().next().unwrap_or("");
+    let line = line.trim().trim_end_matches("```").trim();
+    let action = if line.is_empty() {
+        Ok(ToolsAction::Call {
+            node,
+            params: Map::new(),
+        })
+    } else {
+        parse_key_values(line)
+            .map(|params| ToolsAction::Call { node, params })
+            .map_err(perr)
+    };
+    (action, lead + line_len)
 }
 
 /// `key=value key2="quoted value"` (values may be JSON strings); stops at the first
@@ -452,7 +565,10 @@ mod tests {
             "submit_answer",
         ] {
             let e = t(bad).unwrap_err();
-            assert!(e.0.contains("Reply with exactly one action"), "{bad}: {e}");
+            assert!(
+                e.0.contains("Write each action on its own line"),
+                "{bad}: {e}"
+            );
         }
         let big = "x".repeat(MAX_ACTION_BYTES + 1);
         assert!(t(&big).unwrap_err().0.contains("limit"));
@@ -460,6 +576,78 @@ mod tests {
             bytes: vec![b'c', 0xff, 0xfe],
         };
         assert!(parse(&bytes).unwrap_err().0.contains("UTF-8"));
+    }
+
+    fn all(s: &str) -> Vec<Result<ToolsAction, ParseError>> {
+        parse_all(&Action::text(s))
+            .into_iter()
+            .map(|p| p.action)
+            .collect()
+    }
+
+    #[test]
+    fn every_verb_line_is_an_action() {
+        let reply = "I will read three nodes.\ninvestigate N1\n- investigate N2\nThen call:\n\
+                     call N3 {\"a\": \"1\",\n  \"b\": \"2\"}\ncall N4 x=1 y=\"two words\"\nsubmit_answer F\n";
+        let got = all(reply);
+        assert_eq!(got.len(), 5, "{got:?}");
+        assert_eq!(got[0], Ok(ToolsAction::Investigate { node: "N1".into() }));
+        assert_eq!(got[1], Ok(ToolsAction::Investigate { node: "N2".into() }));
+        let Ok(ToolsAction::Call { node, params }) = &got[2] else {
+            panic!("{:?}", got[2])
+        };
+        assert_eq!((node.as_str(), params.len()), ("N3", 2));
+        let Ok(ToolsAction::Call { node, params }) = &got[3] else {
+            panic!("{:?}", got[3])
+        };
+        assert_eq!(
+            (node.as_str(), params["y"].as_str()),
+            ("N4", Some("two words"))
+        );
+        assert_eq!(got[4], Ok(ToolsAction::Submit { answer: "F".into() }));
+        let sources: Vec<String> = parse_all(&Action::text(reply))
+            .into_iter()
+            .map(|p| p.source)
+            .collect();
+        assert_eq!(sources[2], "call N3 {\"a\": \"1\",\n  \"b\": \"2\"}");
+        // a bad line is one failed action among the others
+        let got = all("investigate N1\ncall N2 {\"a\": \ninvestigate N3");
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[1].is_err());
+        assert_eq!(got[2], Ok(ToolsAction::Investigate { node: "N3".into() }));
+        // prose only: one error
+        assert_eq!(all("nothing to do here").len(), 1);
+        assert!(all("nothing to do here")[0].is_err());
+    }
+
+    #[test]
+    fn every_call_of_a_native_reply_is_an_action() {
+        use escapade_core::FunctionCall;
+        let call = |name: &str, args: &str| FunctionCall {
+            name: name.into(),
+            arguments: args.into(),
+        };
+        let reply = Action::Calls {
+            calls: vec![
+                call("investigate", "{\"node_id\":\"N1\"}"),
+                call("N2", "{\"x\":\"1\"}"),
+                call("call_tool", "{broken"),
+            ],
+        };
+        let got = parse_all(&reply);
+        assert_eq!(got.len(), 3);
+        assert_eq!(
+            got[0].action,
+            Ok(ToolsAction::Investigate { node: "N1".into() })
+        );
+        assert!(matches!(&got[1].action, Ok(ToolsAction::Call { node, .. }) if node == "N2"));
+        assert!(got[2].action.is_err());
+        assert_eq!(got[1].source, "N2({\"x\":\"1\"})");
+        assert!(
+            parse_all(&Action::Calls { calls: vec![] })[0]
+                .action
+                .is_err()
+        );
     }
 
     #[test]
@@ -508,6 +696,23 @@ mod tests {
         #[test]
         fn never_panics_on_calls(name in "\\PC{0,20}", args in "\\PC{0,200}") {
             let _ = parse(&Action::call(name, args));
+        }
+
+        #[test]
+        fn never_panics_on_many_lines(lines in proptest::collection::vec(
+            proptest::prop_oneof![
+                "\\PC{0,40}",
+                "(investigate|call|submit_answer|give_up) \\PC{0,40}",
+                "call N[0-9]{3} \\{\"[a-z]{1,4}\": ",
+                "\\}\\PC{0,10}",
+            ],
+            0..12,
+        )) {
+            let text = lines.join("\n");
+            let got = parse_all(&Action::text(&text));
+            proptest::prop_assert!(!got.is_empty());
+            // every action takes at least one line
+            proptest::prop_assert!(got.len() <= lines.len().max(1));
         }
 
         #[test]

@@ -13,27 +13,32 @@ use serde_json::{Value, json};
 
 use escapade_core::ToolSchema;
 
+use crate::clue::{self, ClueStyle};
 use crate::env::{Graph, State};
 use crate::library;
-use crate::scenario::{Node, Origin, ToolsScenario};
+use crate::scenario::{Node, ToolsScenario};
 use crate::template::NodeKind;
 use crate::value::PortType;
 
-/// The system prompt (rules and action protocol; App. B's interaction loop).
+/// The system prompt (§3.1's interaction loop, App. B, App. C's several actions per
+/// turn): the room, the node kinds, the three actions (investigate, call, submit) and
+/// giving up, how replies are read, and that the budget counts turns.
 pub fn system_prompt() -> String {
     "You are locked in an escape room built around a chain of unfamiliar devices. \
 Nodes are tools, items, locked containers and one terminal that controls the exit. \
 Tools compute real functions of their parameters; the output of one node is often the \
-input of another, and the narratives and clues tell you which. Some nodes are hidden until \
+input of another, and the narratives and clues hint at which. Some nodes are hidden until \
 something reveals them (opening a container, solving a node). Your goal: get the terminal \
 to show the exit flag, then submit that flag.\n\n\
-Actions (exactly one per reply; you may think before it, the first line that starts with \
-an action verb is taken):\n\
+Actions (write each on its own line, starting with its verb; lines that start otherwise \
+are your own notes):\n\
 - investigate <node_id> — read a node: its story, parameters, clues and outputs. Reading an item resolves it.\n\
 - call <node_id> {\"param\": \"value\", ...} — invoke a tool, container or terminal with every parameter it takes (values as JSON strings; copy given values exactly).\n\
 - submit_answer <flag> — submit the flag the terminal showed.\n\
 - give_up — end the attempt.\n\n\
-A failed call tells you which parameters were right. Every action counts against a step budget."
+A reply may hold several actions (with function calling: several calls); they run in \
+order and each gets its own result. Every reply is one turn of the step budget, however \
+many actions it holds. A failed call tells you which parameters were right."
         .to_string()
 }
 
@@ -95,7 +100,7 @@ pub(crate) fn opening(s: &ToolsScenario, st: &State) -> String {
     let _ = writeln!(text, "{}\n", s.setting);
     let _ = writeln!(
         text,
-        "You have {} actions. Investigate nodes to learn what they take; call them with the right values; submit the exit flag.\n",
+        "You have {} turns. Investigate nodes to learn what they take; call them with the right values; submit the exit flag.\n",
         s.step_budget
     );
     let _ = writeln!(text, "Visible nodes:");
@@ -107,15 +112,14 @@ pub(crate) fn opening(s: &ToolsScenario, st: &State) -> String {
     text.trim_end().to_string()
 }
 
-fn file_note(s: &ToolsScenario, id: &str) -> String {
-    match s.files.get(id) {
-        Some(f) => format!(" (a file named {} of type {})", f.name, f.media_type),
-        None => String::new(),
-    }
-}
-
 /// What `investigate` shows for node `i`.
-pub(crate) fn details(s: &ToolsScenario, g: &Graph, st: &State, i: usize) -> String {
+pub(crate) fn details(
+    s: &ToolsScenario,
+    g: &Graph,
+    st: &State,
+    i: usize,
+    style: ClueStyle,
+) -> String {
     let node = &s.nodes[i];
     let template = library::template(&node.template);
     let mut t = String::new();
@@ -125,13 +129,13 @@ pub(crate) fn details(s: &ToolsScenario, g: &Graph, st: &State, i: usize) -> Str
         let _ = writeln!(t, "It holds:");
         for (name, p) in node.outputs.iter().filter(|(_, p)| !p.ty.is_physical()) {
             let note = if p.ty == PortType::FileId {
-                file_note(s, &p.value)
+                clue::file_note(s, &p.value)
             } else {
                 String::new()
             };
             let _ = writeln!(t, "- {name} ({}) = {}{note}", p.ty, literal(&p.value));
         }
-        consumers_note(&mut t, s, g, st, i);
+        consumers_note(&mut t, s, g, st, i, style);
         return t.trim_end().to_string();
     }
     if let Some(tp) = template {
@@ -143,33 +147,9 @@ pub(crate) fn details(s: &ToolsScenario, g: &Graph, st: &State, i: usize) -> Str
             .and_then(|tp| tp.inputs.iter().find(|x| x.name == name))
             .map(|x| x.doc)
             .unwrap_or("");
-        let clue = match p.origin {
-            Some(Origin::Seed) => {
-                let note = if p.ty == PortType::FileId {
-                    file_note(s, &p.value)
-                } else {
-                    String::new()
-                };
-                format!("Clue: its value is {}{note}.", literal(&p.value))
-            }
-            Some(Origin::Edge) => match g.feeds[i].get(name) {
-                Some((src, out)) if st.visible[*src] => {
-                    let producer = &s.nodes[*src];
-                    let n_outputs = producer
-                        .outputs
-                        .values()
-                        .filter(|o| !o.ty.is_physical())
-                        .count();
-                    if n_outputs > 1 {
-                        format!("Clue: it takes the `{out}` output of {}.", label(producer))
-                    } else {
-                        format!("Clue: it takes what {} produces.", label(producer))
-                    }
-                }
-                _ => "Clue: its value comes from something you have not found yet.".to_string(),
-            },
-            _ => String::new(),
-        };
+        let clue = clue::input_clue(s, g, &st.visible, i, name, style)
+            .map(|c| format!("Clue: {}", c.text))
+            .unwrap_or_default();
         let sep = if doc.is_empty() || doc.ends_with('.') {
             ""
         } else {
@@ -200,7 +180,7 @@ pub(crate) fn details(s: &ToolsScenario, g: &Graph, st: &State, i: usize) -> Str
     if node.kind == NodeKind::Container {
         let _ = writeln!(t, "Contents: unknown until it is opened.");
     }
-    consumers_note(&mut t, s, g, st, i);
+    consumers_note(&mut t, s, g, st, i, style);
     if st.resolved[i] {
         let _ = writeln!(t, "Status: solved. Outputs: {}", outputs_inline(node));
     } else {
@@ -209,14 +189,16 @@ pub(crate) fn details(s: &ToolsScenario, g: &Graph, st: &State, i: usize) -> Str
     t.trim_end().to_string()
 }
 
-fn consumers_note(t: &mut String, s: &ToolsScenario, g: &Graph, st: &State, i: usize) {
-    let visible: Vec<String> = g.consumers[i]
-        .iter()
-        .filter(|(c, _, _)| st.visible[*c])
-        .map(|(c, port, out)| format!("`{out}` feeds `{port}` of {}", label(&s.nodes[*c])))
-        .collect();
-    if !visible.is_empty() {
-        let _ = writeln!(t, "Where it leads: {}.", visible.join("; "));
+fn consumers_note(
+    t: &mut String,
+    s: &ToolsScenario,
+    g: &Graph,
+    st: &State,
+    i: usize,
+    style: ClueStyle,
+) {
+    if let Some(c) = clue::feeds_clue(s, g, &st.visible, i, style) {
+        let _ = writeln!(t, "Where it leads: {}", c.text);
     }
 }
 

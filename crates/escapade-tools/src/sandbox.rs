@@ -78,8 +78,9 @@ use std::time::Duration;
 
 /// Runs untrusted Python code. The one place in the world crates that does I/O.
 pub trait CodeRunner: Send + Sync {
-    /// Runs `code` with `stdin` as standard input; returns standard output with trailing
-    /// whitespace removed. Deterministic for deterministic code.
+    /// Runs `code` with `stdin` as standard input; returns standard output without the
+    /// line breaks (`\n`, `\r`) at its very end (spaces and everything else are kept).
+    /// Deterministic for deterministic code.
     fn run(&self, code: &str, stdin: &str) -> Result<String, SandboxError>;
 }
 
@@ -920,7 +921,7 @@ mod imp {
         match status.code() {
             Some(0) => match String::from_utf8(stdout) {
                 Ok(mut text) => {
-                    text.truncate(text.trim_end().len());
+                    text.truncate(text.trim_end_matches(['\n', '\r']).len());
                     Ok(text)
                 }
                 Err(err) => Err(SandboxError::NotUtf8 {

@@ -6,12 +6,12 @@
 //! | type | canonical form | accepted from an agent |
 //! |---|---|---|
 //! | `Big_Int` | decimal, `-` for negatives, no leading zeros | surrounding whitespace, a leading `+`, `_` or `,` digit separators; a JSON number |
-//! | `Text_Generic` | the exact string | surrounding ASCII whitespace is trimmed |
+//! | `Text_Generic` | the exact string | the exact string (whitespace is part of a text) |
 //! | `Hex_String` | lowercase hex, even length | upper case, a `0x` prefix, surrounding whitespace |
 //! | `Hex_String_Key_AES` | as hex, 16, 24 or 32 bytes | as hex |
 //! | `Hex_String_IV_AES` | as hex, exactly 16 bytes | as hex |
 //! | `File_Id` | `file-` + 8 lowercase hex | surrounding whitespace |
-//! | `Code_Python` | the exact source text | surrounding whitespace is trimmed |
+//! | `Code_Python` | the exact source text | the exact source text |
 //! | `Item`, `Hidden_Item` | physical objects: no value; never a parameter | — |
 
 use std::fmt;
@@ -126,7 +126,9 @@ impl PortType {
                 let n: BigInt = cleaned.parse().map_err(|_| err("not a decimal integer"))?;
                 Ok(n.to_string())
             }
-            PortType::Text | PortType::CodePython => Ok(t.to_string()),
+            // a text is compared as it is: a tool's output may begin or end with
+            // whitespace (hex_decode of `0a79…`), and the agent must pass it on unchanged
+            PortType::Text | PortType::CodePython => Ok(raw.to_string()),
             PortType::Hex | PortType::HexKeyAes | PortType::HexIvAes => {
                 let h = t
                     .strip_prefix("0x")

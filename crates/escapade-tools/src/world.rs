@@ -1,6 +1,7 @@
-//! The `tools` entry of the world registry, and the suite `agentescape@1`.
+//! The `tools` entry of the world registry, and the suite `agentescape@2`.
 //!
-//! `agentescape@1` (§3.1): 60 scenarios at each of 5, 10, 15 and 20 nodes and 30 at 25.
+//! `agentescape@2` (§3.1): 60 scenarios at each of 5, 10, 15 and 20 nodes and 30 at 25,
+//! with the paper's agent settings (App. B: temperature 0.7, one run per instance).
 //! Scenario `i` of tier `d` uses seed `1000·d + i`; when its skeleton is isomorphic to
 //! one already in the tier (A.2), the seed moves on by 100 000 until it is not. Every
 //! scenario therefore carries the seed that rebuilds it alone with
@@ -10,10 +11,13 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use escapade_core::env::{OracleReport, SuiteSpec};
+use std::collections::BTreeMap;
+
+use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::ToolsError;
+use crate::clue::ClueStyle;
 use crate::env::ToolsEnv;
 use crate::generator::{self, GenConfig};
 use crate::library;
@@ -22,10 +26,24 @@ use crate::sandbox::{CodeRunner, MemoRunner, PythonSandbox, SandboxConfig};
 use crate::scenario::ToolsScenario;
 use crate::template::NodeKind;
 
-/// Name and tiers of the suite.
+/// Name of the suite.
+pub const AGENTESCAPE_V2: &str = "agentescape@2";
+/// The retired first version (literal clues, trimmed text outputs, any regex pattern
+/// wired; a correct flag counted without the terminal's call).
 pub const AGENTESCAPE_V1: &str = "agentescape@1";
+/// Tiers of the suite (§3.1).
 const TIERS: [(u32, u32); 5] = [(5, 60), (10, 60), (15, 60), (20, 60), (25, 30)];
 const SEED_STRIDE: u64 = 100_000;
+
+/// The paper's agent settings (App. B): "a sampling temperature of 0.7"; "each
+/// instance is evaluated in a single run".
+pub fn suite_settings() -> SuiteSettings {
+    SuiteSettings {
+        epochs: None,
+        agent: [("temperature".to_string(), "0.7".to_string())].into(),
+        source: "AgentEscapeBench App. B".into(),
+    }
+}
 
 /// The tools world.
 pub struct ToolsWorld {
@@ -66,7 +84,7 @@ impl ToolsWorld {
         generator::generate(difficulty, seed, &self.config, &*self.runner)
     }
 
-    /// Builds `agentescape@1` (or any tier list) as typed scenarios, in suite order.
+    /// Builds `agentescape@2` (or any tier list) as typed scenarios, in suite order.
     pub fn build_tiers(&self, tiers: &[(u32, u32)]) -> Result<Vec<ToolsScenario>, ToolsError> {
         let mut out = Vec::new();
         for &(d, count) in tiers {
@@ -110,14 +128,62 @@ impl World for ToolsWorld {
 
     fn suites(&self) -> Vec<SuiteSpec> {
         vec![SuiteSpec {
-            name: AGENTESCAPE_V1.into(),
+            name: AGENTESCAPE_V2.into(),
             world: "tools".into(),
             description:
                 "270 tool DAGs: 60 each at 5/10/15/20 nodes, 30 at 25 (AgentEscapeBench §3.1)"
                     .into(),
             tiers: TIERS.to_vec(),
-            ..Default::default()
+            settings: suite_settings(),
         }]
+    }
+
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        vec![RetiredSuite {
+            name: AGENTESCAPE_V1.into(),
+            replaced_by: AGENTESCAPE_V2.into(),
+            why: "text outputs are no longer trimmed and wired regex patterns are literal \
+                  (scenario bytes changed); clues hint in the room's theme instead of naming \
+                  node ids; a reply may carry several actions; a flag counts only once the \
+                  terminal has shown it"
+                .into(),
+        }]
+    }
+
+    fn env_options(&self) -> Vec<(&'static str, &'static str)> {
+        vec![(
+            "clues",
+            "themed (default: App. A.6 hints by visible names, in the room's theme) or \
+             literal (node ids and explicit wiring; easier than the paper)",
+        )]
+    }
+
+    fn env_with(
+        &self,
+        scenario_json: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<Box<dyn Env + Send>, CoreError> {
+        let mut style = ClueStyle::default();
+        for (key, value) in options {
+            match key.as_str() {
+                "clues" => {
+                    style = value
+                        .parse()
+                        .map_err(|why: String| CoreError::World(format!("-W {why}")))?
+                }
+                other => {
+                    return Err(CoreError::Unknown {
+                        what: "world option",
+                        name: other.into(),
+                        known: "clues".into(),
+                    });
+                }
+            }
+        }
+        let s = self.parse(scenario_json)?;
+        Ok(Box::new(
+            ToolsEnv::new(Arc::new(s), self.runner.clone()).with_clues(style),
+        ))
     }
 
     fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
@@ -125,11 +191,11 @@ impl World for ToolsWorld {
     }
 
     fn build_suite(&self, suite: &str) -> Result<Vec<String>, CoreError> {
-        if suite != AGENTESCAPE_V1 {
+        if suite != AGENTESCAPE_V2 {
             return Err(CoreError::Unknown {
                 what: "suite",
                 name: suite.into(),
-                known: AGENTESCAPE_V1.into(),
+                known: AGENTESCAPE_V2.into(),
             });
         }
         Ok(self

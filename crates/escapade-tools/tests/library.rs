@@ -56,7 +56,7 @@ impl CodeRunner for PlainPython {
         let text = String::from_utf8(out.stdout).map_err(|e| SandboxError::NotUtf8 {
             valid_up_to: e.utf8_error().valid_up_to(),
         })?;
-        Ok(text.trim_end().to_string())
+        Ok(text.trim_end_matches(['\n', '\r']).to_string())
     }
 }
 

@@ -11,12 +11,14 @@ use std::time::{Duration, Instant};
 
 // ---- ordinary programs -----------------------------------------------------------------
 
-/// A program reading standard input and printing gets its output back, trimmed.
+/// A program reading standard input and printing gets its output back without its final
+/// line breaks; other whitespace stays.
 #[test]
 fn normal_program_reads_stdin_and_prints() {
     let Some(sb) = sandbox() else { return };
     let code = "import sys\nnums = [int(x) for x in sys.stdin.read().split()]\nprint(sum(nums))\nprint()\n";
     assert_eq!(sb.run(code, "1 2\n3\n").unwrap(), "6");
+    assert_eq!(sb.run("print('  a b \\t ')", "").unwrap(), "  a b \t ");
     let code = "import json, hashlib\nd = json.loads(input())\nprint(hashlib.sha256(d['k'].encode()).hexdigest()[:8], d['n'] * 2)\n";
     assert_eq!(
         sb.run(code, r#"{"k": "abc", "n": 21}"#).unwrap(),
@@ -150,16 +152,12 @@ fn infinite_loop_hits_the_cpu_limit() {
     }) else {
         return;
     };
-    let start = Instant::now();
+    // the CPU limit, not the (longer) wall-clock one, stops it; how long that takes in
+    // wall time depends on the machine's load, so it is not asserted
     let err = sb.run("while True: pass", "").unwrap_err();
     assert!(
         matches!(err, SandboxError::CpuLimit { seconds: 1 }),
         "{err:?}"
-    );
-    assert!(
-        start.elapsed() < Duration::from_secs(4),
-        "{:?}",
-        start.elapsed()
     );
 }
 

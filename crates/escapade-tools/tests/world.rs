@@ -32,6 +32,19 @@ fn junk(s: &ToolsScenario) -> Vec<Action> {
         },
         Action::text("x".repeat(1 << 20)),
         Action::text("submit_answer wrong"),
+        Action::text("investigate N000\ncall N000 {}\nsubmit_answer wrong"),
+        Action::Calls {
+            calls: vec![
+                escapade_core::FunctionCall {
+                    name: "investigate".into(),
+                    arguments: "{\"node_id\": \"N000\"}".into(),
+                },
+                escapade_core::FunctionCall {
+                    name: "call_tool".into(),
+                    arguments: "{oops".into(),
+                },
+            ],
+        },
     ];
     for n in s.nodes.iter().filter(|n| !n.hidden) {
         out.push(Action::text(format!("investigate {}", n.id)));
@@ -316,4 +329,290 @@ fn tier_statistics_near_table_3() {
             "difficulty {d}: mean {mean} vs {paper}"
         );
     }
+}
+
+fn text(plan: &[escapade_tools::protocol::ToolsAction]) -> String {
+    plan.iter()
+        .map(|a| a.to_text())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_flag_counts_only_after_the_terminal_showed_it() {
+    // §3.1: success iff the agent produces the terminal's output and submits it
+    let s = world().scenario(10, 4).unwrap();
+    let mut env = env_for(&s);
+    env.reset(0);
+    let early = env
+        .step(&Action::text(format!("submit_answer {}", s.answer)))
+        .unwrap();
+    assert!(!early.terminated && !env.outcome().success);
+    let wrong = env
+        .step(&Action::text("submit_answer ESCAPE-000000000000"))
+        .unwrap();
+    assert_eq!(
+        early.feedback, wrong.feedback,
+        "before the terminal ran, a right flag reads like a wrong one"
+    );
+    // the terminal called with the right code before its inputs were produced: still
+    // no flag (Missing dependency), and the flag still does not count
+    let goal = &s.nodes[s.node_index(&s.goal).unwrap()];
+    let params: serde_json::Map<String, serde_json::Value> = goal
+        .parameters()
+        .map(|(k, p)| (k.clone(), serde_json::json!(p.value)))
+        .collect();
+    let premature = env
+        .step(&Action::text(format!(
+            "investigate {id}\ncall {id} {}",
+            serde_json::Value::Object(params),
+            id = goal.id
+        )))
+        .unwrap();
+    assert!(
+        premature.feedback.contains("Missing dependency"),
+        "{}",
+        premature.feedback
+    );
+    let again = env
+        .step(&Action::text(format!("submit_answer {}", s.answer)))
+        .unwrap();
+    assert!(!again.terminated && !env.outcome().success);
+    assert_eq!(env.outcome().metrics["unearned_submissions"], 3.0);
+    // once the terminal has shown it, the same flag escapes
+    let plan = escapade_tools::oracle::oracle_plan(&s);
+    let step = env.step(&Action::text(text(&plan))).unwrap();
+    assert!(
+        step.terminated && env.outcome().success,
+        "{}",
+        step.feedback
+    );
+}
+
+#[test]
+fn several_actions_per_turn_count_once_against_the_budget() {
+    // App. C: a turn may hold several actions; App. B's budget counts turns
+    let s = world().scenario(15, 8).unwrap();
+    let plan = escapade_tools::oracle::oracle_plan(&s);
+    let (work, submit) = plan.split_at(plan.len() - 1);
+    let mut env = env_for(&s);
+    env.reset(0);
+    let step = env.step(&Action::text(text(work))).unwrap();
+    assert_eq!(step.results.len(), work.len());
+    assert!(step.results.iter().all(|r| r.valid), "{}", step.feedback);
+    assert!(step.valid && !step.terminated);
+    assert!(step.observation.text.starts_with(&step.feedback));
+    assert!(step.observation.text.contains("[turn 1/"));
+    let last = env.step(&Action::text(text(submit))).unwrap();
+    assert!(last.terminated && last.results.is_empty());
+    let o = env.outcome();
+    assert!(o.success);
+    assert_eq!(o.steps, 2, "two turns");
+    // metrics that count calls count every call of every turn (Table 3, B.1)
+    assert_eq!(o.metrics["tool_calls"], f64::from(s.min_tool_calls));
+    assert_eq!(o.metrics["actions"], plan.len() as f64);
+
+    // errors are counted per failed call, in one turn
+    let mut env = env_for(&s);
+    env.reset(0);
+    let step = env
+        .step(&Action::text(
+            "call N000 {}\ncall N001 {}\nsubmit_answer x\ncall N002",
+        ))
+        .unwrap();
+    assert_eq!(step.results.len(), 4);
+    assert_eq!(step.error.as_deref(), Some("node_not_exist"));
+    assert!(!step.valid);
+    let m = env.outcome().metrics;
+    assert_eq!(m["errors_node_not_exist"], 3.0);
+    assert_eq!(env.outcome().steps, 1);
+}
+
+#[test]
+fn actions_after_the_end_of_the_episode_are_not_run() {
+    let s = world().scenario(5, 2).unwrap();
+    let mut env = env_for(&s);
+    env.reset(0);
+    let visible = s.nodes.iter().find(|n| !n.hidden).unwrap();
+    let step = env
+        .step(&Action::text(format!(
+            "give_up\ninvestigate {}",
+            visible.id
+        )))
+        .unwrap();
+    assert!(step.terminated);
+    assert_eq!(step.results.len(), 2);
+    assert!(step.results[1].feedback.contains("Not executed"));
+    assert!(
+        step.valid,
+        "the unrun action does not make the turn invalid"
+    );
+    assert_eq!(env.outcome().metrics["investigations"], 0.0);
+}
+
+#[test]
+fn the_suite_declares_the_papers_settings_and_retires_its_first_version() {
+    let suites = world().suites();
+    assert_eq!(suites.len(), 1);
+    let spec = &suites[0];
+    assert_eq!(spec.name, escapade_tools::AGENTESCAPE_V2);
+    // §3.1: 60 instances at 5, 10, 15 and 20 nodes, 30 at 25
+    assert_eq!(
+        spec.tiers,
+        [(5, 60), (10, 60), (15, 60), (20, 60), (25, 30)]
+    );
+    // App. B: temperature 0.7, one run per instance
+    assert_eq!(
+        spec.settings.agent.get("temperature").map(String::as_str),
+        Some("0.7")
+    );
+    assert_eq!(spec.settings.agent.len(), 1);
+    assert_eq!(spec.settings.epochs, None);
+    assert!(spec.settings.source.contains("App. B"));
+    let retired = world().retired_suites();
+    assert_eq!(retired[0].name, escapade_tools::AGENTESCAPE_V1);
+    assert_eq!(retired[0].replaced_by, escapade_tools::AGENTESCAPE_V2);
+    assert!(world().build_suite("agentescape@1").is_err());
+}
+
+#[test]
+fn step_budgets_follow_appendix_b() {
+    for (d, budget) in [(5, 35), (10, 80), (15, 130), (20, 160), (25, 200)] {
+        assert_eq!(escapade_tools::scenario::step_budget(d), budget);
+        let s = world().scenario(d, 1).unwrap();
+        assert_eq!(s.step_budget, budget);
+        let mut env = env_for(&s);
+        assert!(
+            env.reset(0)
+                .text
+                .contains(&format!("You have {budget} turns"))
+        );
+    }
+}
+
+#[test]
+fn clues_hint_by_default_and_wire_with_the_literal_option() {
+    let s = rich_scenario();
+    let json = s.to_json();
+    let wired = s
+        .nodes
+        .iter()
+        .find(|n| {
+            !n.hidden
+                && n.parameters().any(|(port, _)| {
+                    s.edges.iter().any(|e| {
+                        e.to == n.id
+                            && &e.to_port == port
+                            && !s.nodes[s.node_index(&e.from).unwrap()].hidden
+                    })
+                })
+        })
+        .expect("a visible node wired from a visible one");
+    let read = |options: &[(&str, &str)]| {
+        let options = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut env = world().env_with(&json, &options).unwrap();
+        env.reset(0);
+        env.step(&Action::text(format!("investigate {}", wired.id)))
+            .unwrap()
+            .feedback
+    };
+    let themed = read(&[]);
+    let literal = read(&[("clues", "literal")]);
+    let clue_lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter_map(|l| l.split_once("Clue: ").map(|(_, c)| c.to_string()))
+            .collect()
+    };
+    assert!(themed.contains("Clue: "), "{themed}");
+    for c in clue_lines(&themed) {
+        for n in &s.nodes {
+            assert!(!c.contains(&n.id), "a themed clue names {}: {c}", n.id);
+        }
+    }
+    assert!(
+        clue_lines(&literal)
+            .iter()
+            .any(|c| c.contains("takes") && s.nodes.iter().any(|n| c.contains(&n.id))),
+        "{literal}"
+    );
+    assert_eq!(themed, read(&[("clues", "themed")]));
+    let bad = |k: &str, v: &str| {
+        let options = [(k.to_string(), v.to_string())].into();
+        world().env_with(&json, &options).err().unwrap().to_string()
+    };
+    assert!(bad("clues", "loud").contains("literal"));
+    assert!(bad("hints", "on").contains("clues"));
+    let options = world().env_options();
+    assert!(
+        options
+            .iter()
+            .any(|(k, help)| *k == "clues" && help.contains("easier"))
+    );
+}
+
+#[test]
+fn the_prompt_states_the_action_space_and_the_turn_rule() {
+    // §3.1: inspect an entity, invoke a tool with parameters; submit the flag
+    let p = escapade_tools::render::system_prompt();
+    for needle in [
+        "investigate <node_id>",
+        "call <node_id>",
+        "submit_answer <flag>",
+        "give_up",
+        "several actions",
+        "one turn of the step budget",
+    ] {
+        assert!(p.contains(needle), "the prompt lacks {needle:?}");
+    }
+}
+
+#[test]
+fn the_first_observation_holds_the_setting_and_the_visible_nodes() {
+    // §3.1: "the room setting, the available tools and items, and the background
+    // narratives associated with visible nodes"
+    let s = rich_scenario();
+    let mut env = env_for(&s);
+    let first = env.reset(0).text;
+    assert!(first.starts_with(&s.setting));
+    for n in &s.nodes {
+        let line = format!("- {} · {} ({}) — {}", n.id, n.name, n.kind.label(), n.brief);
+        assert_eq!(first.contains(&line), !n.hidden, "{line}");
+    }
+    assert!(first.contains(&format!("You have {} turns", s.step_budget)));
+}
+
+#[test]
+fn a_drop_event_reveals_hidden_nodes() {
+    // §2 Stage 1, §3.1: resolving a node whose outputs carry an Item or Hidden_Item makes
+    // the nodes wired to them visible in the next observation
+    let s = rich_scenario();
+    let hidden: Vec<&str> = s
+        .nodes
+        .iter()
+        .filter(|n| n.hidden)
+        .map(|n| n.id.as_str())
+        .collect();
+    let mut env = env_for(&s);
+    let first = env.reset(0).text;
+    for id in &hidden {
+        assert!(!first.contains(id), "{id} is listed before it is revealed");
+    }
+    let mut revealed = Vec::new();
+    for a in escapade_tools::oracle::oracle_plan(&s) {
+        let step = env.step(&Action::text(a.to_text())).unwrap();
+        if let Some((_, list)) = step.feedback.split_once("Newly revealed:") {
+            revealed.extend(hidden.iter().filter(|id| list.contains(**id)).copied());
+        }
+    }
+    revealed.sort();
+    let mut all = hidden.clone();
+    all.sort();
+    assert_eq!(
+        revealed, all,
+        "every hidden node is revealed by a drop event"
+    );
+    assert_eq!(env.outcome().metrics["hidden_discovery"], 1.0);
 }

@@ -383,10 +383,12 @@ impl VisEnv {
 
 /// A short, one-line rendition of a reply, for "your action before this turn".
 fn reply_excerpt(action: &Action) -> String {
-    let text = match action {
-        Action::Text { text } => text.clone(),
-        Action::Bytes { bytes } => String::from_utf8_lossy(bytes).into_owned(),
+    let text = match action.first() {
+        Action::Text { text } => text,
+        Action::Bytes { bytes } => String::from_utf8_lossy(&bytes).into_owned(),
         Action::Call { name, arguments } => format!("{name}({arguments})"),
+        // `first` never answers with several calls
+        Action::Calls { .. } => String::new(),
     };
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     crate::text::quote(line, 80)
@@ -512,6 +514,7 @@ impl Env for VisEnv {
             truncated,
             valid,
             error,
+            ..Default::default()
         })
     }
 

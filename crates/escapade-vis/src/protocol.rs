@@ -101,6 +101,7 @@ pub fn parse(reply: &Action, labels: &[String]) -> Result<Parsed, String> {
             Err(_) => return Err(unavailable("(bytes that are not UTF-8)", labels)),
         },
         Action::Call { name, arguments } => return parse_call(name, arguments, labels),
+        Action::Calls { .. } => return parse(&reply.first(), labels),
     };
     let text: String = text.chars().take(MAX_REPLY).collect();
     let answer_listed = labels.iter().any(|l| l == ANSWER_TEMPLATE);

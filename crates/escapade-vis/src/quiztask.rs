@@ -243,6 +243,7 @@ impl QuizEnv {
             Action::Bytes { bytes } => {
                 String::from_utf8(bytes.clone()).map_err(|_| "The reply is not UTF-8 text.")?
             }
+            Action::Calls { .. } => return self.read(&action.first()),
         };
         let lower = text.to_ascii_lowercase();
         let body = if let Some(i) = lower.rfind("<answer>") {
@@ -326,6 +327,7 @@ impl Env for QuizEnv {
             truncated,
             valid,
             error,
+            ..Default::default()
         })
     }
 

@@ -169,7 +169,7 @@ pub struct ImportArgs {
 /// `escapade suite`.
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// Suite name, e.g. `agentescape@1` (without `@version`: the latest).
+    /// Suite name, e.g. `agentescape@2` (without `@version`: the latest).
     pub name: String,
     /// Write the scenarios and `suite.json` to this directory.
     #[arg(long, short)]

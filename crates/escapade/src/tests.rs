@@ -210,10 +210,10 @@ fn suite_prints_stats_and_fails_on_unsolved_scenarios() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["scenarios"][1]["oracle"]["solved"], false);
 
-    let e = err(|c| commands::suite(c, &args("agentescape@1", false, None)));
+    let e = err(|c| commands::suite(c, &args("agentescape@2", false, None)));
     assert_eq!(
         e,
-        "unknown suite `agentescape@1`; known: demo@1, demo-stuck@1, demo-paper@1"
+        "unknown suite `agentescape@2`; known: demo@1, demo-stuck@1, demo-paper@1"
     );
 
     let dir = tempfile::tempdir().unwrap();

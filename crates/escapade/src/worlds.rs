@@ -179,6 +179,7 @@ pub mod demo {
                 truncated,
                 valid,
                 error: (!valid).then(|| "parse".to_string()),
+                ..Default::default()
             })
         }
         fn system_prompt(&self) -> String {

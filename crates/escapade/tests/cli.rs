@@ -157,6 +157,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         truncated: false,
         usage: Usage::default(),
         error: None,
+        results: Vec::new(),
         reasks: Vec::new(),
     };
     let steps = if reasoning {

@@ -41,12 +41,12 @@ fn outcomes(rows: &[serde_json::Value]) -> BTreeSet<String> {
         .collect()
 }
 
-/// `escapade run agentescape@1 --limit 12 -c 3` with every reply the same, slow enough to
+/// `escapade run agentescape@2 --limit 12 -c 3` with every reply the same, slow enough to
 /// take a few seconds.
 fn run_args<'a>(model: &'a str, runs: &'a str) -> Vec<&'a str> {
     vec![
         "run",
-        "agentescape@1",
+        "agentescape@2",
         "--agent",
         "llm",
         "--model",

@@ -1,4 +1,6 @@
-//! The tools world through the binary: gen → run (oracle, random) → report.
+//! The tools world through the binary: gen → run (oracle, random) → report; several
+//! actions in one turn (App. C) from a scripted model, in text and with native tool
+//! calls; the suite's version, settings and clue option.
 
 mod common;
 use common::*;
@@ -111,4 +113,227 @@ fn play_reads_actions_from_stdin() {
     assert!(text.contains("There is no node `N000`"), "{text}");
     assert!(text.contains("not valid UTF-8"), "{text}");
     assert!(text.contains("episode over"), "{text}");
+}
+
+/// Writes scenario `tools-d<d>-s<seed>` under `dir`; returns its path and the ids of the
+/// nodes visible at the start.
+fn scenario(dir: &std::path::Path, d: &str, seed: &str) -> (String, Vec<String>) {
+    let path = dir.join(format!("d{d}-s{seed}.json"));
+    let p = path.to_str().unwrap().to_string();
+    ok(escapade(&[
+        "gen",
+        "tools",
+        "--difficulty",
+        d,
+        "--seed",
+        seed,
+        "--out",
+        &p,
+    ]));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let visible = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["hidden"] == false)
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .collect();
+    (p, visible)
+}
+
+/// Runs the scripted model on a scenario; returns the episode row and the step rows.
+fn run_scripted(
+    dir: &std::path::Path,
+    scenario: &str,
+    replies: &[serde_json::Value],
+    options: &[&str],
+) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let script = dir.join("script.jsonl");
+    let lines: Vec<String> = replies.iter().map(|r| r.to_string()).collect();
+    std::fs::write(&script, lines.join("\n") + "\n").unwrap();
+    let model = format!("scripted/{}", script.display());
+    let runs = dir.join("runs");
+    let mut args = vec![
+        "run",
+        scenario,
+        "--agent",
+        "llm",
+        "--model",
+        &model,
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ];
+    args.extend_from_slice(options);
+    ok(escapade(&args));
+    let run = run_dir_under(&runs);
+    let episode: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(run.join("episodes.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let dir = std::fs::read_dir(run.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = std::fs::read_dir(dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let steps = std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (episode, steps)
+}
+
+#[test]
+fn three_actions_on_three_lines_run_in_one_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, ids) = scenario(dir.path(), "5", "3");
+    let reply = format!(
+        "Reading three nodes first.\ninvestigate {}\ninvestigate {}\ninvestigate {}",
+        ids[0], ids[1], ids[2]
+    );
+    let (episode, steps) = run_scripted(
+        dir.path(),
+        &s,
+        &[
+            serde_json::json!({"text": reply}),
+            serde_json::json!({"text": "give_up"}),
+        ],
+        &[],
+    );
+    assert_eq!(episode["steps"], 2, "two replies, two turns");
+    assert_eq!(episode["metrics"]["investigations"], 3.0);
+    assert_eq!(episode["metrics"]["actions"], 4.0);
+    let results = steps[0]["results"].as_array().expect("per-action results");
+    assert_eq!(results.len(), 3);
+    for (r, id) in results.iter().zip(&ids) {
+        assert_eq!(r["valid"], true);
+        assert!(
+            r["feedback"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{id} · ")),
+            "{r}"
+        );
+    }
+    assert!(steps[0]["feedback"].as_str().unwrap().contains("[3/3]"));
+    assert!(
+        steps[1].get("results").is_none(),
+        "one action: no per-action list"
+    );
+}
+
+#[test]
+fn a_native_reply_with_three_calls_runs_three_actions_in_one_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, ids) = scenario(dir.path(), "5", "3");
+    let call = |id: &str, node: &str| serde_json::json!({"id": id, "name": "investigate", "arguments": {"node_id": node}});
+    let (episode, steps) = run_scripted(
+        dir.path(),
+        &s,
+        &[
+            serde_json::json!({"tool_calls": [call("c1", &ids[0]), call("c2", &ids[1]), call("c3", &ids[2])]}),
+            serde_json::json!({"tool_calls": [{"id": "c4", "name": "give_up", "arguments": {}}]}),
+        ],
+        &["-A", "protocol=tools", "-A", "log=full"],
+    );
+    assert_eq!(episode["steps"], 2, "two replies, two turns");
+    assert_eq!(episode["metrics"]["investigations"], 3.0);
+    assert_eq!(steps[0]["action"]["kind"], "calls");
+    assert_eq!(steps[0]["results"].as_array().unwrap().len(), 3);
+    // the second request answers each call id with that call's own result
+    let sent = steps[1]["request"]["sent"]
+        .as_array()
+        .expect("full request log");
+    let answers: Vec<&serde_json::Value> = sent.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(answers.len(), 3, "{sent:?}");
+    for (m, (call_id, node)) in
+        answers
+            .iter()
+            .zip([("c1", &ids[0]), ("c2", &ids[1]), ("c3", &ids[2])])
+    {
+        assert_eq!(m["tool_call_id"], call_id);
+        let text = m.to_string();
+        assert!(text.contains(&format!("{node} · ")), "{call_id}: {text}");
+        for other in ids.iter().take(3).filter(|o| *o != node) {
+            assert!(
+                !text.contains(&format!("{other} · ")),
+                "{call_id} holds {other}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_suite_is_agentescape_2_and_literal_clues_are_an_easier_option() {
+    let list = ok(escapade(&["list", "tools"]));
+    assert!(list.contains("agentescape@2"), "{list}");
+    let clues = list
+        .lines()
+        .find(|l| l.contains("-W clues="))
+        .expect("the option is listed");
+    assert!(
+        clues.contains("literal") && clues.contains("easier"),
+        "{clues}"
+    );
+
+    let old = escapade(&["run", "agentescape@1", "--agent", "oracle", "-q"]);
+    assert!(!old.status.success());
+    assert!(
+        stderr(&old).contains("replaced by `agentescape@2`"),
+        "{}",
+        stderr(&old)
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (s, _) = scenario(dir.path(), "5", "3");
+    let runs = dir.path().join("runs");
+    let bad = escapade(&["run", &s, "--agent", "oracle", "-W", "clues=loud", "-q"]);
+    assert!(!bad.status.success() && stderr(&bad).contains("literal"));
+    ok(escapade(&[
+        "run",
+        &s,
+        "--agent",
+        "oracle",
+        "-W",
+        "clues=literal",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let run = run_dir_under(&runs);
+    let toml = std::fs::read_to_string(run.join("run.toml")).unwrap();
+    assert!(toml.contains("clues = \"literal\""), "{toml}");
+    // the literal clues name node ids
+    let trajectory = std::fs::read_dir(run.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let steps = std::fs::read_to_string(
+        std::fs::read_dir(trajectory)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path(),
+    )
+    .unwrap();
+    assert!(
+        steps.contains("Clue: it takes") || steps.contains(" feeds `"),
+        "literal clues wire by id"
+    );
 }

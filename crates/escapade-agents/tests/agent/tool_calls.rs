@@ -1,6 +1,8 @@
-//! The native tools protocol: one action per reply, and every call the model made is
-//! answered exactly once in every later request — by the observation, by a "not
-//! executed" note, or by a note that the history trimmed its answer.
+//! The native tools protocol: every call of a reply is sent (several as
+//! `Action::Calls`), and every call the model made is answered exactly once in every
+//! later request — by the world's own answer to it when the world ran several actions
+//! (AgentEscapeBench App. C), by the observation and a "not executed" note when the world
+//! takes one action per turn, or by a note that the history trimmed its answer.
 
 use escapade_core::{Action, Observation, Step};
 use escapade_llm::Role;
@@ -14,7 +16,7 @@ fn call(id: &str, node: &str) -> Value {
 }
 
 #[tokio::test]
-async fn the_first_call_is_the_action_and_the_next_request_answers_both() {
+async fn a_one_action_world_runs_the_first_call_and_the_next_request_answers_both() {
     let mut h = harness(
         &[
             json!({"text": "", "tool_calls": [call("a", "N1"), call("b", "N2")]}),
@@ -25,8 +27,10 @@ async fn the_first_call_is_the_action_and_the_next_request_answers_both() {
     h.start(&tools()).await;
     let first = Observation::text("<obs 0>");
     let turn = h.act(1, &first, None, &tools()).await.unwrap();
+    assert!(matches!(&turn.action, Action::Calls { calls } if calls.len() == 2));
+    // what a world that takes one action per turn reads
     assert_eq!(
-        turn.action,
+        turn.action.first(),
         Action::call("investigate", r#"{"node_id":"N1"}"#)
     );
 
@@ -71,6 +75,78 @@ async fn the_first_call_is_the_action_and_the_next_request_answers_both() {
         1,
         "the observation is sent once, as the tool result"
     );
+}
+
+#[tokio::test]
+async fn a_world_that_ran_every_call_answers_each_call_id_with_its_own_result() {
+    let mut h = harness(
+        &[
+            json!({"text": "three at once", "tool_calls": [call("a", "N1"), call("b", "N2"), call("c", "N3")]}),
+            json!({"text": "done"}),
+        ],
+        &[("protocol", "tools")],
+    );
+    h.start(&tools()).await;
+    let turn = h
+        .act(1, &Observation::text("<obs 0>"), None, &tools())
+        .await
+        .unwrap();
+    let Action::Calls { calls } = &turn.action else {
+        panic!("{:?}", turn.action)
+    };
+    let nodes: Vec<&str> = calls.iter().map(|c| c.arguments.as_str()).collect();
+    assert_eq!(
+        nodes,
+        [
+            r#"{"node_id":"N1"}"#,
+            r#"{"node_id":"N2"}"#,
+            r#"{"node_id":"N3"}"#
+        ]
+    );
+    // the world's step: one result per call, the observation begins with them
+    let results: Vec<escapade_core::ActionResult> = ["desk", "lamp", "safe"]
+        .iter()
+        .map(|w| escapade_core::ActionResult {
+            action: "investigate".into(),
+            valid: true,
+            feedback: format!("it is a {w}"),
+            error: None,
+        })
+        .collect();
+    let text = "it is a desk\n\nit is a lamp\n\nit is a safe\n\n[turn 1/35]";
+    let second = Observation::text(text);
+    let last = Step {
+        results,
+        ..step_to(&second, 0.0)
+    };
+    h.act(2, &second, Some(&last), &tools()).await.unwrap();
+    let request = h.last_request();
+    assert_eq!(
+        roles(&request),
+        [
+            Role::System,
+            Role::User,
+            Role::Assistant,
+            Role::Tool,
+            Role::Tool,
+            Role::Tool,
+            Role::User
+        ]
+    );
+    for (m, (id, w)) in
+        request.messages[3..6]
+            .iter()
+            .zip([("a", "desk"), ("b", "lamp"), ("c", "safe")])
+    {
+        assert_eq!(m.tool_call_id.as_deref(), Some(id));
+        assert_eq!(m.joined_text(), format!("it is a {w}"));
+    }
+    assert_eq!(
+        request.messages[6].joined_text(),
+        "[turn 1/35]",
+        "the rest of the observation follows once"
+    );
+    check_tool_pairing(&request.messages).unwrap();
 }
 
 #[tokio::test]

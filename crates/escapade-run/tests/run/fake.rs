@@ -224,6 +224,7 @@ impl Env for CounterEnv {
             truncated,
             valid,
             error,
+            ..Default::default()
         })
     }
 

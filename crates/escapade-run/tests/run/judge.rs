@@ -316,6 +316,7 @@ fn step(n: u32, reasoning: Option<&str>, raw: Option<&str>) -> StepRow {
         truncated: false,
         usage: Usage::default(),
         error: None,
+        results: Vec::new(),
         reasks: Vec::new(),
     }
 }

@@ -48,6 +48,7 @@ fn step(n: u32, action: serde_json::Value, feedback: &str, progress: f64) -> Ste
         truncated: false,
         usage: Usage::default(),
         error: None,
+        results: Vec::new(),
         reasks: Vec::new(),
     }
 }

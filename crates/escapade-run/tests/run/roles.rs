@@ -122,6 +122,7 @@ impl Env for RelayEnv {
             truncated: false,
             valid: true,
             error: None,
+            ..Default::default()
         })
     }
     fn system_prompt(&self) -> String {

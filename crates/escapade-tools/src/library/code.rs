@@ -17,7 +17,8 @@ pub(super) const PYTHON_EXEC: Template = Template {
     title: "Python Interpreter",
     semantics: "Runs the Python 3 program in a sandbox (no network, no files, short time \
         limit) with the input text as standard input (UTF-8), and returns what it prints \
-        to standard output, trailing whitespace removed.",
+        to standard output without the line breaks (`\\n`, `\\r`) at its very end; every \
+        other character, leading or trailing spaces included, is kept.",
     inputs: &[
         open("code", CodePython, "the Python 3 source to run"),
         open(
@@ -29,7 +30,7 @@ pub(super) const PYTHON_EXEC: Template = Template {
     outputs: &[output(
         "stdout",
         Text,
-        "the program's standard output, trimmed",
+        "the program's standard output without its final line breaks",
     )],
 };
 
@@ -40,7 +41,7 @@ pub(super) fn execute(cx: &Cx<'_>, v: &[String]) -> Option<Result<Vec<String>, E
     Some(
         cx.runner
             .run(&v[0], &v[1])
-            .map(|out| vec![out])
+            .map(|out| vec![out.trim_end_matches(['\n', '\r']).to_string()])
             .map_err(ExecError::from),
     )
 }

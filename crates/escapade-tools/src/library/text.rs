@@ -25,7 +25,8 @@ pub(super) const REGEX_SEARCH: Template = Template {
     semantics: "Searches the text for the regular expression (Rust `regex` syntax: \
         Perl-like classes such as `\\d` and `\\w`, no look-around or back-references; `.` \
         does not match a newline) and returns the whole leftmost-first match (not a capture \
-        group). Fails when nothing matches.",
+        group). A pattern with none of the characters `\\ . + * ? ( ) | [ ] { } ^ $` \
+        matches itself literally. Fails when nothing matches.",
     inputs: &[
         open("text", Text, "the text to search"),
         exclusive("pattern", Text, "the regular expression"),
@@ -164,7 +165,29 @@ fn window_pattern(rng: &mut Rng, text: &str) -> String {
     format!("{}.{{{}}}", regex::escape(&head), len - 2)
 }
 
+/// Characters with a special meaning outside a bracket class in Rust's `regex` (and in
+/// Python's `re`, PCRE, JavaScript): a pattern without them is a literal in every common
+/// dialect.
+const META: &[char] = &[
+    '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
+];
+
+/// Whether `pattern` means itself, character for character, in every common dialect.
+pub(super) fn is_literal_pattern(pattern: &str) -> bool {
+    !pattern.contains(META)
+}
+
 fn seed_regex(s: &mut Seed<'_>) -> Result<(), ExecError> {
+    // A pattern wired from another node's output (a JSON value, Base64, a sentence) was
+    // not written as a regular expression: `[[729544,16577],214456]` is a character
+    // class in Rust's syntax, something else in Python's, while a reader takes it for
+    // itself. Only patterns that are plain text in every dialect may be wired; others
+    // make the generator try another skeleton.
+    if s.get(1).is_some_and(|p| !is_literal_pattern(p)) {
+        return Err(ExecError::Unsatisfiable {
+            why: "a wired regex pattern must be plain text (no special characters)",
+        });
+    }
     match (s.is_none(0), s.is_none(1)) {
         (true, true) => {
             let (token, pattern) = match s.rng.random_range(0..4) {
