@@ -7,7 +7,7 @@
 //!   scenarios in manifest order, labelled with the suite name, each checked against the
 //!   manifest's hash;
 //! - another directory: its `*.json` files in name order, labelled `dir:<name>`;
-//! - otherwise a suite name (`agentescape@1`, or `agentescape` for its latest version),
+//! - otherwise a suite name (`agentescape@2`, or `agentescape` for its latest version),
 //!   built by its world.
 
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! [`SuiteBuild`] serializes as the documented `escapade suite <name> --json` shape:
 //!
 //! ```json
-//! {"suite": "agentescape@1",
+//! {"suite": "agentescape@2",
 //!  "scenarios": [{"id", "world", "difficulty", "hash", "oracle": {"solved", "steps"}}],
 //!  "stats": {"tiers": [{"difficulty", "count", "solved", "mean_oracle_steps",
 //!                       "min_oracle_steps", "max_oracle_steps"}],
