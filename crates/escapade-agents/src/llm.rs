@@ -27,6 +27,28 @@ use crate::{AgentError, AsyncAgent, EpisodeStart, TurnInput};
 /// What a tool call that was not executed is told: the world took one action per turn,
 /// or answered fewer actions than the reply made calls.
 const NOT_RUN: &str = "Not executed: only the first function call of a reply is used.";
+/// Most characters of one reply kept in the conversation sent back to the model. A
+/// reply of a megabyte (a runaway model) would otherwise be re-sent with every later
+/// request under `history=full`; the step row still holds all of it.
+pub const MAX_HISTORY_REPLY_CHARS: usize = 16_000;
+/// The key of a request record that says how many characters of the reply were left out
+/// of the history (the runner warns once per run when it sees it).
+pub const HISTORY_CUT: &str = "history_cut_chars";
+
+/// The part of a reply kept in the history, and how many characters were cut from it.
+fn history_text(text: &str) -> (String, usize) {
+    let total = text.chars().count();
+    if total <= MAX_HISTORY_REPLY_CHARS {
+        return (text.to_string(), 0);
+    }
+    let cut = total - MAX_HISTORY_REPLY_CHARS;
+    let mut kept: String = text.chars().take(MAX_HISTORY_REPLY_CHARS).collect();
+    kept.push_str(&format!(
+        "\n[… {cut} more characters of this reply are left out of the conversation]"
+    ));
+    (kept, cut)
+}
+
 /// What a call whose answer was trimmed from the history is told.
 const TRIMMED: &str = "(result omitted from the history)";
 
@@ -200,11 +222,18 @@ impl LlmAgent {
         } else {
             Vec::new()
         };
+        // a runaway reply is kept whole in the step row, but only its start goes back
+        // to the model with every later request
+        let (kept, cut) = history_text(&response.text);
         if let Some(ex) = self.exchanges.last_mut() {
             ex.entries.push(Entry::Model {
-                text: response.text.clone(),
+                text: kept,
                 tool_calls,
             });
+        }
+        let mut logged = logged;
+        if cut > 0 {
+            logged[HISTORY_CUT] = cut.into();
         }
         Ok(AgentTurn {
             action,

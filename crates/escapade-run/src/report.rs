@@ -1493,9 +1493,16 @@ mod tests {
     #[test]
     fn craft_two_room_tiers_name_their_setting() {
         let with = |mean: f64| -> IndexMap<String, Stat> {
-            [("bootstrapped".to_string(), Stat { mean, se: 0.0, n: 1 })]
-                .into_iter()
-                .collect()
+            [(
+                "bootstrapped".to_string(),
+                Stat {
+                    mean,
+                    se: 0.0,
+                    n: 1,
+                },
+            )]
+            .into_iter()
+            .collect()
         };
         assert_eq!(
             group_label("craft", 12, &with(1.0)),

@@ -501,6 +501,7 @@ pub async fn run_async_until(
     let mut in_flight = FuturesUnordered::new();
     let mut failure: Option<RunError> = None;
     let mut started = 0usize;
+    let mut cut_warned = false;
     loop {
         while failure.is_none() && !stop.requested() && in_flight.len() < spec.concurrency {
             let Some(&(i, epoch)) = queue.next() else {
@@ -535,7 +536,18 @@ pub async fn run_async_until(
             break;
         };
         match result {
-            Ok(row) => {
+            Ok((row, history_cut)) => {
+                if history_cut && !cut_warned {
+                    cut_warned = true;
+                    progress.warn(
+                        Some(&bar),
+                        &format!(
+                            "episode {id} epoch {epoch}: a reply over {} characters was cut \
+                             in the agent's history (the step row keeps it whole)",
+                            escapade_agents::llm::MAX_HISTORY_REPLY_CHARS
+                        ),
+                    );
+                }
                 if row.success {
                     live.successes.fetch_add(1, Ordering::Relaxed);
                 }
@@ -698,7 +710,7 @@ async fn run_episode(
     ep: &Episode<'_>,
     dir: &RunDir,
     on_step: &(dyn Fn(&Usage) + Sync),
-) -> Result<EpisodeRow> {
+) -> Result<(EpisodeRow, bool)> {
     let start = Instant::now();
     let mut recorder = Recorder {
         dir,
@@ -750,7 +762,7 @@ async fn run_episode(
         rejected: played.rejected,
     };
     dir.append_episode(&row)?;
-    Ok(row)
+    Ok((row, played.history_cut))
 }
 
 fn finite(metrics: BTreeMap<String, f64>) -> BTreeMap<String, f64> {
@@ -850,6 +862,9 @@ pub struct Played {
     pub last: Option<Step>,
     /// Rejected replies of a last turn that failed before reaching the environment.
     pub rejected: Vec<Reask>,
+    /// A reply was too long to be kept whole in the agent's history (its request record
+    /// says so with [`escapade_agents::llm::HISTORY_CUT`]).
+    pub history_cut: bool,
 }
 
 impl Played {
@@ -1023,6 +1038,10 @@ pub async fn play_episode(
         }
         played.usage.add(&usage);
         on_step(&usage);
+        played.history_cut |= turn
+            .request
+            .as_ref()
+            .is_some_and(|r| r.get(escapade_agents::llm::HISTORY_CUT).is_some());
         if failed {
             // no step row will hold this turn's rejected replies: the episode row does
             played.rejected = reasks;

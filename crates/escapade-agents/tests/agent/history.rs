@@ -188,3 +188,36 @@ async fn a_context_overflow_under_last_k_drops_from_the_window() {
     assert_eq!(shown[4], vec![2, 3, 4]);
     assert_eq!(shown[5], vec![3, 4], "one request, one exchange dropped");
 }
+
+#[tokio::test]
+async fn a_runaway_reply_is_cut_in_the_history_but_kept_in_the_row() {
+    use escapade_agents::llm::{HISTORY_CUT, MAX_HISTORY_REPLY_CHARS};
+    let huge = "x".repeat(1_000_000);
+    let mut h = harness(&[json!({ "text": huge })], &[("history", "full")]);
+    h.start(&[]).await;
+    let first = Observation::text("<obs 0>");
+    let turn = h.act(1, &first, None, &[]).await.unwrap();
+    // the step row keeps the whole reply and says the history did not
+    assert_eq!(turn.raw_response.as_deref().map(str::len), Some(1_000_000));
+    let cut = turn.request.as_ref().unwrap()[HISTORY_CUT]
+        .as_u64()
+        .unwrap();
+    assert_eq!(cut as usize, 1_000_000 - MAX_HISTORY_REPLY_CHARS);
+    let second = Observation::text("<obs 1>");
+    h.act(2, &second, Some(&step_to(&first, 0.0)), &[])
+        .await
+        .unwrap();
+    let sent: usize = h.requests()[1]
+        .messages
+        .iter()
+        .map(|m| m.joined_text().len())
+        .sum();
+    assert!(
+        sent < MAX_HISTORY_REPLY_CHARS + 2_000,
+        "{sent} characters re-sent"
+    );
+    assert!(mentions(
+        &h.requests()[1],
+        "more characters of this reply are left out"
+    ));
+}
