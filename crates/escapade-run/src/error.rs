@@ -155,14 +155,61 @@ impl RunError {
         RunError::Unknown {
             what,
             name: name.to_string(),
-            known: if known.is_empty() {
-                "(none)".to_string()
-            } else {
-                known.join(", ")
-            },
+            known: known_list(name, &known),
         }
     }
 }
 
+/// Most names an "unknown" message lists (a suite has a thousand scenario ids).
+const MAX_KNOWN: usize = 12;
+
+/// The known names for a message: all of them when few, else those closest to `name`
+/// (sharing its longest prefix) and how many more there are.
+fn known_list(name: &str, known: &[String]) -> String {
+    if known.is_empty() {
+        return "(none)".to_string();
+    }
+    if known.len() <= MAX_KNOWN {
+        return known.join(", ");
+    }
+    let shared = |k: &String| {
+        k.chars()
+            .zip(name.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    let best = known.iter().map(shared).max().unwrap_or(0);
+    let mut close: Vec<&String> = known.iter().filter(|k| shared(k) == best).collect();
+    if best == 0 {
+        close.truncate(0);
+        close.extend(known.iter());
+    }
+    let shown: Vec<&str> = close.iter().take(MAX_KNOWN).map(|s| s.as_str()).collect();
+    format!("{} … ({} in all)", shown.join(", "), known.len())
+}
+
 /// Result with [`RunError`].
 pub type Result<T, E = RunError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_list_of_known_names_shows_the_closest() {
+        let ids: Vec<String> = (0..1000).map(|i| format!("comma-wire-{i:03}")).collect();
+        let e = RunError::unknown("scenario", "comma-wire-0", &ids).to_string();
+        assert!(
+            e.contains("comma-wire-000, comma-wire-001") && e.contains("(1000 in all)"),
+            "{e}"
+        );
+        assert!(e.len() < 300, "{e}");
+        let e = RunError::unknown("scenario", "zzz", &ids).to_string();
+        assert!(
+            e.contains("comma-wire-000") && e.contains("(1000 in all)") && e.len() < 300,
+            "{e}"
+        );
+        let e = RunError::unknown("suite", "x", ["a@1", "b@1"]).to_string();
+        assert_eq!(e, "unknown suite `x`; known: a@1, b@1");
+    }
+}

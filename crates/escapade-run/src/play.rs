@@ -173,6 +173,8 @@ pub fn play_terminal_with(
             eof: false,
             images: options.images.clone(),
             show_role: seat.is_none() && !roles.is_empty(),
+            shown: Vec::new(),
+            last_full: String::new(),
         };
         let mut recorder = match &recording {
             Some(dir) => Some(Recorder {
@@ -329,10 +331,11 @@ fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {
     } else {
         "not escaped".to_string()
     };
-    text.push_str(&format!(
-        "\n== episode over: {how} after {} steps\n",
-        o.steps
-    ));
+    let steps = match o.steps {
+        1 => "1 step".to_string(),
+        n => format!("{n} steps"),
+    };
+    text.push_str(&format!("\n== episode over: {how} after {steps}\n"));
     for (name, value) in &o.metrics {
         text.push_str(&format!("   {name}: {value}\n"));
     }
@@ -488,6 +491,32 @@ struct Human<'a> {
     images: PathBuf,
     /// The person plays every role of a multi-role world: each turn says whose it is.
     show_role: bool,
+    /// The paragraphs of the last observation shown, so that long ones repeated word for
+    /// word every turn (a reply format) are not printed again.
+    shown: Vec<String>,
+    /// The last observation in full, for `:again`.
+    last_full: String,
+}
+
+/// Paragraphs of at least this many lines that repeat the previous turn's are elided.
+const ELIDE_LINES: usize = 4;
+
+/// `text` with every paragraph that `before` also held, and that runs to
+/// [`ELIDE_LINES`] lines or more, replaced by a one-line note.
+fn elide_repeats(text: &str, before: &[String]) -> String {
+    let paragraphs = text.split("\n\n");
+    let mut out = Vec::new();
+    for p in paragraphs {
+        if p.lines().count() >= ELIDE_LINES && before.iter().any(|b| b == p) {
+            out.push(format!(
+                "({} lines as in the previous turn; :again shows them)",
+                p.lines().count()
+            ));
+        } else {
+            out.push(p.to_string());
+        }
+    }
+    out.join("\n\n")
 }
 
 impl Human<'_> {
@@ -524,8 +553,8 @@ impl Human<'_> {
 
     fn print_rules(&mut self) {
         let text = format!(
-            "{}\n\n(type an action and press Enter; :help shows these rules again, :quit gives \
-             up)\n",
+            "{}\n\n(type an action and press Enter; :help shows these rules again, :again the \
+             last observation in full, :quit gives up)\n",
             self.prompt.trim_end()
         );
         self.say(&text);
@@ -551,14 +580,27 @@ impl Agent for Human<'_> {
             (Some(role), true) => format!("\n== the {role}'s turn ==\n"),
             _ => String::new(),
         };
-        text.push_str(&format!("\n{}\n", observation.text.trim_end()));
+        let full = observation.text.trim_end();
+        text.push_str(&format!("\n{}\n", elide_repeats(full, &self.shown)));
+        self.shown = full.split("\n\n").map(String::from).collect();
+        self.last_full = full.to_string();
         for (i, image) in observation.images.iter().enumerate() {
             text.push_str(&self.show(image, i == 0));
+            // what a text-only agent reads in place of the picture
+            if let Some(alt) = image.alt.as_deref().filter(|a| !a.trim().is_empty()) {
+                for line in alt.trim().lines() {
+                    text.push_str(&format!("  | {line}\n"));
+                }
+            }
         }
+        // the list, unless the observation's text already lists every action
         if let Some(actions) = &observation.actions {
-            text.push_str("available actions:\n");
-            for a in actions {
-                text.push_str(&format!("  {a}\n"));
+            let listed = actions.iter().all(|a| observation.text.contains(a.trim()));
+            if !listed {
+                text.push_str("available actions:\n");
+                for a in actions {
+                    text.push_str(&format!("  {a}\n"));
+                }
             }
         }
         self.say(&text);
@@ -583,6 +625,10 @@ impl Agent for Human<'_> {
                     return Err(CoreError::Agent("the player gave up".into()));
                 }
                 b":help" => self.print_rules(),
+                b":again" => {
+                    let full = format!("\n{}\n", self.last_full);
+                    self.say(&full);
+                }
                 l if l.iter().all(u8::is_ascii_whitespace) => {}
                 _ => {
                     let action = match String::from_utf8(line) {

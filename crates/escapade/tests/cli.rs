@@ -281,3 +281,63 @@ fn judging_a_run_without_reasoning_says_so_and_succeeds() {
     );
     assert!(!dir.join("judge").exists());
 }
+
+#[test]
+fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let images = tmp.path().join("pictures");
+    let images = images.to_str().unwrap();
+    // vis: the observation lists the actions; the list is not printed a second time
+    let (_, out, _) = play(
+        &[
+            "play",
+            "visescape@2",
+            "--scenario",
+            "vis-r05",
+            "--images",
+            images,
+        ],
+        "turn to east\n",
+    );
+    assert!(!out.contains("available actions:"), "{out}");
+    assert!(out.contains("  | You face the east wall."), "{out}");
+    assert!(out.contains("input ended after 1 step\n"), "{out}");
+    // comma: the solver reads the picture's description
+    let (ok, out, _) = play(
+        &[
+            "play",
+            "comma@2",
+            "--scenario",
+            "comma-wire-000",
+            "--role",
+            "solver",
+            "--images",
+            images,
+        ],
+        "cut_wire_1\n",
+    );
+    assert!(ok, "{out}");
+    assert!(out.contains("  | A wire module with 5 wires"), "{out}");
+    assert_eq!(out.matches("cut_wire_5").count(), 1, "{out}");
+    // craft: the reply format repeated every turn is shown once, then on :again
+    let (_, out, _) = play(
+        &[
+            "play",
+            "mm-escape",
+            "--scenario",
+            "craft-d1-01",
+            "-W",
+            "width=128",
+            "-W",
+            "height=64",
+            "--images",
+            images,
+        ],
+        "{\"rotate_right\": 30}\n:again\n",
+    );
+    let (_, after) = out
+        .split_once("lines as in the previous turn; :again shows them")
+        .unwrap_or_else(|| panic!("{out}"));
+    // after the elided turn, only :again prints the format
+    assert_eq!(after.matches("\"move_forward\": float").count(), 1, "{out}");
+}
