@@ -43,6 +43,23 @@ pub enum CheckError {
     Env(#[from] EnvError),
 }
 
+/// Checks everything of an observation an agent reads: its text, each picture's
+/// description (what a text-only agent reads instead) and the listed actions.
+fn seen(
+    step: usize,
+    o: &crate::Observation,
+    leak: &dyn Fn(usize, &str) -> Result<(), CheckError>,
+) -> Result<(), CheckError> {
+    leak(step, &o.text)?;
+    for alt in o.images.iter().filter_map(|i| i.alt.as_deref()) {
+        leak(step, alt)?;
+    }
+    for action in o.actions.iter().flatten() {
+        leak(step, action)?;
+    }
+    Ok(())
+}
+
 /// Plays `actions` twice from `reset(seed)` and checks the contract. `actions` should be
 /// junk or exploratory (not a solution), so that no secret is legitimately earned.
 pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(), CheckError> {
@@ -64,7 +81,7 @@ pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(),
     for _ in 0..2 {
         let mut transcript = Vec::new();
         let first = env.reset(seed);
-        leak(0, &first.text)?;
+        seen(0, &first, &leak)?;
         leak(0, &env.system_prompt())?;
         for schema in env.tool_schemas() {
             leak(0, &schema.description)?;
@@ -93,7 +110,7 @@ pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(),
                     what: "invalid action without an error kind".into(),
                 });
             }
-            leak(n, &step.observation.text)?;
+            seen(n, &step.observation, &leak)?;
             leak(n, &step.feedback)?;
             for r in &step.results {
                 leak(n, &r.feedback)?;
@@ -119,4 +136,133 @@ pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(),
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! A toy environment with one switchable fault per check, so that each check is
+    //! shown to catch what it is for.
+    use super::*;
+    use crate::env::Outcome;
+    use crate::{Image, Observation, Step, ToolSchema};
+
+    #[derive(Default, Clone, Copy, PartialEq)]
+    enum Fault {
+        #[default]
+        None,
+        /// Observations count resets: two plays differ.
+        Drifts,
+        /// The secret is in the reset's text.
+        LeaksInText,
+        /// The secret is in a picture's description.
+        LeaksInPicture,
+        /// Progress 1.5.
+        Overshoots,
+        /// Empty feedback.
+        Mute,
+        /// An invalid action with no error kind.
+        Unexplained,
+        /// Steps after the end are accepted.
+        Unguarded,
+    }
+
+    #[derive(Default)]
+    struct Toy {
+        fault: Fault,
+        resets: u32,
+        steps: u32,
+    }
+
+    const SECRET: &str = "hunter2";
+
+    impl Env for Toy {
+        fn reset(&mut self, _seed: u64) -> Observation {
+            self.resets += 1;
+            self.steps = 0;
+            let mut o = Observation::text(match self.fault {
+                Fault::Drifts => format!("reset number {}", self.resets),
+                Fault::LeaksInText => format!("the password is {SECRET}"),
+                _ => "a quiet room".to_string(),
+            });
+            if self.fault == Fault::LeaksInPicture {
+                let alt = format!("a note that reads {SECRET}");
+                o.images.push(Image::with_alt(vec![1, 2, 3], alt));
+            }
+            o
+        }
+        fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+            if self.steps >= 2 && self.fault != Fault::Unguarded {
+                return Err(EnvError::EpisodeOver);
+            }
+            self.steps += 1;
+            let valid = matches!(action, Action::Text { text } if text == "wait");
+            Ok(Step {
+                observation: Observation::text("still quiet"),
+                feedback: if self.fault == Fault::Mute { "" } else { "ok" }.into(),
+                progress: if self.fault == Fault::Overshoots {
+                    1.5
+                } else {
+                    0.0
+                },
+                terminated: self.steps >= 2,
+                valid,
+                error: (!valid && self.fault != Fault::Unexplained).then(|| "parse".into()),
+                ..Step::default()
+            })
+        }
+        fn system_prompt(&self) -> String {
+            "Wait.".into()
+        }
+        fn tool_schemas(&self) -> Vec<ToolSchema> {
+            Vec::new()
+        }
+        fn outcome(&self) -> Outcome {
+            Outcome::default()
+        }
+        fn secrets(&self) -> Vec<String> {
+            vec![SECRET.into()]
+        }
+    }
+
+    fn check(fault: Fault) -> Result<(), CheckError> {
+        let mut env = Toy {
+            fault,
+            ..Toy::default()
+        };
+        check_env(&mut env, 7, &[Action::text("wait"), Action::text("junk")])
+    }
+
+    #[test]
+    fn a_sound_env_passes() {
+        assert_eq!(check(Fault::None), Ok(()));
+    }
+
+    #[test]
+    fn each_broken_contract_is_caught() {
+        assert!(matches!(
+            check(Fault::Drifts),
+            Err(CheckError::NotDeterministic { step: 0, .. })
+        ));
+        assert!(matches!(
+            check(Fault::LeaksInText),
+            Err(CheckError::Leak { step: 0, .. })
+        ));
+        assert!(matches!(
+            check(Fault::LeaksInPicture),
+            Err(CheckError::Leak { step: 0, .. })
+        ));
+        assert!(matches!(
+            check(Fault::Overshoots),
+            Err(CheckError::Malformed { step: 1, .. })
+        ));
+        assert!(matches!(
+            check(Fault::Mute),
+            Err(CheckError::Malformed { step: 1, .. })
+        ));
+        assert!(matches!(
+            check(Fault::Unexplained),
+            Err(CheckError::Malformed { step: 2, .. })
+        ));
+        assert_eq!(check(Fault::Unguarded), Err(CheckError::NoEndGuard));
+    }
 }

@@ -8,13 +8,32 @@
 //! agent × epochs; a **report** aggregates runs with [`metrics::MeanSe`]. It does no I/O:
 //! files, processes and networks live in `escapade-run` and the binary.
 //!
-//! Start reading at [`Env`].
+//! Start reading at [`Env`]: `reset(seed)` gives the first observation, `step(action)`
+//! the next one with `terminated` (the task ended) and `truncated` (a limit stopped it).
 //!
 //! ```
-//! use escapade_core::{metrics::MeanSe, seed};
-//! let se = MeanSe::of(&[1.0, 0.0, 1.0, 1.0]);
-//! assert_eq!(se.mean, 0.75);
-//! assert_eq!(seed::derive(7, "tier", 3), seed::derive(7, "tier", 3));
+//! use escapade_core::{Action, Env, Observation, Outcome, Step, ToolSchema};
+//! # #[derive(Default)]
+//! # struct Door { open: bool }
+//! # impl Env for Door {
+//! #     fn reset(&mut self, _seed: u64) -> Observation { *self = Door::default(); Observation::text("A shut door.") }
+//! #     fn step(&mut self, action: &Action) -> Result<Step, escapade_core::EnvError> {
+//! #         self.open = *action == Action::text("open door");
+//! #         Ok(Step { observation: Observation::text("The door."), feedback: "ok".into(),
+//! #                   terminated: self.open, valid: true, ..Step::default() })
+//! #     }
+//! #     fn system_prompt(&self) -> String { "Get out.".into() }
+//! #     fn tool_schemas(&self) -> Vec<ToolSchema> { Vec::new() }
+//! #     fn outcome(&self) -> Outcome { Outcome { success: self.open, ..Outcome::default() } }
+//! #     fn secrets(&self) -> Vec<String> { Vec::new() }
+//! # }
+//! let mut env = Door::default(); // any world's environment, from `World::env`
+//! let first = env.reset(7);
+//! assert_eq!(first.text, "A shut door.");
+//! let step = env.step(&Action::text("open door"))?;
+//! assert!(step.terminated && !step.truncated);
+//! assert!(env.outcome().success);
+//! # Ok::<(), escapade_core::EnvError>(())
 //! ```
 #![deny(missing_docs)]
 
@@ -32,7 +51,7 @@ pub mod trajectory; // the run-directory row types (step rows, episode rows, usa
 
 pub use action::{Action, FunctionCall};
 pub use agent::{Agent, AgentTurn};
-pub use env::{ActionResult, Env, Step, World};
+pub use env::{ActionResult, Env, Outcome, Step, World};
 pub use error::{CoreError, EnvError};
 pub use observation::{Image, Observation, ToolSchema};
 pub use scenario::ScenarioHeader;
