@@ -522,6 +522,7 @@ fn spawn_from_long_lived_thread(command: Command) -> io::Result<Child> {
 }
 
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // pre_exec: see the SAFETY comment
 fn die_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id() as libc::pid_t;

@@ -25,6 +25,7 @@ pub mod narrative; // the eight themes (A.6)
 pub mod oracle; // the oracle (minimum tool calls) and random baselines
 pub mod protocol; // text and function-call parsing, the B.1 error taxonomy
 pub mod render; // prompts, listings, node details and function schemas
+#[allow(unsafe_code)] // fork, rlimits and waits: each block has its SAFETY comment
 pub mod sandbox; // the sandboxed Python executor behind the CodeRunner trait
 pub mod scenario; // the scenario file format
 pub mod template; // Template, PortSpec, NodeKind: the template vocabulary

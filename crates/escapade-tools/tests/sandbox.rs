@@ -3,6 +3,7 @@
 //! Every test runs real `python3`. Without one the tests fail in CI (`CI=true`) and print a
 //! reason and pass elsewhere. Tests of an operating-system layer on its own turn the audit
 //! hook off and only assert where `isolation()` says the layer is active.
+#![allow(unsafe_code)] // geteuid, to know whether the sandbox drops privileges
 
 use escapade_tools::sandbox::{CodeRunner, MemoRunner, PythonSandbox, SandboxConfig, SandboxError};
 use std::sync::atomic::{AtomicUsize, Ordering};

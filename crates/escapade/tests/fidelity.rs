@@ -19,7 +19,7 @@ const SECTIONS: [(&str, &str); 4] = [
 
 /// Rows each section must have: one per protocol rule of its paper (suite, prompt,
 /// actions, observation, feedback, limits, decoding, scoring at the least).
-const MIN_ROWS: usize = 0;
+const MIN_ROWS: usize = 8;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
