@@ -114,7 +114,7 @@ impl CommaScenario {
 
     /// The scenario as pretty JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        escapade_core::scenario::to_json(self)
     }
 
     fn puzzle(&self, kind: PuzzleKind, seed: u64, rules: Rules) -> Box<dyn Puzzle> {

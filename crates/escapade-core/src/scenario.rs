@@ -19,6 +19,15 @@ pub struct ScenarioHeader {
     pub seed: u64,
 }
 
+/// A scenario as pretty JSON, the one policy every world follows. Scenarios are plain
+/// data (structs, strings, numbers, vectors, string-keyed maps), on which serde_json cannot
+/// fail; a failure would be a bug in a scenario type, so it panics naming the type
+/// instead of writing an empty file.
+pub fn to_json<T: Serialize>(scenario: &T) -> String {
+    serde_json::to_string_pretty(scenario)
+        .unwrap_or_else(|e| panic!("a {} did not serialize: {e}", std::any::type_name::<T>()))
+}
+
 /// The longest scenario id, in bytes. Ids name files in run directories
 /// (`trajectories/<id>/<epoch>.jsonl`), and file systems refuse names over 255 bytes.
 pub const MAX_ID_BYTES: usize = 128;

@@ -125,7 +125,7 @@ pub struct CraftScenario {
 impl CraftScenario {
     /// The scenario as pretty JSON (two-space indent, struct field order).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("plain data serializes")
+        escapade_core::scenario::to_json(self)
     }
 
     /// Reads a scenario from JSON and validates it.

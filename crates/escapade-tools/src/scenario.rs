@@ -139,7 +139,7 @@ impl ToolsScenario {
 
     /// Serializes to the canonical file form (pretty JSON, trailing newline).
     pub fn to_json(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("plain data serializes");
+        let mut s = escapade_core::scenario::to_json(self);
         s.push('\n');
         s
     }

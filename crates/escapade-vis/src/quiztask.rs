@@ -108,7 +108,7 @@ impl QuizTask {
 
     /// The task as pretty JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        escapade_core::scenario::to_json(self)
     }
 
     fn item(&self, id: &str) -> Result<usize, VisError> {

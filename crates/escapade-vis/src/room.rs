@@ -492,6 +492,6 @@ impl Room {
 
     /// The room as pretty JSON (the scenario file format; stable bytes).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        escapade_core::scenario::to_json(self)
     }
 }
