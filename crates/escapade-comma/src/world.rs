@@ -466,6 +466,9 @@ impl World for CommaWorld {
         })
     }
 
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        vec![&crate::judge::Errors]
+    }
     fn catalogue(&self) -> String {
         let mut out = String::from("puzzles (tier = the paper's table order):\n");
         for kind in PuzzleKind::ALL {

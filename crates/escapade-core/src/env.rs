@@ -328,4 +328,9 @@ pub trait World: Send + Sync {
     fn retired_suites(&self) -> Vec<RetiredSuite> {
         Vec::new()
     }
+    /// The judge tasks of this world's paper (`escapade judge --task NAME`): a model
+    /// labels what agents wrote (VisEscape's reasoning units, COMMA's error types, …).
+    fn judge_tasks(&self) -> Vec<&'static dyn crate::judge::JudgeTask> {
+        Vec::new()
+    }
 }

@@ -25,6 +25,7 @@ pub mod error; // CraftError
 pub mod furniture; // the furniture catalogue, built from primitives
 pub mod geom; // floor rectangles, boxes, a ray–box test
 pub mod importer; // the original's level and scene files
+pub mod judge; // MM-Escape §5.3-5.4: the intent and debriefing judges
 pub mod layout; // the room generator and its floor and visibility checks
 pub mod motion; // the agent's body: turning and walking with collisions
 pub mod multi; // two rooms joined by a door

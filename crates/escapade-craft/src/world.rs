@@ -261,6 +261,9 @@ impl World for CraftWorld {
         Ok(out)
     }
 
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        vec![&crate::judge::Intent, &crate::judge::Debrief]
+    }
     fn catalogue(&self) -> String {
         let mut t = String::new();
         t.push_str("Rooms: living room, kitchen, bathroom, bedroom (MM-Escape §3.3).\n");

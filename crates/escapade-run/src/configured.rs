@@ -96,4 +96,7 @@ impl World for Configured<'_> {
     fn retired_suites(&self) -> Vec<RetiredSuite> {
         self.world.retired_suites()
     }
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        self.world.judge_tasks()
+    }
 }

@@ -23,6 +23,7 @@ pub mod env; // VisEnv: observations, parsing, limits, hints, metrics
 pub mod error; // VisError
 pub mod game; // the game graph: state, available moves, effects
 pub mod generator; // rooms from a seed and a size (App. B.4 constraints)
+pub mod judge; // VisEscape §6.2: the reasoning judge
 pub mod options; // -W options: departures from the paper's protocol
 pub mod oracle; // shortest solution by breadth-first search
 pub mod protocol; // system prompt, reply parsing, function schemas

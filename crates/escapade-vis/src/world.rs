@@ -358,6 +358,9 @@ impl World for VisWorld {
         })
     }
 
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        vec![&crate::judge::Reasoning]
+    }
     fn catalogue(&self) -> String {
         let mut t = String::new();
         t.push_str("Views: wall -> receptacle -> item (VisEscape App. B.2).\n");

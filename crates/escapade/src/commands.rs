@@ -986,7 +986,7 @@ pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
     };
     let client_options = spec.apply_options(&options)?;
     // the worlds rebuild the scenarios of tasks that compare with their ground truth
-    let judgement = escapade_run::judge::judge_with(
+    let judgement = escapade_run::judge::judge(
         &args.dirs,
         &spec,
         &client_options,
@@ -996,7 +996,7 @@ pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
     for w in &judgement.warnings {
         eprintln!("warning: {w}");
     }
-    let nothing = escapade_run::judge::task(&judgement.task)?.nothing_to_judge();
+    let nothing = judgement.nothing_to_judge.as_str();
     for run in judgement.runs.iter().filter(|r| r.items == 0) {
         eprintln!("{}: nothing to judge: {nothing}", run.label);
     }
