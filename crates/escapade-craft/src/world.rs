@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use escapade_core::env::{OracleReport, PaperStat, SuiteSettings, SuiteSpec, Validation};
+use escapade_core::report::{Breakdown, Grouping};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::env::{CraftEnv, EnvOptions, step_cap};
@@ -261,6 +262,39 @@ impl World for CraftWorld {
         Ok(out)
     }
 
+    /// `3 (D3)` for a room of three hops, `12 (D1+D2)` for two rooms (MM-Escape §3.3);
+    /// two-room tiers in a report also say how they were played, from their
+    /// `bootstrapped` metric (Table 3's bootstrapped setting, App. F's autonomous one).
+    fn tier_label(&self, difficulty: u32, means: &BTreeMap<String, f64>) -> String {
+        let rooms = if (11..=99).contains(&difficulty) && !difficulty.is_multiple_of(10) {
+            format!("D{}+D{}", difficulty / 10, difficulty % 10)
+        } else {
+            format!("D{difficulty}")
+        };
+        match means.get("bootstrapped") {
+            Some(&1.0) => format!("{difficulty} ({rooms}, bootstrapped)"),
+            Some(&0.0) => format!("{difficulty} ({rooms}, autonomous)"),
+            Some(_) => format!("{difficulty} ({rooms}, bootstrapped and autonomous)"),
+            None => format!("{difficulty} ({rooms})"),
+        }
+    }
+    /// Each difficulty split by whether the exit was in view at the start (MM-Escape
+    /// Fig. 4 b–d): escape, steps, grab success rate and grab ratio.
+    fn breakdowns(&self) -> Vec<Breakdown> {
+        vec![Breakdown {
+            name: "exit_view".into(),
+            title: "by whether the exit is in view at the start (MM-Escape Fig. 4)".into(),
+            column: "exit in view".into(),
+            by: Grouping::Metric {
+                metric: "exit_visible_at_start".into(),
+                values: vec![(1.0, "yes".into()), (0.0, "no".into())],
+            },
+            per_tier: true,
+            metrics: ["success", "steps", "grab_success_rate", "grab_ratio"]
+                .map(String::from)
+                .to_vec(),
+        }]
+    }
     fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
         vec![&crate::judge::Intent, &crate::judge::Debrief]
     }
@@ -276,5 +310,25 @@ impl World for CraftWorld {
         t.push_str("One reply, several keys: grab and read act at once on the view shown; the motions follow in the order written.\n");
         t.push_str("Two-room games: bootstrapped by default (room 1 shown escaped, Table 3); -W bootstrap=off plays both (App. F).\n");
         t
+    }
+}
+
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+
+    #[test]
+    fn tiers_name_their_rooms_and_two_room_games_their_setting() {
+        let w = CraftWorld::new();
+        let with = |b: f64| BTreeMap::from([("bootstrapped".to_string(), b)]);
+        assert_eq!(w.tier_label(12, &with(1.0)), "12 (D1+D2, bootstrapped)");
+        assert_eq!(w.tier_label(22, &with(0.0)), "22 (D2+D2, autonomous)");
+        assert_eq!(
+            w.tier_label(11, &with(0.5)),
+            "11 (D1+D1, bootstrapped and autonomous)"
+        );
+        assert_eq!(w.tier_label(3, &BTreeMap::new()), "3 (D3)");
+        let split = &w.breakdowns()[0];
+        assert!(split.per_tier && split.name == "exit_view");
     }
 }

@@ -225,7 +225,7 @@ pub fn play_terminal_with(
                 rejected: Vec::new(),
             };
             dir.append_episode(&row)?;
-            dir.write_summary()?;
+            dir.write_summary(world)?;
         }
         (played, human.quit, human.eof)
     };

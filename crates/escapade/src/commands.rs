@@ -105,7 +105,13 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
         let tiers: Vec<String> = s
             .tiers
             .iter()
-            .map(|(d, c)| format!("{c}×{}", escapade_run::report::tier_label(&s.world, *d)))
+            .map(|(d, c)| {
+                let label = match find_world(ctx.worlds, &s.world) {
+                    Ok(w) => w.tier_label(*d, &BTreeMap::new()),
+                    Err(_) => d.to_string(),
+                };
+                format!("{c}×{label}")
+            })
             .collect();
         writeln!(
             ctx.out,
@@ -922,14 +928,15 @@ pub const RUN_DIRECTORY: &str = "run directory: ";
 /// `escapade report <run-dir>... [--format md|csv|json] [--json]`.
 pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     let set = escapade_run::report::read_runs(&args.dirs)?;
-    let mut report = escapade_run::Report::from_runs(&set);
+    let worlds: Vec<&dyn World> = ctx.worlds.iter().map(|w| w.as_ref()).collect();
+    let mut report = escapade_run::Report::from_runs(&set, &worlds);
     if args.per_scenario {
         report = report.per_scenario(&set);
     }
     report = if args.per_turn {
-        report.per_turn(&set)
+        report.per_turn(&set, &worlds)
     } else {
-        report.with_usual_extras(&set)
+        report.with_usual_extras(&set, &worlds)
     };
     for w in &report.warnings {
         eprintln!("warning: {w}");
@@ -957,7 +964,7 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
             }
         };
         let formats = [PlotFormat::Svg, PlotFormat::Png];
-        let written = escapade_run::plots::write_plots(&args.dirs, &dir, &formats)?;
+        let written = escapade_run::plots::write_plots(&args.dirs, &dir, &formats, &worlds)?;
         for path in written {
             eprintln!("wrote {}", path.display());
         }
