@@ -373,6 +373,7 @@ fn clue(q: &Quiz) -> String {
                 all.join(", ")
             )
         }
+        QuizSpec::Pictured { .. } => "A picture.".to_string(),
     }
 }
 
@@ -423,6 +424,7 @@ fn lock(q: &Quiz, solved: bool) -> String {
                 words(n)
             ));
         }
+        QuizSpec::Pictured { .. } => out.push_str(&format!(" {keypad}")),
     }
     out
 }

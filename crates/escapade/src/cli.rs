@@ -136,12 +136,27 @@ comma takes either of two sources:
         (PNG or JPEG, scaled down to fit 512x384, stored as base64 PNG), so the file alone
         replays the case. A row whose image is missing or unreadable, or whose diagnostic
         is not one of ACK, BCC, MEL, NEV, SCC, SEK, is skipped with a message.
-Run the scenarios with `escapade run OUT_DIR` or `escapade play FILE --role solver`.")]
+Run the scenarios with `escapade run OUT_DIR` or `escapade play FILE --role solver`.
+
+vis takes a copy of VisEscape's repository (pull-ups/VisEscape-demo; fetch it yourself,
+escapade ships none of it) and needs --out:
+  DIR   the copy (or its assets/ folder). Each assets/roomN/ is read by running the copy's
+        own config.py and vis_escape classes with your python3 (our small dumper, fed on
+        standard input), converted to a vis room named visescape-roomNN that shows the
+        copy's own pictures (mapping/, image/) for each view and state, checked by
+        replaying the authors' walkthrough_oracle.json and random walks against the
+        original engine, and verified by escapade's oracle. OUT_DIR gets one scenario per
+        room (the pictures inside, base64), a suite.json manifest (suite
+        visescape-original) and import/report.json. Rooms that cannot be imported, or
+        that the oracle cannot escape, are listed with why. Then:
+        `escapade run OUT_DIR --agent ...` plays the paper's benchmark and
+        `escapade suite OUT_DIR` prints its Table 1 statistics.")]
 pub struct ImportArgs {
-    /// The world (`comma`, `craft`).
+    /// The world (`comma`, `craft`, `vis`).
     pub world: String,
     /// What to convert (comma: the original's puzzle file, or a PAD-UFES-20 folder;
-    /// craft: one of the original's level files; see --help).
+    /// craft: one of the original's level files; vis: a copy of the original
+    /// repository; see --help).
     #[arg(value_name = "FILE|DIR")]
     pub file: PathBuf,
     /// A directory for the scenarios (`<id>.json`); default: stdout, as a JSON list.
@@ -151,15 +166,24 @@ pub struct ImportArgs {
     #[arg(long, short)]
     pub limit: Option<usize>,
     /// The seed of what the import draws (craft: the room furnished around the level's
-    /// prop chain, and its passwords).
+    /// prop chain, and its passwords; vis: the random walks of the check).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// vis only: the Python interpreter that runs the copy's code.
+    #[arg(long, default_value = "python3")]
+    pub python: String,
+    /// vis only: random walks per room through the original engine, replayed in the
+    /// converted room as a check (0: none).
+    #[arg(long, default_value_t = 3)]
+    pub walks: u32,
 }
 
 /// `escapade suite`.
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// Suite name, e.g. `agentescape@1` (without `@version`: the latest).
+    /// Suite name, e.g. `agentescape@1` (without `@version`: the latest), or a directory
+    /// of scenarios (one written by `escapade suite --out` or `escapade import`, or its
+    /// `suite.json`).
     pub name: String,
     /// Write the scenarios and `suite.json` to this directory.
     #[arg(long, short)]

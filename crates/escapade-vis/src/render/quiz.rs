@@ -204,7 +204,8 @@ pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, id: &str, r: R, full: bool)
                 direction_arrow(c, *dir, cx, cy, half, Rgb(170, 30, 30));
             }
         }
-        QuizSpec::Clock { .. } => {}
+        // an imported clue is a picture of its own; drawn, it is a blank card
+        QuizSpec::Clock { .. } | QuizSpec::Pictured { .. } => {}
     }
 }
 
@@ -298,6 +299,7 @@ pub(crate) fn slot_count(spec: &QuizSpec) -> usize {
         QuizSpec::SymbolOrder { sequence, .. } => sequence.len(),
         QuizSpec::Clock { .. } => 4,
         QuizSpec::Arrows { arrows } => arrows.len(),
+        QuizSpec::Pictured { slots } => *slots,
     }
 }
 
