@@ -319,3 +319,80 @@ pub fn check(room: &Room) -> Result<(), VisError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_bytes_round_trip_as_base64() {
+        let png = Png(b"\x89PNG\r\n\x1a\nabc".to_vec());
+        let text = serde_json::to_string(&png).unwrap();
+        assert_eq!(text, "\"iVBORw0KGgphYmM=\"");
+        assert_eq!(serde_json::from_str::<Png>(&text).unwrap(), png);
+        assert!(serde_json::from_str::<Png>("\"not base64!\"").is_err());
+        assert_eq!(format!("{png:?}"), "Png(11 bytes)");
+    }
+
+    fn room_with(pictures: Pictures) -> Room {
+        let mut room = crate::generator::generate(1, 7).unwrap();
+        room.pictures = Some(pictures);
+        room
+    }
+
+    fn empty() -> Pictures {
+        Pictures {
+            source: "test".into(),
+            walls: Vec::new(),
+            receptacles: Vec::new(),
+            items: Vec::new(),
+            png: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_room_refers_only_to_what_it_has() {
+        let base = crate::generator::generate(1, 7).unwrap();
+        let rec = &base.receptacles[0];
+        let ok = ReceptacleScene {
+            shows: Shows {
+                receptacle: rec.id.clone(),
+                state: rec.initial.clone(),
+                items: Vec::new(),
+            },
+            picture: Some("ab".into()),
+        };
+        let mut p = empty();
+        p.receptacles.push(ok.clone());
+        p.png
+            .insert("ab".into(), Png(b"\x89PNG\r\n\x1a\n".to_vec()));
+        assert!(check(&room_with(p.clone())).is_ok());
+        // a picture that is not stored, a state the receptacle lacks, a file that is no
+        // PNG, an unknown item
+        let mut lost = p.clone();
+        lost.receptacles[0].picture = Some("cd".into());
+        let mut state = p.clone();
+        state.receptacles[0].shows.state = "melted".into();
+        let mut not_png = p.clone();
+        not_png.png.insert("ab".into(), Png(b"GIF89a".to_vec()));
+        let mut item = p.clone();
+        item.items.push(ItemScene {
+            item: "no_such".into(),
+            when: Rule::Always,
+            picture: None,
+        });
+        for bad in [lost, state, not_png, item] {
+            let e = check(&room_with(bad)).unwrap_err().to_string();
+            assert!(e.contains("pictures:"), "{e}");
+        }
+    }
+
+    #[test]
+    fn rooms_without_pictures_are_drawn_as_before() {
+        let game = Game::new(crate::generator::generate(1, 7).unwrap()).unwrap();
+        assert_eq!(shown(&game, &game.start()), None);
+        assert_eq!(png(&game, &game.start()), None);
+        let game = Game::new(room_with(empty())).unwrap();
+        assert_eq!(shown(&game, &game.start()), Some(Shown::Drawn));
+    }
+}

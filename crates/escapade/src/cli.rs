@@ -147,7 +147,8 @@ escapade ships none of it) and needs --out:
         replaying the authors' walkthrough_oracle.json and random walks against the
         original engine, and verified by escapade's oracle. OUT_DIR gets one scenario per
         room (the pictures inside, base64), a suite.json manifest (suite
-        visescape-original) and import/report.json. Rooms that cannot be imported, or
+        visescape-original, or visescape-original-hints with --hints) and
+        import/report.json. Rooms that cannot be imported, or
         that the oracle cannot escape, are listed with why. Then:
         `escapade run OUT_DIR --agent ...` plays the paper's benchmark and
         `escapade suite OUT_DIR` prints its Table 1 statistics.")]
@@ -176,6 +177,10 @@ pub struct ImportArgs {
     /// converted room as a check (0: none).
     #[arg(long, default_value_t = 3)]
     pub walks: u32,
+    /// vis only: the rooms in hint mode (VisEscape §5.4, App. A.4: the original's hint
+    /// after 30 steps without a checkpoint), as the suite `visescape-original-hints`.
+    #[arg(long)]
+    pub hints: bool,
 }
 
 /// `escapade suite`.

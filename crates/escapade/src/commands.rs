@@ -296,6 +296,8 @@ pub fn import(ctx: &mut Ctx<'_>, args: &ImportArgs) -> Result<()> {
 
 /// The name of the suite `escapade import vis` writes.
 pub const VISESCAPE_ORIGINAL: &str = "visescape-original";
+/// The same rooms in hint mode (`escapade import vis --hints`).
+pub const VISESCAPE_ORIGINAL_HINTS: &str = "visescape-original-hints";
 
 /// `escapade import vis <copy> --out DIR`: VisEscape's own rooms from a user's copy of
 /// the original repository, each checked (walkthrough and random walks replayed against
@@ -319,9 +321,18 @@ fn import_vis(ctx: &mut Ctx<'_>, world: &dyn World, args: &ImportArgs) -> Result
         .with_context(|| format!("cannot import {}", args.file.display()))?;
     let mut texts = Vec::new();
     let mut refused: Vec<(String, String)> = Vec::new();
+    let suite = if args.hints {
+        VISESCAPE_ORIGINAL_HINTS
+    } else {
+        VISESCAPE_ORIGINAL
+    };
     for room in &copy.rooms {
         match &room.result {
-            Ok(imported) => texts.push(imported.room.to_json()),
+            Ok(imported) => {
+                let mut r = imported.room.clone();
+                r.hints = args.hints;
+                texts.push(r.to_json());
+            }
             Err(e) => refused.push((room.name.clone(), e.clone())),
         }
     }
@@ -332,7 +343,7 @@ fn import_vis(ctx: &mut Ctx<'_>, world: &dyn World, args: &ImportArgs) -> Result
         bail!("none of the {} rooms could be imported", copy.rooms.len());
     }
     // every room in the suite must be escaped by the oracle
-    let mut build = escapade_run::suite::verify(world, VISESCAPE_ORIGINAL, texts, ctx.progress())?;
+    let mut build = escapade_run::suite::verify(world, suite, texts, ctx.progress())?;
     let unsolved: Vec<(String, String)> = build
         .scenarios
         .iter()
@@ -371,7 +382,7 @@ fn import_vis(ctx: &mut Ctx<'_>, world: &dyn World, args: &ImportArgs) -> Result
             }
             bail!("the oracle escapes none of the imported rooms");
         }
-        build = escapade_run::suite::verify(world, VISESCAPE_ORIGINAL, keep, ctx.progress())?;
+        build = escapade_run::suite::verify(world, suite, keep, ctx.progress())?;
     }
     escapade_run::write_suite(&build, out)?;
     let report = vis_report(&copy, &build, &refused, started.elapsed().as_secs_f64());

@@ -46,6 +46,9 @@ pub(super) fn pictures(b: &mut Builder<'_>, room: &Room) -> Result<Pictures, Vis
         items: Vec::new(),
         png: BTreeMap::new(),
     };
+    if files.mappings.is_empty() {
+        b.note("the room has no mapping/ files: every view is drawn".into());
+    }
     let mut missing: Vec<String> = Vec::new();
     let mut store = |path: String, out: &mut Pictures| -> Option<String> {
         match find_image(files.images, &path) {

@@ -35,6 +35,8 @@ pub mod dump; // the dumper's output, as types
 mod logic; // transitions, uses, answers and item actions as interactions
 mod mapping; // mapping/ and image/ as pictures
 pub mod replay; // the original's action strings played in a converted room
+#[cfg(test)]
+mod tests; // the conversion, rule by rule, on a room in the dumper's format
 
 pub use counts::{Counts, counts, paper_stats};
 pub use mapping::find_image;
