@@ -115,8 +115,8 @@ fn import_writes_a_scenario_per_entry_and_reports_bad_ones() {
     std::fs::write(&bad, r#"[{"BombPuzzle": {}}]"#).unwrap();
     let o = escapade(&["import", "comma", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    let o = escapade(&["import", "vis", bad.to_str().unwrap()]);
-    assert!(stderr(&o).contains("knows the comma world's files only"));
+    let o = escapade(&["import", "tools", bad.to_str().unwrap()]);
+    assert!(stderr(&o).contains("knows comma's, craft's and vis's originals"));
 }
 
 #[test]
