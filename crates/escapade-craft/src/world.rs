@@ -1,4 +1,4 @@
-//! The `craft` entry of the world registry: the `mm-escape@1` suite, environments,
+//! The `craft` entry of the world registry: the `mm-escape@2` suite, environments,
 //! the oracle and random baselines, and the suite's figures beside MM-Escape's.
 //!
 //! Why: this is the only type the binary and the runner see; everything crosses it as
@@ -11,7 +11,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use escapade_core::env::{OracleReport, PaperStat, SuiteSpec, Validation};
+use escapade_core::env::{
+    OracleReport, PaperStat, RetiredSuite, SuiteSettings, SuiteSpec, Validation,
+};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::env::{CraftEnv, EnvOptions, step_cap};
@@ -28,7 +30,8 @@ pub struct CraftWorld {
 }
 
 impl CraftWorld {
-    /// The world with default options (1024 × 512 frames, the red-dot grab rule).
+    /// The world with default options (the original's 2048 × 1024 frames at 120°
+    /// vertical, the red-dot grab rule).
     pub fn new() -> CraftWorld {
         CraftWorld::default()
     }
@@ -43,7 +46,7 @@ impl CraftWorld {
 
     fn scenarios(&self) -> Result<&Vec<CraftScenario>, CoreError> {
         self.suite
-            .get_or_init(|| suite::mm_escape_v1().map_err(|e| e.to_string()))
+            .get_or_init(|| suite::build().map_err(|e| e.to_string()))
             .as_ref()
             .map_err(|e| CoreError::Generation(e.clone()))
     }
@@ -91,8 +94,26 @@ impl World for CraftWorld {
             world: "craft".into(),
             description: "11 D1, 11 D2, 21 D3 rooms and 30 two-room games (MM-Escape §3.3)".into(),
             tiers: tiers.into_iter().collect(),
-            ..Default::default()
+            settings: SuiteSettings {
+                // §4 "Evaluation Setups": "we set the temperature to 0"
+                agent: BTreeMap::from([("temperature".to_string(), "0".to_string())]),
+                source: "MM-Escape §4".into(),
+                ..Default::default()
+            },
         }]
+    }
+
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        suite::RETIRED
+            .iter()
+            .map(|name| RetiredSuite {
+                name: (*name).into(),
+                replaced_by: suite::NAME.into(),
+                why: "rooms are now furnished to MM-Escape §3.3's objects per room (20.18 / \
+                      14.55 / 15.24 for D1 / D2 / D3) and start poses look across free floor"
+                    .into(),
+            })
+            .collect()
     }
 
     fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
@@ -203,9 +224,10 @@ impl World for CraftWorld {
         })
     }
 
-    /// Objects per single room by difficulty beside §3.3 (20.18 / 14.55 / 15.24), and the
+    /// Objects per single room by difficulty beside §3.3 (20.18 / 14.55 / 15.24), the
     /// share of scenarios whose exit is in view at the start (Fig. 4; the paper gives no
-    /// figure).
+    /// figure), and how far the start poses look across free floor (least, median, 90th
+    /// percentile; the paper's starts are random, ours are never at arm's length).
     fn paper_stats(&self, name: &str, scenarios: &[String]) -> Result<Vec<PaperStat>, CoreError> {
         if name != suite::NAME {
             return Ok(Vec::new());
@@ -240,6 +262,19 @@ impl World for CraftWorld {
             paper: None,
             source: "MM-Escape Fig. 4".into(),
         });
+        let v = &stats.start_view;
+        for (name, ours) in [
+            ("free view at start, least (m)", v.min),
+            ("free view at start, median (m)", v.median),
+            ("free view at start, 90th percentile (m)", v.p90),
+        ] {
+            out.push(PaperStat {
+                name: name.into(),
+                ours,
+                paper: None,
+                source: "MM-Escape §3.3 (random starts)".into(),
+            });
+        }
         Ok(out)
     }
 

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use escapade_core::Env;
 use escapade_craft::{CraftEnv, CraftScenario, EnvOptions};
 
-/// The scenario `id` of `mm-escape@1`.
+/// The scenario `id` of `mm-escape@2`.
 fn suite_scenario(id: &str) -> Arc<CraftScenario> {
-    let all = escapade_craft::suite::mm_escape_v1().expect("the suite builds");
+    let all = escapade_craft::suite::build().expect("the suite builds");
     Arc::new(
         all.into_iter()
             .find(|s| s.id == id)

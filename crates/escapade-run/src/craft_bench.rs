@@ -1,17 +1,18 @@
 //! The craft world's performance self-check (`escapade bench craft`).
 //!
-//! Six figures from the MM-Escape issue; one has a target:
+//! Six figures from the MM-Escape issue; two have targets:
 //!
-//! - **frame, 1 thread** (target p50 ≤ 20 ms): one 1024 × 512 first-person frame of a
-//!   furnished room, drawn by the ray caster on the calling thread, from the start pose
-//!   of every fourth `mm-escape@1` scenario looking four ways;
-//! - **frame, all cores**: the same frames with one thread per core;
+//! - **frame, 1 thread** (target p50 ≤ 60 ms): one first-person frame of a furnished
+//!   room at the environment's default size — the original client's 2048 × 1024 with
+//!   its 120° vertical field of view — drawn by the ray caster on the calling thread,
+//!   from the start pose of every fourth `mm-escape@2` scenario looking four ways;
+//! - **frame, all cores** (target p50 ≤ 25 ms): the same frames with one thread per core;
 //! - **PNG encode**: each of those frames encoded as an observation carries it;
 //! - **env step, no frame**: one `CraftEnv::step` without frames along the oracle's
 //!   path through those scenarios (walking, aiming, acting: the rules and their rays);
-//! - **env step with frame**: the same steps with a 1024 × 512 frame, its PNG and its
+//! - **env step with frame**: the same steps with a default-size frame, its PNG and its
 //!   alt text (what a model's observation costs);
-//! - **suite build + verify**: generating the 73 scenarios of `mm-escape@1` and
+//! - **suite build + verify**: generating the 73 scenarios of `mm-escape@2` and
 //!   escaping each with the oracle through the environment.
 //!
 //! Timing lives here, not in the world crate, which does no I/O and reads no clock.
@@ -23,7 +24,7 @@ use std::time::Instant;
 use escapade_core::{Action, Env};
 use escapade_craft::motion::Body;
 use escapade_craft::oracle::OracleAgent;
-use escapade_craft::room::DEFAULT_FOV;
+use escapade_craft::room::{DEFAULT_HEIGHT, DEFAULT_WIDTH, default_horizontal_fov};
 use escapade_craft::{CraftEnv, CraftScenario, CraftWorld, EnvOptions, WorldState};
 use escapade_render::{FrameOptions, Prepared};
 use serde::Serialize;
@@ -32,9 +33,11 @@ use crate::error::{Result, RunError};
 use crate::vis_bench::{Timing, timing};
 
 /// Target for the one-thread frame median, in milliseconds.
-pub const TARGET_FRAME_MS: f64 = 20.0;
+pub const TARGET_FRAME_MS: f64 = 60.0;
+/// Target for the all-cores frame median, in milliseconds.
+pub const TARGET_FRAME_ALL_MS: f64 = 25.0;
 /// Frame size measured (the environment's default).
-pub const FRAME: (u32, u32) = (1024, 512);
+pub const FRAME: (u32, u32) = (DEFAULT_WIDTH, DEFAULT_HEIGHT);
 /// Every how many suite scenarios one is measured.
 const EVERY: usize = 4;
 
@@ -47,17 +50,17 @@ pub struct CraftBenchReport {
     pub scenarios: usize,
     /// Threads of "all cores".
     pub cores: usize,
-    /// One 1024 × 512 frame on one thread, in milliseconds.
+    /// One default-size frame on one thread, in milliseconds.
     pub frame_1t_ms: Timing,
-    /// One 1024 × 512 frame on all cores, in milliseconds.
+    /// One default-size frame on all cores, in milliseconds.
     pub frame_all_ms: Timing,
     /// Encoding one frame as PNG, in milliseconds.
     pub png_ms: Timing,
     /// One env step without a frame, in microseconds.
     pub step_us: Timing,
-    /// One env step with a 1024 × 512 frame (PNG and alt text), in milliseconds.
+    /// One env step with a default-size frame (PNG and alt text), in milliseconds.
     pub step_frame_ms: Timing,
-    /// Building `mm-escape@1` and escaping every scenario with the oracle, in seconds.
+    /// Building `mm-escape@2` and escaping every scenario with the oracle, in seconds.
     pub suite_s: f64,
     /// Every target met.
     pub pass: bool,
@@ -76,10 +79,10 @@ fn ms(t: Instant) -> f64 {
 pub fn craft_benchmarks() -> Result<CraftBenchReport> {
     let world = CraftWorld::new();
     let start = Instant::now();
-    let build = crate::suite::build_suite(&world, "mm-escape@1", crate::Progress::quiet())?;
+    let build = crate::suite::build_suite(&world, "mm-escape@2", crate::Progress::quiet())?;
     let suite_s = start.elapsed().as_secs_f64();
     if !build.all_solved() {
-        return Err(fail("the oracle failed on an mm-escape@1 scenario"));
+        return Err(fail("the oracle failed on an mm-escape@2 scenario"));
     }
     let scenarios: Vec<Arc<CraftScenario>> = build
         .json
@@ -102,7 +105,9 @@ pub fn craft_benchmarks() -> Result<CraftBenchReport> {
         let scene = s.scene(0, &WorldState::start(s)).map_err(fail)?;
         let prepared = Prepared::new(&scene).map_err(fail)?;
         for turn in [0.0, 90.0, 180.0, 270.0] {
-            let camera = Body::start(room).turned(turn, 10.0).camera(DEFAULT_FOV);
+            let camera = Body::start(room)
+                .turned(turn, 10.0)
+                .camera(default_horizontal_fov());
             let t = Instant::now();
             let frame = prepared.render(&camera, &one).map_err(fail)?;
             frames_1t.push(ms(t));
@@ -148,13 +153,14 @@ pub fn craft_benchmarks() -> Result<CraftBenchReport> {
     }
 
     let frame_1t_ms = timing(frames_1t);
-    let pass = frame_1t_ms.p50 <= TARGET_FRAME_MS;
+    let frame_all_ms = timing(frames_all);
+    let pass = frame_1t_ms.p50 <= TARGET_FRAME_MS && frame_all_ms.p50 <= TARGET_FRAME_ALL_MS;
     Ok(CraftBenchReport {
         release: !cfg!(debug_assertions),
         scenarios: scenarios.len(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         frame_1t_ms,
-        frame_all_ms: timing(frames_all),
+        frame_all_ms,
         png_ms: timing(pngs),
         step_us: timing(steps),
         step_frame_ms: timing(steps_frame),
@@ -169,7 +175,7 @@ impl fmt::Display for CraftBenchReport {
         let (w, h) = FRAME;
         writeln!(
             f,
-            "craft world: {} scenarios of mm-escape@1, {w}×{h} frames, {} core(s), {} build",
+            "craft world: {} scenarios of mm-escape@2, {w}×{h} frames (120° vertical), {} core(s), {} build",
             self.scenarios,
             self.cores,
             if self.release { "release" } else { "DEBUG" }
@@ -188,13 +194,17 @@ impl fmt::Display for CraftBenchReport {
             ok(self.frame_1t_ms.p50 <= TARGET_FRAME_MS)
         )?;
         row(f, "frame, all cores", &self.frame_all_ms, "ms")?;
-        writeln!(f)?;
+        writeln!(
+            f,
+            "  (target p50 <= {TARGET_FRAME_ALL_MS} ms) {}",
+            ok(self.frame_all_ms.p50 <= TARGET_FRAME_ALL_MS)
+        )?;
         row(f, "PNG encode", &self.png_ms, "ms")?;
         writeln!(f)?;
         row(f, "env step, no frame", &self.step_us, "µs")?;
         writeln!(f)?;
         row(f, "env step with frame", &self.step_frame_ms, "ms")?;
         writeln!(f)?;
-        writeln!(f, "mm-escape@1 build + verify {:>8.2} s", self.suite_s)
+        writeln!(f, "mm-escape@2 build + verify {:>8.2} s", self.suite_s)
     }
 }
