@@ -97,7 +97,14 @@ fn the_old_version_is_retired_in_favour_of_this_one() {
     assert_eq!(retired[0].name, "mm-escape@1");
     assert_eq!(retired[0].replaced_by, NAME);
     assert!(world.build_suite("mm-escape@1").is_err());
-    // §4: temperature 0
+}
+
+#[test]
+fn the_suite_declares_the_papers_temperature() {
+    // §4 "Evaluation Setups": temperature 0
+    let world = CraftWorld::with_options(EnvOptions::small());
     let spec = &world.suites()[0];
+    assert_eq!(spec.name, NAME);
     assert_eq!(spec.settings.agent["temperature"], "0");
+    assert_eq!(spec.settings.source, "MM-Escape §4");
 }
