@@ -264,9 +264,9 @@ impl World for CraftWorld {
         });
         let v = &stats.start_view;
         for (name, ours) in [
-            ("free view at start, least (m)", v.min),
-            ("free view at start, median (m)", v.median),
-            ("free view at start, 90th percentile (m)", v.p90),
+            ("start free view, least (m)", v.min),
+            ("start free view, median (m)", v.median),
+            ("start free view, p90 (m)", v.p90),
         ] {
             out.push(PaperStat {
                 name: name.into(),

@@ -23,7 +23,7 @@ fn the_suite_is_solved_and_compared_with_the_paper() {
     }
     let least = paper
         .iter()
-        .find(|p| p["name"] == "free view at start, least (m)")
+        .find(|p| p["name"] == "start free view, least (m)")
         .unwrap();
     assert!(least["ours"].as_f64().unwrap() >= 1.5);
 }
