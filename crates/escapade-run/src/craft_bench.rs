@@ -60,6 +60,12 @@ pub struct CraftBenchReport {
     pub step_us: Timing,
     /// One env step with a default-size frame (PNG and alt text), in milliseconds.
     pub step_frame_ms: Timing,
+    /// Processor time a one-thread frame took, on average, in milliseconds (what its
+    /// wall time would be on an idle machine); `None` where the system does not say.
+    pub frame_1t_cpu_ms: Option<f64>,
+    /// Processor time an all-cores frame took, summed over its threads, on average, in
+    /// milliseconds (over `cores`, a bound on its wall time on an idle machine).
+    pub frame_all_cpu_ms: Option<f64>,
     /// Building `mm-escape@2` and escaping every scenario with the oracle, in seconds.
     pub suite_s: f64,
     /// Every target met.
@@ -73,6 +79,21 @@ fn fail(e: impl fmt::Display) -> RunError {
 /// Milliseconds since `t`.
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The processor time this process has used so far (user and system, every thread,
+/// those that have ended too), in milliseconds, from `/proc/self/stat` (Linux; its
+/// clock ticks are 1/100 s). `None` elsewhere. Summed over many frames the tick
+/// rounding evens out; it tells a busy machine (wall time well above it) from a slow
+/// frame.
+fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // the fields after the command name, which is in parentheses and may hold spaces
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
 }
 
 /// Measures the craft world (see the module docs).
@@ -100,6 +121,13 @@ pub fn craft_benchmarks() -> Result<CraftBenchReport> {
     };
     let all = FrameOptions { threads: 0, ..one };
     let (mut frames_1t, mut frames_all, mut pngs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cpu_1t, mut cpu_all) = (Some(0.0), Some(0.0));
+    let add = |sum: &mut Option<f64>, from: Option<f64>| {
+        *sum = match (*sum, from, cpu_ms()) {
+            (Some(s), Some(a), Some(b)) => Some(s + (b - a)),
+            _ => None,
+        };
+    };
     for s in &scenarios {
         let room = &s.rooms[0];
         let scene = s.scene(0, &WorldState::start(s)).map_err(fail)?;
@@ -108,12 +136,14 @@ pub fn craft_benchmarks() -> Result<CraftBenchReport> {
             let camera = Body::start(room)
                 .turned(turn, 10.0)
                 .camera(default_horizontal_fov());
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu_ms());
             let frame = prepared.render(&camera, &one).map_err(fail)?;
             frames_1t.push(ms(t));
-            let t = Instant::now();
+            add(&mut cpu_1t, c);
+            let (t, c) = (Instant::now(), cpu_ms());
             let again = prepared.render(&camera, &all).map_err(fail)?;
             frames_all.push(ms(t));
+            add(&mut cpu_all, c);
             debug_assert_eq!(frame.rgb, again.rgb, "frames do not depend on threads");
             let t = Instant::now();
             let png = frame.png().map_err(fail)?;
@@ -152,6 +182,7 @@ pub fn craft_benchmarks() -> Result<CraftBenchReport> {
         }
     }
 
+    let frames_1t_count = frames_1t.len().max(1);
     let frame_1t_ms = timing(frames_1t);
     let frame_all_ms = timing(frames_all);
     let pass = frame_1t_ms.p50 <= TARGET_FRAME_MS && frame_all_ms.p50 <= TARGET_FRAME_ALL_MS;
@@ -161,6 +192,8 @@ pub fn craft_benchmarks() -> Result<CraftBenchReport> {
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         frame_1t_ms,
         frame_all_ms,
+        frame_1t_cpu_ms: cpu_1t.map(|c| c / frames_1t_count as f64),
+        frame_all_cpu_ms: cpu_all.map(|c| c / frames_1t_count as f64),
         png_ms: timing(pngs),
         step_us: timing(steps),
         step_frame_ms: timing(steps_frame),
@@ -199,6 +232,16 @@ impl fmt::Display for CraftBenchReport {
             "  (target p50 <= {TARGET_FRAME_ALL_MS} ms) {}",
             ok(self.frame_all_ms.p50 <= TARGET_FRAME_ALL_MS)
         )?;
+        if let (Some(one), Some(all)) = (self.frame_1t_cpu_ms, self.frame_all_cpu_ms) {
+            writeln!(
+                f,
+                "{:<22} {one:>8.2} ms a frame on 1 thread, {all:.2} ms over {} threads \
+                 (≈ {:.2} ms wall when the cores are free)",
+                "processor time",
+                self.cores,
+                all / self.cores as f64
+            )?;
+        }
         row(f, "PNG encode", &self.png_ms, "ms")?;
         writeln!(f)?;
         row(f, "env step, no frame", &self.step_us, "µs")?;

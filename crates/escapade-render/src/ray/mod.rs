@@ -8,7 +8,8 @@
 //! (procedural materials or a texture, ambient plus one directional light) and a shadow
 //! ray decides whether the light reaches it. Only IEEE basic operations and `libm` are used, never `mul_add` or platform trig,
 //! and every pixel is computed on its own, so the picture does not depend on the thread
-//! count either. Start at [`Prepared`] (the scene made ready once, drawn from many poses)
+//! count either, nor on whether the CPU's AVX2 copy of the tile code runs (wider lanes,
+//! the same arithmetic). Start at [`Prepared`] (the scene made ready once, drawn from many poses)
 //! or the one-off [`render`].
 
 mod bvh; // the bounding volume hierarchy

@@ -158,7 +158,49 @@ impl Scratch {
 
 impl Prepared {
     /// Draws the band of rows starting at row `y0` into `rows` (whole rows of RGB).
+    ///
+    /// On a CPU with AVX2 the same code is compiled for it and taken: the lane loops then
+    /// do eight lanes at a time instead of four. The bytes cannot differ — the program's
+    /// arithmetic (IEEE basic operations, each correctly rounded; never a fused
+    /// multiply-add, which Rust does not form on its own) is the same, only how many lanes
+    /// an instruction holds changes; a test compares the two paths.
     pub(crate) fn draw_band(
+        &self,
+        view: &View,
+        width: usize,
+        y0: usize,
+        rows: &mut [u8],
+        scratch: &mut Scratch,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: `draw_band_avx2` needs AVX2, and the CPU has it (checked just above).
+            unsafe { self.draw_band_avx2(view, width, y0, rows, scratch) };
+            return;
+        }
+        self.draw_band_any(view, width, y0, rows, scratch);
+    }
+
+    /// [`Prepared::draw_band_any`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn draw_band_avx2(
+        &self,
+        view: &View,
+        width: usize,
+        y0: usize,
+        rows: &mut [u8],
+        scratch: &mut Scratch,
+    ) {
+        self.draw_band_any(view, width, y0, rows, scratch);
+    }
+
+    /// [`Prepared::draw_band`] for any CPU (inlined into the AVX2 copy too).
+    #[inline(always)]
+    pub(crate) fn draw_band_any(
         &self,
         view: &View,
         width: usize,
@@ -179,6 +221,7 @@ impl Prepared {
         }
     }
 
+    #[inline(always)]
     fn draw_tile(
         &self,
         view: &View,
@@ -304,6 +347,7 @@ impl Prepared {
 
     /// Gathers into `scratch.candidates` the objects the pyramid of rays through the
     /// pixels `x0..x1` × `y0..y0 + h` may touch, nearest possible first.
+    #[inline(always)]
     fn gather(
         &self,
         view: &View,
@@ -388,6 +432,7 @@ impl Prepared {
     /// candidates (a superset of what they can hit, see [`Prepared::gather`]) into
     /// `scratch.seen` (row by row); returns the box around the starting points of the
     /// shadow rays to come (and leaves each row's in `scratch.row_boxes`).
+    #[inline(always)]
     fn primary(
         &self,
         view: &View,
@@ -480,6 +525,7 @@ impl Prepared {
     /// not depend on the order the candidates come in. Cuboids are tested on all lanes at
     /// once (on their eye-relative corners, branch-free, so the compiler can use vector
     /// instructions); their normal is made only for the hit that wins.
+    #[inline(always)]
     fn nearest_in_row(
         &self,
         origin: Vec3,
@@ -577,6 +623,7 @@ impl Prepared {
 
     /// Whether any of `casters` blocks `ray` (which goes towards the light). Any blocker
     /// will do, so the one that blocked the previous ray (`last`) is tried first.
+    #[inline(always)]
     fn blocked(&self, ray: &Ray, casters: &[Caster], last: &mut usize) -> bool {
         let blocks = |c: &Caster| {
             if c.cuboid {
@@ -603,7 +650,7 @@ impl Prepared {
 
     /// Object `i`'s nearest hit along `ray` no farther than `t_max`, skipping
     /// transparent texels. Both the BVH walk and the tiles go through this.
-    #[inline]
+    #[inline(always)]
     pub(super) fn hit_object(&self, ray: &Ray, i: usize, t_max: f32) -> Option<Nearest> {
         match self.geoms[i] {
             Geom::Quad {
@@ -942,25 +989,80 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tiles_see_what_the_bvh_sees() {
-        let p = Prepared::new(&jumble()).unwrap();
-        let (w, h) = (96usize, 48usize);
-        for (yaw, pitch, fov, position) in [
+    /// Views of the jumble: from outside it, and from its middle (boxes beside and
+    /// behind the eye), narrow to the original's 147.8°.
+    fn cameras() -> Vec<Camera> {
+        [
             (0.0, 0.0, 90.0, Vec3::new(0.3, 0.2, -6.0)),
             (123.0, -40.0, 60.0, Vec3::new(0.3, 0.2, -6.0)),
             (-70.0, 75.0, 150.0, Vec3::new(0.3, 0.2, -6.0)),
             (200.0, -89.0, 20.0, Vec3::new(0.3, 0.2, -6.0)),
-            // in the middle of the jumble: boxes beside and behind the eye
             (30.0, 5.0, 147.8, Vec3::new(0.1, 0.0, 0.2)),
             (250.0, -20.0, 120.0, Vec3::new(-1.3, 0.4, 1.1)),
-        ] {
-            let camera = Camera {
-                position,
-                yaw,
-                pitch,
-                fov,
-            };
+        ]
+        .into_iter()
+        .map(|(yaw, pitch, fov, position)| Camera {
+            position,
+            yaw,
+            pitch,
+            fov,
+        })
+        .collect()
+    }
+
+    #[test]
+    fn every_cpu_path_draws_the_same_bytes() {
+        let mut scene = jumble();
+        // every material, so every shading path is compared
+        let materials = [
+            Material::Wood {
+                light: Rgb(200, 150, 100),
+                dark: Rgb(120, 80, 40),
+                scale: 0.05,
+            },
+            Material::Tiles {
+                tile: Rgb(220, 220, 210),
+                grout: Rgb(90, 90, 90),
+                size: 0.3,
+            },
+            Material::Fabric {
+                base: Rgb(70, 100, 150),
+                weave: Rgb(50, 80, 120),
+            },
+            Material::Wallpaper {
+                base: Rgb(226, 214, 190),
+                stripe: Rgb(200, 190, 170),
+                stripe_width: 0.12,
+            },
+        ];
+        for (k, o) in scene.objects.iter_mut().enumerate() {
+            o.material = materials[k % materials.len()].clone();
+        }
+        let p = Prepared::new(&scene).unwrap();
+        let (w, h) = (160usize, 96usize);
+        for camera in cameras() {
+            let view = View::new(&camera, w as u32, h as u32);
+            let mut any = vec![0u8; w * 3 * h];
+            let mut best = vec![0u8; w * 3 * h];
+            let mut scratch = Scratch::new();
+            for (band, (a, b)) in any
+                .chunks_mut(w * 3 * TILE)
+                .zip(best.chunks_mut(w * 3 * TILE))
+                .enumerate()
+            {
+                p.draw_band_any(&view, w, band * TILE, a, &mut scratch);
+                p.draw_band(&view, w, band * TILE, b, &mut scratch);
+            }
+            let first = any.iter().zip(&best).position(|(a, b)| a != b);
+            assert_eq!(first, None, "{camera:?}: byte {first:?} differs");
+        }
+    }
+
+    #[test]
+    fn tiles_see_what_the_bvh_sees() {
+        let p = Prepared::new(&jumble()).unwrap();
+        let (w, h) = (96usize, 48usize);
+        for camera in cameras() {
             let view = View::new(&camera, w as u32, h as u32);
             let mut scratch = Scratch::new();
             for y0 in (0..h).step_by(TILE) {
