@@ -1,4 +1,4 @@
-//! The `craft` entry of the world registry: the `mm-escape@1` suite, environments,
+//! The `craft` entry of the world registry: the `mm-escape@2` suite, environments,
 //! the oracle and random baselines, and the suite's figures beside MM-Escape's.
 //!
 //! Why: this is the only type the binary and the runner see; everything crosses it as
@@ -11,7 +11,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use escapade_core::env::{OracleReport, PaperStat, SuiteSettings, SuiteSpec, Validation};
+use escapade_core::env::{
+    OracleReport, PaperStat, RetiredSuite, SuiteSettings, SuiteSpec, Validation,
+};
 use escapade_core::report::{Breakdown, Grouping};
 use escapade_core::{Agent, CoreError, Env, World};
 
@@ -29,8 +31,9 @@ pub struct CraftWorld {
 }
 
 impl CraftWorld {
-    /// The world with default options (see [`EnvOptions`]: the red-dot grab rule, the
-    /// original's feedback, the paper's prompt, two-room games bootstrapped).
+    /// The world with default options (see [`EnvOptions`]: the original's 2048 × 1024
+    /// frames at 120° vertical, the red-dot grab rule, the original's feedback, the
+    /// paper's prompt, two-room games bootstrapped).
     pub fn new() -> CraftWorld {
         CraftWorld::default()
     }
@@ -45,7 +48,7 @@ impl CraftWorld {
 
     fn scenarios(&self) -> Result<&Vec<CraftScenario>, CoreError> {
         self.suite
-            .get_or_init(|| suite::mm_escape_v1().map_err(|e| e.to_string()))
+            .get_or_init(|| suite::build().map_err(|e| e.to_string()))
             .as_ref()
             .map_err(|e| CoreError::Generation(e.clone()))
     }
@@ -112,6 +115,19 @@ impl World for CraftWorld {
             tiers: tiers.into_iter().collect(),
             settings: paper_settings(),
         }]
+    }
+
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        suite::RETIRED
+            .iter()
+            .map(|name| RetiredSuite {
+                name: (*name).into(),
+                replaced_by: suite::NAME.into(),
+                why: "rooms are now furnished to MM-Escape §3.3's objects per room (20.18 / \
+                      14.55 / 15.24 for D1 / D2 / D3) and start poses look across free floor"
+                    .into(),
+            })
+            .collect()
     }
 
     fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
@@ -222,9 +238,10 @@ impl World for CraftWorld {
         })
     }
 
-    /// Objects per single room by difficulty beside §3.3 (20.18 / 14.55 / 15.24), and the
+    /// Objects per single room by difficulty beside §3.3 (20.18 / 14.55 / 15.24), the
     /// share of scenarios whose exit is in view at the start (Fig. 4; the paper gives no
-    /// figure).
+    /// figure), and how far the start poses look across free floor (least, median, 90th
+    /// percentile; the paper's starts are random, ours are never at arm's length).
     fn paper_stats(&self, name: &str, scenarios: &[String]) -> Result<Vec<PaperStat>, CoreError> {
         if name != suite::NAME {
             return Ok(Vec::new());
@@ -259,6 +276,19 @@ impl World for CraftWorld {
             paper: None,
             source: "MM-Escape Fig. 4".into(),
         });
+        let v = &stats.start_view;
+        for (name, ours) in [
+            ("start free view, least (m)", v.min),
+            ("start free view, median (m)", v.median),
+            ("start free view, p90 (m)", v.p90),
+        ] {
+            out.push(PaperStat {
+                name: name.into(),
+                ours,
+                paper: None,
+                source: "MM-Escape §3.3 (random starts)".into(),
+            });
+        }
         Ok(out)
     }
 
