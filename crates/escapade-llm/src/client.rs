@@ -54,56 +54,32 @@ pub async fn open_with_env(
     options: &ClientOptions,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<Client, LlmError> {
-    let lookup = |var: &str| env(var).filter(|v| !v.trim().is_empty());
     let (provider, model) = parse_spec(spec)?;
-    let backend: Arc<dyn Backend> = match provider {
-        "openai" => {
-            let key = lookup("OPENAI_API_KEY").ok_or_else(|| LlmError::MissingKey {
-                provider: "OpenAI".into(),
-                var: "OPENAI_API_KEY".into(),
-            })?;
-            let base = options.base_url.as_deref().unwrap_or(OPENAI_BASE_URL);
-            Arc::new(openai::OpenAiBackend::new(
-                spec,
-                model,
+    let backend: Arc<dyn Backend> = match (provider, remote(provider, options, env)?) {
+        ("openai", Some(r)) => Arc::new(openai::OpenAiBackend::new(
+            spec,
+            model,
+            &r.base,
+            r.key,
+            openai::Flavor::OpenAi,
+        )?),
+        ("openai-compatible", Some(r)) => Arc::new(openai::OpenAiBackend::new(
+            spec,
+            model,
+            &r.base,
+            r.key,
+            openai::Flavor::Compatible,
+        )?),
+        (
+            "anthropic",
+            Some(Remote {
                 base,
-                Some(key),
-                openai::Flavor::OpenAi,
-            )?)
-        }
-        "openai-compatible" => {
-            let base = match options
-                .base_url
-                .clone()
-                .or_else(|| lookup("OPENAI_BASE_URL"))
-            {
-                Some(base) => base,
-                None => {
-                    return Err(LlmError::BadBaseUrl {
-                        url: String::new(),
-                        reason: "openai-compatible needs a server address: pass --base-url or set OPENAI_BASE_URL (e.g. http://localhost:8000/v1)".into(),
-                    });
-                }
-            };
-            Arc::new(openai::OpenAiBackend::new(
-                spec,
-                model,
-                &base,
-                lookup("OPENAI_API_KEY"),
-                openai::Flavor::Compatible,
-            )?)
-        }
-        "anthropic" => {
-            let key = lookup("ANTHROPIC_API_KEY").ok_or_else(|| LlmError::MissingKey {
-                provider: "Anthropic".into(),
-                var: "ANTHROPIC_API_KEY".into(),
-            })?;
-            let base = options.base_url.as_deref().unwrap_or(ANTHROPIC_BASE_URL);
-            Arc::new(anthropic::AnthropicBackend::new(spec, model, base, key)?)
-        }
-        "scripted" => Arc::new(scripted::ScriptedBackend::open(spec, model)?),
-        "local" => Arc::new(local::LocalBackend::start(model, &options.local).await?),
-        _ => unreachable!("parse_spec only returns known providers"),
+                key: Some(key),
+            }),
+        ) => Arc::new(anthropic::AnthropicBackend::new(spec, model, &base, key)?),
+        ("scripted", _) => Arc::new(scripted::ScriptedBackend::open(spec, model)?),
+        ("local", _) => Arc::new(local::LocalBackend::start(model, &options.local).await?),
+        _ => unreachable!("parse_spec only returns known providers; remote() covers each"),
     };
     if provider == "local" {
         // requests queued inside the server would count against the request timeout
@@ -114,6 +90,66 @@ pub async fn open_with_env(
         return Ok(Client::new(backend, &options));
     }
     Ok(Client::new(backend, options))
+}
+
+/// Checks what [`open`] would need from the spec and the process environment — a known
+/// provider, the API key, a server address — without starting or calling anything, so
+/// a command can refuse a missing key before it does any work. A local model's
+/// installation and a script's file are checked when they are opened.
+pub fn preflight(spec: &str, options: &ClientOptions) -> Result<(), LlmError> {
+    preflight_with_env(spec, options, &|var| std::env::var(var).ok())
+}
+
+/// [`preflight`] with an injected environment lookup.
+pub fn preflight_with_env(
+    spec: &str,
+    options: &ClientOptions,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<(), LlmError> {
+    let (provider, _) = parse_spec(spec)?;
+    remote(provider, options, env).map(|_| ())
+}
+
+/// Where a remote provider is reached, and with which key.
+struct Remote {
+    base: String,
+    key: Option<String>,
+}
+
+/// The address and key of a remote provider (`None` for `scripted` and `local`), read
+/// from the options and the environment; empty values count as unset.
+fn remote(
+    provider: &str,
+    options: &ClientOptions,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Result<Option<Remote>, LlmError> {
+    let lookup = |var: &str| env(var).filter(|v| !v.trim().is_empty());
+    let required = |provider: &str, var: &str| {
+        lookup(var).ok_or_else(|| LlmError::MissingKey {
+            provider: provider.into(),
+            var: var.into(),
+        })
+    };
+    Ok(Some(match provider {
+        "openai" => Remote {
+            key: Some(required("OpenAI", "OPENAI_API_KEY")?),
+            base: options.base_url.as_deref().unwrap_or(OPENAI_BASE_URL).into(),
+        },
+        "openai-compatible" => Remote {
+            base: options.base_url.clone().or_else(|| lookup("OPENAI_BASE_URL")).ok_or_else(
+                || LlmError::BadBaseUrl {
+                    url: String::new(),
+                    reason: "openai-compatible needs a server address: pass --base-url or set OPENAI_BASE_URL (e.g. http://localhost:8000/v1)".into(),
+                },
+            )?,
+            key: lookup("OPENAI_API_KEY"),
+        },
+        "anthropic" => Remote {
+            key: Some(required("Anthropic", "ANTHROPIC_API_KEY")?),
+            base: options.base_url.as_deref().unwrap_or(ANTHROPIC_BASE_URL).into(),
+        },
+        _ => return Ok(None),
+    }))
 }
 
 /// Splits `provider/model`, refusing unknown providers and empty parts.
@@ -383,6 +419,35 @@ mod tests {
                 other => panic!("{bad}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn preflight_refuses_what_open_would_refuse_without_starting_anything() {
+        let options = ClientOptions::default();
+        let none = env_with(&[]);
+        let keyed = env_with(&[("OPENAI_API_KEY", "k"), ("ANTHROPIC_API_KEY", "k")]);
+        for (spec, var) in [
+            ("openai/gpt-4o", "OPENAI_API_KEY"),
+            ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ] {
+            match preflight_with_env(spec, &options, &none) {
+                Err(LlmError::MissingKey { var: got, .. }) => assert_eq!(got, var),
+                other => panic!("{spec}: {other:?}"),
+            }
+            assert!(preflight_with_env(spec, &options, &keyed).is_ok(), "{spec}");
+        }
+        assert!(matches!(
+            preflight_with_env("openai-compatible/m", &options, &none),
+            Err(LlmError::BadBaseUrl { .. })
+        ));
+        let based = env_with(&[("OPENAI_BASE_URL", "http://localhost:9/v1")]);
+        assert!(preflight_with_env("openai-compatible/m", &options, &based).is_ok());
+        // local models and scripts are checked when opened: nothing starts here
+        assert!(preflight_with_env("local/smollm2", &options, &none).is_ok());
+        assert!(matches!(
+            preflight_with_env("mystery/m", &options, &none),
+            Err(LlmError::UnknownBackend { .. })
+        ));
     }
 
     #[tokio::test]

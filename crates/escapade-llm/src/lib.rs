@@ -33,7 +33,7 @@ pub mod scripted; // scripted replayer with fault injection
 pub mod types; // ChatRequest, Message, Part, ChatResponse, Completion
 
 pub use backend::Backend;
-pub use client::{Client, ClientStats, open};
+pub use client::{Client, ClientStats, open, preflight};
 pub use error::LlmError;
 pub use options::{ClientOptions, LocalOptions};
 pub use prices::{Price, PriceTable};

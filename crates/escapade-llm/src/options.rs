@@ -50,13 +50,27 @@ impl Default for ClientOptions {
     }
 }
 
+/// The most threads the local server takes by default: beyond this a small model's
+/// decoding gains little and a shared machine loses much.
+pub const MAX_DEFAULT_THREADS: u32 = 8;
+
+/// One thread per core, at most [`MAX_DEFAULT_THREADS`]: the README's first command
+/// plays one episode at a time, and with a single decoding thread the other cores idle.
+pub fn default_threads() -> u32 {
+    std::thread::available_parallelism()
+        .map(|n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+        .unwrap_or(1)
+        .clamp(1, MAX_DEFAULT_THREADS)
+}
+
 /// Settings of the built-in local model server (`local/<name>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalOptions {
     /// Where `escapade setup` installed the server and weights; `None`: the default cache
     /// (`$ESCAPADE_CACHE`, else `$XDG_CACHE_HOME/escapade`, else `~/.cache/escapade`).
     pub cache_dir: Option<PathBuf>,
-    /// CPU threads the server may use.
+    /// CPU threads the server may use (default: one per core, at most
+    /// [`MAX_DEFAULT_THREADS`]; `-A threads=N` sets it).
     pub threads: u32,
     /// Context window in tokens.
     pub context: u32,
@@ -72,7 +86,7 @@ impl Default for LocalOptions {
     fn default() -> Self {
         LocalOptions {
             cache_dir: None,
-            threads: 1,
+            threads: default_threads(),
             context: 8192,
             parallel: 1,
             python: None,

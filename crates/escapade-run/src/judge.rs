@@ -632,9 +632,16 @@ pub async fn judge_async(
     worlds: &[Box<dyn World>],
 ) -> Result<Judgement> {
     let task = spec.check(worlds)?;
+    let prior_model = spec.prior_model(task);
+    // a missing key or server address is refused before any directory is read
+    for model in std::iter::once(spec.model.as_str()).chain(prior_model) {
+        escapade_llm::preflight(model, options).map_err(|error| RunError::Backend {
+            model: model.to_string(),
+            error,
+        })?;
+    }
     let mut warnings = Vec::new();
     let planned = plan(dirs, task, spec, worlds, &mut warnings)?;
-    let prior_model = spec.prior_model(task);
 
     // the judge files of every directory with items, each under its lock
     let mut files: IndexMap<PathBuf, JudgeFile> = IndexMap::new();

@@ -306,9 +306,13 @@ pub struct RunSummary {
     pub errors: usize,
     /// Whether an existing run directory was resumed.
     pub resumed: bool,
-    /// Episodes left unplayed because the run was stopped ([`Stop`]); `escapade resume`
-    /// plays them.
+    /// Episodes left unplayed because the run was stopped ([`Stop`], or
+    /// [`RunSummary::halted`]); `escapade resume` plays them.
     pub unplayed: usize,
+    /// Why the runner stopped starting episodes on its own: the model backend failed
+    /// [`BACKEND_DOWN_EPISODES`] episodes in a row (a server that is down, a wrong base
+    /// URL), so the rest would only fail the same way.
+    pub halted: Option<String>,
     /// The run's report (as written to `summary.json` and `report.md`).
     pub report: Report,
     /// Warnings met (a torn last line of `episodes.jsonl`, …).
@@ -322,6 +326,11 @@ struct Scenario<'a> {
     hash: String,
     json: &'a str,
 }
+
+/// After this many episodes in a row end with a retryable backend failure (their
+/// retries exhausted), the run starts no more: the episodes in flight finish, the summary
+/// is written, and `resume` plays the rest once the backend is back.
+pub const BACKEND_DOWN_EPISODES: usize = 3;
 
 /// A request to stop a run early (the binary sets it on the first Ctrl-C): no episode
 /// starts after it, the episodes in flight finish and are recorded, and the summary is
@@ -502,8 +511,14 @@ pub async fn run_async_until(
     let mut failure: Option<RunError> = None;
     let mut started = 0usize;
     let mut cut_warned = false;
+    let mut down_in_a_row = 0usize;
+    let mut halted: Option<String> = None;
     loop {
-        while failure.is_none() && !stop.requested() && in_flight.len() < spec.concurrency {
+        while failure.is_none()
+            && halted.is_none()
+            && !stop.requested()
+            && in_flight.len() < spec.concurrency
+        {
             let Some(&(i, epoch)) = queue.next() else {
                 break;
             };
@@ -555,6 +570,15 @@ pub async fn run_async_until(
                     live.errors.fetch_add(1, Ordering::Relaxed);
                     progress.warn(Some(&bar), &format!("episode {id} epoch {epoch}: {e}"));
                 }
+                down_in_a_row = if row.retryable { down_in_a_row + 1 } else { 0 };
+                if down_in_a_row >= BACKEND_DOWN_EPISODES && halted.is_none() {
+                    let why = format!(
+                        "the model backend failed {down_in_a_row} episodes in a row (last: {})",
+                        row.error.as_deref().unwrap_or("no message")
+                    );
+                    progress.warn(Some(&bar), &format!("{why}; starting no more episodes"));
+                    halted = Some(why);
+                }
                 live.finished.fetch_add(1, Ordering::Relaxed);
                 bar.inc(1);
                 bar.set_message(live.message());
@@ -581,6 +605,7 @@ pub async fn run_async_until(
         errors: live.errors.load(Ordering::Relaxed),
         resumed: opened.resumed,
         unplayed: jobs.len() - started,
+        halted,
         report,
         warnings,
     })

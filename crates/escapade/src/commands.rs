@@ -1226,6 +1226,14 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
     // the report first and the run directory last, where it does not scroll away
     write!(ctx.out, "{}", summary.report.render(Format::Markdown))?;
     writeln!(ctx.out, "\n{RUN_DIRECTORY}{}", summary.dir.display())?;
+    if let Some(why) = &summary.halted {
+        bail!(
+            "stopped: {why}; {} episode(s) not played — check the model's address and \
+             key, then `escapade resume {}` plays them and replays the failed ones",
+            summary.unplayed,
+            summary.dir.display()
+        );
+    }
     if summary.unplayed > 0 {
         return Err(Interrupted {
             unplayed: summary.unplayed,

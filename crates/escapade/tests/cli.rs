@@ -260,14 +260,27 @@ fn judge_labels_reasoning_with_a_scripted_model_and_resumes() {
 fn judging_a_run_without_reasoning_says_so_and_succeeds() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = run_with_reasoning(tmp.path(), false);
-    // the backend is never opened: nothing needs it
-    let o = escapade(&[
-        "judge",
-        dir.to_str().unwrap(),
-        "-m",
-        "openai/gpt-4o",
-        "--json",
-    ]);
+    let judge = |key: Option<&str>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_escapade"));
+        command.args([
+            "judge",
+            dir.to_str().unwrap(),
+            "-m",
+            "openai/gpt-4o",
+            "--json",
+        ]);
+        match key {
+            Some(key) => command.env("OPENAI_API_KEY", key),
+            None => command.env_remove("OPENAI_API_KEY"),
+        };
+        command.output().unwrap()
+    };
+    // a missing key is refused before anything is read, whether or not there is work
+    let o = judge(None);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("OPENAI_API_KEY"), "{}", stderr(&o));
+    // with a key, the backend is never opened: nothing needs it
+    let o = judge(Some("never-sent"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("nothing to judge: no step carries reasoning"),

@@ -181,14 +181,18 @@ fn a_failing_backend_leaves_retryable_rows_that_resume_replays() {
     };
     let down = Arc::new(scripted(&[json!({"fault": "server_error"})]));
     let (first, client) = run_llm(out.path(), &suite, &spec, down, &quick(1));
-    assert_eq!((first.played, first.errors), (5, 5));
+    // the third failure in a row halts the run: the one in flight finishes, one is left
+    assert_eq!(escapade_run::runner::BACKEND_DOWN_EPISODES, 3);
+    assert_eq!((first.played, first.errors, first.unplayed), (4, 4, 1));
+    let why = first.halted.as_deref().expect("halted");
+    assert!(why.contains("failed 3 episodes in a row"), "{why}");
     assert_eq!(
         client.stats().attempts,
-        10,
+        8,
         "one try and one retry per episode"
     );
     let failed = episodes(&first.dir);
-    assert_eq!(failed.len(), 5);
+    assert_eq!(failed.len(), 4);
     for r in &failed {
         assert!(r.retryable, "{r:?}");
         assert!(!r.success);
@@ -196,15 +200,16 @@ fn a_failing_backend_leaves_retryable_rows_that_resume_replays() {
         assert!(e.starts_with("agent failed: model backend failed: "), "{e}");
     }
 
-    // the backend is back: resume replays exactly the failed episodes
+    // the backend is back: resume replays the failed episodes and plays the one left
     let up = Arc::new(scripted(&[json!({"text": "inc"})]));
     let (second, _) = run_llm(&first.dir, &suite, &spec, up.clone(), &quick(1));
     assert!(second.resumed);
     assert_eq!((second.skipped, second.played, second.errors), (0, 5, 0));
+    assert_eq!(second.halted, None);
     let all = episodes(&first.dir);
-    assert_eq!(all.len(), 10, "rows are appended, never rewritten");
-    assert_eq!(once_each(&all[5..]).len(), 5);
-    assert!(all[5..].iter().all(|r| r.success && !r.retryable));
+    assert_eq!(all.len(), 9, "rows are appended, never rewritten");
+    assert_eq!(once_each(&all[4..]).len(), 5);
+    assert!(all[4..].iter().all(|r| r.success && !r.retryable));
 
     // the report counts each episode once, with its later row
     let r = report(std::slice::from_ref(&first.dir), &[]).unwrap();
