@@ -5,7 +5,6 @@
 //! to drawing code shows up as a byte difference here and can be looked at before
 //! blessing.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use escapade_comma::Puzzle;
@@ -58,20 +57,12 @@ fn puzzle(kind: PuzzleKind, instance: &Value) -> Box<dyn Puzzle> {
     import(kind, instance, 7).unwrap()
 }
 
-fn golden(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{name}.png"))
-}
-
-/// Compares `png` with the golden `name` (or writes it, with `ESCAPADE_BLESS` set).
+/// Compares `png` with the golden `tests/golden/<name>.png`.
 fn check_golden(name: &str, png: &[u8]) {
-    let path = golden(name);
-    if std::env::var_os("ESCAPADE_BLESS").is_some() {
-        std::fs::write(&path, png).unwrap();
-        return;
-    }
-    let want = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with ESCAPADE_BLESS=1)", path.display()));
-    assert!(want == png, "{name} differs from {}", path.display());
+    escapade_testkit::golden::check(
+        escapade_testkit::golden_dir!().join(format!("{name}.png")),
+        png,
+    );
 }
 
 #[test]

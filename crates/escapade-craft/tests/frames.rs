@@ -32,18 +32,12 @@ fn start_frame(scenario: &Arc<CraftScenario>, threads: usize) -> Vec<u8> {
     o.images[0].png.clone()
 }
 
-/// Compares `png` with the golden `name`, or writes it with `ESCAPADE_BLESS` set.
+/// Compares `png` with the golden `tests/golden/<name>.png`.
 fn golden(name: &str, png: &[u8]) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(format!("{name}.png"));
-    if std::env::var_os("ESCAPADE_BLESS").is_some() {
-        std::fs::write(&path, png).unwrap();
-        return;
-    }
-    let want = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (bless with ESCAPADE_BLESS=1)", path.display()));
-    assert!(want == png, "{} differs from its golden", path.display());
+    escapade_testkit::golden::check(
+        escapade_testkit::golden_dir!().join(format!("{name}.png")),
+        png,
+    );
 }
 
 #[test]

@@ -7,18 +7,9 @@ use escapade_core::Env;
 use escapade_craft::env::{EnvOptions, PromptStyle};
 use escapade_craft::protocol::{observation_text, system_prompt};
 
-/// Compares `text` with the golden `name`, or writes it with `ESCAPADE_BLESS` set.
+/// Compares `text` with the golden `tests/golden/<name>`.
 fn golden(name: &str, text: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("ESCAPADE_BLESS").is_some() {
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (bless with ESCAPADE_BLESS=1)", path.display()));
-    assert_eq!(want, text, "{} differs from its golden", path.display());
+    escapade_testkit::golden::check_text(escapade_testkit::golden_dir!().join(name), text);
 }
 
 const RESULT: &str = "You moved. You did not interact with anything.";

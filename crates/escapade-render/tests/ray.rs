@@ -3,8 +3,6 @@
 //! independence from the thread count, picking, shadows, refused inputs, and a property
 //! test that no scene makes it panic or lose determinism.
 
-use std::path::PathBuf;
-
 use escapade_render::scene::{Camera, Light, Material, Object, Scene, Shape, Texture, Vec3};
 use escapade_render::{Canvas, FrameOptions, Prepared, RenderError, Rgb, pick, render};
 use proptest::prelude::*;
@@ -183,17 +181,11 @@ fn small(threads: usize) -> FrameOptions {
     }
 }
 
+/// Compares `png` with the golden `tests/golden/<name>.png`.
 fn golden(name: &str, png: &[u8]) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{name}.png"));
-    if std::env::var_os("ESCAPADE_BLESS").is_some() {
-        std::fs::write(&path, png).unwrap();
-        return;
-    }
-    let want = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (bless with ESCAPADE_BLESS=1)", path.display()));
-    assert!(
-        want == png,
-        "{name}: the picture changed; look at it, then bless with ESCAPADE_BLESS=1"
+    escapade_testkit::golden::check(
+        escapade_testkit::golden_dir!().join(format!("{name}.png")),
+        png,
     );
 }
 

@@ -160,17 +160,59 @@ fn item(game: &Game, id: &str) -> usize {
     game.room().items.iter().position(|i| i.id == id).unwrap()
 }
 
-/// The start state looking at `view`.
-fn at(game: &Game, view: View) -> State {
-    let mut s = game.start();
+/// `state` looking at `view`.
+fn seen(state: &State, view: View) -> State {
+    let mut s = state.clone();
     s.set_view(view);
     s
+}
+
+/// The start state looking at `view`.
+fn at(game: &Game, view: View) -> State {
+    seen(&game.start(), view)
+}
+
+/// The start state looking at receptacle `id`.
+fn at_receptacle(game: &Game, id: &str) -> State {
+    at(game, View::Receptacle(rec(game, id)))
+}
+
+/// The start state looking at item `id`.
+fn at_item(game: &Game, id: &str) -> State {
+    at(game, View::Item(item(game, id)))
+}
+
+/// Every view of the room: its walls, then each receptacle, then each item.
+fn every_view(game: &Game) -> Vec<View> {
+    let mut views: Vec<View> = Wall::ALL.iter().map(|w| View::Wall(*w)).collect();
+    views.extend((0..game.room().receptacles.len()).map(View::Receptacle));
+    views.extend((0..game.room().items.len()).map(View::Item));
+    views
+}
+
+/// The room's answers, lowercase.
+fn answers(game: &Game) -> Vec<String> {
+    game.room()
+        .quizzes
+        .iter()
+        .map(|q| q.answer.to_lowercase())
+        .collect()
+}
+
+/// Asserts that no description of `state` seen from any of `views` holds an answer.
+fn keeps_answers(game: &Game, state: &State, views: &[View], answers: &[String]) {
+    for &v in views {
+        let text = describe(game, &seen(state, v)).to_lowercase();
+        for a in answers {
+            assert!(!text.contains(a.as_str()), "{v:?} gives `{a}` away: {text}");
+        }
+    }
 }
 
 /// The state after `verb` on receptacle `id`, looking at it.
 fn after_verb(game: &Game, id: &str, verb: &str) -> State {
     let r = rec(game, id);
-    let mut s = at(game, View::Receptacle(r));
+    let mut s = at_receptacle(game, id);
     game.apply(
         &mut s,
         &Move::Verb {
@@ -223,7 +265,7 @@ fn golden(name: &str, png: &[u8]) {
 #[test]
 fn golden_views() {
     let g = game();
-    let receptacle = |id| at(&g, View::Receptacle(rec(&g, id)));
+    let receptacle = |id| at_receptacle(&g, id);
     let mut views: Vec<(String, State)> = vec![
         ("wall_north".into(), g.start()),
         ("wall_east".into(), at(&g, View::Wall(Wall::East))),
@@ -239,9 +281,8 @@ fn golden_views() {
         ("frame_screwed".into(), receptacle("frame")),
         ("table".into(), receptacle("table")),
     ];
-    let mut drawers = after_answer(&g, "drawer_lock");
     let d = rec(&g, "drawers");
-    drawers.set_view(View::Receptacle(d));
+    let mut drawers = seen(&after_answer(&g, "drawer_lock"), View::Receptacle(d));
     let open_top = Move::Verb {
         receptacle: d,
         verb: "open top drawer of".into(),
@@ -262,12 +303,14 @@ fn golden_views() {
         "cabinet_lock",
         "door_lock",
     ] {
-        views.push((id.into(), at(&g, View::Item(item(&g, id)))));
+        views.push((id.into(), at_item(&g, id)));
     }
     views.push(("safe_lock_solved".into(), after_answer(&g, "safe_lock")));
-    let mut powered = first_with(&g, "fuse_box", "on");
-    powered.set_view(View::Wall(Wall::North));
-    views.push(("fuse_box_on".into(), powered));
+    let powered = first_with(&g, "fuse_box", "on");
+    views.push((
+        "fuse_box_on".into(),
+        seen(&powered, View::Wall(Wall::North)),
+    ));
     // nearly everything open: every wall, and close-ups of a powered desk and of the niche
     // behind the painting
     let late = most_changed(&g);
@@ -276,9 +319,7 @@ fn golden_views() {
         .map(|w| (w.name(), View::Wall(*w)))
         .chain(["desk", "frame"].map(|id| (id, View::Receptacle(rec(&g, id)))));
     for (name, view) in late_views {
-        let mut s = late.clone();
-        s.set_view(view);
-        views.push((format!("late_{name}"), s));
+        views.push((format!("late_{name}"), seen(&late, view)));
     }
     for (name, state) in &views {
         golden(name, &render(&g, state).unwrap());
@@ -287,15 +328,9 @@ fn golden_views() {
     let labels = Style { labels: true };
     for (name, state) in [
         ("labels_wall_north", g.start()),
-        (
-            "labels_safe_lock",
-            at(&g, View::Item(item(&g, "safe_lock"))),
-        ),
-        (
-            "labels_cabinet_lock",
-            at(&g, View::Item(item(&g, "cabinet_lock"))),
-        ),
-        ("labels_desk", at(&g, View::Receptacle(rec(&g, "desk")))),
+        ("labels_safe_lock", at_item(&g, "safe_lock")),
+        ("labels_cabinet_lock", at_item(&g, "cabinet_lock")),
+        ("labels_desk", at_receptacle(&g, "desk")),
     ] {
         golden(name, &render_with(&g, &state, labels).unwrap());
     }
@@ -329,10 +364,7 @@ fn pictures_carry_no_banner_or_name_tags_unless_asked() {
                 assert!(labels || (!band(8, 44, banner) && !band(370, 400, plate)));
             }
         }
-        for v in (0..g.room().receptacles.len())
-            .map(View::Receptacle)
-            .chain((0..g.room().items.len()).map(View::Item))
-        {
+        for v in every_view(&g).into_iter().skip(Wall::ALL.len()) {
             let c = draw(&g, &at(&g, v), Style::default()).unwrap();
             let top = (8..44).any(|y| (0..VIEW_SIZE.0).any(|x| c.pixel(x, y) == Some(banner)));
             assert!(!top, "{} {v:?} has a banner", g.room().id);
@@ -367,19 +399,16 @@ fn same_state_same_bytes() {
 #[test]
 fn a_changed_receptacle_changes_the_picture_and_the_words() {
     let g = game();
-    let closed = at(&g, View::Receptacle(rec(&g, "wardrobe")));
+    let closed = at_receptacle(&g, "wardrobe");
     let open = after_verb(&g, "wardrobe", "open");
     assert_ne!(render(&g, &closed).unwrap(), render(&g, &open).unwrap());
     assert_ne!(describe(&g, &closed), describe(&g, &open));
-    let mut wall_closed = closed.clone();
-    wall_closed.set_view(View::Wall(Wall::North));
-    let mut wall_open = open.clone();
-    wall_open.set_view(View::Wall(Wall::North));
+    let north = View::Wall(Wall::North);
     assert_ne!(
-        render(&g, &wall_closed).unwrap(),
-        render(&g, &wall_open).unwrap()
+        render(&g, &seen(&closed, north)).unwrap(),
+        render(&g, &seen(&open, north)).unwrap()
     );
-    let lock = at(&g, View::Item(item(&g, "safe_lock")));
+    let lock = at_item(&g, "safe_lock");
     let solved = after_answer(&g, "safe_lock");
     assert_ne!(render(&g, &lock).unwrap(), render(&g, &solved).unwrap());
     assert!(describe(&g, &solved).contains("Its light is green"));
@@ -405,34 +434,34 @@ fn descriptions_say_what_is_seen() {
         open.contains("its doors are open; inside: the brass key (a small brass key)"),
         "{open}"
     );
-    let chest = describe(&g, &at(&g, View::Receptacle(rec(&g, "chest"))));
+    let chest = describe(&g, &at_receptacle(&g, "chest"));
     assert!(
         chest.contains("its lid is locked, with planks nailed across it"),
         "{chest}"
     );
-    let strongbox = describe(&g, &at(&g, View::Receptacle(rec(&g, "strongbox"))));
+    let strongbox = describe(&g, &at_receptacle(&g, "strongbox"));
     assert!(
         strongbox.contains("locked, with a card reader on it"),
         "{strongbox}"
     );
-    let desk = describe(&g, &at(&g, View::Receptacle(rec(&g, "desk"))));
+    let desk = describe(&g, &at_receptacle(&g, "desk"));
     assert!(
         desk.contains("an electric latch whose light is red"),
         "{desk}"
     );
-    let frame = describe(&g, &at(&g, View::Receptacle(rec(&g, "frame"))));
+    let frame = describe(&g, &at_receptacle(&g, "frame"));
     assert!(
         frame.contains("fixed to the wall, with a screw in each corner"),
         "{frame}"
     );
-    let fuse_box = describe(&g, &at(&g, View::Receptacle(rec(&g, "fuse_box"))));
+    let fuse_box = describe(&g, &at_receptacle(&g, "fuse_box"));
     assert!(fuse_box.contains("the lamp on it is dark"), "{fuse_box}");
-    let cans = describe(&g, &at(&g, View::Item(item(&g, "can_poster"))));
+    let cans = describe(&g, &at_item(&g, "can_poster"));
     assert!(
         cans.contains("cans drawn all over it") && cans.contains("red can, blue can, green can"),
         "{cans}"
     );
-    let lock = describe(&g, &at(&g, View::Item(item(&g, "safe_lock"))));
+    let lock = describe(&g, &at_item(&g, "safe_lock"));
     assert!(
         lock.contains("Its light is red.")
             && lock.contains("four small empty windows in a row, each under a coloured band")
@@ -440,17 +469,17 @@ fn descriptions_say_what_is_seen() {
             && !lock.contains("digit code"),
         "{lock}"
     );
-    let clock_lock = describe(&g, &at(&g, View::Item(item(&g, "cabinet_lock"))));
+    let clock_lock = describe(&g, &at_item(&g, "cabinet_lock"));
     assert!(
         clock_lock.contains("four small empty windows") && !clock_lock.contains("H, H"),
         "{clock_lock}"
     );
-    let clock = describe(&g, &at(&g, View::Item(item(&g, "clock"))));
+    let clock = describe(&g, &at_item(&g, "clock"));
     assert!(
         clock.contains("between the 10 and the 11") && clock.contains("at the 7"),
         "{clock}"
     );
-    let symbols = describe(&g, &at(&g, View::Item(item(&g, "locker_lock"))));
+    let symbols = describe(&g, &at_item(&g, "locker_lock"));
     assert!(
         symbols.contains("star marked A, circle marked B, moon marked C"),
         "{symbols}"
@@ -462,32 +491,20 @@ fn descriptions_say_what_is_seen() {
 #[test]
 fn no_view_gives_an_answer_away() {
     let g = game();
-    let answers: Vec<String> = g
-        .room()
-        .quizzes
-        .iter()
-        .map(|q| q.answer.to_lowercase())
-        .collect();
+    let answers = answers(&g);
     let mut states = Vec::new();
     escapade_vis::oracle::explore(&g, 5_000, |s| states.push(s.clone()));
     assert!(states.len() > 50, "only {} states", states.len());
-    let mut views: Vec<View> = Wall::ALL.iter().map(|w| View::Wall(*w)).collect();
-    views.extend((0..g.room().receptacles.len()).map(View::Receptacle));
-    views.extend((0..g.room().items.len()).map(View::Item));
+    let views = every_view(&g);
     let late = most_changed(&g);
     let last = states.len() - 1;
     states.push(late);
     for (n, s) in states.iter().enumerate() {
-        for &v in &views {
-            let mut s = s.clone();
-            s.set_view(v);
-            let text = describe(&g, &s).to_lowercase();
-            for a in &answers {
-                assert!(!text.contains(a.as_str()), "{v:?} gives `{a}` away: {text}");
-            }
-            // pictures are slow in debug builds: every view of three states
-            if n == 0 || n >= last {
-                render(&g, &s).unwrap();
+        keeps_answers(&g, s, &views, &answers);
+        // pictures are slow in debug builds: every view of three states
+        if n == 0 || n >= last {
+            for &v in &views {
+                render(&g, &seen(s, v)).unwrap();
             }
         }
     }
@@ -508,32 +525,13 @@ fn generated_rooms_draw_and_keep_their_answers() {
     for difficulty in 1..=3 {
         let room = escapade_vis::generator::generate(difficulty, 11).unwrap();
         let g = Game::new(room).unwrap();
-        let answers: Vec<String> = g
-            .room()
-            .quizzes
-            .iter()
-            .map(|q| q.answer.to_lowercase())
-            .collect();
-        let mut views: Vec<View> = Wall::ALL.iter().map(|w| View::Wall(*w)).collect();
-        views.extend((0..g.room().receptacles.len()).map(View::Receptacle));
-        views.extend((0..g.room().items.len()).map(View::Item));
+        let answers = answers(&g);
+        let views = every_view(&g);
         for s in [g.start(), most_changed(&g)] {
             for &v in &views {
-                let mut s = s.clone();
-                s.set_view(v);
-                render(&g, &s).unwrap();
+                render(&g, &seen(&s, v)).unwrap();
             }
         }
-        escapade_vis::oracle::explore(&g, 3_000, |s| {
-            for &v in &views {
-                let mut s = s.clone();
-                s.set_view(v);
-                let text = describe(&g, &s).to_lowercase();
-                assert!(
-                    answers.iter().all(|a| !text.contains(a.as_str())),
-                    "{v:?}: {text}"
-                );
-            }
-        });
+        escapade_vis::oracle::explore(&g, 3_000, |s| keeps_answers(&g, s, &views, &answers));
     }
 }

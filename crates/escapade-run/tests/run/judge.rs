@@ -199,16 +199,10 @@ fn the_reasoning_prompt_matches_its_golden_file() {
         "I'm facing the locker. I already tried 1234. I should check the poster.",
         "inspect poster",
     );
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/run/golden/judge-reasoning.txt");
-    if std::env::var_os("ESCAPADE_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (ESCAPADE_BLESS=1 writes it)", path.display()));
-    assert_eq!(
-        got, want,
-        "the prompt changed: bump the task version, then bless"
+    // a change to this prompt is a new version of the task: bump it, then bless
+    escapade_testkit::golden::check_text(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/run/golden/judge-reasoning.txt"),
+        &got,
     );
 }
 

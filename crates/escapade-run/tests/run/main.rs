@@ -1,7 +1,7 @@
 //! Integration tests of escapade-run against `counter`, a small fake world.
 
 mod episodes; // concurrency independence, errors end episodes not runs, cap, limit, seeds
-mod fake; // CounterWorld: reach the target to win; oracle, random, broken and runaway agents
+mod fake; // the toy CounterWorld (escapade-testkit): rows, specs and runs into a folder
 mod files; // a run directory has every file, with valid rows flushed as they are written
 mod harness; // LLM agents on scripted backends: faults, retryable rows, re-asks, shards, 256 in flight
 mod judge; // escapade judge: reply parsing, prompt golden file, aggregation, resume, retries

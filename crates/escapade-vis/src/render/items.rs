@@ -1,6 +1,10 @@
 //! Items as icons: keys, cards and tools shaped after their name and coloured after
 //! their look, decoration, notes, and clues and locks as small versions of their
 //! close-ups.
+//!
+//! An icon is a handful of parts, nearly all filled and outlined in ink: they are drawn
+//! with the shared helpers of [`super::paint`] (`inked_circle`, `inked_rounded`,
+//! `rimmed_line`, `pair`…), so each icon reads as the list of its parts.
 
 use escapade_render::{Canvas, Rgb, shapes};
 
@@ -135,15 +139,13 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
     ];
     let col = item_colour(name, look, id);
     let w = lw(r);
-    let p = |fx: f32, fy: f32| (r.x + fx * r.w, r.y + fy * r.h);
+    let p = |fx: f32, fy: f32| r.at(fx, fy);
     let sub = |fx, fy, fw, fh| r.sub(fx, fy, fw, fh);
     match kind_word(name, look, &KINDS).unwrap_or("") {
         "key" => {
             let (bx, by) = p(0.26, 0.5);
-            c.fill_circle(bx, by, r.w * 0.2, col);
-            c.stroke_circle(bx, by, r.w * 0.2, INK, w);
-            c.fill_circle(bx, by, r.w * 0.08, Rgb(250, 250, 250));
-            c.stroke_circle(bx, by, r.w * 0.08, INK, w);
+            inked_circle(c, (bx, by), r.w * 0.2, col, w);
+            inked_circle(c, (bx, by), r.w * 0.08, Rgb(250, 250, 250), w);
             for t in [
                 sub(0.44, 0.45, 0.5, 0.1),
                 sub(0.72, 0.53, 0.07, 0.16),
@@ -161,8 +163,7 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
         }
         "card" | "badge" | "pass" => {
             let card = sub(0.06, 0.22, 0.88, 0.56);
-            c.fill_rounded_rect(card.x, card.y, card.w, card.h, card.h * 0.1, col);
-            c.stroke_rounded_rect(card.x, card.y, card.w, card.h, card.h * 0.1, INK, w);
+            inked_rounded(c, card, card.h * 0.1, col, w);
             c.fill_rect(
                 card.x,
                 card.y + card.h * 0.15,
@@ -174,16 +175,14 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
         }
         "coin" | "token" => {
             let (x, y) = p(0.5, 0.5);
-            c.fill_circle(x, y, r.w * 0.4, col);
-            c.stroke_circle(x, y, r.w * 0.4, INK, w);
+            inked_circle(c, (x, y), r.w * 0.4, col, w);
             c.stroke_circle(x, y, r.w * 0.3, col.mix(INK, 90), w);
         }
         "gear" | "cog" => {
             let (x, y) = p(0.5, 0.5);
             let pts = shapes::star(x, y, r.w * 0.44, r.w * 0.33, 10);
             outline_poly(c, &pts, col, w);
-            c.fill_circle(x, y, r.w * 0.12, Rgb(250, 250, 250));
-            c.stroke_circle(x, y, r.w * 0.12, INK, w);
+            inked_circle(c, (x, y), r.w * 0.12, Rgb(250, 250, 250), w);
         }
         "hammer" => {
             outline_rect(c, sub(0.44, 0.3, 0.12, 0.66), WOOD, w);
@@ -192,10 +191,8 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
         "wrench" | "spanner" => {
             let (x0, y0) = p(0.25, 0.8);
             let (x1, y1) = p(0.7, 0.32);
-            c.line(x0, y0, x1, y1, INK, r.w * 0.16);
-            c.line(x0, y0, x1, y1, col, r.w * 0.11);
-            c.fill_circle(x1, y1, r.w * 0.17, col);
-            c.stroke_circle(x1, y1, r.w * 0.17, INK, w);
+            rimmed_line(c, &[(x0, y0), (x1, y1)], col, r.w * 0.16, r.w * 0.11);
+            inked_circle(c, (x1, y1), r.w * 0.17, col, w);
             c.fill_rect(
                 x1 - r.w * 0.02,
                 y1 - r.w * 0.2,
@@ -215,13 +212,12 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
             );
         }
         "crowbar" => {
-            c.stroke_polyline(&[p(0.2, 0.9), p(0.72, 0.2), p(0.88, 0.3)], INK, r.w * 0.12);
-            c.stroke_polyline(&[p(0.2, 0.9), p(0.72, 0.2), p(0.88, 0.3)], col, r.w * 0.08);
+            let bar = [p(0.2, 0.9), p(0.72, 0.2), p(0.88, 0.3)];
+            rimmed_line(c, &bar, col, r.w * 0.12, r.w * 0.08);
         }
         "flashlight" | "torch" => {
             let body = sub(0.1, 0.4, 0.5, 0.2);
-            c.fill_rounded_rect(body.x, body.y, body.w, body.h, body.h * 0.3, col);
-            c.stroke_rounded_rect(body.x, body.y, body.w, body.h, body.h * 0.3, INK, w);
+            inked_rounded(c, body, body.h * 0.3, col, w);
             outline_poly(
                 c,
                 &[p(0.6, 0.38), p(0.82, 0.28), p(0.82, 0.72), p(0.6, 0.62)],
@@ -254,8 +250,7 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
                 STEEL_DARK,
                 w,
             );
-            outline_rect(c, sub(0.12, 0.37, 0.14, 0.26), col, w);
-            outline_rect(c, sub(0.74, 0.37, 0.14, 0.26), col, w);
+            pair(c, r, [0.12, 0.74], 0.37, 0.14, 0.26, col, w);
         }
         "magnet" => {
             let pts = [
@@ -266,21 +261,17 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
                 p(0.75, 0.6),
                 p(0.75, 0.15),
             ];
-            c.stroke_polyline(&pts, INK, r.w * 0.2);
-            c.stroke_polyline(&pts, col, r.w * 0.15);
-            outline_rect(c, sub(0.18, 0.1, 0.14, 0.14), STEEL_LIGHT, w);
-            outline_rect(c, sub(0.68, 0.1, 0.14, 0.14), STEEL_LIGHT, w);
+            rimmed_line(c, &pts, col, r.w * 0.2, r.w * 0.15);
+            pair(c, r, [0.18, 0.68], 0.1, 0.14, 0.14, STEEL_LIGHT, w);
         }
         "bulb" => {
             let (x, y) = p(0.5, 0.38);
-            c.fill_circle(x, y, r.w * 0.28, Rgb(255, 236, 140));
-            c.stroke_circle(x, y, r.w * 0.28, INK, w);
+            inked_circle(c, (x, y), r.w * 0.28, Rgb(255, 236, 140), w);
             outline_rect(c, sub(0.38, 0.64, 0.24, 0.22), STEEL, w);
         }
         "remote" | "phone" => {
             let body = sub(0.3, 0.08, 0.4, 0.84);
-            c.fill_rounded_rect(body.x, body.y, body.w, body.h, body.w * 0.15, col);
-            c.stroke_rounded_rect(body.x, body.y, body.w, body.h, body.w * 0.15, INK, w);
+            inked_rounded(c, body, body.w * 0.15, col, w);
             outline_rect(
                 c,
                 body.sub(0.15, 0.08, 0.7, 0.3),
@@ -298,8 +289,7 @@ pub(super) fn tool_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R) 
         _ => {
             // something small and useful: a tagged box
             let b = sub(0.15, 0.25, 0.7, 0.6);
-            c.fill_rounded_rect(b.x, b.y, b.w, b.h, b.w * 0.08, col);
-            c.stroke_rounded_rect(b.x, b.y, b.w, b.h, b.w * 0.08, INK, w);
+            inked_rounded(c, b, b.w * 0.08, col, w);
             c.line(b.cx(), b.y, b.cx(), b.bottom(), col.mix(INK, 100), w);
             c.line(b.x, b.cy(), b.right(), b.cy(), col.mix(INK, 100), w);
         }
@@ -329,22 +319,17 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
     ];
     let col = item_colour(name, look, id);
     let w = lw(r);
-    let p = |fx: f32, fy: f32| (r.x + fx * r.w, r.y + fy * r.h);
+    let p = |fx: f32, fy: f32| r.at(fx, fy);
     let sub = |fx, fy, fw, fh| r.sub(fx, fy, fw, fh);
     match kind_word(name, look, &KINDS).unwrap_or("") {
         "teddy" | "bear" => {
             let fur = Rgb(160, 112, 70);
             for (fx, fy, rad) in [(0.3, 0.16, 0.09), (0.7, 0.16, 0.09)] {
-                let (x, y) = p(fx, fy);
-                c.fill_circle(x, y, r.w * rad, fur);
-                c.stroke_circle(x, y, r.w * rad, INK, w);
+                inked_circle(c, p(fx, fy), r.w * rad, fur, w);
             }
-            let (bx, by) = p(0.5, 0.66);
-            c.fill_ellipse(bx, by, r.w * 0.26, r.h * 0.28, fur);
-            c.stroke_ellipse(bx, by, r.w * 0.26, r.h * 0.28, INK, w);
+            inked_ellipse(c, p(0.5, 0.66), r.w * 0.26, r.h * 0.28, fur, w);
             let (hx, hy) = p(0.5, 0.3);
-            c.fill_circle(hx, hy, r.w * 0.2, fur);
-            c.stroke_circle(hx, hy, r.w * 0.2, INK, w);
+            inked_circle(c, (hx, hy), r.w * 0.2, fur, w);
             c.fill_ellipse(
                 hx,
                 hy + r.h * 0.06,
@@ -359,8 +344,7 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
         }
         "toy car" | "car" => {
             let body = sub(0.08, 0.45, 0.84, 0.25);
-            c.fill_rounded_rect(body.x, body.y, body.w, body.h, body.h * 0.3, col);
-            c.stroke_rounded_rect(body.x, body.y, body.w, body.h, body.h * 0.3, INK, w);
+            inked_rounded(c, body, body.h * 0.3, col, w);
             outline_poly(
                 c,
                 &[p(0.28, 0.45), p(0.36, 0.28), p(0.64, 0.28), p(0.74, 0.45)],
@@ -377,12 +361,10 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
             for (dx, shade) in [(0.0, 0u8), (0.16, 60)] {
                 let g = col.mix(Rgb(40, 40, 40), shade);
                 let palm = sub(0.2 + dx, 0.35, 0.4, 0.45);
-                c.fill_rounded_rect(palm.x, palm.y, palm.w, palm.h, palm.w * 0.3, g);
-                c.stroke_rounded_rect(palm.x, palm.y, palm.w, palm.h, palm.w * 0.3, INK, w);
+                inked_rounded(c, palm, palm.w * 0.3, g, w);
                 for k in 0..4 {
                     let f = sub(0.22 + dx + 0.09 * k as f32, 0.16, 0.08, 0.24);
-                    c.fill_rounded_rect(f.x, f.y, f.w, f.h, f.w * 0.5, g);
-                    c.stroke_rounded_rect(f.x, f.y, f.w, f.h, f.w * 0.5, INK, w * 0.6);
+                    inked_rounded(c, f, f.w * 0.5, g, w * 0.6);
                 }
             }
         }
@@ -411,14 +393,11 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
                 col,
                 r.w * 0.07,
             );
-            let (x, y) = p(0.68, 0.24);
-            c.fill_ellipse(x, y, r.w * 0.12, r.h * 0.16, col);
-            c.stroke_ellipse(x, y, r.w * 0.12, r.h * 0.16, INK, w);
+            inked_ellipse(c, p(0.68, 0.24), r.w * 0.12, r.h * 0.16, col, w);
         }
         "tape" => {
             let case = sub(0.15, 0.25, 0.55, 0.55);
-            c.fill_rounded_rect(case.x, case.y, case.w, case.h, case.w * 0.2, col);
-            c.stroke_rounded_rect(case.x, case.y, case.w, case.h, case.w * 0.2, INK, w);
+            inked_rounded(c, case, case.w * 0.2, col, w);
             c.fill_circle(case.cx(), case.cy(), case.w * 0.18, STEEL_LIGHT);
             let tape = sub(0.68, 0.66, 0.26, 0.1);
             outline_rect(c, tape, Rgb(250, 214, 60), w * 0.6);
@@ -431,9 +410,14 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
                 (0.42, 0.5, 0.1),
                 (0.58, 0.5, 0.1),
             ] {
-                let (x, y) = p(fx, fy);
-                c.fill_ellipse(x, y, r.w * a, r.w * a * 0.7, Rgb(60, 150, 70));
-                c.stroke_ellipse(x, y, r.w * a, r.w * a * 0.7, INK, w * 0.6);
+                inked_ellipse(
+                    c,
+                    p(fx, fy),
+                    r.w * a,
+                    r.w * a * 0.7,
+                    Rgb(60, 150, 70),
+                    w * 0.6,
+                );
             }
             outline_poly(
                 c,
@@ -478,22 +462,10 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
             c.line(x, y + r.h * 0.04, x, r.y + r.h * 0.35, INK, w);
         }
         "mug" | "cup" => {
-            c.stroke_ellipse(
-                r.x + r.w * 0.72,
-                r.cy() + r.h * 0.05,
-                r.w * 0.14,
-                r.h * 0.16,
-                INK,
-                r.w * 0.07,
-            );
-            c.stroke_ellipse(
-                r.x + r.w * 0.72,
-                r.cy() + r.h * 0.05,
-                r.w * 0.14,
-                r.h * 0.16,
-                col,
-                r.w * 0.04,
-            );
+            // the handle: a ring of the mug's colour with an ink rim
+            let (hx, hy) = (r.x + r.w * 0.72, r.cy() + r.h * 0.05);
+            c.stroke_ellipse(hx, hy, r.w * 0.14, r.h * 0.16, INK, r.w * 0.07);
+            c.stroke_ellipse(hx, hy, r.w * 0.14, r.h * 0.16, col, r.w * 0.04);
             outline_rect(c, sub(0.2, 0.28, 0.5, 0.6), col, w);
         }
         "globe" => {
@@ -513,8 +485,7 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
         }
         "bottle" => {
             let b = sub(0.32, 0.4, 0.36, 0.55);
-            c.fill_rounded_rect(b.x, b.y, b.w, b.h, b.w * 0.2, col);
-            c.stroke_rounded_rect(b.x, b.y, b.w, b.h, b.w * 0.2, INK, w);
+            inked_rounded(c, b, b.w * 0.2, col, w);
             outline_rect(c, sub(0.43, 0.1, 0.14, 0.32), col, w);
         }
         "photo" | "picture" | "painting" => {
@@ -542,9 +513,7 @@ pub(super) fn decor_icon(c: &mut Canvas, name: &str, look: &str, id: &str, r: R)
         }
         _ => {
             // a vase
-            let (x, y) = p(0.5, 0.6);
-            c.fill_ellipse(x, y, r.w * 0.28, r.h * 0.32, col);
-            c.stroke_ellipse(x, y, r.w * 0.28, r.h * 0.32, INK, w);
+            inked_ellipse(c, p(0.5, 0.6), r.w * 0.28, r.h * 0.32, col, w);
             outline_rect(c, sub(0.4, 0.1, 0.2, 0.2), col, w);
         }
     }

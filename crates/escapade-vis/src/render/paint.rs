@@ -32,6 +32,11 @@ impl R {
         )
     }
 
+    /// The point at fractions `(fx, fy)` of this rectangle.
+    pub(super) fn at(self, fx: f32, fy: f32) -> (f32, f32) {
+        (self.x + fx * self.w, self.y + fy * self.h)
+    }
+
     pub(super) fn cx(self) -> f32 {
         self.x + self.w / 2.0
     }
@@ -243,4 +248,63 @@ pub(super) fn outline_rect(c: &mut Canvas, r: R, fill: Rgb, width: f32) {
 pub(super) fn outline_poly(c: &mut Canvas, points: &[(f32, f32)], fill: Rgb, width: f32) {
     c.fill_polygon(points, fill);
     c.stroke_polygon(points, INK, width);
+}
+
+// Filled shapes outlined in ink: nearly every part of a drawing is one, so each is one
+// call rather than a fill and a stroke that must agree on the same coordinates.
+
+/// A circle of `fill` outlined in ink.
+pub(super) fn inked_circle(c: &mut Canvas, (x, y): (f32, f32), radius: f32, fill: Rgb, width: f32) {
+    c.fill_circle(x, y, radius, fill);
+    c.stroke_circle(x, y, radius, INK, width);
+}
+
+/// An ellipse of `fill` outlined in ink.
+pub(super) fn inked_ellipse(
+    c: &mut Canvas,
+    (x, y): (f32, f32),
+    rx: f32,
+    ry: f32,
+    fill: Rgb,
+    width: f32,
+) {
+    c.fill_ellipse(x, y, rx, ry, fill);
+    c.stroke_ellipse(x, y, rx, ry, INK, width);
+}
+
+/// A rounded rectangle of `fill` outlined in ink.
+pub(super) fn inked_rounded(c: &mut Canvas, r: R, radius: f32, fill: Rgb, width: f32) {
+    c.fill_rounded_rect(r.x, r.y, r.w, r.h, radius, fill);
+    c.stroke_rounded_rect(r.x, r.y, r.w, r.h, radius, INK, width);
+}
+
+/// A thick line of `fill` with an ink rim: `points` stroked `outer` wide in ink, then
+/// `inner` wide in `fill`.
+pub(super) fn rimmed_line(
+    c: &mut Canvas,
+    points: &[(f32, f32)],
+    fill: Rgb,
+    outer: f32,
+    inner: f32,
+) {
+    c.stroke_polyline(points, INK, outer);
+    c.stroke_polyline(points, fill, inner);
+}
+
+/// Two outlined parts of `r` side by side at the fractions `xs` (a pair of feet, legs,
+/// side boards, end caps), `fw` × `fh` of it from `fy` down.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pair(
+    c: &mut Canvas,
+    r: R,
+    xs: [f32; 2],
+    fy: f32,
+    fw: f32,
+    fh: f32,
+    fill: Rgb,
+    width: f32,
+) {
+    for fx in xs {
+        outline_rect(c, r.sub(fx, fy, fw, fh), fill, width);
+    }
 }
