@@ -104,12 +104,6 @@ pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(),
                     what: "empty feedback".into(),
                 });
             }
-            if !step.valid && step.error.is_none() {
-                return Err(CheckError::Malformed {
-                    step: n,
-                    what: "invalid action without an error kind".into(),
-                });
-            }
             seen(n, &step.observation, &leak)?;
             leak(n, &step.feedback)?;
             for r in &step.results {
@@ -160,8 +154,6 @@ mod tests {
         Overshoots,
         /// Empty feedback.
         Mute,
-        /// An invalid action with no error kind.
-        Unexplained,
         /// Steps after the end are accepted.
         Unguarded,
     }
@@ -205,8 +197,7 @@ mod tests {
                     0.0
                 },
                 terminated: self.steps >= 2,
-                valid,
-                error: (!valid && self.fault != Fault::Unexplained).then(|| "parse".into()),
+                error: (!valid).then(|| "parse".into()),
                 ..Step::default()
             })
         }
@@ -258,10 +249,6 @@ mod tests {
         assert!(matches!(
             check(Fault::Mute),
             Err(CheckError::Malformed { step: 1, .. })
-        ));
-        assert!(matches!(
-            check(Fault::Unexplained),
-            Err(CheckError::Malformed { step: 2, .. })
         ));
         assert_eq!(check(Fault::Unguarded), Err(CheckError::NoEndGuard));
     }

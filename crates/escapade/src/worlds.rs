@@ -4,6 +4,9 @@
 
 use escapade_core::World;
 
+pub mod import; // converters of the original benchmarks' files
+pub mod importers; // `escapade import <world>`: each world's converter, run
+
 /// Every world this build of escapade plays. Fails when a world cannot start (the tools
 /// world needs a `python3` for its sandboxed Python tool).
 pub fn worlds() -> anyhow::Result<Vec<Box<dyn World>>> {
@@ -72,7 +75,12 @@ pub mod demo {
                 why: "counting starts at one now".into(),
             }]
         }
-        fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+        fn generate(
+            &self,
+            difficulty: u32,
+            seed: u64,
+            _options: &escapade_core::Options,
+        ) -> Result<String, CoreError> {
             if difficulty == 0 {
                 return Err(CoreError::Generation(
                     "difficulty must be at least 1".into(),
@@ -104,7 +112,12 @@ pub mod demo {
                 }),
             }
         }
-        fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+        fn env(
+            &self,
+            scenario_json: &str,
+            options: &escapade_core::Options,
+        ) -> Result<Box<dyn Env + Send>, CoreError> {
+            escapade_core::options::check_keys(options, &[])?;
             let v: serde_json::Value = serde_json::from_str(scenario_json)
                 .map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
             Ok(Box::new(DemoEnv {
@@ -120,6 +133,7 @@ pub mod demo {
             kind: &str,
             _scenario_json: &str,
             seed: u64,
+            _options: &escapade_core::Options,
         ) -> Result<Box<dyn Agent + Send>, CoreError> {
             match kind {
                 "oracle" | "random" => Ok(Box::new(DemoAgent {
@@ -177,7 +191,6 @@ pub mod demo {
                 progress: f64::from(self.count) / f64::from(self.target),
                 terminated,
                 truncated,
-                valid,
                 error: (!valid).then(|| "parse".to_string()),
                 ..Default::default()
             })
@@ -213,7 +226,7 @@ pub mod demo {
         fn name(&self) -> String {
             self.kind.clone()
         }
-        fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+        fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {
             self.turn = 0;
         }
         fn act(&mut self, _o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {
