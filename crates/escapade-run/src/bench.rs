@@ -560,11 +560,8 @@ pub fn probe() -> escapade_core::bench::Probe {
 /// world's own error when its bench fails.
 pub fn world_bench(worlds: &[&dyn World], name: &str) -> Result<escapade_core::bench::BenchReport> {
     let Some(world) = worlds.iter().find(|w| w.name() == name) else {
-        let known: Vec<&str> = worlds.iter().map(|w| w.name()).collect();
-        return Err(RunError::Invalid(format!(
-            "unknown benchmark `{name}`; known: harness, {}",
-            known.join(", ")
-        )));
+        let known = std::iter::once("harness").chain(worlds.iter().map(|w| w.name()));
+        return Err(RunError::unknown("benchmark", name, known));
     };
     match world.bench(&probe()) {
         Some(report) => Ok(report?),
@@ -693,6 +690,16 @@ mod tests {
             0,
             "run directories are removed"
         );
+    }
+
+    #[test]
+    fn a_world_bench_is_found_by_name_and_a_world_without_one_says_so() {
+        let counting = CountingWorld;
+        let worlds: [&dyn World; 1] = [&counting];
+        let e = world_bench(&worlds, "nope").unwrap_err().to_string();
+        assert!(e.contains("nope") && e.contains("harness, counting"), "{e}");
+        let e = world_bench(&worlds, "counting").unwrap_err().to_string();
+        assert!(e.contains("world `counting` has no bench"), "{e}");
     }
 
     #[test]

@@ -48,7 +48,8 @@ pub enum Command {
     Schema,
     /// Install the built-in local model (llama.cpp server + SmolLM2-135M) into the cache.
     Setup(SetupArgs),
-    /// Performance self-check of the harness (zero-latency scripted model, tools world).
+    /// Performance self-check: the harness (zero-latency scripted model on a small
+    /// counting world), or a world's own bench (`escapade bench vis`).
     Bench(BenchArgs),
 }
 

@@ -1184,7 +1184,7 @@ pub fn setup(ctx: &mut Ctx<'_>, args: &SetupArgs) -> Result<()> {
 /// and episodes in flight; or a world's own bench (env step, pictures, suite build).
 pub fn bench(ctx: &mut Ctx<'_>, args: &BenchArgs) -> Result<()> {
     if args.what != "harness" {
-        if !ctx.quiet {
+        if !ctx.quiet && ctx.worlds.iter().any(|w| w.name() == args.what) {
             eprintln!("measuring the {} world…", args.what);
         }
         let worlds: Vec<&dyn World> = ctx.worlds.iter().map(|w| w.as_ref()).collect();
