@@ -6,23 +6,10 @@
 //! ([`escapade_core::Env::check_action`]); the agent decides how to phrase the retry.
 
 use async_trait::async_trait;
+pub use escapade_core::EpisodeStart; // one start for baselines and model agents alike
 use escapade_core::{Agent, AgentTurn, Observation, Step, ToolSchema};
 
 use crate::AgentError;
-
-/// What an agent learns when an episode starts.
-#[derive(Debug, Clone, Copy)]
-pub struct EpisodeStart<'a> {
-    /// The episode seed (also given to the environment).
-    pub seed: u64,
-    /// The world's system prompt.
-    pub system_prompt: &'a str,
-    /// The world's function schemas at the start.
-    pub tools: &'a [ToolSchema],
-    /// `(role, system prompt)` of each role of a multi-role world
-    /// ([`escapade_core::Env::roles`]); empty in one-role worlds.
-    pub roles: &'a [(String, String)],
-}
 
 /// What an agent sees at one turn.
 #[derive(Debug, Clone, Copy)]
@@ -77,7 +64,7 @@ impl AsyncAgent for Blocking {
     }
 
     async fn reset(&mut self, start: EpisodeStart<'_>) -> Result<(), AgentError> {
-        self.0.reset(start.seed, start.system_prompt, start.tools);
+        self.0.reset(start);
         Ok(())
     }
 

@@ -413,7 +413,6 @@ impl Env for CommaEnv {
             progress: self.best,
             terminated,
             truncated,
-            valid: true,
             error: None,
             ..Default::default()
         })

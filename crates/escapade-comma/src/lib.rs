@@ -14,6 +14,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bench; // escapade bench comma: puzzle step, picture, suite build
 pub mod env; // CommaEnv: the solver-expert protocol around any puzzle
 pub mod error; // CommaError
 pub mod judge; // COMMA §5.2: the error-type judge

@@ -28,11 +28,9 @@
 
 use std::collections::BTreeMap;
 
-use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
-use escapade_core::report::{Breakdown, Grouping, TurnCurve};
-use escapade_core::{
-    Action, Agent, AgentTurn, CoreError, Env, Observation, Step, ToolSchema, World,
-};
+use escapade_core::env::{Generation, OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
+use escapade_core::report::{Breakdown, Grouping, ReportSpec, TurnCurve};
+use escapade_core::{Action, Agent, AgentTurn, CoreError, Env, Observation, Step, World};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -252,47 +250,92 @@ const OPTIONS: [(&str, &str); 3] = [
 
 impl CommaOptions {
     /// The options `options` names (keys of [`CommaWorld::env_options`]).
-    pub fn parse(options: &BTreeMap<String, String>) -> Result<CommaOptions, CoreError> {
+    pub fn parse(options: &escapade_core::Options) -> Result<CommaOptions, CoreError> {
+        use escapade_core::options::{choose, unknown};
         let mut o = CommaOptions::default();
         for (key, value) in options {
-            let v = value.trim().to_lowercase();
-            let bad = |expected: &str| {
-                CoreError::World(format!("world option {key}={value}: expected {expected}"))
-            };
             match key.as_str() {
                 "memory_labels" => {
-                    o.rules.memory_labels = match v.as_str() {
-                        "fixed" => MemoryLabels::Fixed,
-                        "shuffled" => MemoryLabels::Shuffled,
-                        _ => return Err(bad("fixed or shuffled")),
-                    }
+                    o.rules.memory_labels = choose(
+                        key,
+                        value,
+                        &[
+                            ("fixed", MemoryLabels::Fixed),
+                            ("shuffled", MemoryLabels::Shuffled),
+                        ],
+                    )?
                 }
                 "feedback" => {
-                    o.protocol.feedback = match v.as_str() {
-                        "original" => Feedback::Original,
-                        "detailed" => Feedback::Detailed,
-                        _ => return Err(bad("original or detailed")),
-                    }
+                    o.protocol.feedback = choose(
+                        key,
+                        value,
+                        &[
+                            ("original", Feedback::Original),
+                            ("detailed", Feedback::Detailed),
+                        ],
+                    )?
                 }
                 "expert_words" => {
-                    o.protocol.expert_words = match v.as_str() {
-                        "ask" => ExpertWords::Ask,
-                        "cut" => ExpertWords::Cut,
-                        _ => return Err(bad("ask or cut")),
-                    }
+                    o.protocol.expert_words = choose(
+                        key,
+                        value,
+                        &[("ask", ExpertWords::Ask), ("cut", ExpertWords::Cut)],
+                    )?
                 }
-                _ => {
-                    return Err(CoreError::Unknown {
-                        what: "world option",
-                        name: key.clone(),
-                        known: OPTIONS.map(|(k, _)| k).join(", "),
-                    });
-                }
+                _ => return Err(unknown(key, &OPTIONS)),
             }
         }
         Ok(o)
     }
 }
+
+/// `1 (wire)`: a tier is a puzzle (its place in the paper's table).
+fn tier_label(difficulty: u32, _means: &BTreeMap<String, f64>) -> String {
+    match PuzzleKind::ALL.get((difficulty as usize).wrapping_sub(1)) {
+        Some(kind) => format!("{difficulty} ({})", kind.name()),
+        None => difficulty.to_string(),
+    }
+}
+
+/// SR and PSR per capability category (COMMA §3.2, Fig. 6).
+fn breakdowns() -> Vec<Breakdown> {
+    let groups = CAPABILITIES
+        .iter()
+        .map(|c| {
+            let kinds: Vec<PuzzleKind> = PuzzleKind::ALL
+                .into_iter()
+                .filter(|k| k.capabilities().contains(c))
+                .collect();
+            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            let label = format!("{c} ({})", names.join(", "));
+            (label, kinds.into_iter().map(tier).collect())
+        })
+        .collect();
+    vec![Breakdown {
+        name: "capabilities".into(),
+        title: "per capability (COMMA §3.2)".into(),
+        column: "capability (puzzles)".into(),
+        by: Grouping::Tiers(groups),
+        per_tier: false,
+        metrics: vec!["success".into(), "psr".into()],
+    }]
+}
+
+/// Success within the first k solver turns (COMMA Fig. 4), up to the 10 turns of §4.1.
+fn turn_curve() -> TurnCurve {
+    TurnCurve {
+        role: Some(crate::env::SOLVER.into()),
+        max: crate::env::MAX_TURNS,
+        title: "success within k solver turns (COMMA Fig. 4)".into(),
+    }
+}
+
+/// The options of [`CommaWorld::generate`] (`escapade gen comma -W puzzle=wire`, or
+/// `--puzzle wire`).
+const GENERATION: [(&str, &str); 1] = [(
+    "puzzle",
+    "a puzzle by name (wire, memory, maze, …): generates that puzzle whatever the difficulty",
+)];
 
 /// The comma world.
 #[derive(Debug, Default)]
@@ -381,8 +424,22 @@ impl World for CommaWorld {
         }]
     }
 
-    /// `difficulty` names the puzzle by its tier (1 Wire … 10 ATM).
-    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+    /// `difficulty` names the puzzle by its tier (1 Wire … 10 ATM); `-W puzzle=NAME`
+    /// (`escapade gen comma --puzzle wire`) names it by name instead.
+    fn generate(
+        &self,
+        difficulty: u32,
+        seed: u64,
+        options: &escapade_core::Options,
+    ) -> Result<String, CoreError> {
+        escapade_core::options::check_keys(options, &GENERATION)?;
+        let difficulty = match options.get("puzzle") {
+            Some(name) => tier(
+                PuzzleKind::parse(name)
+                    .map_err(|e| escapade_core::options::bad("puzzle", name, e.to_string()))?,
+            ),
+            None => difficulty,
+        };
         let kind = PuzzleKind::ALL
             .get((difficulty as usize).wrapping_sub(1))
             .copied()
@@ -412,18 +469,21 @@ impl World for CommaWorld {
         }
     }
 
-    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
-        self.env_with(scenario_json, &BTreeMap::new())
-    }
-
     fn env_options(&self) -> Vec<(&'static str, &'static str)> {
         OPTIONS.to_vec()
     }
 
-    fn env_with(
+    fn generation(&self) -> Generation {
+        Generation {
+            default_difficulty: 1,
+            options: GENERATION.to_vec(),
+        }
+    }
+
+    fn env(
         &self,
         scenario_json: &str,
-        options: &BTreeMap<String, String>,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Env + Send>, CoreError> {
         let o = CommaOptions::parse(options)?;
         let (s, kind) = CommaScenario::from_json(scenario_json)?;
@@ -438,19 +498,17 @@ impl World for CommaWorld {
         kind: &str,
         scenario_json: &str,
         seed: u64,
-    ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        self.agent_for(kind, scenario_json, seed, Rules::default())
-    }
-
-    fn agent_with(
-        &self,
-        kind: &str,
-        scenario_json: &str,
-        seed: u64,
-        options: &BTreeMap<String, String>,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
         let o = CommaOptions::parse(options)?;
         self.agent_for(kind, scenario_json, seed, o.rules)
+    }
+
+    fn bench(
+        &self,
+        _probe: &escapade_core::bench::Probe,
+    ) -> Option<Result<escapade_core::bench::BenchReport, CoreError>> {
+        Some(crate::bench::run(self))
     }
 
     fn agent_kinds(&self) -> Vec<&'static str> {
@@ -458,8 +516,9 @@ impl World for CommaWorld {
     }
 
     fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
-        let mut env = self.env(scenario_json)?;
-        let mut agent = self.agent("oracle", scenario_json, 0)?;
+        let none = escapade_core::Options::new();
+        let mut env = self.env(scenario_json, &none)?;
+        let mut agent = self.agent("oracle", scenario_json, 0, &none)?;
         let (outcome, _) = escapade_core::agent::play(env.as_mut(), agent.as_mut(), 0, 100)?;
         Ok(OracleReport {
             solved: outcome.success,
@@ -471,43 +530,13 @@ impl World for CommaWorld {
         })
     }
 
-    /// `1 (wire)`: a tier is a puzzle (its place in the paper's table).
-    fn tier_label(&self, difficulty: u32, _means: &BTreeMap<String, f64>) -> String {
-        match PuzzleKind::ALL.get((difficulty as usize).wrapping_sub(1)) {
-            Some(kind) => format!("{difficulty} ({})", kind.name()),
-            None => difficulty.to_string(),
+    /// Tiers named by puzzle, SR and PSR per capability, success by turns allowed.
+    fn report(&self) -> ReportSpec {
+        ReportSpec {
+            tier_label,
+            breakdowns: breakdowns(),
+            turn_curve: Some(turn_curve()),
         }
-    }
-    /// SR and PSR per capability category (COMMA §3.2, Fig. 6).
-    fn breakdowns(&self) -> Vec<Breakdown> {
-        let groups = CAPABILITIES
-            .iter()
-            .map(|c| {
-                let kinds: Vec<PuzzleKind> = PuzzleKind::ALL
-                    .into_iter()
-                    .filter(|k| k.capabilities().contains(c))
-                    .collect();
-                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-                let label = format!("{c} ({})", names.join(", "));
-                (label, kinds.into_iter().map(tier).collect())
-            })
-            .collect();
-        vec![Breakdown {
-            name: "capabilities".into(),
-            title: "per capability (COMMA §3.2)".into(),
-            column: "capability (puzzles)".into(),
-            by: Grouping::Tiers(groups),
-            per_tier: false,
-            metrics: vec!["success".into(), "psr".into()],
-        }]
-    }
-    /// Success within the first k solver turns (COMMA Fig. 4), up to the 10 turns of §4.1.
-    fn turn_curve(&self) -> Option<TurnCurve> {
-        Some(TurnCurve {
-            role: Some(crate::env::SOLVER.into()),
-            max: crate::env::MAX_TURNS,
-            title: "success within k solver turns (COMMA Fig. 4)".into(),
-        })
     }
     fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
         vec![&crate::judge::Errors]
@@ -545,7 +574,8 @@ impl Agent for RandomPair {
     fn name(&self) -> String {
         "random".into()
     }
-    fn reset(&mut self, seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, start: escapade_core::EpisodeStart<'_>) {
+        let seed = start.seed;
         *self = RandomPair::new(seed);
     }
     fn act(&mut self, o: &Observation, _last: Option<&Step>) -> Result<AgentTurn, CoreError> {
@@ -582,7 +612,7 @@ impl Agent for TalkingPair {
     fn name(&self) -> String {
         "oracle-talk".into()
     }
-    fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {}
+    fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {}
     fn act(&mut self, o: &Observation, _last: Option<&Step>) -> Result<AgentTurn, CoreError> {
         let text = match o.role.as_deref() {
             Some(EXPERT) => {
@@ -629,7 +659,7 @@ impl Agent for OraclePair {
     fn name(&self) -> String {
         "oracle".into()
     }
-    fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {
         self.instructions.clear();
     }
     fn act(&mut self, o: &Observation, _last: Option<&Step>) -> Result<AgentTurn, CoreError> {

@@ -15,7 +15,9 @@ use escapade_core::{Action, World, hash};
 use serde_json::Value;
 
 fn scenario(kind: PuzzleKind, seed: u64) -> String {
-    CommaWorld.generate(tier(kind), seed).unwrap()
+    CommaWorld
+        .generate(tier(kind), seed, &Default::default())
+        .unwrap()
 }
 
 fn build(suite: &str) -> Vec<String> {
@@ -149,8 +151,10 @@ fn the_oracle_pair_solves_every_instance_of_both_suites_without_a_mistake() {
             let id = header(&json).id;
             let report = CommaWorld.oracle(&json).unwrap();
             assert!(report.solved, "{id}");
-            let mut env = CommaWorld.env(&json).unwrap();
-            let mut oracle = CommaWorld.agent("oracle", &json, 9).unwrap();
+            let mut env = CommaWorld.env(&json, &Default::default()).unwrap();
+            let mut oracle = CommaWorld
+                .agent("oracle", &json, 9, &Default::default())
+                .unwrap();
             let (outcome, _) = play(env.as_mut(), oracle.as_mut(), 9, 100).unwrap();
             assert!(outcome.success, "{id} episode seed 9");
             assert_eq!(outcome.metrics["mistakes"], 0.0, "{id}");
@@ -174,27 +178,35 @@ fn world_options_switch_the_departures_and_refuse_unknown_ones() {
         opts(&[("memory_labels", "shuffled")]),
         opts(&[("feedback", "detailed"), ("expert_words", "cut")]),
     ] {
-        let mut env = CommaWorld.env_with(&json, &o).unwrap();
-        let mut oracle = CommaWorld.agent_with("oracle", &json, 3, &o).unwrap();
+        let mut env = CommaWorld.env(&json, &o).unwrap();
+        let mut oracle = CommaWorld.agent("oracle", &json, 3, &o).unwrap();
         let (outcome, _) = play(env.as_mut(), oracle.as_mut(), 3, 100).unwrap();
         assert!(outcome.success, "{o:?}");
     }
     let mut env = CommaWorld
-        .env_with(&json, &opts(&[("feedback", "detailed")]))
+        .env(&json, &opts(&[("feedback", "detailed")]))
         .unwrap();
     assert!(env.reset(0).text.starts_with("Turn 1 of 10."));
-    let e = CommaWorld
-        .env_with(&json, &opts(&[("memory_labels", "sorted")]))
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("fixed or shuffled"), "{e}");
-    let e = CommaWorld
-        .env_with(&json, &opts(&[("turns", "11")]))
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("memory_labels, feedback, expert_words"), "{e}");
+    match CommaWorld.env(&json, &opts(&[("memory_labels", "sorted")])) {
+        Err(escapade_core::CoreError::BadOption {
+            key,
+            value,
+            expected,
+        }) => {
+            assert_eq!((key.as_str(), value.as_str()), ("memory_labels", "sorted"));
+            assert_eq!(expected, "one of fixed, shuffled");
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("accepted"),
+    }
+    match CommaWorld.env(&json, &opts(&[("turns", "11")])) {
+        Err(escapade_core::CoreError::UnknownOption { key, known }) => {
+            assert_eq!(key, "turns");
+            assert_eq!(known, ["memory_labels", "feedback", "expert_words"]);
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("accepted"),
+    }
 }
 
 #[test]
@@ -204,17 +216,17 @@ fn scenarios_are_reproducible_and_checked() {
         let (s, k) = CommaScenario::from_json(&scenario(kind, 5)).unwrap();
         assert_eq!((k, s.difficulty), (kind, tier(kind)));
     }
-    assert!(CommaWorld.generate(0, 1).is_err());
-    assert!(CommaWorld.generate(11, 1).is_err());
-    assert!(CommaWorld.env(r#"{"world":"comma","id":"x","difficulty":1,"seed":0,"puzzle":"wire","instance":{"colors":["pink"]}}"#).is_err());
-    assert!(CommaWorld.env(r#"{"world":"comma","id":"x","difficulty":1,"seed":0,"puzzle":"chess","instance":{}}"#).is_err());
+    assert!(CommaWorld.generate(0, 1, &Default::default()).is_err());
+    assert!(CommaWorld.generate(11, 1, &Default::default()).is_err());
+    assert!(CommaWorld.env(r#"{"world":"comma","id":"x","difficulty":1,"seed":0,"puzzle":"wire","instance":{"colors":["pink"]}}"#, &Default::default()).is_err());
+    assert!(CommaWorld.env(r#"{"world":"comma","id":"x","difficulty":1,"seed":0,"puzzle":"chess","instance":{}}"#, &Default::default()).is_err());
 }
 
 #[test]
 fn every_puzzle_passes_the_conformance_checker() {
     for kind in PuzzleKind::ALL {
         let json = scenario(kind, 3);
-        let mut env = CommaWorld.env(&json).unwrap();
+        let mut env = CommaWorld.env(&json, &Default::default()).unwrap();
         let junk: Vec<Action> = [
             "describe the screen",
             "",
@@ -243,8 +255,10 @@ fn the_random_pair_lands_on_the_paper_s_row() {
     for json in build(COMMA_V2) {
         let s = header(&json);
         let seed = escapade_core::seed::derive(0, &s.id, 0);
-        let mut env = CommaWorld.env(&json).unwrap();
-        let mut agent = CommaWorld.agent("random", &json, seed).unwrap();
+        let mut env = CommaWorld.env(&json, &Default::default()).unwrap();
+        let mut agent = CommaWorld
+            .agent("random", &json, seed, &Default::default())
+            .unwrap();
         let (o, _) = play(env.as_mut(), agent.as_mut(), seed, 100).unwrap();
         *solved.entry(s.puzzle.clone()).or_insert(0u32) += u32::from(o.success);
     }

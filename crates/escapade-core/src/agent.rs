@@ -38,12 +38,50 @@ impl AgentTurn {
     }
 }
 
+/// What an agent is told when an episode starts (the same for baselines and model
+/// agents: [`Agent::reset`] and `escapade_agents::AsyncAgent::reset` take it).
+#[derive(Debug, Clone, Copy)]
+pub struct EpisodeStart<'a> {
+    /// The episode seed (also given to the environment).
+    pub seed: u64,
+    /// The world's system prompt.
+    pub system_prompt: &'a str,
+    /// The world's function schemas at the start.
+    pub tools: &'a [ToolSchema],
+    /// `(role, system prompt)` of each role of a multi-role world ([`Env::roles`]);
+    /// empty in one-role worlds.
+    pub roles: &'a [(String, String)],
+}
+
+impl<'a> EpisodeStart<'a> {
+    /// A one-role start.
+    pub fn new(seed: u64, system_prompt: &'a str, tools: &'a [ToolSchema]) -> Self {
+        EpisodeStart {
+            seed,
+            system_prompt,
+            tools,
+            roles: &[],
+        }
+    }
+}
+
+/// `(role, system prompt)` of each of `env`'s roles, for [`EpisodeStart::roles`].
+pub fn role_prompts(env: &dyn Env) -> Vec<(String, String)> {
+    env.roles()
+        .into_iter()
+        .map(|r| {
+            let prompt = env.role_prompt(&r);
+            (r, prompt)
+        })
+        .collect()
+}
+
 /// A policy. The runner calls `reset` once per episode, then `act` until the episode ends.
 pub trait Agent {
     /// Name used in run directories and reports (`oracle`, `random`, `llm:<model>`).
     fn name(&self) -> String;
     /// Prepares for a new episode with the world's prompt and function schemas.
-    fn reset(&mut self, seed: u64, system_prompt: &str, tools: &[ToolSchema]);
+    fn reset(&mut self, start: EpisodeStart<'_>);
     /// Chooses the next action. `last` is the previous step (`None` on the first turn).
     fn act(
         &mut self,
@@ -62,7 +100,11 @@ pub fn play(
     max_steps: u32,
 ) -> Result<(Outcome, u32), EnvError> {
     let mut observation = env.reset(seed);
-    agent.reset(seed, &env.system_prompt(), &env.tool_schemas());
+    let (prompt, tools, roles) = (env.system_prompt(), env.tool_schemas(), role_prompts(env));
+    agent.reset(EpisodeStart {
+        roles: &roles,
+        ..EpisodeStart::new(seed, &prompt, &tools)
+    });
     let mut last: Option<Step> = None;
     let mut steps = 0;
     while steps < max_steps {

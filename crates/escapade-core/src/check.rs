@@ -104,12 +104,6 @@ pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(),
                     what: "empty feedback".into(),
                 });
             }
-            if !step.valid && step.error.is_none() {
-                return Err(CheckError::Malformed {
-                    step: n,
-                    what: "invalid action without an error kind".into(),
-                });
-            }
             seen(n, &step.observation, &leak)?;
             leak(n, &step.feedback)?;
             for r in &step.results {

@@ -5,7 +5,7 @@
 //! ended (escaped, gave up, out of mistakes); `truncated` means a limit outside the task
 //! stopped it (the step budget). Stepping after either is an API misuse and returns
 //! [`EnvError::EpisodeOver`]. A bad *agent* action is never an `Err`: it becomes feedback
-//! (`valid == false`, `error` set) and costs a step, like any other action.
+//! (`error` set, so [`Step::valid`] is false) and costs a step, like any other action.
 //!
 //! A [`World`] is the registry entry for one family of rules: it makes scenarios, builds
 //! suites, and opens environments and baseline agents for a scenario file.
@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Action, Agent, CoreError, EnvError, Observation, ToolSchema};
+use crate::report::ReportSpec;
+use crate::{Action, Agent, CoreError, EnvError, Observation, Options, ToolSchema};
 
 /// The result of one [`Env::step`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -29,10 +30,9 @@ pub struct Step {
     pub terminated: bool,
     /// A limit outside the task ended the episode (step budget).
     pub truncated: bool,
-    /// The action parsed and was applied as a legal move (even if it achieved nothing).
-    pub valid: bool,
     /// World-specific error kind when the action failed (tools: the B.1 taxonomy name);
-    /// for a reply with several actions, the first failed action's kind.
+    /// for a reply with several actions, the first failed action's kind. `None`: the
+    /// action was valid ([`Step::valid`]).
     pub error: Option<String>,
     /// The world's answer to each action of a reply that carried several, in order
     /// (AgentEscapeBench App. C: a turn of ten investigations); empty when the world took
@@ -41,6 +41,14 @@ pub struct Step {
     /// [`RESULTS_SEPARATOR`], and what follows it is the rest of the observation.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub results: Vec<ActionResult>,
+}
+
+impl Step {
+    /// The action parsed and was applied as a legal move (even if it achieved nothing):
+    /// the step has no error kind. The trajectory row records it as `valid`.
+    pub fn valid(&self) -> bool {
+        self.error.is_none()
+    }
 }
 
 /// What separates the feedback of the actions of one reply at the start of the
@@ -221,7 +229,26 @@ pub struct OracleReport {
 
 /// A family of rules: makes scenarios and opens environments and baseline agents.
 ///
-/// Scenarios cross this boundary as JSON text so the runner stays world-agnostic.
+/// Scenarios cross this boundary as JSON text so the runner stays world-agnostic; the
+/// binary keeps one registry (`Vec<Box<dyn World>>`) and names no world elsewhere.
+///
+/// | method | required | what it gives |
+/// |---|---|---|
+/// | [`name`](World::name), [`description`](World::description) | yes | `tools`; one line for `escapade list` |
+/// | [`suites`](World::suites), [`build_suite`](World::build_suite) | yes | the suites it ships, and their scenarios |
+/// | [`generate`](World::generate) | yes | one scenario from `(difficulty, seed, options)` |
+/// | [`env`](World::env) | yes | an [`Env`] on a scenario, with the run's `-W` options |
+/// | [`agent`](World::agent), [`agent_kinds`](World::agent_kinds) | yes | baseline agents (`oracle`, `random`) |
+/// | [`env_options`](World::env_options) | no | the `-W` keys it takes (default none) |
+/// | [`generation`](World::generation) | no | `escapade gen`'s default difficulty and options |
+/// | [`oracle`](World::oracle), [`check`](World::check) | no | solvability; checking an authored scenario |
+/// | [`paper_stats`](World::paper_stats), [`catalogue`](World::catalogue) | no | `escapade suite` / `list` extras |
+/// | [`retired_suites`](World::retired_suites) | no | old suite names and what replaced them |
+/// | [`report`](World::report) | no | tier labels, breakdowns, turn curve ([`ReportSpec`]) |
+/// | [`judge_tasks`](World::judge_tasks) | no | `escapade judge --task NAME` |
+/// | [`bench`](World::bench) | no | `escapade bench <world>` |
+///
+/// `docs/world-contract.md` walks through adding a fifth world.
 pub trait World: Send + Sync {
     /// Short name: `tools`, `vis`, `comma`, `craft`.
     fn name(&self) -> &'static str;
@@ -229,66 +256,45 @@ pub trait World: Send + Sync {
     fn description(&self) -> &'static str;
     /// The suites this world ships.
     fn suites(&self) -> Vec<SuiteSpec>;
-    /// Generates one scenario as JSON. Same inputs ⇒ same bytes.
-    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError>;
     /// Builds every scenario of a suite, in suite order, as JSON.
     fn build_suite(&self, suite: &str) -> Result<Vec<String>, CoreError>;
-    /// Opens an environment on a scenario.
-    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError>;
-    /// The environment options this world takes (`escapade run -W key=value`): each key
-    /// and what it sets. Options change what agents see (a frame's size) or a rule's
-    /// variant, never the scenario; a run records them in its config.
-    fn env_options(&self) -> Vec<(&'static str, &'static str)> {
-        Vec::new()
-    }
+    /// Generates one scenario as JSON with `options` (keys of
+    /// [`Generation::options`]; empty: the world's standard scenario). Same inputs ⇒
+    /// same bytes.
+    fn generate(&self, difficulty: u32, seed: u64, options: &Options) -> Result<String, CoreError>;
     /// Opens an environment on a scenario with `options` (keys of
-    /// [`World::env_options`]); no options is [`World::env`]. A world without options
-    /// refuses any key.
-    fn env_with(
-        &self,
-        scenario_json: &str,
-        options: &BTreeMap<String, String>,
-    ) -> Result<Box<dyn Env + Send>, CoreError> {
-        if let Some(key) = options.keys().next() {
-            let known: Vec<&str> = self.env_options().iter().map(|(k, _)| *k).collect();
-            return Err(CoreError::Unknown {
-                what: "world option",
-                name: key.clone(),
-                known: if known.is_empty() {
-                    format!("none: world `{}` takes no options", self.name())
-                } else {
-                    known.join(", ")
-                },
-            });
-        }
-        self.env(scenario_json)
-    }
-    /// Makes a baseline agent (`oracle`, `random`) for a scenario.
+    /// [`World::env_options`]; empty: the paper's protocol). Options change what agents
+    /// see or a rule's variant, never the scenario; a run records them. An unknown key
+    /// is [`CoreError::UnknownOption`], a bad value [`CoreError::BadOption`].
+    fn env(&self, scenario_json: &str, options: &Options)
+    -> Result<Box<dyn Env + Send>, CoreError>;
+    /// Makes a baseline agent (`oracle`, `random`) for a scenario, for an environment
+    /// opened with the same `options`, so an oracle plays by the run's rules.
     fn agent(
         &self,
         kind: &str,
         scenario_json: &str,
         seed: u64,
+        options: &Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError>;
-    /// Makes a baseline agent for an environment opened with `options` (the keys of
-    /// [`World::env_options`]), so an oracle plays by the same rules and pictures as the
-    /// run; worlds without options make [`World::agent`]'s agent.
-    fn agent_with(
-        &self,
-        kind: &str,
-        scenario_json: &str,
-        seed: u64,
-        options: &BTreeMap<String, String>,
-    ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        let _ = options;
-        self.agent(kind, scenario_json, seed)
-    }
     /// Names of the baseline agents [`World::agent`] accepts.
     fn agent_kinds(&self) -> Vec<&'static str>;
-    /// Plays the oracle on a scenario.
+
+    /// The environment options this world takes (`escapade run -W key=value`): each key
+    /// and what it sets. By default none.
+    fn env_options(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+    /// What `escapade gen` uses when the user gives no `--difficulty`, and the options
+    /// [`World::generate`] takes.
+    fn generation(&self) -> Generation {
+        Generation::default()
+    }
+    /// Plays the oracle on a scenario (the paper's protocol).
     fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
-        let mut env = self.env(scenario_json)?;
-        let mut agent = self.agent("oracle", scenario_json, 0)?;
+        let none = Options::new();
+        let mut env = self.env(scenario_json, &none)?;
+        let mut agent = self.agent("oracle", scenario_json, 0, &none)?;
         let (outcome, _) = crate::agent::play(env.as_mut(), agent.as_mut(), 0, 100_000)?;
         Ok(OracleReport {
             solved: outcome.success,
@@ -301,9 +307,9 @@ pub trait World: Send + Sync {
     }
     /// Checks a scenario written by hand (JSON, or another format the world accepts such
     /// as TOML): loads it, reports what an author should fix, and returns it as JSON.
-    /// The default only checks that an environment opens on it.
+    /// The default checks that an environment opens on it and the oracle solves it.
     fn check(&self, text: &str) -> Result<Validation, CoreError> {
-        self.env(text)?;
+        self.env(text, &Options::new())?;
         let solved = self.oracle(text)?;
         Ok(Validation {
             scenario: text.to_string(),
@@ -328,26 +334,44 @@ pub trait World: Send + Sync {
     fn retired_suites(&self) -> Vec<RetiredSuite> {
         Vec::new()
     }
-    /// How tables name a tier (`1 (wire)`, `12 (D1+D2, bootstrapped)`); `means` are the
-    /// mean metrics of the tier's episodes in a report's row (empty elsewhere, as in
-    /// `escapade list`). By default the number.
-    fn tier_label(&self, difficulty: u32, means: &BTreeMap<String, f64>) -> String {
-        let _ = means;
-        difficulty.to_string()
-    }
-    /// The paper's own cuts of the results, drawn by every report of this world's runs
-    /// (COMMA's capabilities, MM-Escape's exit-in-view split).
-    fn breakdowns(&self) -> Vec<crate::report::Breakdown> {
-        Vec::new()
-    }
-    /// Success against the turns allowed, drawn by every report of this world's runs
-    /// (COMMA Fig. 4); `None` for worlds whose paper has no such figure.
-    fn turn_curve(&self) -> Option<crate::report::TurnCurve> {
-        None
+    /// What every report of this world's runs adds: tier labels, the paper's
+    /// breakdowns, its turn curve. By default tiers are numbers and nothing is added.
+    fn report(&self) -> ReportSpec {
+        ReportSpec::default()
     }
     /// The judge tasks of this world's paper (`escapade judge --task NAME`): a model
     /// labels what agents wrote (VisEscape's reasoning units, COMMA's error types, …).
     fn judge_tasks(&self) -> Vec<&'static dyn crate::judge::JudgeTask> {
         Vec::new()
+    }
+    /// Measures this world's own costs for `escapade bench <world>` (frames, pictures,
+    /// steps), with what `probe` can tell of the system; `None` for worlds without a
+    /// bench.
+    fn bench(
+        &self,
+        probe: &crate::bench::Probe,
+    ) -> Option<Result<crate::bench::BenchReport, CoreError>> {
+        let _ = probe;
+        None
+    }
+}
+
+/// How `escapade gen` makes a world's scenarios beyond `(difficulty, seed)`
+/// ([`World::generation`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generation {
+    /// The difficulty used when the user gives none (the world's first suite tier, say).
+    pub default_difficulty: u32,
+    /// The options [`World::generate`] takes (`escapade gen -W key=value`): each key and
+    /// what it sets.
+    pub options: Vec<(&'static str, &'static str)>,
+}
+
+impl Default for Generation {
+    fn default() -> Self {
+        Generation {
+            default_difficulty: 1,
+            options: Vec::new(),
+        }
     }
 }

@@ -32,6 +32,24 @@ pub enum CoreError {
         /// Comma-separated known names.
         known: String,
     },
+    /// Occurs when a world option (`-W key=value`) names a key the world does not take.
+    #[error("unknown world option `{key}`; {}", known_keys(known))]
+    UnknownOption {
+        /// The key given.
+        key: String,
+        /// The keys the world takes (empty: none).
+        known: Vec<String>,
+    },
+    /// Occurs when a world option's value is not one its key takes.
+    #[error("world option {key}={value}: expected {expected}")]
+    BadOption {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What the key takes, in words (`one of on, off`, `16 to 8192`).
+        expected: String,
+    },
     /// Occurs when a generator cannot produce a valid scenario for the inputs.
     #[error("generation failed: {0}")]
     Generation(String),
@@ -44,4 +62,12 @@ pub enum CoreError {
     /// Occurs for any other world-specific failure.
     #[error("{0}")]
     World(String),
+}
+
+fn known_keys(known: &[String]) -> String {
+    if known.is_empty() {
+        "this world takes none".to_string()
+    } else {
+        format!("known: {}", known.join(", "))
+    }
 }

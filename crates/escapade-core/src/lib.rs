@@ -10,6 +10,11 @@
 //!
 //! Start reading at [`Env`]: `reset(seed)` gives the first observation, `step(action)`
 //! the next one with `terminated` (the task ended) and `truncated` (a limit stopped it).
+//! A [`World`] is the registry entry of one family of rules: eight required methods
+//! (suites, `generate`, `env` and `agent` with the run's [`Options`]) and optional
+//! pieces with defaults — its report ([`report::ReportSpec`]), judge tasks
+//! ([`judge::JudgeTask`]), bench ([`bench::BenchReport`]). The runner and the binary
+//! name no world; `docs/world-contract.md` adds a fifth.
 //!
 //! ```
 //! use escapade_core::{Action, Env, Observation, Outcome, Step, ToolSchema};
@@ -20,7 +25,7 @@
 //! #     fn step(&mut self, action: &Action) -> Result<Step, escapade_core::EnvError> {
 //! #         self.open = *action == Action::text("open door");
 //! #         Ok(Step { observation: Observation::text("The door."), feedback: "ok".into(),
-//! #                   terminated: self.open, valid: true, ..Step::default() })
+//! #                   terminated: self.open, ..Step::default() })
 //! #     }
 //! #     fn system_prompt(&self) -> String { "Get out.".into() }
 //! #     fn tool_schemas(&self) -> Vec<ToolSchema> { Vec::new() }
@@ -38,7 +43,8 @@
 #![deny(missing_docs)]
 
 pub mod action; // what an agent sends: free text, a function call, or raw bytes
-pub mod agent; // the Agent trait and what one turn of an agent produces
+pub mod agent; // the Agent trait, what an episode's start gives it and what one turn produces
+pub mod bench; // what `escapade bench <world>` reports: rows of timings against targets
 pub mod check; // check_env: the conformance checker every world runs over its suite
 pub mod env; // the Env contract (reset/step), Step, and the World registry trait
 pub mod error; // CoreError and EnvError
@@ -46,15 +52,17 @@ pub mod hash; // stable content hashes of canonical JSON
 pub mod judge; // judge tasks: what a model labels in agents' words, and the rows it writes
 pub mod metrics; // mean ± standard error and rates
 pub mod observation; // Observation, Image, ToolSchema
+pub mod options; // world options (-W key=value) and their typed errors
 pub mod report; // what a world adds to its report: tier labels, breakdowns, the turn curve
 pub mod scenario; // the scenario header every world's scenario file carries
 pub mod seed; // seeded ChaCha RNGs and seed derivation
 pub mod trajectory; // the run-directory row types (step rows, episode rows, usage)
 
 pub use action::{Action, FunctionCall};
-pub use agent::{Agent, AgentTurn};
+pub use agent::{Agent, AgentTurn, EpisodeStart};
 pub use env::{ActionResult, Env, Outcome, Step, World};
 pub use error::{CoreError, EnvError};
 pub use observation::{Image, Observation, ToolSchema};
+pub use options::Options;
 pub use scenario::ScenarioHeader;
 pub use trajectory::{EpisodeRow, FORMAT_VERSION, Reask, StepRow, Usage};

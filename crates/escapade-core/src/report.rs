@@ -7,7 +7,46 @@
 //! [`crate::World`]), so the runner's report draws them without knowing any world by
 //! name, and a fifth benchmark gets its own tables by declaring them.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+
+/// How tables name a tier: the tier's number and the mean metrics of its episodes in a
+/// report's row (empty elsewhere, as in `escapade list`) give its label (`1 (wire)`,
+/// `12 (D1+D2, bootstrapped)`).
+pub type TierLabel = fn(u32, &BTreeMap<String, f64>) -> String;
+
+/// Everything a world adds to the report of its runs ([`crate::World::report`]): how
+/// its tiers are named, its paper's own cuts of the results, and its turn curve.
+/// The default names tiers by number and adds nothing.
+#[derive(Debug, Clone)]
+pub struct ReportSpec {
+    /// How tables name a tier (by default the number).
+    pub tier_label: TierLabel,
+    /// The paper's own cuts of the results (COMMA's capabilities, MM-Escape's
+    /// exit-in-view split), each drawn as a table and a plot.
+    pub breakdowns: Vec<Breakdown>,
+    /// Success against the turns allowed (COMMA Fig. 4); `None` for worlds whose paper
+    /// has no such figure.
+    pub turn_curve: Option<TurnCurve>,
+}
+
+impl Default for ReportSpec {
+    fn default() -> Self {
+        ReportSpec {
+            tier_label: |difficulty, _| difficulty.to_string(),
+            breakdowns: Vec::new(),
+            turn_curve: None,
+        }
+    }
+}
+
+impl ReportSpec {
+    /// The label of tier `difficulty` (see [`TierLabel`]).
+    pub fn tier(&self, difficulty: u32, means: &BTreeMap<String, f64>) -> String {
+        (self.tier_label)(difficulty, means)
+    }
+}
 
 /// A table of the report that groups a world's episodes in a way of its paper's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -81,6 +120,13 @@ pub struct TurnCurve {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_report_names_tiers_by_number_and_adds_nothing() {
+        let r = ReportSpec::default();
+        assert_eq!(r.tier(7, &BTreeMap::new()), "7");
+        assert!(r.breakdowns.is_empty() && r.turn_curve.is_none());
+    }
 
     #[test]
     fn episodes_fall_in_groups_by_metric_or_by_tier() {

@@ -243,21 +243,17 @@ impl EnvOptions {
     /// These options with `key=value` pairs applied (keys of [`OPTION_KEYS`]).
     ///
     /// # Errors
-    /// [`CraftError::Option`] naming an unknown key or a value out of range.
+    /// [`escapade_core::CoreError::UnknownOption`] for a key not in [`OPTION_KEYS`],
+    /// [`escapade_core::CoreError::BadOption`] for a value out of range.
     pub fn with(
         mut self,
-        options: &std::collections::BTreeMap<String, String>,
-    ) -> Result<EnvOptions, CraftError> {
+        options: &escapade_core::Options,
+    ) -> Result<EnvOptions, escapade_core::CoreError> {
         for (key, value) in options {
-            let bad = || {
-                CraftError::Option(format!(
-                    "{key}={value}: expected {}",
-                    OPTION_KEYS
-                        .iter()
-                        .find(|(k, _)| k == key)
-                        .map_or("unknown", |(_, help)| *help)
-                ))
+            let Some((_, help)) = OPTION_KEYS.iter().find(|(k, _)| k == key) else {
+                return Err(escapade_core::options::unknown(key, &OPTION_KEYS));
             };
+            let bad = || escapade_core::options::bad(key, value, *help);
             let number = || value.trim().parse::<u32>().map_err(|_| bad());
             const ON_OFF: [(&str, bool); 4] = [
                 ("on", true),
@@ -332,12 +328,7 @@ impl EnvOptions {
                         bad,
                     )?
                 }
-                _ => {
-                    return Err(CraftError::Option(format!(
-                        "unknown key `{key}`; known: {}",
-                        OPTION_KEYS.map(|(k, _)| k).join(", ")
-                    )));
-                }
+                _ => return Err(escapade_core::options::unknown(key, &OPTION_KEYS)),
             }
         }
         Ok(self)
@@ -1555,8 +1546,8 @@ impl Env for CraftEnv {
         }
         self.tally.steps += 1;
         let mut stop = false;
-        let (feedback, valid, error) = match parse_action(action) {
-            Ok(a) => (self.apply(&a).join(" "), true, None),
+        let (feedback, error) = match parse_action(action) {
+            Ok(a) => (self.apply(&a).join(" "), None),
             Err(e) => {
                 self.tally.invalid += 1;
                 let mut said = e.0;
@@ -1564,7 +1555,7 @@ impl Env for CraftEnv {
                     stop = true;
                     said = format!("{said} {UNREADABLE_END}");
                 }
-                (said, false, Some("parse".to_string()))
+                (said, Some("parse".to_string()))
             }
         };
         let terminated = self.escaped;
@@ -1581,7 +1572,6 @@ impl Env for CraftEnv {
             progress: self.progress(),
             terminated,
             truncated,
-            valid,
             error,
             ..Default::default()
         })
@@ -1647,8 +1637,8 @@ impl Env for CraftEnv {
 fn choose<T: Copy>(
     value: &str,
     choices: &[(&str, T)],
-    bad: impl Fn() -> CraftError,
-) -> Result<T, CraftError> {
+    bad: impl Fn() -> escapade_core::CoreError,
+) -> Result<T, escapade_core::CoreError> {
     choices
         .iter()
         .find(|(name, _)| *name == value.trim())

@@ -18,9 +18,6 @@ pub enum CraftError {
     /// variant that needs a longer chain, an unknown variant name).
     #[error("bad generator input: {0}")]
     Input(String),
-    /// Occurs when a world option (`-W key=value`) has an unknown key or a bad value.
-    #[error("bad world option {0}")]
-    Option(String),
     /// Occurs when no attempt of the room generator produced a layout that passes its own
     /// checks (a bug in the generator if it ever happens).
     #[error("layout failed: {0}")]

@@ -20,6 +20,7 @@
 
 pub mod action; // reading a reply into a Table 13 action object
 pub mod art; // canvas-drawn pictures for rooms: paintings, rugs, a clock face, screens
+pub mod bench; // escapade bench craft: frames, PNG, env steps, suite build
 pub mod chain; // the prop chain: props, locks, validation, the oracle's sub-goals
 pub mod env; // CraftEnv: the rules, observations, step caps
 pub mod error; // CraftError

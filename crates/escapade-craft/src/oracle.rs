@@ -21,7 +21,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use escapade_core::{Action, Agent, AgentTurn, CoreError, Env, Observation, Step, ToolSchema};
+use escapade_core::{Action, Agent, AgentTurn, CoreError, Env, Observation, Step};
 use escapade_render::scene::Vec3;
 
 use crate::CraftError;
@@ -359,7 +359,7 @@ impl Agent for OracleAgent {
         "oracle".into()
     }
 
-    fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {
         self.shadow.reset(0);
         self.next = 0;
         self.queue.clear();

@@ -7,7 +7,7 @@
 //! parameters (tenths of a degree or metre, hundredths of the picture), all drawn from
 //! its seed.
 
-use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation, Step, ToolSchema};
+use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation, Step};
 use rand::Rng;
 
 use crate::action::CraftAction;
@@ -59,7 +59,8 @@ impl Agent for RandomAgent {
     fn name(&self) -> String {
         "random".into()
     }
-    fn reset(&mut self, seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, start: escapade_core::EpisodeStart<'_>) {
+        let seed = start.seed;
         *self = RandomAgent::new(seed);
     }
     fn act(&mut self, _o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {

@@ -3,7 +3,7 @@
 //!
 //! Why: this is the only type the binary and the runner see; everything crosses it as
 //! JSON text. Options that change how environments draw or judge (frame size, frames
-//! off, the grab rule, bootstrapping) come per run through `World::env_with` (`-W
+//! off, the grab rule, bootstrapping) come per run through `World::env` (`-W
 //! key=value`) on top of the world's defaults ([`CraftWorld::with_options`]); the
 //! baseline agents are made with the defaults (the oracle recognises a bootstrapped
 //! start by its first observation). Oracle verification never draws frames.
@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use escapade_core::env::{
-    OracleReport, PaperStat, RetiredSuite, SuiteSettings, SuiteSpec, Validation,
+    Generation, OracleReport, PaperStat, RetiredSuite, SuiteSettings, SuiteSpec, Validation,
 };
-use escapade_core::report::{Breakdown, Grouping};
+use escapade_core::report::{Breakdown, Grouping, ReportSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::env::{CraftEnv, EnvOptions, step_cap};
@@ -130,8 +130,28 @@ impl World for CraftWorld {
             .collect()
     }
 
-    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
-        Ok(generate(difficulty, seed, Variant::Standard)?.to_json())
+    /// `-W variant=NAME` (`escapade gen craft --variant note-first`) picks the prop
+    /// chain's variant; by default the standard chain.
+    fn generate(
+        &self,
+        difficulty: u32,
+        seed: u64,
+        options: &escapade_core::Options,
+    ) -> Result<String, CoreError> {
+        escapade_core::options::check_keys(options, &GENERATION)?;
+        let variant = match options.get("variant") {
+            Some(name) => Variant::parse(name)
+                .map_err(|e| escapade_core::options::bad("variant", name, e.to_string()))?,
+            None => Variant::Standard,
+        };
+        Ok(generate(difficulty, seed, variant)?.to_json())
+    }
+
+    fn generation(&self) -> Generation {
+        Generation {
+            default_difficulty: 1,
+            options: GENERATION.to_vec(),
+        }
     }
 
     fn build_suite(&self, name: &str) -> Result<Vec<String>, CoreError> {
@@ -149,42 +169,35 @@ impl World for CraftWorld {
             .collect())
     }
 
-    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
-        Ok(Box::new(CraftEnv::new(
-            Self::parse(scenario_json)?,
-            self.options,
-        )?))
-    }
-
     fn env_options(&self) -> Vec<(&'static str, &'static str)> {
         crate::env::OPTION_KEYS.to_vec()
     }
 
-    fn env_with(
+    fn env(
         &self,
         scenario_json: &str,
-        options: &std::collections::BTreeMap<String, String>,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Env + Send>, CoreError> {
-        let options = self
-            .options
-            .with(options)
-            .map_err(|e| CoreError::World(e.to_string()))?;
+        let options = self.options.with(options)?;
         Ok(Box::new(CraftEnv::new(
             Self::parse(scenario_json)?,
             options,
         )?))
     }
 
+    /// The oracle plays with the run's options (it aims and grabs by the same rule).
     fn agent(
         &self,
         kind: &str,
         scenario_json: &str,
         seed: u64,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        let options = self.options.with(options)?;
         match kind {
             "oracle" => Ok(Box::new(OracleAgent::new(
                 Self::parse(scenario_json)?,
-                self.options,
+                options,
             )?)),
             "random" => Ok(Box::new(RandomAgent::new(seed))),
             other => Err(CoreError::Unknown {
@@ -195,18 +208,11 @@ impl World for CraftWorld {
         }
     }
 
-    fn agent_with(
+    fn bench(
         &self,
-        kind: &str,
-        scenario_json: &str,
-        seed: u64,
-        options: &BTreeMap<String, String>,
-    ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        let with = self
-            .options
-            .with(options)
-            .map_err(|e| CoreError::World(e.to_string()))?;
-        CraftWorld::with_options(with).agent(kind, scenario_json, seed)
+        probe: &escapade_core::bench::Probe,
+    ) -> Option<Result<escapade_core::bench::BenchReport, CoreError>> {
+        Some(crate::bench::run(self, probe))
     }
 
     fn agent_kinds(&self) -> Vec<&'static str> {
@@ -292,38 +298,13 @@ impl World for CraftWorld {
         Ok(out)
     }
 
-    /// `3 (D3)` for a room of three hops, `12 (D1+D2)` for two rooms (MM-Escape §3.3);
-    /// two-room tiers in a report also say how they were played, from their
-    /// `bootstrapped` metric (Table 3's bootstrapped setting, App. F's autonomous one).
-    fn tier_label(&self, difficulty: u32, means: &BTreeMap<String, f64>) -> String {
-        let rooms = if (11..=99).contains(&difficulty) && !difficulty.is_multiple_of(10) {
-            format!("D{}+D{}", difficulty / 10, difficulty % 10)
-        } else {
-            format!("D{difficulty}")
-        };
-        match means.get("bootstrapped") {
-            Some(&1.0) => format!("{difficulty} ({rooms}, bootstrapped)"),
-            Some(&0.0) => format!("{difficulty} ({rooms}, autonomous)"),
-            Some(_) => format!("{difficulty} ({rooms}, bootstrapped and autonomous)"),
-            None => format!("{difficulty} ({rooms})"),
+    /// Tiers named by their rooms; each difficulty split by exit in view (Fig. 4).
+    fn report(&self) -> ReportSpec {
+        ReportSpec {
+            tier_label,
+            breakdowns: breakdowns(),
+            turn_curve: None,
         }
-    }
-    /// Each difficulty split by whether the exit was in view at the start (MM-Escape
-    /// Fig. 4 b–d): escape, steps, grab success rate and grab ratio.
-    fn breakdowns(&self) -> Vec<Breakdown> {
-        vec![Breakdown {
-            name: "exit_view".into(),
-            title: "by whether the exit is in view at the start (MM-Escape Fig. 4)".into(),
-            column: "exit in view".into(),
-            by: Grouping::Metric {
-                metric: "exit_visible_at_start".into(),
-                values: vec![(1.0, "yes".into()), (0.0, "no".into())],
-            },
-            per_tier: true,
-            metrics: ["success", "steps", "grab_success_rate", "grab_ratio"]
-                .map(String::from)
-                .to_vec(),
-        }]
     }
     fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
         vec![&crate::judge::Intent, &crate::judge::Debrief]
@@ -343,6 +324,48 @@ impl World for CraftWorld {
     }
 }
 
+/// The options of [`CraftWorld::generate`] (`escapade gen craft -W variant=note-first`,
+/// or `--variant note-first`).
+const GENERATION: [(&str, &str); 1] = [(
+    "variant",
+    "the prop chain's variant: standard (default), note-first, key-first, two-key, \
+     wall-pattern, multi-room",
+)];
+
+/// `3 (D3)` for a room of three hops, `12 (D1+D2)` for two rooms (MM-Escape §3.3);
+/// two-room tiers in a report also say how they were played, from their
+/// `bootstrapped` metric (Table 3's bootstrapped setting, App. F's autonomous one).
+fn tier_label(difficulty: u32, means: &BTreeMap<String, f64>) -> String {
+    let rooms = if (11..=99).contains(&difficulty) && !difficulty.is_multiple_of(10) {
+        format!("D{}+D{}", difficulty / 10, difficulty % 10)
+    } else {
+        format!("D{difficulty}")
+    };
+    match means.get("bootstrapped") {
+        Some(&1.0) => format!("{difficulty} ({rooms}, bootstrapped)"),
+        Some(&0.0) => format!("{difficulty} ({rooms}, autonomous)"),
+        Some(_) => format!("{difficulty} ({rooms}, bootstrapped and autonomous)"),
+        None => format!("{difficulty} ({rooms})"),
+    }
+}
+/// Each difficulty split by whether the exit was in view at the start (MM-Escape
+/// Fig. 4 b–d): escape, steps, grab success rate and grab ratio.
+fn breakdowns() -> Vec<Breakdown> {
+    vec![Breakdown {
+        name: "exit_view".into(),
+        title: "by whether the exit is in view at the start (MM-Escape Fig. 4)".into(),
+        column: "exit in view".into(),
+        by: Grouping::Metric {
+            metric: "exit_visible_at_start".into(),
+            values: vec![(1.0, "yes".into()), (0.0, "no".into())],
+        },
+        per_tier: true,
+        metrics: ["success", "steps", "grab_success_rate", "grab_ratio"]
+            .map(String::from)
+            .to_vec(),
+    }]
+}
+
 #[cfg(test)]
 mod report_tests {
     use super::*;
@@ -351,14 +374,15 @@ mod report_tests {
     fn tiers_name_their_rooms_and_two_room_games_their_setting() {
         let w = CraftWorld::new();
         let with = |b: f64| BTreeMap::from([("bootstrapped".to_string(), b)]);
-        assert_eq!(w.tier_label(12, &with(1.0)), "12 (D1+D2, bootstrapped)");
-        assert_eq!(w.tier_label(22, &with(0.0)), "22 (D2+D2, autonomous)");
+        let r = w.report();
+        assert_eq!(r.tier(12, &with(1.0)), "12 (D1+D2, bootstrapped)");
+        assert_eq!(r.tier(22, &with(0.0)), "22 (D2+D2, autonomous)");
         assert_eq!(
-            w.tier_label(11, &with(0.5)),
+            r.tier(11, &with(0.5)),
             "11 (D1+D1, bootstrapped and autonomous)"
         );
-        assert_eq!(w.tier_label(3, &BTreeMap::new()), "3 (D3)");
-        let split = &w.breakdowns()[0];
+        assert_eq!(r.tier(3, &BTreeMap::new()), "3 (D3)");
+        let split = &r.breakdowns[0];
         assert!(split.per_tier && split.name == "exit_view");
     }
 }

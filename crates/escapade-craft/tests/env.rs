@@ -454,7 +454,7 @@ fn malformed_replies_are_feedback_and_count_as_invalid() {
     ] {
         assert!(env.check_action(&Action::text(reply)).is_err());
         let step = act(&mut env, reply);
-        assert!(!step.valid && step.error.as_deref() == Some("parse"));
+        assert!(!step.valid() && step.error.as_deref() == Some("parse"));
         assert!(step.feedback.contains(says), "{reply}: {}", step.feedback);
         assert!(step.observation.text.contains(says));
     }
@@ -466,9 +466,9 @@ fn malformed_replies_are_feedback_and_count_as_invalid() {
             bytes: vec![0xff, b'{', b'}'],
         })
         .unwrap();
-    assert!(bytes.valid);
+    assert!(bytes.valid());
     let call = env.step(&Action::call("walk", "{}")).unwrap();
-    assert!(!call.valid && call.feedback.contains("`act`"));
+    assert!(!call.valid() && call.feedback.contains("`act`"));
     assert_eq!(env.outcome().metrics["invalid_actions"], 6.0);
     assert_eq!(env.reask_limit(), 5);
 }
@@ -620,7 +620,7 @@ fn bootstrapped_two_room_games_start_in_the_second_room() {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    let mut env = world.env_with(&json, &options).unwrap();
+    let mut env = world.env(&json, &options).unwrap();
     let first = env.reset(0);
     assert!(
         first.text.contains(escapade_craft::env::BOOTSTRAP_NOTE),
@@ -633,8 +633,10 @@ fn bootstrapped_two_room_games_start_in_the_second_room() {
         "{}",
         first.text
     );
-    let mut oracle = world.agent("oracle", &json, 0).unwrap();
-    oracle.reset(0, "", &[]);
+    let mut oracle = world
+        .agent("oracle", &json, 0, &Default::default())
+        .unwrap();
+    oracle.reset(escapade_core::EpisodeStart::new(0, "", &[]));
     let mut o = first;
     let mut last = None;
     for _ in 0..80 {
@@ -655,7 +657,7 @@ fn bootstrapped_two_room_games_start_in_the_second_room() {
     assert!(out.steps <= 8, "{}", out.steps);
     // with frames, room 1's pictures come along, one per shown step, after the view now
     let mut framed = world
-        .env_with(
+        .env(
             &json,
             &[("width", "64"), ("height", "32")]
                 .into_iter()
@@ -676,9 +678,9 @@ fn bootstrapped_two_room_games_start_in_the_second_room() {
     assert_eq!(shown.images.len(), steps + 1);
     // unknown keys and bad values are refused
     let bad: BTreeMap<String, String> = [("bootstrap".to_string(), "maybe".to_string())].into();
-    assert!(world.env_with(&json, &bad).is_err());
+    assert!(world.env(&json, &bad).is_err());
     let bad: BTreeMap<String, String> = [("colour".to_string(), "red".to_string())].into();
-    assert!(world.env_with(&json, &bad).is_err());
+    assert!(world.env(&json, &bad).is_err());
 }
 
 /// The replies of an oracle solution up to (not including) the first that grabs, and
@@ -932,7 +934,7 @@ fn an_unreadable_reply_after_the_reasks_ends_the_game() {
     let mut env = open(s, EnvOptions::small().without_frames());
     assert_eq!(env.reask_limit(), 5);
     let step = act(&mut env, "I think I should look around");
-    assert!(step.truncated && !step.terminated && !step.valid);
+    assert!(step.truncated && !step.terminated && !step.valid());
     assert!(
         step.feedback.contains(escapade_craft::env::UNREADABLE_END),
         "{}",
@@ -950,7 +952,7 @@ fn an_unreadable_reply_after_the_reasks_ends_the_game() {
         },
     );
     let step = act(&mut going, "I think I should look around");
-    assert!(!step.truncated && !step.valid);
+    assert!(!step.truncated && !step.valid());
     assert!(!act(&mut going, r#"{"rotate_right": 10}"#).truncated);
 }
 

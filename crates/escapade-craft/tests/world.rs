@@ -57,7 +57,7 @@ fn check_env_holds_on_suite_scenarios() {
     let suite = world.build_suite("mm-escape@2").unwrap();
     // one of each group: D1, D2, D3 note-first, D3 key-first, and the three two-room mixes
     for i in [0, 11, 22, 33, 43, 53, 63] {
-        let mut env = world.env(&suite[i]).unwrap();
+        let mut env = world.env(&suite[i], &Default::default()).unwrap();
         check_env(env.as_mut(), 3, &junk()).unwrap_or_else(|e| panic!("scenario {i}: {e}"));
     }
 }
@@ -69,7 +69,7 @@ fn check_env_holds_on_a_bootstrapped_two_room_game() {
     let options: std::collections::BTreeMap<String, String> =
         [("bootstrap".to_string(), "on".to_string())].into();
     for i in [53, 63] {
-        let mut env = world.env_with(&suite[i], &options).unwrap();
+        let mut env = world.env(&suite[i], &options).unwrap();
         check_env(env.as_mut(), 3, &junk()).unwrap_or_else(|e| panic!("scenario {i}: {e}"));
     }
 }
@@ -87,13 +87,16 @@ fn files_with_impossible_rooms_are_refused_not_built() {
     ] {
         let mut v = bad.clone();
         v["rooms"][0][field] = value;
-        let e = world.env(&v.to_string()).err().expect("refused");
+        let e = world
+            .env(&v.to_string(), &Default::default())
+            .err()
+            .expect("refused");
         assert!(e.to_string().contains("outside"), "{field}: {e}");
     }
     bad["rooms"][0]["start"]["x"] = serde_json::json!(-50.0);
-    assert!(world.env(&bad.to_string()).is_err());
+    assert!(world.env(&bad.to_string(), &Default::default()).is_err());
     // chains longer than a room's nine hops are refused up front
-    assert!(world.generate(100_000, 1).is_err());
+    assert!(world.generate(100_000, 1, &Default::default()).is_err());
 }
 
 #[test]
@@ -106,8 +109,16 @@ fn paper_stats_and_baselines() {
             .iter()
             .any(|s| s.name == "objects per room, difficulty 1" && s.paper == Some(20.18))
     );
-    assert!(world.agent("random", &suite[0], 1).is_ok());
-    assert!(world.agent("nobody", &suite[0], 1).is_err());
+    assert!(
+        world
+            .agent("random", &suite[0], 1, &Default::default())
+            .is_ok()
+    );
+    assert!(
+        world
+            .agent("nobody", &suite[0], 1, &Default::default())
+            .is_err()
+    );
     assert_eq!(world.suites()[0].tiers.iter().map(|t| t.1).sum::<u32>(), 73);
 }
 

@@ -1,4 +1,4 @@
-//! Benchmarks of the model harness with a zero-latency scripted model on the tools world:
+//! Benchmarks of the model harness with a zero-latency scripted model on the counting world:
 //! the cost of one step through the runner (beside the environment alone), and the model
 //! agent's own cost of one turn — assembling, logging and sending the request — early in
 //! an episode and at step 35 with the full history. `escapade bench` runs the larger
@@ -15,7 +15,7 @@ use escapade_run::bench::{BenchReply, HarnessBench};
 const EPISODES: usize = 20;
 
 fn fixture() -> HarnessBench {
-    HarnessBench::new(5, 4, BenchReply::Investigate).expect("python3 and the tools world")
+    HarnessBench::new(5, 4, BenchReply::Count).expect("the counting world")
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -72,7 +72,7 @@ struct Prepared {
 fn prepare(bench: &HarnessBench, rt: &tokio::runtime::Runtime, step: u32) -> Prepared {
     let mut env = bench
         .world()
-        .env(&bench.scenarios()[0].1)
+        .env(&bench.scenarios()[0].1, &Default::default())
         .expect("a scenario");
     let mut observation = env.reset(0);
     let tools = env.tool_schemas();

@@ -1,7 +1,7 @@
 //! The model harness's performance self-check (`escapade bench`).
 //!
-//! A zero-latency scripted model ([`escapade_llm::scripted`]) plays the tools world
-//! through the real loop — [`crate::run_async`], [`LlmFactory`], `LlmAgent`, the shared
+//! A zero-latency scripted model ([`escapade_llm::scripted`]) plays the harness's own
+//! [`crate::counting`] world (a step costs next to nothing there) through the real loop — [`crate::run_async`], [`LlmFactory`], `LlmAgent`, the shared
 //! `escapade_llm::Client` and a real run directory in a temporary folder — so every
 //! figure is the cost of the harness itself, not of a model. Three checks:
 //!
@@ -25,9 +25,9 @@ use escapade_agents::{LlmAgent, LlmConfig};
 use escapade_core::{Action, CoreError, World};
 use escapade_llm::scripted::{ScriptLine, ScriptReply, ScriptedBackend};
 use escapade_llm::{Client, ClientOptions};
-use escapade_tools::ToolsWorld;
 use serde::Serialize;
 
+use crate::counting::{COUNT, Counting, CountingWorld};
 use crate::error::{Result, RunError};
 use crate::progress::Progress;
 use crate::rundir::{EPISODES, read_episodes};
@@ -42,10 +42,9 @@ pub const TARGET_THROUGHPUT_S: f64 = 60.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BenchReply {
-    /// `investigate <node>`, cycling through the visible nodes of all bench scenarios (a
-    /// valid action; a node of another scenario gets the world's "no such node" answer).
+    /// `count`, a valid action.
     #[default]
-    Investigate,
+    Count,
     /// A sentence the world cannot parse: each reply costs a step as `wrong_format`.
     Junk,
 }
@@ -53,7 +52,7 @@ pub enum BenchReply {
 impl fmt::Display for BenchReply {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            BenchReply::Investigate => "investigate <node>",
+            BenchReply::Count => COUNT,
             BenchReply::Junk => "junk",
         })
     }
@@ -65,7 +64,7 @@ pub const JUNK_REPLY: &str = "Let me think about this room for a moment.";
 /// Settings of [`harness_benchmarks`]; `Default` gives the documented checks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BenchOptions {
-    /// Difficulty (node count) of the tools scenarios; 5 has a step budget of 35.
+    /// Difficulty of the counting scenarios; 5 has a step budget of 35.
     pub difficulty: u32,
     /// Scenarios generated (seeds 1..=n); episodes cycle through them as epochs.
     pub scenarios: usize,
@@ -90,7 +89,7 @@ impl Default for BenchOptions {
         BenchOptions {
             difficulty: 5,
             scenarios: 4,
-            reply: BenchReply::Investigate,
+            reply: BenchReply::Count,
             step_episodes: 100,
             episodes: 1000,
             concurrency: 8,
@@ -347,10 +346,10 @@ impl fmt::Display for BenchReport {
     }
 }
 
-/// The fixture every check shares: the tools world, its bench scenarios and the scripted
-/// model's replies. The criterion benches (`benches/harness.rs`) use it too.
+/// The fixture every check shares: the counting world, its bench scenarios and the
+/// scripted model's replies. The criterion benches (`benches/harness.rs`) use it too.
 pub struct HarnessBench {
-    world: ToolsWorld,
+    world: CountingWorld,
     difficulty: u32,
     scenarios: Vec<(String, String)>,
     replies: Vec<String>,
@@ -362,26 +361,24 @@ pub struct HarnessBench {
 const LABEL: &str = "bench";
 
 impl HarnessBench {
-    /// Generates `scenarios` tools scenarios of `difficulty` (seeds `1..=scenarios`) and
-    /// the replies of `reply`. Needs `python3` (the tools world's sandbox).
+    /// Generates `scenarios` counting scenarios of `difficulty` (seeds `1..=scenarios`)
+    /// and the replies of `reply`.
     pub fn new(difficulty: u32, scenarios: usize, reply: BenchReply) -> Result<Self> {
         if scenarios == 0 {
             return Err(RunError::Invalid(
                 "the bench needs at least 1 scenario".into(),
             ));
         }
-        let world = ToolsWorld::new().map_err(CoreError::from)?;
+        let world = CountingWorld;
         let mut jsons = Vec::new();
-        let mut nodes = Vec::new();
         let mut step_budget = 0;
         for seed in 1..=scenarios as u64 {
-            let s = world.scenario(difficulty, seed).map_err(CoreError::from)?;
-            step_budget = step_budget.max(s.step_budget);
-            nodes.extend(s.nodes.iter().filter(|n| !n.hidden).map(|n| n.id.clone()));
-            jsons.push((LABEL.to_string(), s.to_json()));
+            step_budget = step_budget.max(Counting::new(difficulty, seed)?.step_budget);
+            let json = world.generate(difficulty, seed, &escapade_core::Options::new())?;
+            jsons.push((LABEL.to_string(), json));
         }
         let replies = match reply {
-            BenchReply::Investigate => nodes.iter().map(|n| format!("investigate {n}")).collect(),
+            BenchReply::Count => vec![COUNT.to_string()],
             BenchReply::Junk => vec![JUNK_REPLY.to_string()],
         };
         Ok(HarnessBench {
@@ -394,7 +391,7 @@ impl HarnessBench {
         })
     }
 
-    /// The world (tools).
+    /// The world (counting).
     pub fn world(&self) -> &dyn World {
         &self.world
     }
@@ -476,7 +473,7 @@ impl HarnessBench {
             agent_options,
             epochs,
             concurrency: concurrency.max(1),
-            source: format!("bench:tools-d{}-x{n}", self.difficulty),
+            source: format!("bench:counting-d{}-x{n}", self.difficulty),
             ..RunSpec::default()
         };
         let start = Instant::now();
@@ -514,7 +511,9 @@ impl HarnessBench {
         let start = Instant::now();
         for k in 0..played {
             // the runner's job order: epoch by epoch, scenarios in order within each
-            let mut env = self.world.env(&self.scenarios[k % n].1)?;
+            let mut env = self
+                .world
+                .env(&self.scenarios[k % n].1, &escapade_core::Options::new())?;
             env.reset(k as u64);
             for _ in 0..cap {
                 let step = env.step(&actions[cursor % actions.len()]);
@@ -531,6 +530,44 @@ impl HarnessBench {
             steps,
             wall_s: start.elapsed().as_secs_f64(),
         })
+    }
+}
+
+/// The processor time this process has used so far (user and system, every thread,
+/// those that have ended too), in milliseconds, from `/proc/self/stat` (Linux; its
+/// clock ticks are 1/100 s). `None` elsewhere. Summed over many frames the tick
+/// rounding evens out; it tells a busy machine (wall time well above it) from a slow
+/// frame.
+pub fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // the fields after the command name, which is in parentheses and may hold spaces
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
+}
+
+/// What a world's bench may ask of this system ([`escapade_core::bench::Probe`]).
+pub fn probe() -> escapade_core::bench::Probe {
+    escapade_core::bench::Probe { cpu_ms }
+}
+
+/// Runs the bench of the world named `name` among `worlds` (`escapade bench <world>`).
+///
+/// # Errors
+/// [`RunError::Invalid`] for a name no world has, or a world without a bench; the
+/// world's own error when its bench fails.
+pub fn world_bench(worlds: &[&dyn World], name: &str) -> Result<escapade_core::bench::BenchReport> {
+    let Some(world) = worlds.iter().find(|w| w.name() == name) else {
+        let known = std::iter::once("harness").chain(worlds.iter().map(|w| w.name()));
+        return Err(RunError::unknown("benchmark", name, known));
+    };
+    match world.bench(&probe()) {
+        Some(report) => Ok(report?),
+        None => Err(RunError::Invalid(format!(
+            "world `{name}` has no bench; `escapade bench harness` measures the harness"
+        ))),
     }
 }
 
@@ -647,12 +684,22 @@ mod tests {
         let table = report.to_string();
         assert!(table.contains("per step, total"), "{table}");
         let json = serde_json::to_value(&report).expect("serializes");
-        assert_eq!(json["reply"], "investigate");
+        assert_eq!(json["reply"], "count");
         assert_eq!(
             std::fs::read_dir(parent.path()).expect("readable").count(),
             0,
             "run directories are removed"
         );
+    }
+
+    #[test]
+    fn a_world_bench_is_found_by_name_and_a_world_without_one_says_so() {
+        let counting = CountingWorld;
+        let worlds: [&dyn World; 1] = [&counting];
+        let e = world_bench(&worlds, "nope").unwrap_err().to_string();
+        assert!(e.contains("nope") && e.contains("harness, counting"), "{e}");
+        let e = world_bench(&worlds, "counting").unwrap_err().to_string();
+        assert!(e.contains("world `counting` has no bench"), "{e}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! let dir = tempfile::tempdir()?;
-//! let row = r#"{"format_version":1,"suite":"s@1","scenario":"a","scenario_hash":"h","world":"tools","difficulty":5,"epoch":0,"seed":1,"agent":"random","config_hash":"c","success":true,"steps":4,"metrics":{},"usage":{"input":0,"output":0,"cached":0,"cost_usd":0.0,"latency_ms":0},"duration_ms":3,"error":null}"#;
+//! let row = r#"{"format_version":1,"suite":"s@1","scenario":"a","scenario_hash":"h","world":"counting","difficulty":5,"epoch":0,"seed":1,"agent":"random","config_hash":"c","success":true,"steps":4,"metrics":{},"usage":{"input":0,"output":0,"cached":0,"cost_usd":0.0,"latency_ms":0},"duration_ms":3,"error":null}"#;
 //! std::fs::write(dir.path().join("episodes.jsonl"), format!("{row}\n"))?;
 //! let report = escapade_run::report(&[dir.path().to_path_buf()], &[])?;
 //! assert_eq!(report.groups[0].metrics["success"].mean, 1.0);
@@ -17,10 +17,8 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod bench; // the model harness's performance self-check (`escapade bench`)
-pub mod comma_bench; // the comma world's performance self-check (`escapade bench comma`)
-pub mod configured; // a world with a run's environment options (-W) applied
-pub mod craft_bench; // the craft world's performance self-check (`escapade bench craft`)
+pub mod bench; // the harness's performance self-check (`escapade bench harness`), a world's bench, the system probe
+pub mod counting; // the harness bench's own small world (not in the registry)
 pub mod error; // RunError, the one error type of this crate
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
 pub mod play; // a person plays one scenario in the terminal
@@ -33,7 +31,6 @@ pub mod settings; // a suite's paper settings applied to a run, and departures f
 pub mod show; // a scenario's first view (prompts, observation, pictures) written to a folder
 pub mod source; // suite name, scenario file or directory → the scenarios to play
 pub mod suite; // builds and verifies suites, writes them to disk
-pub mod vis_bench; // the vis world's performance self-check (`escapade bench vis`)
 
 pub use error::RunError;
 pub use judge::{JudgeSpec, Judgement, judge};

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use escapade_core::{
     Action, Agent, AgentTurn, CoreError, Env, FORMAT_VERSION, Observation, ScenarioHeader, Step,
-    ToolSchema, World, hash,
+    World, hash,
 };
 
 use escapade_agents::{AsyncAgent, EpisodeStart, Team, TurnInput};
@@ -116,10 +116,7 @@ pub fn play_terminal_with(
     output: &mut dyn Write,
 ) -> Result<PlayResult> {
     let header = ScenarioHeader::parse(scenario_json)?;
-    // the partner agents are made with the same world options as the environment
-    let configured = crate::configured::Configured::new(world, &options.world_options);
-    let world: &dyn World = &configured;
-    let mut env = world.env(scenario_json)?;
+    let mut env = world.env(scenario_json, &options.world_options)?;
     let roles = env.roles();
     let seat = seat(&roles, options.role.as_deref(), partner.is_some(), world)?;
     // the partner's team: one agent per role the person does not play
@@ -127,9 +124,10 @@ pub fn play_terminal_with(
         (Some(p), Some(mine)) => {
             let mut members = Vec::new();
             for role in roles.iter().filter(|r| *r != mine) {
+                // made with the same world options as the environment
                 let agent = p
                     .agents
-                    .make(world, scenario_json, options.seed)
+                    .make(world, scenario_json, options.seed, &options.world_options)
                     .map_err(|e| RunError::Invalid(format!("cannot make the {role}: {e}")))?;
                 members.push((role.clone(), agent));
             }
@@ -378,7 +376,7 @@ fn play_sync(
             .collect::<Vec<_>>()
             .join("\n\n"),
     };
-    agent.reset(seed, &prompt, &tools);
+    agent.reset(EpisodeStart::new(seed, &prompt, &tools));
     let mut played = Played::default();
     if let Some((team, runtime)) = &mut seats.partner {
         let roles: Vec<(String, String)> = seats
@@ -566,8 +564,8 @@ impl Agent for Human<'_> {
         HUMAN.to_string()
     }
 
-    fn reset(&mut self, _seed: u64, system_prompt: &str, _tools: &[ToolSchema]) {
-        self.prompt = system_prompt.to_string();
+    fn reset(&mut self, start: EpisodeStart<'_>) {
+        self.prompt = start.system_prompt.to_string();
         self.print_rules();
     }
 

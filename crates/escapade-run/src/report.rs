@@ -313,7 +313,7 @@ fn label_of(
         Some(w) => {
             let means: BTreeMap<String, f64> =
                 metrics.iter().map(|(k, s)| (k.clone(), s.mean)).collect();
-            w.tier_label(difficulty, &means)
+            w.report().tier(difficulty, &means)
         }
         None => difficulty.to_string(),
     }
@@ -810,7 +810,7 @@ fn breakdown_tables(set: &RunSet, worlds: Worlds<'_>) -> Vec<BreakdownTable> {
         let Some(w) = world_named(worlds, world) else {
             continue;
         };
-        for b in w.breakdowns() {
+        for b in w.report().breakdowns {
             // (tier, group order, run) → rows
             let labels: Vec<String> = match &b.by {
                 Grouping::Metric { values, .. } => values.iter().map(|(_, l)| l.clone()).collect(),
@@ -848,7 +848,7 @@ fn breakdown_tables(set: &RunSet, worlds: Worlds<'_>) -> Vec<BreakdownTable> {
                     BreakdownRow {
                         run: set.runs[k].label.clone(),
                         difficulty: tier,
-                        tier: tier.map(|d| w.tier_label(d, &BTreeMap::new())),
+                        tier: tier.map(|d| w.report().tier(d, &BTreeMap::new())),
                         group: labels[gi].clone(),
                         n: rows.len(),
                         metrics,
@@ -962,7 +962,7 @@ impl Report {
     pub fn with_usual_extras(self, set: &RunSet, worlds: Worlds<'_>) -> Report {
         let curves = set.runs.iter().any(|r| {
             r.episodes.iter().any(|e| {
-                world_named(worlds, &e.row.world).is_some_and(|w| w.turn_curve().is_some())
+                world_named(worlds, &e.row.world).is_some_and(|w| w.report().turn_curve.is_some())
             })
         });
         if curves {
@@ -980,7 +980,7 @@ impl Report {
     pub fn per_turn(mut self, set: &RunSet, worlds: Worlds<'_>) -> Report {
         let spec = |world: &str| {
             world_named(worlds, world)
-                .and_then(|w| w.turn_curve())
+                .and_then(|w| w.report().turn_curve)
                 .unwrap_or_else(|| escapade_core::report::TurnCurve {
                     role: None,
                     max: PER_TURN_MAX,

@@ -31,6 +31,7 @@ use escapade_agents::{
     AgentError, AsyncAgent, Blocking, EpisodeStart, Escaper, EscaperConfig, LlmAgent, LlmConfig,
     MODEL_AGENTS, TurnInput,
 };
+use escapade_core::Options;
 use escapade_core::env::{Outcome, SuiteSettings};
 use escapade_core::trajectory::LoggedObservation;
 use escapade_core::{
@@ -52,12 +53,14 @@ pub const DEFAULT_MAX_STEPS: u32 = 10_000;
 pub trait AgentFactory: Send + Sync {
     /// The agent's name in episode rows and run-directory names (`random`, `llm:gpt-4o`).
     fn name(&self) -> String;
-    /// Makes a fresh agent for one episode of a scenario.
+    /// Makes a fresh agent for one episode of a scenario, whose environment is opened
+    /// with the run's world `options` (a baseline plays by the same rules).
     fn make(
         &self,
         world: &dyn World,
         scenario_json: &str,
         seed: u64,
+        options: &Options,
     ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError>;
 }
 
@@ -92,9 +95,10 @@ impl AgentFactory for Baseline {
         world: &dyn World,
         scenario_json: &str,
         seed: u64,
+        options: &Options,
     ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
         let agent = world
-            .agent(&self.kind, scenario_json, seed)
+            .agent(&self.kind, scenario_json, seed, options)
             .map_err(|e| AgentError::Baseline(e.to_string()))?;
         Ok(Box::new(Blocking(agent)))
     }
@@ -163,6 +167,7 @@ impl AgentFactory for LlmFactory {
         _world: &dyn World,
         _scenario_json: &str,
         _seed: u64,
+        _options: &Options,
     ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
         let client = self.client.clone();
         Ok(match (&self.config, &self.captioner) {
@@ -205,11 +210,12 @@ impl AgentFactory for TeamFactory {
         world: &dyn World,
         scenario_json: &str,
         seed: u64,
+        options: &Options,
     ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
         let members = self
             .members
             .iter()
-            .map(|(role, f)| Ok((role.clone(), f.make(world, scenario_json, seed)?)))
+            .map(|(role, f)| Ok((role.clone(), f.make(world, scenario_json, seed, options)?)))
             .collect::<std::result::Result<Vec<_>, AgentError>>()?;
         Ok(Box::new(escapade_agents::Team::new(members)?))
     }
@@ -447,12 +453,10 @@ pub async fn run_async_until(
         return Err(RunError::Invalid("max steps must be at least 1".into()));
     }
     // environments and baseline agents alike are made with the run's world options
-    let configured = crate::configured::Configured::new(world, &spec.world_options);
-    let world: &dyn World = &configured;
     let scenarios = prepare(world, scenarios, spec.limit)?;
     // bad world options fail the run at once, before a run directory is made
     if let Some(s) = scenarios.first() {
-        world.env(s.json)?;
+        world.env(s.json, &spec.world_options)?;
     }
     let mut config = config_for(world, &scenarios, spec);
     config.files = named_files(spec)?;
@@ -532,6 +536,7 @@ pub async fn run_async_until(
                 seed: seed::derive(spec.seed, &s.header.id, u64::from(epoch)),
                 agent: &agent_name,
                 max_steps: spec.max_steps,
+                options: &spec.world_options,
             };
             started += 1;
             let (dir, live, bar) = (&dir, &live, &bar);
@@ -725,6 +730,8 @@ struct Episode<'a> {
     seed: u64,
     agent: &'a str,
     max_steps: u32,
+    /// The run's world options (`-W`), for the environment and a baseline agent.
+    options: &'a Options,
 }
 
 /// Plays one episode into the run directory and appends its row. `Err` only for
@@ -742,11 +749,11 @@ async fn run_episode(
         trajectory: dir.trajectory(&ep.header.id, ep.epoch)?,
     };
     let played = AssertUnwindSafe(async {
-        let env = match world.env(ep.json) {
+        let env = match world.env(ep.json, ep.options) {
             Ok(env) => env,
             Err(e) => return Ok(Played::failed(format!("cannot open the environment: {e}"))),
         };
-        let mut agent = match agents.make(world, ep.json, ep.seed) {
+        let mut agent = match agents.make(world, ep.json, ep.seed, ep.options) {
             Ok(agent) => agent,
             Err(e) => return Ok(Played::failed(format!("cannot make the agent: {e}"))),
         };
@@ -854,7 +861,7 @@ impl Recorder<'_> {
             raw_response: turn.raw_response,
             reasoning: turn.reasoning,
             action: turn.action,
-            valid: step.valid,
+            valid: step.valid(),
             feedback: step.feedback.clone(),
             progress: if step.progress.is_finite() {
                 step.progress

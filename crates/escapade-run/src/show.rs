@@ -24,7 +24,7 @@ pub fn show(
     world_options: &BTreeMap<String, String>,
     out: &Path,
 ) -> Result<Vec<PathBuf>> {
-    let mut env = world.env_with(scenario_json, world_options)?;
+    let mut env = world.env(scenario_json, world_options)?;
     let observation = env.reset(seed);
     std::fs::create_dir_all(out).map_err(|e| RunError::io("cannot create", out, e))?;
     let mut md = String::new();

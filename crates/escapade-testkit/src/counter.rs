@@ -38,8 +38,6 @@ pub enum Fault {
     Overshoots,
     /// Empty feedback.
     Mute,
-    /// An invalid action with no error kind.
-    Unexplained,
     /// Steps after the end are accepted.
     Unguarded,
 }
@@ -146,7 +144,12 @@ impl World for CounterWorld {
             },
         ]
     }
-    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+    fn generate(
+        &self,
+        difficulty: u32,
+        seed: u64,
+        _options: &escapade_core::Options,
+    ) -> Result<String, CoreError> {
         let mut s = scenario(&format!("c-d{difficulty}-s{seed}"), difficulty);
         s.seed = seed;
         Ok(s.json())
@@ -166,7 +169,12 @@ impl World for CounterWorld {
             }),
         }
     }
-    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+    fn env(
+        &self,
+        scenario_json: &str,
+        options: &escapade_core::Options,
+    ) -> Result<Box<dyn Env + Send>, CoreError> {
+        escapade_core::options::check_keys(options, &[])?;
         let scenario: Counter = serde_json::from_str(scenario_json)
             .map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
         Ok(Box::new(CounterEnv::new(scenario)))
@@ -176,6 +184,7 @@ impl World for CounterWorld {
         kind: &str,
         _scenario_json: &str,
         seed: u64,
+        _options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
         if !self.agent_kinds().contains(&kind) {
             return Err(CoreError::Unknown {
@@ -265,16 +274,16 @@ impl Env for CounterEnv {
         if self.scenario.panic_at == Some(self.steps) {
             panic!("counter exploded");
         }
-        let (valid, feedback, error) = match action {
+        let (feedback, error) = match action {
             Action::Text { text } if text == "inc" => {
                 self.count += 1;
-                (true, "up. ", None)
+                ("up. ", None)
             }
             Action::Text { text } if text == "dec" => {
                 self.count = self.count.saturating_sub(1);
-                (true, "down. ", None)
+                ("down. ", None)
             }
-            _ => (false, "unknown action. ", Some("parse".to_string())),
+            _ => ("unknown action. ", Some("parse".to_string())),
         };
         let terminated = self.count >= self.scenario.target;
         let budget = self.scenario.budget.unwrap_or(4 * self.scenario.target + 2);
@@ -296,8 +305,7 @@ impl Env for CounterEnv {
             },
             terminated,
             truncated,
-            valid,
-            error: error.filter(|_| !self.faulty(Fault::Unexplained)),
+            error,
             ..Default::default()
         })
     }
@@ -358,7 +366,7 @@ impl Agent for CounterAgent {
     fn name(&self) -> String {
         self.kind.clone()
     }
-    fn reset(&mut self, _seed: u64, _system_prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {
         self.turns = 0;
     }
     fn act(&mut self, _obs: &Observation, _last: Option<&Step>) -> Result<AgentTurn, CoreError> {

@@ -562,7 +562,8 @@ impl Env for ToolsEnv {
             .iter()
             .filter(|r| r.valid || r.error.is_some())
             .collect();
-        let valid = ran.iter().all(|r| r.valid);
+        // an invalid action always has its kind, so the step is valid exactly when no
+        // action that ran has one
         let error = ran.iter().find_map(|r| r.error.clone());
         let feedback = results
             .iter()
@@ -584,7 +585,6 @@ impl Env for ToolsEnv {
             progress,
             terminated,
             truncated,
-            valid,
             error,
             results: if several { results } else { Vec::new() },
         })

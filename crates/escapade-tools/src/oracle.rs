@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use escapade_core::env::Step;
 use escapade_core::seed::{self, Rng};
-use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation, ToolSchema};
+use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation};
 
 use crate::protocol::ToolsAction;
 use crate::scenario::ToolsScenario;
@@ -98,7 +98,7 @@ impl Agent for OracleAgent {
         "oracle".into()
     }
 
-    fn reset(&mut self, _seed: u64, _system_prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {
         self.next = 0;
     }
 
@@ -195,7 +195,8 @@ impl Agent for RandomAgent {
         "random".into()
     }
 
-    fn reset(&mut self, seed: u64, _system_prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, start: escapade_core::EpisodeStart<'_>) {
+        let seed = start.seed;
         *self = RandomAgent {
             rng: seed::rng(seed::derive(seed, "tools/random-agent", 0)),
             ..Default::default()

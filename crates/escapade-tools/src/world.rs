@@ -11,8 +11,6 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use std::collections::BTreeMap;
-
 use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
@@ -117,6 +115,13 @@ impl ToolsWorld {
     }
 }
 
+/// The `-W` keys of the tools world.
+const OPTION_KEYS: [(&str, &str); 1] = [(
+    "clues",
+    "themed (default: App. A.6 hints by visible names, in the room's theme) or \
+     literal (node ids and explicit wiring; easier than the paper)",
+)];
+
 impl World for ToolsWorld {
     fn name(&self) -> &'static str {
         "tools"
@@ -151,42 +156,47 @@ impl World for ToolsWorld {
     }
 
     fn env_options(&self) -> Vec<(&'static str, &'static str)> {
-        vec![(
-            "clues",
-            "themed (default: App. A.6 hints by visible names, in the room's theme) or \
-             literal (node ids and explicit wiring; easier than the paper)",
-        )]
+        OPTION_KEYS.to_vec()
     }
 
-    fn env_with(
+    /// `escapade gen tools` makes a room of the suite's smallest tier (5 nodes).
+    fn generation(&self) -> escapade_core::env::Generation {
+        escapade_core::env::Generation {
+            default_difficulty: TIERS[0].0,
+            ..Default::default()
+        }
+    }
+
+    fn env(
         &self,
         scenario_json: &str,
-        options: &BTreeMap<String, String>,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Env + Send>, CoreError> {
-        let mut style = ClueStyle::default();
-        for (key, value) in options {
-            match key.as_str() {
-                "clues" => {
-                    style = value
-                        .parse()
-                        .map_err(|why: String| CoreError::World(format!("-W {why}")))?
-                }
-                other => {
-                    return Err(CoreError::Unknown {
-                        what: "world option",
-                        name: other.into(),
-                        known: "clues".into(),
-                    });
-                }
-            }
-        }
+        escapade_core::options::check_keys(options, &OPTION_KEYS)?;
+        let style = match options.get("clues") {
+            Some(value) => escapade_core::options::choose(
+                "clues",
+                value,
+                &[
+                    ("themed", ClueStyle::Themed),
+                    ("literal", ClueStyle::Literal),
+                ],
+            )?,
+            None => ClueStyle::default(),
+        };
         let s = self.parse(scenario_json)?;
         Ok(Box::new(
             ToolsEnv::new(Arc::new(s), self.runner.clone()).with_clues(style),
         ))
     }
 
-    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+    fn generate(
+        &self,
+        difficulty: u32,
+        seed: u64,
+        options: &escapade_core::Options,
+    ) -> Result<String, CoreError> {
+        escapade_core::options::check_keys(options, &[])?;
         Ok(self.scenario(difficulty, seed)?.to_json())
     }
 
@@ -205,17 +215,15 @@ impl World for ToolsWorld {
             .collect())
     }
 
-    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
-        let s = self.parse(scenario_json)?;
-        Ok(Box::new(ToolsEnv::new(Arc::new(s), self.runner.clone())))
-    }
-
     fn agent(
         &self,
         kind: &str,
         scenario_json: &str,
         _seed: u64,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        // the baselines play any clue style (they read the graph, not the clues)
+        escapade_core::options::check_keys(options, &OPTION_KEYS)?;
         match kind {
             "oracle" => Ok(Box::new(OracleAgent::new(&self.parse(scenario_json)?))),
             "random" => Ok(Box::new(RandomAgent::default())),

@@ -76,10 +76,10 @@ check_suite_tier!(tier_20_conforms, 20, 10);
 
 #[test]
 fn same_seed_same_bytes() {
-    let a = world().generate(10, 7).unwrap();
-    let b = world().generate(10, 7).unwrap();
+    let a = world().generate(10, 7, &Default::default()).unwrap();
+    let b = world().generate(10, 7, &Default::default()).unwrap();
     assert_eq!(a, b);
-    assert_ne!(a, world().generate(10, 8).unwrap());
+    assert_ne!(a, world().generate(10, 8, &Default::default()).unwrap());
     let s = ToolsScenario::from_json(&a).unwrap();
     assert_eq!(s.nodes.len(), 10);
     assert_eq!(s.id, "tools-d10-s7");
@@ -89,7 +89,9 @@ fn same_seed_same_bytes() {
 fn oracle_metrics_are_perfect() {
     let s = world().scenario(15, 3).unwrap();
     let mut env = env_for(&s);
-    let mut agent = world().agent("oracle", &s.to_json(), 0).unwrap();
+    let mut agent = world()
+        .agent("oracle", &s.to_json(), 0, &Default::default())
+        .unwrap();
     let (outcome, steps) = escapade_core::agent::play(&mut env, agent.as_mut(), 0, 1000).unwrap();
     assert!(outcome.success);
     assert_eq!(
@@ -276,7 +278,7 @@ fn per_parameter_feedback_and_repeated_solved() {
                 );
             }
             let ok = env.step(&Action::text(a.to_text())).unwrap();
-            assert!(ok.valid, "{}", ok.feedback);
+            assert!(ok.valid(), "{}", ok.feedback);
             let again = env.step(&Action::text(a.to_text())).unwrap();
             assert_eq!(again.error.as_deref(), Some("repeated_solved_node"));
             return;
@@ -307,7 +309,9 @@ fn random_agent_rarely_escapes() {
     let mut wins = 0;
     for seed in 0..10 {
         let mut env = env_for(&s);
-        let mut agent = world().agent("random", &s.to_json(), seed).unwrap();
+        let mut agent = world()
+            .agent("random", &s.to_json(), seed, &Default::default())
+            .unwrap();
         let (o, _) = escapade_core::agent::play(&mut env, agent.as_mut(), seed, 1000).unwrap();
         wins += o.success as u32;
     }
@@ -400,7 +404,7 @@ fn several_actions_per_turn_count_once_against_the_budget() {
     let step = env.step(&Action::text(text(work))).unwrap();
     assert_eq!(step.results.len(), work.len());
     assert!(step.results.iter().all(|r| r.valid), "{}", step.feedback);
-    assert!(step.valid && !step.terminated);
+    assert!(step.valid() && !step.terminated);
     assert!(step.observation.text.starts_with(&step.feedback));
     assert!(step.observation.text.contains("[turn 1/"));
     let last = env.step(&Action::text(text(submit))).unwrap();
@@ -422,7 +426,7 @@ fn several_actions_per_turn_count_once_against_the_budget() {
         .unwrap();
     assert_eq!(step.results.len(), 4);
     assert_eq!(step.error.as_deref(), Some("node_not_exist"));
-    assert!(!step.valid);
+    assert!(!step.valid());
     let m = env.outcome().metrics;
     assert_eq!(m["errors_node_not_exist"], 3.0);
     assert_eq!(env.outcome().steps, 1);
@@ -444,7 +448,7 @@ fn actions_after_the_end_of_the_episode_are_not_run() {
     assert_eq!(step.results.len(), 2);
     assert!(step.results[1].feedback.contains("Not executed"));
     assert!(
-        step.valid,
+        step.valid(),
         "the unrun action does not make the turn invalid"
     );
     assert_eq!(env.outcome().metrics["investigations"], 0.0);
@@ -513,7 +517,7 @@ fn clues_hint_by_default_and_wire_with_the_literal_option() {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let mut env = world().env_with(&json, &options).unwrap();
+        let mut env = world().env(&json, &options).unwrap();
         env.reset(0);
         env.step(&Action::text(format!("investigate {}", wired.id)))
             .unwrap()
@@ -541,7 +545,7 @@ fn clues_hint_by_default_and_wire_with_the_literal_option() {
     assert_eq!(themed, read(&[("clues", "themed")]));
     let bad = |k: &str, v: &str| {
         let options = [(k.to_string(), v.to_string())].into();
-        world().env_with(&json, &options).err().unwrap().to_string()
+        world().env(&json, &options).err().unwrap().to_string()
     };
     assert!(bad("clues", "loud").contains("literal"));
     assert!(bad("hints", "on").contains("clues"));

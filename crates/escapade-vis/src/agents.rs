@@ -5,7 +5,7 @@
 //! listed actions each step and, at a code lock, enters four random digits — the floor
 //! any model should beat.
 
-use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation, Step, ToolSchema};
+use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation, Step};
 use rand::Rng;
 
 use crate::game::{ANSWER_TEMPLATE, Game, Move};
@@ -37,7 +37,7 @@ impl Agent for OracleAgent {
     fn name(&self) -> String {
         "oracle".into()
     }
-    fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {
         self.next = 0;
     }
     fn act(&mut self, _o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {
@@ -69,7 +69,8 @@ impl Agent for RandomAgent {
     fn name(&self) -> String {
         "random".into()
     }
-    fn reset(&mut self, seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, start: escapade_core::EpisodeStart<'_>) {
+        let seed = start.seed;
         *self = RandomAgent::new(seed);
     }
     fn act(&mut self, o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {

@@ -458,9 +458,9 @@ impl Env for VisEnv {
         self.steps += 1;
         let hinted = self.hint_showing;
         let parsed = protocol::parse(action, &self.labels);
-        let (taken, valid, error) = match parsed {
-            Ok(Parsed::Listed(i)) => (Some(self.moves[i].clone()), true, None),
-            Ok(Parsed::Answer(a)) => (Some(Move::Answer(a)), true, None),
+        let (taken, error) = match parsed {
+            Ok(Parsed::Listed(i)) => (Some(self.moves[i].clone()), None),
+            Ok(Parsed::Answer(a)) => (Some(Move::Answer(a)), None),
             Err(message) => {
                 self.invalid += 1;
                 // the original's BaseAgent takes the first listed action after its
@@ -469,7 +469,7 @@ impl Env for VisEnv {
                     Invalid::First => self.moves.first().cloned(),
                     Invalid::Wasted => None,
                 };
-                (stand_in, false, Some(message))
+                (stand_in, Some(message))
             }
         };
         let mut reached = false;
@@ -526,7 +526,6 @@ impl Env for VisEnv {
             progress: self.progress(),
             terminated,
             truncated,
-            valid,
             error,
             ..Default::default()
         })

@@ -29,9 +29,6 @@ pub enum VisError {
     /// Occurs when the generator is asked for a size it does not make.
     #[error("bad generator input: {0}")]
     Generation(String),
-    /// Occurs when a world option (`-W key=value`) has an unknown key or a bad value.
-    #[error("bad vis option: {0}")]
-    Option(String),
     /// Occurs when drawing a view fails.
     #[error("cannot render: {0}")]
     Render(String),
@@ -43,9 +40,7 @@ impl From<VisError> for escapade_core::CoreError {
             VisError::Format(m) | VisError::Invalid(m) => {
                 escapade_core::CoreError::InvalidScenario(m)
             }
-            e @ (VisError::SearchLimit { .. } | VisError::Option(_)) => {
-                escapade_core::CoreError::World(e.to_string())
-            }
+            e @ VisError::SearchLimit { .. } => escapade_core::CoreError::World(e.to_string()),
             other => escapade_core::CoreError::Generation(other.to_string()),
         }
     }

@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod agents; // the oracle and random baselines
+pub mod bench; // escapade bench vis: env step, view drawing, suite build
 pub mod describe; // exact text descriptions of views (image alt text)
 pub mod env; // VisEnv: observations, parsing, limits, hints, metrics
 pub mod error; // VisError

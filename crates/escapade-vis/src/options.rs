@@ -10,9 +10,8 @@
 //! (a reply still invalid after the re-asks, how codes are compared), the original's
 //! way is an option too.
 
-use std::collections::BTreeMap;
+use escapade_core::{CoreError, options};
 
-use crate::VisError;
 use crate::game::AnswerRule;
 
 /// The `-W` keys of the vis world, with what each sets.
@@ -98,59 +97,53 @@ impl Options {
     /// the paper's default.
     ///
     /// # Errors
-    /// [`VisError::Option`] naming an unknown key or a value it does not take.
-    pub fn from_map(map: &BTreeMap<String, String>) -> Result<Options, VisError> {
+    /// [`CoreError::UnknownOption`] for a key not in [`OPTION_KEYS`],
+    /// [`CoreError::BadOption`] for a value its key does not take.
+    pub fn from_map(map: &escapade_core::Options) -> Result<Options, CoreError> {
         let mut o = Options::default();
         for (key, value) in map {
-            let v = value.trim().to_ascii_lowercase();
-            let bad = || {
-                let help = OPTION_KEYS
-                    .iter()
-                    .find(|(k, _)| k == key)
-                    .map_or("", |(_, h)| *h);
-                VisError::Option(format!("{key}={value}: expected {help}"))
+            let Some((_, help)) = OPTION_KEYS.iter().find(|(k, _)| k == key) else {
+                return Err(options::unknown(key, &OPTION_KEYS));
             };
             match key.as_str() {
                 "prompt" => {
-                    o.prompt = match v.as_str() {
-                        "paper" => Prompt::Paper,
-                        "helpful" => Prompt::Helpful,
-                        _ => return Err(bad()),
-                    }
+                    o.prompt = pick(
+                        key,
+                        value,
+                        help,
+                        &[("paper", Prompt::Paper), ("helpful", Prompt::Helpful)],
+                    )?
                 }
                 "feedback" => {
-                    o.feedback = match v.as_str() {
-                        "view" => Feedback::View,
-                        "sentences" => Feedback::Sentences,
-                        _ => return Err(bad()),
-                    }
+                    o.feedback = pick(
+                        key,
+                        value,
+                        help,
+                        &[("view", Feedback::View), ("sentences", Feedback::Sentences)],
+                    )?
                 }
                 "labels" => {
-                    o.labels = match v.as_str() {
-                        "on" | "true" => true,
-                        "off" | "false" => false,
-                        _ => return Err(bad()),
-                    }
+                    o.labels =
+                        options::on_off(key, value).map_err(|_| options::bad(key, value, *help))?
                 }
                 "answers" => {
-                    o.answers = match v.as_str() {
-                        "lenient" => AnswerRule::Lenient,
-                        "exact" => AnswerRule::Exact,
-                        _ => return Err(bad()),
-                    }
-                }
-                "invalid" => {
-                    o.invalid = match v.as_str() {
-                        "wasted" => Invalid::Wasted,
-                        "first" => Invalid::First,
-                        _ => return Err(bad()),
-                    }
+                    o.answers = pick(
+                        key,
+                        value,
+                        help,
+                        &[
+                            ("lenient", AnswerRule::Lenient),
+                            ("exact", AnswerRule::Exact),
+                        ],
+                    )?
                 }
                 _ => {
-                    return Err(VisError::Option(format!(
-                        "unknown key `{key}`; known: {}",
-                        OPTION_KEYS.map(|(k, _)| k).join(", ")
-                    )));
+                    o.invalid = pick(
+                        key,
+                        value,
+                        help,
+                        &[("wasted", Invalid::Wasted), ("first", Invalid::First)],
+                    )?
                 }
             }
         }
@@ -158,11 +151,22 @@ impl Options {
     }
 }
 
+/// The choice `value` names, or an error whose `expected` is the key's help (it says
+/// what each value means, better than a list of words).
+fn pick<T: Copy>(
+    key: &str,
+    value: &str,
+    help: &str,
+    choices: &[(&str, T)],
+) -> Result<T, CoreError> {
+    options::choose(key, value, choices).map_err(|_| options::bad(key, value, help))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn map(pairs: &[(&str, &str)]) -> escapade_core::Options {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -185,16 +189,26 @@ mod tests {
         assert!(o.labels);
         assert_eq!(o.invalid, Invalid::First);
         assert_eq!(o.answers, AnswerRule::Exact);
-        let e = Options::from_map(&map(&[("labels", "maybe")]))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("off | on"), "{e}");
-        let e = Options::from_map(&map(&[("colour", "red")]))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("known: prompt, feedback, labels, invalid"),
-            "{e}"
-        );
+        match Options::from_map(&map(&[("labels", "maybe")])) {
+            Err(CoreError::BadOption {
+                key,
+                value,
+                expected,
+            }) => {
+                assert_eq!((key.as_str(), value.as_str()), ("labels", "maybe"));
+                assert!(expected.contains("off | on"), "{expected}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match Options::from_map(&map(&[("colour", "red")])) {
+            Err(CoreError::UnknownOption { key, known }) => {
+                assert_eq!(key, "colour");
+                assert_eq!(
+                    known,
+                    ["prompt", "feedback", "labels", "invalid", "answers"]
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -298,20 +298,20 @@ impl Env for QuizEnv {
         if self.over {
             return Err(EnvError::EpisodeOver);
         }
-        let (feedback, valid, error) = match self.read(action) {
+        let (feedback, error) = match self.read(action) {
             Ok(code) => {
                 let correct = crate::game::accepts(&self.quiz, &code);
                 self.tried.push(crate::text::quote(&code, 32));
                 if correct {
                     self.solved_at = Some(self.tried.len() as u32);
-                    ("Correct.".to_string(), true, None)
+                    ("Correct.".to_string(), None)
                 } else {
-                    ("Wrong code.".to_string(), true, None)
+                    ("Wrong code.".to_string(), None)
                 }
             }
             Err(message) => {
                 self.tried.push("(no code)".into());
-                (message, false, Some("invalid_answer".to_string()))
+                (message, Some("invalid_answer".to_string()))
             }
         };
         let terminated = self.solved_at.is_some();
@@ -325,7 +325,6 @@ impl Env for QuizEnv {
             progress: if terminated { 1.0 } else { 0.0 },
             terminated,
             truncated,
-            valid,
             error,
             ..Default::default()
         })
@@ -391,7 +390,7 @@ impl Agent for QuizOracle {
     fn name(&self) -> String {
         "oracle".into()
     }
-    fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {}
+    fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {}
     fn act(&mut self, _o: &Observation, _l: Option<&CoreStep>) -> Result<AgentTurn, CoreError> {
         Ok(AgentTurn::action(Action::text(format!(
             "[ANSWER] {}",
@@ -418,7 +417,8 @@ impl Agent for QuizRandom {
     fn name(&self) -> String {
         "random".into()
     }
-    fn reset(&mut self, seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, start: escapade_core::EpisodeStart<'_>) {
+        let seed = start.seed;
         *self = QuizRandom::new(seed);
     }
     fn act(&mut self, _o: &Observation, _l: Option<&CoreStep>) -> Result<AgentTurn, CoreError> {

@@ -162,7 +162,13 @@ impl World for VisWorld {
         .collect()
     }
 
-    fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+    fn generate(
+        &self,
+        difficulty: u32,
+        seed: u64,
+        options: &escapade_core::Options,
+    ) -> Result<String, CoreError> {
+        escapade_core::options::check_keys(options, &[])?;
         Ok(generator::generate(difficulty, seed)?.to_json())
     }
 
@@ -190,20 +196,24 @@ impl World for VisWorld {
         }
     }
 
-    fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
-        self.env_with(scenario_json, &BTreeMap::new())
-    }
-
     fn env_options(&self) -> Vec<(&'static str, &'static str)> {
         OPTION_KEYS.to_vec()
     }
 
+    /// `escapade gen vis` makes a small room (size class 1) unless told otherwise.
+    fn generation(&self) -> escapade_core::env::Generation {
+        escapade_core::env::Generation {
+            default_difficulty: 1,
+            ..Default::default()
+        }
+    }
+
     /// The options apply to rooms; a quiz task takes `labels` for its two pictures and
     /// has no use for the others.
-    fn env_with(
+    fn env(
         &self,
         scenario_json: &str,
-        options: &BTreeMap<String, String>,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Env + Send>, CoreError> {
         let options = Options::from_map(options)?;
         match self.parse(scenario_json)? {
@@ -219,12 +229,16 @@ impl World for VisWorld {
         }
     }
 
+    /// The baselines play any options' environment (an oracle's moves do not depend on
+    /// pictures or wording); the options are still checked.
     fn agent(
         &self,
         kind: &str,
         scenario_json: &str,
         seed: u64,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
+        Options::from_map(options)?;
         let scenario = self.parse(scenario_json)?;
         match (kind, scenario) {
             ("oracle", Scenario::Room(room)) => Ok(Box::new(OracleAgent::new(&Game::new(room)?)?)),
@@ -239,6 +253,13 @@ impl World for VisWorld {
                 known: self.agent_kinds().join(", "),
             }),
         }
+    }
+
+    fn bench(
+        &self,
+        _probe: &escapade_core::bench::Probe,
+    ) -> Option<Result<escapade_core::bench::BenchReport, CoreError>> {
+        Some(crate::bench::run(self))
     }
 
     fn agent_kinds(&self) -> Vec<&'static str> {

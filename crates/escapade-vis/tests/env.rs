@@ -126,7 +126,7 @@ fn a_scripted_solution_escapes_with_full_metrics() {
     let mut last = None;
     for (n, a) in SOLUTION.iter().enumerate() {
         let step = act(&mut e, a);
-        assert!(step.valid, "{a}: {}", step.feedback);
+        assert!(step.valid(), "{a}: {}", step.feedback);
         assert_eq!(step.terminated, n + 1 == SOLUTION.len());
         last = Some(step);
     }
@@ -152,7 +152,7 @@ fn guards_refuse_with_their_message_and_wrong_codes_count_as_brute_force() {
     act(&mut e, "turn to east");
     act(&mut e, "inspect wardrobe");
     let s = act(&mut e, "open wardrobe");
-    assert!(s.valid);
+    assert!(s.valid());
     assert_eq!(s.feedback, "The wardrobe is locked.");
     act(&mut e, "open wardrobe");
     for a in [
@@ -165,7 +165,7 @@ fn guards_refuse_with_their_message_and_wrong_codes_count_as_brute_force() {
     }
     let s = act(&mut e, "<ANSWER>0000</ANSWER>");
     assert!(
-        s.valid && s.feedback.contains("stays shut"),
+        s.valid() && s.feedback.contains("stays shut"),
         "{}",
         s.feedback
     );
@@ -198,7 +198,7 @@ fn bad_replies_are_feedback_and_can_be_checked_first() {
             "{message}"
         );
         let s = e.step(&junk).unwrap();
-        assert!(!s.valid);
+        assert!(!s.valid());
         assert_eq!(s.error.as_deref(), Some("invalid_action"));
         assert!(s.observation.text.len() < 5_000);
     }
@@ -392,7 +392,7 @@ fn a_thought_that_mentions_the_answer_format_does_not_submit_it() {
     e.reset(0);
     let reply = "[THINK] I could use <ANSWER>1234</ANSWER> later. [ACTION] turn to east";
     let s = act(&mut e, reply);
-    assert!(s.valid && s.feedback.contains("east"), "{}", s.feedback);
+    assert!(s.valid() && s.feedback.contains("east"), "{}", s.feedback);
     for a in [
         "step back",
         "turn to north",

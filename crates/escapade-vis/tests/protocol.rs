@@ -290,7 +290,7 @@ fn a_reply_still_invalid_after_the_reasks_spends_its_step() {
     let mut env = env_with(&game, Options::default());
     let first = env.reset(0);
     let s = act(&mut env, "fly out of the window");
-    assert!(!s.valid && s.error.as_deref() == Some("invalid_action"));
+    assert!(!s.valid() && s.error.as_deref() == Some("invalid_action"));
     assert!(s.observation.text.starts_with("North side of the room."));
     assert!(
         s.observation
@@ -309,7 +309,7 @@ fn a_reply_still_invalid_after_the_reasks_spends_its_step() {
     let first = env.reset(0);
     let taken = first.actions.unwrap()[0].clone();
     let s = act(&mut env, "fly out of the window");
-    assert!(!s.valid);
+    assert!(!s.valid());
     assert!(
         s.observation
             .text

@@ -40,7 +40,7 @@ fn junk(room: &Room) -> Vec<Action> {
 fn every_room_passes_the_conformance_checker() {
     for json in world().build_suite(VISESCAPE).unwrap() {
         let room = Room::from_json(&json).unwrap();
-        let mut env = world().env(&json).unwrap();
+        let mut env = world().env(&json, &Default::default()).unwrap();
         check_env(env.as_mut(), 1, &junk(&room)).unwrap_or_else(|e| panic!("{}: {e}", room.id));
     }
 }
@@ -51,8 +51,10 @@ fn the_oracle_escapes_every_room_with_spl_one_and_random_does_not() {
     for json in world().build_suite(VISESCAPE).unwrap() {
         let report = world().oracle(&json).unwrap();
         assert!(report.solved);
-        let mut env = world().env(&json).unwrap();
-        let mut agent = world().agent("oracle", &json, 0).unwrap();
+        let mut env = world().env(&json, &Default::default()).unwrap();
+        let mut agent = world()
+            .agent("oracle", &json, 0, &Default::default())
+            .unwrap();
         let (outcome, steps) = play(env.as_mut(), agent.as_mut(), 0, 400).unwrap();
         assert!(outcome.success);
         assert_eq!(steps, report.steps);
@@ -63,7 +65,9 @@ fn the_oracle_escapes_every_room_with_spl_one_and_random_does_not() {
         let mut env = VisEnv::new(Arc::new(Game::new(room).unwrap()))
             .unwrap()
             .without_images();
-        let mut agent = world().agent("random", &json, 3).unwrap();
+        let mut agent = world()
+            .agent("random", &json, 3, &Default::default())
+            .unwrap();
         let (outcome, _) = play(&mut env, agent.as_mut(), 3, 400).unwrap();
         random_gc.push(outcome.metrics["gc"]);
     }
@@ -90,7 +94,7 @@ fn quiz_tasks_show_two_pictures_and_count_tries() {
         let tasks = world().build_suite(suite).unwrap();
         assert_eq!(tasks.len(), 20);
         for json in &tasks {
-            let mut env = world().env(json).unwrap();
+            let mut env = world().env(json, &Default::default()).unwrap();
             let first = env.reset(0);
             assert_eq!(first.images.len(), 2);
             assert!(first.images.iter().all(|i| i.alt.is_some()));
@@ -100,11 +104,15 @@ fn quiz_tasks_show_two_pictures_and_count_tries() {
                 .collect();
             check_env(env.as_mut(), 0, &wrong).unwrap();
             assert!(world().oracle(json).unwrap().solved);
-            let mut oracle = world().agent("oracle", json, 0).unwrap();
+            let mut oracle = world()
+                .agent("oracle", json, 0, &Default::default())
+                .unwrap();
             let (outcome, steps) = play(env.as_mut(), oracle.as_mut(), 0, 20).unwrap();
             assert!(outcome.success && steps == 1);
             assert_eq!(outcome.metrics["pass_at_1"], 1.0);
-            let mut random = world().agent("random", json, 0).unwrap();
+            let mut random = world()
+                .agent("random", json, 0, &Default::default())
+                .unwrap();
             let (outcome, steps) = play(env.as_mut(), random.as_mut(), 0, 20).unwrap();
             assert!(steps <= 10);
             assert_eq!(outcome.metrics["attempts"], f64::from(steps));
@@ -175,25 +183,23 @@ fn world_options_are_applied_and_checked() {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
     };
-    let plain = world().env(json).unwrap();
-    let helpful = world()
-        .env_with(json, &opts(&[("prompt", "helpful")]))
-        .unwrap();
+    let plain = world().env(json, &Default::default()).unwrap();
+    let helpful = world().env(json, &opts(&[("prompt", "helpful")])).unwrap();
     assert_ne!(plain.system_prompt(), helpful.system_prompt());
-    let mut labelled = world().env_with(json, &opts(&[("labels", "on")])).unwrap();
-    let mut bare = world().env(json).unwrap();
+    let mut labelled = world().env(json, &opts(&[("labels", "on")])).unwrap();
+    let mut bare = world().env(json, &Default::default()).unwrap();
     assert_ne!(
         labelled.reset(0).images[0].sha256,
         bare.reset(0).images[0].sha256
     );
     let err = world()
-        .env_with(json, &opts(&[("feedback", "loud")]))
+        .env(json, &opts(&[("feedback", "loud")]))
         .err()
         .unwrap()
         .to_string();
     assert!(err.contains("view | sentences"), "{err}");
     let err = world()
-        .env_with(json, &opts(&[("colour", "red")]))
+        .env(json, &opts(&[("colour", "red")]))
         .err()
         .unwrap()
         .to_string();
@@ -203,8 +209,8 @@ fn world_options_are_applied_and_checked() {
     );
     // a quiz task takes labels for its two pictures
     let quiz = &world().build_suite(QUIZ).unwrap()[0];
-    let mut with = world().env_with(quiz, &opts(&[("labels", "on")])).unwrap();
-    let mut without = world().env(quiz).unwrap();
+    let mut with = world().env(quiz, &opts(&[("labels", "on")])).unwrap();
+    let mut without = world().env(quiz, &Default::default()).unwrap();
     assert_ne!(
         with.reset(0).images[1].sha256,
         without.reset(0).images[1].sha256

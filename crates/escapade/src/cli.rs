@@ -48,17 +48,18 @@ pub enum Command {
     Schema,
     /// Install the built-in local model (llama.cpp server + SmolLM2-135M) into the cache.
     Setup(SetupArgs),
-    /// Performance self-check of the harness (zero-latency scripted model, tools world).
+    /// Performance self-check: the harness (zero-latency scripted model on a small
+    /// counting world), or a world's own bench (`escapade bench vis`).
     Bench(BenchArgs),
 }
 
 /// `escapade bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// What to measure: `harness` (the model loop), `vis` (the vis world's env step,
-    /// view drawing and suite build), `comma` (puzzle step, picture, suite build) or
-    /// `craft` (a 1024×512 frame on one thread and on all cores, PNG, env step with and
-    /// without a frame, suite build).
+    /// What to measure: `harness` (the model loop on a small counting world), or a
+    /// world by name for its own bench (vis: env step, view drawing, suite build; comma:
+    /// puzzle step, picture, suite build; craft: a 2048×1024 frame on one thread and on
+    /// all cores, PNG, env step with and without a frame, suite build).
     #[arg(default_value = "harness")]
     pub what: String,
     /// Episodes of the throughput check.
@@ -97,20 +98,24 @@ pub struct ListArgs {
 /// `escapade gen`.
 #[derive(Debug, Args)]
 pub struct GenArgs {
-    /// The world (`tools`, `vis`, `comma`, `craft`).
+    /// The world (`escapade list` names them).
     pub world: String,
     /// Difficulty tier (tools: node count; vis: room size class 1-3; comma: the puzzle's
-    /// number 1-10, or use --puzzle).
-    #[arg(long, short, required_unless_present = "puzzle")]
+    /// number 1-10; craft: chain length, or `10 a + b` for two rooms). Default: the
+    /// world's own (`escapade list <world>` shows it).
+    #[arg(long, short)]
     pub difficulty: Option<u32>,
-    /// comma only: the puzzle by name (`wire`, `who`, `led`, `memory`, `keypad`,
-    /// `password`, `colour`, `maze`, `atm`, `telehealth`), instead of --difficulty.
-    #[arg(long, conflicts_with = "difficulty")]
+    /// A generation option of the world, `KEY=VALUE` (repeatable; `escapade list
+    /// <world>` lists them: comma `puzzle=wire`, craft `variant=note-first`).
+    #[arg(short = 'W', long = "gen-option", value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Short for `-W puzzle=NAME` (comma: `wire`, `who`, `led`, `memory`, `keypad`,
+    /// `password`, `colour`, `maze`, `atm`, `telehealth`).
+    #[arg(long, value_name = "NAME")]
     pub puzzle: Option<String>,
-    /// craft only: the kind of prop chain — `standard` (default), `note-first`,
-    /// `key-first`, `two-key`, `wall-pattern`, or `multi-room` (two rooms; then
-    /// --difficulty is `10 a + b`, e.g. 12 for a D1 room then a D2 room).
-    #[arg(long)]
+    /// Short for `-W variant=NAME` (craft: `standard`, `note-first`, `key-first`,
+    /// `two-key`, `wall-pattern`, `multi-room`; two rooms take --difficulty `10 a + b`).
+    #[arg(long, value_name = "NAME")]
     pub variant: Option<String>,
     /// Seed of the first scenario; the others use the following seeds.
     #[arg(long, short, default_value_t = 0)]

@@ -5,7 +5,6 @@
 
 mod cli; // the clap types: subcommands and flags
 mod commands; // one function per subcommand
-mod import; // converters of the original benchmarks' files
 mod worlds; // the world registry
 
 #[cfg(test)]

@@ -129,6 +129,7 @@ fn gen_prints_or_writes_scenarios() {
     let args = |count, out: Option<&Path>| GenArgs {
         world: "demo".into(),
         difficulty: Some(2),
+        options: Vec::new(),
         puzzle: None,
         variant: None,
         seed: 5,
@@ -170,6 +171,28 @@ fn gen_prints_or_writes_scenarios() {
         )
     });
     assert!(e.contains("difficulty must be at least 1"), "{e}");
+    // no --difficulty: the world's own default (the demo declares none, so 1)
+    let plain = GenArgs {
+        difficulty: None,
+        ..args(1, None)
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(|c| commands::gen_scenarios(c, &plain))).unwrap();
+    assert_eq!(v["id"], "demo-d1-s5");
+    // an option the world's generator does not take is refused by name
+    let e = err(|c| {
+        commands::gen_scenarios(
+            c,
+            &GenArgs {
+                options: vec!["colour=red".into()],
+                ..args(1, None)
+            },
+        )
+    });
+    assert!(
+        e.contains("world `demo` takes no generation option `colour` (it takes none)"),
+        "{e}"
+    );
     let e = err(|c| {
         commands::gen_scenarios(
             c,

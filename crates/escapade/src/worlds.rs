@@ -1,19 +1,12 @@
 //! The world registry: every world the binary knows, in `escapade list` order.
 //!
-//! Adding a world is one line in [`worlds`].
+//! Adding a world is one line in [`worlds`] (in `worlds/registry.rs`, a file of its own
+//! so that integration tests include the very same list).
 
-use escapade_core::World;
-
-/// Every world this build of escapade plays. Fails when a world cannot start (the tools
-/// world needs a `python3` for its sandboxed Python tool).
-pub fn worlds() -> anyhow::Result<Vec<Box<dyn World>>> {
-    Ok(vec![
-        Box::new(escapade_tools::ToolsWorld::new()?),
-        Box::new(escapade_vis::VisWorld::new()),
-        Box::new(escapade_comma::CommaWorld),
-        Box::new(escapade_craft::CraftWorld::new()),
-    ])
-}
+pub mod import; // converters of the original benchmarks' files
+pub mod importers; // `escapade import <world>`: each world's converter, run
+mod registry; // the list of worlds
+pub use registry::worlds;
 
 /// `demo`: a world for the binary's own tests. Send `inc` until the count reaches the
 /// difficulty; a scenario with `"stuck": true` cannot be solved.
@@ -72,7 +65,12 @@ pub mod demo {
                 why: "counting starts at one now".into(),
             }]
         }
-        fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
+        fn generate(
+            &self,
+            difficulty: u32,
+            seed: u64,
+            _options: &escapade_core::Options,
+        ) -> Result<String, CoreError> {
             if difficulty == 0 {
                 return Err(CoreError::Generation(
                     "difficulty must be at least 1".into(),
@@ -104,7 +102,12 @@ pub mod demo {
                 }),
             }
         }
-        fn env(&self, scenario_json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+        fn env(
+            &self,
+            scenario_json: &str,
+            options: &escapade_core::Options,
+        ) -> Result<Box<dyn Env + Send>, CoreError> {
+            escapade_core::options::check_keys(options, &[])?;
             let v: serde_json::Value = serde_json::from_str(scenario_json)
                 .map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
             Ok(Box::new(DemoEnv {
@@ -120,6 +123,7 @@ pub mod demo {
             kind: &str,
             _scenario_json: &str,
             seed: u64,
+            _options: &escapade_core::Options,
         ) -> Result<Box<dyn Agent + Send>, CoreError> {
             match kind {
                 "oracle" | "random" => Ok(Box::new(DemoAgent {
@@ -177,7 +181,6 @@ pub mod demo {
                 progress: f64::from(self.count) / f64::from(self.target),
                 terminated,
                 truncated,
-                valid,
                 error: (!valid).then(|| "parse".to_string()),
                 ..Default::default()
             })
@@ -213,7 +216,7 @@ pub mod demo {
         fn name(&self) -> String {
             self.kind.clone()
         }
-        fn reset(&mut self, _seed: u64, _prompt: &str, _tools: &[ToolSchema]) {
+        fn reset(&mut self, _start: escapade_core::EpisodeStart<'_>) {
             self.turn = 0;
         }
         fn act(&mut self, _o: &Observation, _l: Option<&Step>) -> Result<AgentTurn, CoreError> {

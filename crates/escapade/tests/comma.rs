@@ -50,8 +50,28 @@ fn gen_picks_a_comma_puzzle_by_name_and_refuses_it_elsewhere() {
     );
     let atm = ok(escapade(&["gen", "comma", "--puzzle", "ATM"]));
     assert!(atm.contains("\"difficulty\": 10"), "{atm}");
+    // no difficulty: comma's default, the first puzzle
+    let first = ok(escapade(&["gen", "comma", "--seed", "3"]));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&first).unwrap(),
+        v
+    );
+    // the same option in its general spelling
+    let same = ok(escapade(&[
+        "gen",
+        "comma",
+        "-W",
+        "puzzle=wire",
+        "--seed",
+        "3",
+    ]));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&same).unwrap(), v);
     let o = escapade(&["gen", "vis", "--puzzle", "wire"]);
-    assert!(stderr(&o).contains("--puzzle applies only to the comma world"));
+    assert!(
+        stderr(&o).contains("world `vis` takes no generation option `puzzle`"),
+        "{}",
+        stderr(&o)
+    );
     let o = escapade(&["gen", "comma", "--puzzle", "sudoku"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("sudoku"), "{}", stderr(&o));
@@ -631,7 +651,11 @@ fn world_options_are_recorded_and_checked() {
         tmp.path().join("bad").to_str().unwrap(),
     ]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("fixed or shuffled"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("one of fixed, shuffled"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// Item 7: a square already white does nothing — a solver that presses the same square

@@ -10,8 +10,7 @@ use escapade_core::check::{CheckError, check_env};
 use escapade_core::{Action, Env, World};
 
 // The registry itself, so that what is checked is what `escapade run` plays.
-#[allow(dead_code)]
-#[path = "../src/worlds.rs"]
+#[path = "../src/worlds/registry.rs"]
 mod worlds;
 
 /// The worlds this file has a test for.
@@ -72,9 +71,7 @@ fn check_one(
         .ok()
         .and_then(|v| v["id"].as_str().map(str::to_string))
         .unwrap_or_default();
-    let mut env = world
-        .env_with(json, options)
-        .map_err(|e| format!("{id}: {e}"))?;
+    let mut env = world.env(json, options).map_err(|e| format!("{id}: {e}"))?;
     let actions = junk(env.as_mut());
     match check_env(env.as_mut(), 1, &actions) {
         Ok(()) => Ok(()),

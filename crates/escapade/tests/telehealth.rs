@@ -142,7 +142,7 @@ fn a_pad_ufes_folder_becomes_one_scenario_per_case_with_its_photograph() {
     // patient's record, marked private), no synthetic drawing; the small one as it was
     for (file, size) in [(&bcc, (512, 384)), (&nev, (120, 90))] {
         let json = std::fs::read_to_string(file).unwrap();
-        let mut env = World::env(&CommaWorld, &json).unwrap();
+        let mut env = World::env(&CommaWorld, &json, &Default::default()).unwrap();
         let o = env.reset(3);
         assert_eq!(o.images.len(), 1);
         let png = &o.images[0].png;

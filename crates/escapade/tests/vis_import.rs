@@ -90,7 +90,7 @@ fn imported_rooms_show_the_copys_pictures() {
     import(dir.path());
     let json = std::fs::read_to_string(dir.path().join("visescape-room01.json")).unwrap();
     let world = VisWorld::new();
-    let mut env = world.env(&json).unwrap();
+    let mut env = world.env(&json, &Default::default()).unwrap();
     let obs = env.reset(0);
     assert_eq!(
         obs.images[0].png,
@@ -103,7 +103,7 @@ fn imported_rooms_show_the_copys_pictures() {
                 text: format!("[ACTION] {action}"),
             })
             .unwrap();
-        assert!(s.valid, "{action}: {}", s.feedback);
+        assert!(s.valid(), "{action}: {}", s.feedback);
         s.observation.images[0].png.clone()
     };
     assert_eq!(
@@ -297,7 +297,7 @@ fn hint_mode_gives_the_originals_hints() {
     let manifest = std::fs::read_to_string(dir.path().join("suite.json")).unwrap();
     assert!(manifest.contains("\"visescape-original-hints\""));
     let json = std::fs::read_to_string(dir.path().join("visescape-room01.json")).unwrap();
-    let mut env = VisWorld::new().env(&json).unwrap();
+    let mut env = VisWorld::new().env(&json, &Default::default()).unwrap();
     env.reset(0);
     let mut text = String::new();
     // 30 steps without a checkpoint, then the original's hint toward the first one
@@ -349,7 +349,7 @@ fn imported_rooms_pass_the_conformance_checker() {
     import(dir.path());
     for name in ["visescape-room01.json", "visescape-room03.json"] {
         let json = std::fs::read_to_string(dir.path().join(name)).unwrap();
-        let mut env = VisWorld::new().env(&json).unwrap();
+        let mut env = VisWorld::new().env(&json, &Default::default()).unwrap();
         escapade_core::check::check_env(env.as_mut(), 1, &junk(&json))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
@@ -402,7 +402,7 @@ fn the_original_copy_imports() {
             && path.file_name().unwrap() != "suite.json"
         {
             let text = std::fs::read_to_string(&path).unwrap();
-            let mut env = VisWorld::new().env(&text).unwrap();
+            let mut env = VisWorld::new().env(&text, &Default::default()).unwrap();
             escapade_core::check::check_env(env.as_mut(), 1, &junk(&text))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }

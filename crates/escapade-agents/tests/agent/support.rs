@@ -185,7 +185,6 @@ pub fn step_to(observation: &Observation, progress: f64) -> Step {
         observation: observation.clone(),
         feedback: observation.text.clone(),
         progress,
-        valid: true,
         ..Step::default()
     }
 }

@@ -134,8 +134,8 @@ impl Agent for PeekingAgent {
     fn name(&self) -> String {
         "peek".into()
     }
-    fn reset(&mut self, seed: u64, prompt: &str, tools: &[escapade_core::ToolSchema]) {
-        self.inner.reset(seed, prompt, tools);
+    fn reset(&mut self, start: escapade_core::EpisodeStart<'_>) {
+        self.inner.reset(start);
     }
     fn act(
         &mut self,
@@ -161,13 +161,14 @@ impl AgentFactory for Peeking {
         world: &dyn World,
         json: &str,
         seed: u64,
+        options: &escapade_core::Options,
     ) -> Result<Box<dyn escapade_agents::AsyncAgent>, escapade_agents::AgentError> {
         let dir = self.run_dir();
         let n = Self::lines(&dir.join(EPISODES));
         self.seen.lock().unwrap().push(("episode".into(), n));
         let id = escapade_core::ScenarioHeader::parse(json).unwrap().id;
         let inner = world
-            .agent("oracle", json, seed)
+            .agent("oracle", json, seed, options)
             .map_err(|e| escapade_agents::AgentError::Baseline(e.to_string()))?;
         Ok(Box::new(escapade_agents::Blocking(Box::new(
             PeekingAgent {

@@ -30,13 +30,23 @@ impl World for Relay {
     fn suites(&self) -> Vec<SuiteSpec> {
         Vec::new()
     }
-    fn generate(&self, d: u32, _seed: u64) -> Result<String, CoreError> {
+    fn generate(
+        &self,
+        d: u32,
+        _seed: u64,
+        _options: &escapade_core::Options,
+    ) -> Result<String, CoreError> {
         Ok(scenario("r", d))
     }
     fn build_suite(&self, _suite: &str) -> Result<Vec<String>, CoreError> {
         Ok(vec![scenario("a", 2), scenario("b", 3)])
     }
-    fn env(&self, json: &str) -> Result<Box<dyn Env + Send>, CoreError> {
+    fn env(
+        &self,
+        json: &str,
+        options: &escapade_core::Options,
+    ) -> Result<Box<dyn Env + Send>, CoreError> {
+        escapade_core::options::check_keys(options, &[])?;
         let v: serde_json::Value = serde_json::from_str(json).unwrap();
         Ok(Box::new(RelayEnv {
             rounds: v["difficulty"].as_u64().unwrap() as u32,
@@ -51,6 +61,7 @@ impl World for Relay {
         kind: &str,
         _json: &str,
         _seed: u64,
+        _options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
         match kind {
             "caller" | "counter" => Ok(Box::new(Player)),
@@ -120,7 +131,6 @@ impl Env for RelayEnv {
             progress: f64::from(self.done) / f64::from(self.rounds),
             terminated,
             truncated: false,
-            valid: true,
             error: None,
             ..Default::default()
         })
@@ -156,7 +166,8 @@ impl Agent for Player {
     fn name(&self) -> String {
         "player".into()
     }
-    fn reset(&mut self, _seed: u64, prompt: &str, _tools: &[ToolSchema]) {
+    fn reset(&mut self, start: escapade_core::EpisodeStart<'_>) {
+        let prompt = start.system_prompt;
         assert!(prompt.starts_with("you are the "), "{prompt}");
     }
     fn act(&mut self, o: &Observation, _last: Option<&Step>) -> Result<AgentTurn, CoreError> {

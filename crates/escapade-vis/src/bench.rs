@@ -1,0 +1,108 @@
+//! The vis world's performance self-check (`escapade bench vis`, [`World::bench`]).
+//!
+//! Three figures the VisEscape issue asks for, each against its target:
+//!
+//! - **env step** (target p50 ≤ 20 µs, without drawing): every room of `visescape@2` is
+//!   played by its oracle and by a random player, each step timed on its own;
+//! - **view render** (target p50 ≤ 5 ms): every view along the oracle's path drawn to PNG
+//!   and described in text (what an observation with an image costs);
+//! - **suite build + verify** (target ≤ 2 s): generating, linting and solving all 20
+//!   rooms, then replaying each oracle through the environment.
+//!
+//! It reads the clock and nothing else; `escapade-run` prints the report.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use escapade_core::bench::{BenchReport, BenchRow, Figure, Timing};
+use escapade_core::{Action, Agent, CoreError, Env, EpisodeStart, World};
+
+use crate::agents::{OracleAgent, RandomAgent};
+use crate::world::VISESCAPE;
+use crate::{Game, Room, VisEnv, VisWorld, describe, oracle, render};
+
+/// Target for the env-step median, in microseconds.
+pub const TARGET_STEP_US: f64 = 20.0;
+/// Target for the view-render median, in milliseconds.
+pub const TARGET_RENDER_MS: f64 = 5.0;
+/// Target for building and verifying `visescape@2`, in seconds.
+pub const TARGET_SUITE_S: f64 = 2.0;
+
+/// Measures the vis world (see the module docs).
+pub fn run(world: &VisWorld) -> Result<BenchReport, CoreError> {
+    let start = Instant::now();
+    let rooms = world.build_suite(VISESCAPE)?;
+    for json in &rooms {
+        if !world.oracle(json)?.solved {
+            return Err(CoreError::World(format!(
+                "the oracle failed on a {VISESCAPE} room"
+            )));
+        }
+    }
+    let suite_s = start.elapsed().as_secs_f64();
+    let mut steps = Vec::new();
+    let mut renders = Vec::new();
+    for json in &rooms {
+        let room = Room::from_json(json)?;
+        let game = Arc::new(Game::new(room)?);
+        let solution = oracle::solve(&game)?;
+        for state in &solution.states {
+            let t = Instant::now();
+            let png = render::render(&game, state)?;
+            let text = describe::describe(&game, state);
+            renders.push(t.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box((png, text));
+        }
+        let agents: [Box<dyn Agent>; 2] = [
+            Box::new(OracleAgent::new(&game)?),
+            Box::new(RandomAgent::new(7)),
+        ];
+        for mut agent in agents {
+            let mut env = VisEnv::new(game.clone())?.without_images();
+            let mut observation = env.reset(1);
+            agent.reset(EpisodeStart::new(1, "", &[]));
+            for _ in 0..300 {
+                let action = agent
+                    .act(&observation, None)
+                    .map(|t| t.action)
+                    .unwrap_or_else(|_| Action::text("step back"));
+                let t = Instant::now();
+                let step = env.step(&action)?;
+                steps.push(t.elapsed().as_secs_f64() * 1e6);
+                if step.terminated || step.truncated {
+                    break;
+                }
+                observation = step.observation;
+            }
+        }
+    }
+    let rows = vec![
+        BenchRow::new(
+            "env step, no drawing",
+            "step_us",
+            "µs",
+            Figure::Timing(Timing::of(steps)),
+            Some(TARGET_STEP_US),
+        ),
+        BenchRow::new(
+            "view draw + describe",
+            "render_ms",
+            "ms",
+            Figure::Timing(Timing::of(renders)),
+            Some(TARGET_RENDER_MS),
+        ),
+        BenchRow::new(
+            "suite build + verify",
+            "suite_s",
+            "s",
+            Figure::Value(suite_s),
+            Some(TARGET_SUITE_S),
+        ),
+    ];
+    Ok(BenchReport::new(
+        "vis",
+        format!("{} rooms of {VISESCAPE}", rooms.len()),
+        !cfg!(debug_assertions),
+        rows,
+    ))
+}
