@@ -10,7 +10,9 @@
 //! use escapade_core::{Action, Env, World};
 //! use escapade_testkit::counter::{CounterWorld, scenario};
 //!
-//! let mut env = CounterWorld.env(&scenario("c0", 1).json()).unwrap();
+//! let mut env = CounterWorld
+//!     .env(&scenario("c0", 1).json(), &Default::default())
+//!     .unwrap();
 //! env.reset(0);
 //! assert!(env.step(&Action::text("inc")).unwrap().terminated);
 //! escapade_core::check::check_env(&mut *env, 0, &[Action::text("junk")]).unwrap();
