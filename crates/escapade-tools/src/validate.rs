@@ -1,7 +1,7 @@
 //! Final validation (A.6): a scenario is admitted only if it is complete and solvable.
 //!
 //! Checks: every node has its narrative fields; every edge resolves to existing, typed
-//! ports; every data port has a value; every file id resolves to a written file; the
+//! ports and every input port is fed by at most one edge; every data port has a value; every file id resolves to a written file; the
 //! goal is a terminal whose output is the answer; physical ports are single-use; the
 //! graph is acyclic and every hidden node is revealed by a node that can be resolved
 //! before it, so the win condition is reachable by a complete call sequence. The same
@@ -84,7 +84,21 @@ pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
     }
     // edges
     let mut used_physical = BTreeSet::new();
+    let mut fed = std::collections::BTreeMap::new();
     for e in &s.edges {
+        if let Some(first) = fed.insert((e.to.as_str(), e.to_port.as_str()), e) {
+            return fail(if first.from == e.from && first.from_port == e.from_port {
+                format!(
+                    "edge {}.{} → {}.{} is listed twice",
+                    e.from, e.from_port, e.to, e.to_port
+                )
+            } else {
+                format!(
+                    "input {}.{} is fed by two edges (from {}.{} and {}.{})",
+                    e.to, e.to_port, first.from, first.from_port, e.from, e.from_port
+                )
+            });
+        }
         let (Some(a), Some(b)) = (s.node_index(&e.from), s.node_index(&e.to)) else {
             return fail(format!("edge {} → {} names an unknown node", e.from, e.to));
         };

@@ -101,6 +101,13 @@ impl Led {
             .collect::<Option<_>>()
             .ok_or_else(|| CommaError::Format("led: every colour must be a string".into()))?;
         if let Some(n) = instance.get("num_stages")
+            && !n.as_u64().is_some_and(|n| (2..=5).contains(&n))
+        {
+            return Err(CommaError::Format(format!(
+                "led: `num_stages` must be a whole number from 2 to 5, not {n}"
+            )));
+        }
+        if let Some(n) = instance.get("num_stages")
             && n.as_u64() != Some(colours.len() as u64)
         {
             return Err(CommaError::Format(format!(

@@ -77,16 +77,25 @@ impl Wire {
             .map(|c| c.as_str().map(str::to_lowercase))
             .collect::<Option<_>>()
             .ok_or_else(|| CommaError::Format("wire: every colour must be a string".into()))?;
-        if let Some(n) = instance.get("n_wires").and_then(Value::as_u64)
-            && n as usize != colours.len()
-        {
-            return Err(CommaError::Format(format!(
-                "wire: n_wires is {n} but {} colours are given",
-                colours.len()
-            )));
+        // App. A: "3 to 6 colored wires"
+        if let Some(n) = instance.get("n_wires") {
+            if !n.as_u64().is_some_and(|n| (3..=6).contains(&n)) {
+                return Err(CommaError::Format(format!(
+                    "wire: `n_wires` must be a whole number from 3 to 6, not {n}"
+                )));
+            }
+            if n.as_u64() != Some(colours.len() as u64) {
+                return Err(CommaError::Format(format!(
+                    "wire: n_wires is {n} but {} colours are given",
+                    colours.len()
+                )));
+            }
         }
         if !(3..=6).contains(&colours.len()) {
-            return Err(CommaError::Format("wire: 3 to 6 wires".into()));
+            return Err(CommaError::Format(format!(
+                "wire: 3 to 6 wires, not {}",
+                colours.len()
+            )));
         }
         if let Some(c) = colours.iter().find(|c| !COLOURS.contains(&c.as_str())) {
             return Err(CommaError::Format(format!("wire: unknown colour `{c}`")));

@@ -81,3 +81,34 @@ pub fn oracle_episodes(target: &Path, runs: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// Writes `scenario` to a file and asserts that `check` and `run` both refuse it with a
+/// message holding `wanted`, and that the run made no run directory.
+pub fn refused(scenario: &serde_json::Value, wanted: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.json");
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let path = file.to_str().unwrap();
+    let o = escapade(&["check", path]);
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        !o.status.success() && said.contains(wanted),
+        "check: {said}"
+    );
+    let runs = dir.path().join("runs");
+    let o = escapade(&[
+        "run",
+        path,
+        "--agent",
+        "random",
+        "--quiet",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains(wanted),
+        "run: {}",
+        stderr(&o)
+    );
+    assert!(find_run_dir(&runs).is_none(), "a run directory was made");
+}
