@@ -71,12 +71,33 @@ fn check_fields(kind: PuzzleKind, instance: &Value) -> Result<(), CommaError> {
     })?;
     let known = fields(kind);
     match obj.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(k) => Err(CommaError::Format(format!(
-            "{}: unknown field `{k}`; the puzzle reads {}",
-            kind.name(),
-            known.join(", ")
-        ))),
+        Some(k) => Err(CommaError::UnknownField {
+            puzzle: kind.name(),
+            field: k.clone(),
+            known,
+        }),
         None => Ok(()),
+    }
+}
+
+/// Reads `field` of `instance`, if present, as a whole number in `expected`.
+pub(crate) fn count_in(
+    puzzle: &'static str,
+    instance: &Value,
+    field: &'static str,
+    expected: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, CommaError> {
+    match instance.get(field) {
+        None => Ok(None),
+        Some(v) => match v.as_u64().filter(|n| expected.contains(n)) {
+            Some(n) => Ok(Some(n)),
+            None => Err(CommaError::OutOfRange {
+                puzzle,
+                field,
+                value: v.to_string(),
+                expected,
+            }),
+        },
     }
 }
 

@@ -15,12 +15,22 @@ use crate::scenario::{Origin, ToolsScenario};
 use crate::template::{NodeKind, TRIGGER_PORT};
 use crate::value::PortType;
 
-fn fail(msg: impl Into<String>) -> Result<(), ToolsError> {
-    Err(ToolsError::Validation(msg.into()))
+fn fail(msg: impl Into<String>) -> Result<(), String> {
+    Err(msg.into())
 }
 
 /// Validates a scenario; `Ok` means well-formed and solvable.
+///
+/// # Errors
+/// [`ToolsError::Validation`] naming the scenario and its first problem.
 pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
+    problems(s).map_err(|problem| ToolsError::Validation {
+        scenario: s.id.clone(),
+        problem,
+    })
+}
+
+fn problems(s: &ToolsScenario) -> Result<(), String> {
     if s.nodes.len() != s.difficulty as usize {
         return fail(format!(
             "{} nodes for difficulty {}",

@@ -55,8 +55,7 @@ impl ToolsWorld {
     /// The world with the real Python sandbox (memoized) and the paper's generator
     /// settings.
     pub fn new() -> Result<Self, ToolsError> {
-        let sandbox = PythonSandbox::new(SandboxConfig::default())
-            .map_err(|e| ToolsError::Sandbox(e.to_string()))?;
+        let sandbox = PythonSandbox::new(SandboxConfig::default())?;
         Ok(Self::with_runner(Arc::new(MemoRunner::new(sandbox))))
     }
 

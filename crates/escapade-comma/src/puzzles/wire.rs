@@ -78,18 +78,13 @@ impl Wire {
             .collect::<Option<_>>()
             .ok_or_else(|| CommaError::Format("wire: every colour must be a string".into()))?;
         // App. A: "3 to 6 colored wires"
-        if let Some(n) = instance.get("n_wires") {
-            if !n.as_u64().is_some_and(|n| (3..=6).contains(&n)) {
-                return Err(CommaError::Format(format!(
-                    "wire: `n_wires` must be a whole number from 3 to 6, not {n}"
-                )));
-            }
-            if n.as_u64() != Some(colours.len() as u64) {
-                return Err(CommaError::Format(format!(
-                    "wire: n_wires is {n} but {} colours are given",
-                    colours.len()
-                )));
-            }
+        if let Some(n) = crate::puzzles::count_in("wire", instance, "n_wires", 3..=6)?
+            && n != colours.len() as u64
+        {
+            return Err(CommaError::Format(format!(
+                "wire: n_wires is {n} but {} colours are given",
+                colours.len()
+            )));
         }
         if !(3..=6).contains(&colours.len()) {
             return Err(CommaError::Format(format!(
