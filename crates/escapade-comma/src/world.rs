@@ -539,6 +539,11 @@ impl World for CommaWorld {
         }
         out
     }
+    /// §4.2's metrics: success rate, partial success rate, average mistakes and average
+    /// conversation length.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &["success", "psr", "mistakes", "conversation_length"]
+    }
 }
 
 /// The paper's random baseline (§4.3, fixtures README): the solver picks one uniformly

@@ -350,4 +350,10 @@ pub trait World: Send + Sync {
     fn judge_tasks(&self) -> Vec<&'static dyn crate::judge::JudgeTask> {
         Vec::new()
     }
+    /// The metrics the terminal report shows for this world, in order: the paper's
+    /// headline columns (`escapade report --wide`, `report.md`, CSV and JSON keep all).
+    /// Empty: every metric, cut to the terminal's width.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &[]
+    }
 }

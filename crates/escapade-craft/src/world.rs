@@ -341,6 +341,16 @@ impl World for CraftWorld {
         t.push_str("Two-room games: bootstrapped by default (room 1 shown escaped, Table 3); -W bootstrap=off plays both (App. F).\n");
         t
     }
+    /// Table 2's columns: escape rate, prop gain, steps, grab success rate and grab ratio.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &[
+            "success",
+            "prop_gain",
+            "steps",
+            "grab_success_rate",
+            "grab_ratio",
+        ]
+    }
 }
 
 #[cfg(test)]

@@ -330,4 +330,15 @@ impl World for ToolsWorld {
         }
         t
     }
+    /// Table 1's columns: success rate, sub-problem resolution and hidden-node discovery,
+    /// with the steps and tool calls spent.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &[
+            "success",
+            "sub_problem_resolution",
+            "hidden_discovery",
+            "steps",
+            "tool_calls",
+        ]
+    }
 }

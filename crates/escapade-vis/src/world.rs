@@ -380,4 +380,8 @@ impl World for VisWorld {
         );
         t
     }
+    /// §4.2's metrics: success rate, goal completion, SPL and steps.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &["success", "gc", "spl", "steps"]
+    }
 }

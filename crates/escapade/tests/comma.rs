@@ -704,3 +704,10 @@ fn out_of_range_wire_counts_are_refused_by_check_and_run() {
     bad["instance"]["n_wire"] = 3.into();
     refused(&bad, "unknown field `n_wire`");
 }
+
+/// The terminal report keeps to 120 columns (§4.2's metrics; Fig. 4's ten turns cut).
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("comma@2", &[]);
+    assert!(wide.contains("| 10 |"), "{wide}");
+}

@@ -525,3 +525,10 @@ fn broken_furniture_is_refused_by_check_and_run() {
     cycle["rooms"][0]["furniture"][1]["on"] = a.clone().into();
     refused(&cycle, &format!("{a} → {b} → {a}"));
 }
+
+/// The terminal report keeps to 120 columns with MM-Escape's Table 2 columns.
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("mm-escape@2", &["-W", "frames=off"]);
+    assert!(wide.contains("grab_count"), "{wide}");
+}

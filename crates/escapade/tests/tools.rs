@@ -366,3 +366,10 @@ fn an_edge_listed_twice_is_refused_by_check_and_run() {
     );
     refused(&v, &wanted);
 }
+
+/// The terminal report keeps to 120 columns with Table 1's columns (27 with `--wide`).
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("agentescape@2", &[]);
+    assert!(wide.contains("premature_invocation_rate"), "{wide}");
+}

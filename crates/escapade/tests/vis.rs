@@ -168,3 +168,10 @@ fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("visescape@2"), "{}", stderr(&o));
 }
+
+/// The terminal report keeps to 120 columns with §4.2's metrics.
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("visescape@2", &[]);
+    assert!(wide.contains("brute_force_ratio"), "{wide}");
+}

@@ -112,3 +112,36 @@ pub fn refused(scenario: &serde_json::Value, wanted: &str) {
     );
     assert!(find_run_dir(&runs).is_none(), "a run directory was made");
 }
+
+/// Runs `source` with the random agent (`--limit 1`, plus `extra`) and asserts that the
+/// closing report and `escapade report` keep every line within 120 columns, and that
+/// `report --wide` shows the metrics they leave out; returns the wide report.
+pub fn report_fits_120_columns(source: &str, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let mut args = vec![
+        "run",
+        source,
+        "--agent",
+        "random",
+        "--limit",
+        "1",
+        "--quiet",
+        "--out",
+        runs.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let closing = ok(escapade(&args));
+    let run = run_dir_under(&runs);
+    let report = ok(escapade(&["report", run.to_str().unwrap()]));
+    for (what, text) in [("run", &closing), ("report", &report)] {
+        for line in text.lines() {
+            assert!(line.chars().count() <= 120, "{what}: {line}");
+        }
+    }
+    let wide = ok(escapade(&["report", "--wide", run.to_str().unwrap()]));
+    assert!(wide.len() > report.len(), "{wide}");
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert_eq!(md, wide, "report.md is the wide report");
+    wide
+}
