@@ -17,9 +17,8 @@ use escapade_core::env::{
 use escapade_core::report::{Breakdown, Grouping};
 use escapade_core::{Agent, CoreError, Env, World};
 
+use crate::baseline::{OracleAgent, RandomAgent};
 use crate::env::{CraftEnv, EnvOptions, step_cap};
-use crate::oracle::OracleAgent;
-use crate::random::RandomAgent;
 use crate::scenario::{CraftScenario, Variant, generate};
 use crate::suite;
 

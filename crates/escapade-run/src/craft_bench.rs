@@ -22,8 +22,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use escapade_core::{Action, Env};
+use escapade_craft::baseline::OracleAgent;
 use escapade_craft::motion::Body;
-use escapade_craft::oracle::OracleAgent;
 use escapade_craft::room::{DEFAULT_HEIGHT, DEFAULT_WIDTH, default_horizontal_fov};
 use escapade_craft::{CraftEnv, CraftScenario, CraftWorld, EnvOptions, WorldState};
 use escapade_render::{FrameOptions, Prepared};

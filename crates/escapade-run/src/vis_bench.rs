@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use escapade_core::{Action, Agent, Env};
-use escapade_vis::agents::{OracleAgent, RandomAgent};
+use escapade_vis::baseline::{OracleAgent, RandomAgent};
 use escapade_vis::{Game, Room, VisEnv, VisWorld, describe, oracle, render};
 use serde::Serialize;
 

@@ -165,7 +165,7 @@ fn problems(s: &ToolsScenario) -> Result<(), String> {
         return fail("the goal must be a sink");
     }
     // acyclic, and a full resolution order exists (hidden nodes after their revealers)
-    if crate::oracle::resolution_order(s).len() != s.nodes.len() {
+    if crate::baseline::resolution_order(s).len() != s.nodes.len() {
         return fail("no resolution order reaches every node (cycle)");
     }
     Ok(())

@@ -17,11 +17,11 @@ use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::ToolsError;
+use crate::baseline::{OracleAgent, RandomAgent};
 use crate::clue::ClueStyle;
 use crate::env::ToolsEnv;
 use crate::generator::{self, GenConfig};
 use crate::library;
-use crate::oracle::{OracleAgent, RandomAgent};
 use crate::sandbox::{CodeRunner, MemoRunner, PythonSandbox, SandboxConfig};
 use crate::scenario::ToolsScenario;
 use crate::template::NodeKind;

@@ -61,7 +61,7 @@ fn every_edge_keeps_algorithm_1s_constraints() {
         assert_eq!(node(&s.goal).kind, NodeKind::Terminal);
         // acyclic: a full resolution order exists
         assert_eq!(
-            escapade_tools::oracle::resolution_order(s).len(),
+            escapade_tools::baseline::resolution_order(s).len(),
             s.nodes.len()
         );
         assert_eq!(s.nodes.len() as u32, s.difficulty);

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
-use crate::agents::{OracleAgent, RandomAgent};
+use crate::baseline::{OracleAgent, RandomAgent};
 use crate::game::Game;
 use crate::options::{OPTION_KEYS, Options};
 use crate::quiztask::{QuizEnv, QuizTask};

@@ -134,7 +134,7 @@ fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
         plain.to_str().unwrap(),
     ]));
     let md = std::fs::read_to_string(plain.join("observation.md")).unwrap();
-    assert!(md.contains(escapade_vis::protocol::PAPER_PROMPT), "{md}");
+    assert!(md.contains(escapade_vis::interface::PAPER_PROMPT), "{md}");
     assert!(
         md.contains("North side of the room.\nIn your bag: nothing.\n"),
         "{md}"
