@@ -27,6 +27,7 @@ pub fn import(
     seed: u64,
     rules: Rules,
 ) -> Result<Box<dyn Puzzle>, CommaError> {
+    check_fields(kind, instance)?;
     match kind {
         PuzzleKind::Wire => Ok(Box::new(wire::Wire::import(instance)?)),
         PuzzleKind::Memory => Ok(Box::new(memory::Memory::import(
@@ -42,6 +43,61 @@ pub fn import(
         PuzzleKind::Maze => Ok(Box::new(maze::Maze::import(instance)?)),
         PuzzleKind::Atm => Ok(Box::new(atm::Atm::import(instance)?)),
         PuzzleKind::Telehealth => Ok(Box::new(telehealth::Telehealth::import(instance)?)),
+    }
+}
+
+/// The instance fields each puzzle reads, in the original's names (its evaluation set,
+/// `data/puzzles_final.json`, uses exactly these).
+pub fn fields(kind: PuzzleKind) -> &'static [&'static str] {
+    match kind {
+        PuzzleKind::Wire => &["n_wires", "colors"],
+        PuzzleKind::Memory => &["display_text", "labels"],
+        PuzzleKind::Led => &["num_stages", "led_colors"],
+        PuzzleKind::Keypad => &["strip_num", "image_nums"],
+        PuzzleKind::Colour => &["colors"],
+        PuzzleKind::Who => &["display_text", "button_texts"],
+        PuzzleKind::Password => &["possible_words", "answer_word", "current_letters"],
+        PuzzleKind::Maze => &["maze", "start_x", "start_y", "torus_color"],
+        PuzzleKind::Atm => &["PIN", "Balance"],
+        PuzzleKind::Telehealth => &["skin_lesion_idx", "record", "synthetic", "picture_png"],
+    }
+}
+
+/// Refuses an instance that is not an object or has a field its puzzle does not read: a
+/// misspelt field (`n_wire`) would otherwise be ignored without a word.
+fn check_fields(kind: PuzzleKind, instance: &Value) -> Result<(), CommaError> {
+    let obj = instance.as_object().ok_or_else(|| {
+        CommaError::Format(format!("{}: the instance must be an object", kind.name()))
+    })?;
+    let known = fields(kind);
+    match obj.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(k) => Err(CommaError::UnknownField {
+            puzzle: kind.name(),
+            field: k.clone(),
+            known,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Reads `field` of `instance`, if present, as a whole number in `expected`.
+pub(crate) fn count_in(
+    puzzle: &'static str,
+    instance: &Value,
+    field: &'static str,
+    expected: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, CommaError> {
+    match instance.get(field) {
+        None => Ok(None),
+        Some(v) => match v.as_u64().filter(|n| expected.contains(n)) {
+            Some(n) => Ok(Some(n)),
+            None => Err(CommaError::OutOfRange {
+                puzzle,
+                field,
+                value: v.to_string(),
+                expected,
+            }),
+        },
     }
 }
 

@@ -100,12 +100,27 @@ impl CommaScenario {
         }
     }
 
-    /// Reads and checks a scenario file.
+    /// Reads and checks a scenario file: the world, the difficulty (the puzzle's
+    /// [`tier`]) and the instance, whose fields must be the puzzle's and in range.
     pub fn from_json(text: &str) -> Result<(CommaScenario, PuzzleKind), CoreError> {
         let s: CommaScenario =
             serde_json::from_str(text).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
         let kind =
             PuzzleKind::parse(&s.puzzle).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+        if s.world != "comma" {
+            return Err(CoreError::InvalidScenario(format!(
+                "world is `{}`, not `comma`",
+                s.world
+            )));
+        }
+        if s.difficulty != tier(kind) {
+            return Err(CoreError::InvalidScenario(format!(
+                "difficulty is {} but {} is puzzle {} of the ten",
+                s.difficulty,
+                kind.name(),
+                tier(kind)
+            )));
+        }
         import_with(kind, &s.instance, 0, Rules::default())
             .map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
         Ok((s, kind))
@@ -552,6 +567,11 @@ impl World for CommaWorld {
             ));
         }
         out
+    }
+    /// §4.2's metrics: success rate, partial success rate, average mistakes and average
+    /// conversation length.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &["success", "psr", "mistakes", "conversation_length"]
     }
 }
 

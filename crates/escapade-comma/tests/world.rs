@@ -273,3 +273,68 @@ fn the_random_pair_lands_on_the_paper_s_row() {
         assert!(solved[never] <= 2, "{never}: {}", solved[never]);
     }
 }
+
+/// A field of an instance that holds a number, by puzzle (App. A's and the original's
+/// ranges: 3–6 wires, 2–5 LED stages, strips and symbols 0–5, displays 1–4, grid squares
+/// within the maze; balances and dataset rows any whole number).
+fn numeric_fields(kind: PuzzleKind) -> &'static [&'static str] {
+    match kind {
+        PuzzleKind::Wire => &["/n_wires"],
+        PuzzleKind::Led => &["/num_stages"],
+        PuzzleKind::Keypad => &["/strip_num", "/image_nums/0"],
+        PuzzleKind::Memory => &["/display_text"],
+        PuzzleKind::Maze => &["/start_x", "/start_y", "/maze/0/0"],
+        // any whole number of dollars (the rules hold for every balance)
+        PuzzleKind::Atm => &["/Balance"],
+        // a row number of the user's dataset: any whole number
+        PuzzleKind::Telehealth => &["/skin_lesion_idx"],
+        PuzzleKind::Colour | PuzzleKind::Who | PuzzleKind::Password => &[],
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Generated instances load; the same instances with a number out of range (negative,
+    /// 2^64, a fraction, far too large), a misspelt field or a wrong difficulty are
+    /// refused on load, by `check` and by `env`.
+    #[test]
+    fn out_of_range_fields_are_refused(
+        k in 0usize..PuzzleKind::ALL.len(),
+        seed in proptest::prelude::any::<u64>(),
+        bad in proptest::sample::select(vec![
+            serde_json::json!(-1),
+            serde_json::json!(18446744073709551616.0),
+            serde_json::json!(2.5),
+            serde_json::json!(1_000_000_007u64),
+        ]),
+        field in proptest::prelude::any::<proptest::sample::Index>(),
+    ) {
+        let kind = PuzzleKind::ALL[k];
+        let good = scenario(kind, seed);
+        proptest::prop_assert!(CommaScenario::from_json(&good).is_ok());
+        let mut v: Value = serde_json::from_str(&good).unwrap();
+        let mut mutants = vec![];
+        let fields = numeric_fields(kind);
+        let whole = bad.as_u64().is_some();
+        let unbounded = matches!(kind, PuzzleKind::Telehealth | PuzzleKind::Atm);
+        if !fields.is_empty() && (!whole || !unbounded) {
+            let path = fields[field.index(fields.len())];
+            let mut m = v.clone();
+            *m["instance"].pointer_mut(path).unwrap() = bad.clone();
+            mutants.push((m, path.trim_start_matches('/').split('/').next().unwrap().to_string()));
+        }
+        let mut m = v.clone();
+        m["instance"]["n_wire"] = serde_json::json!(4);
+        mutants.push((m, "unknown field `n_wire`".into()));
+        v["difficulty"] = serde_json::json!(tier(kind) % 10 + 1);
+        mutants.push((v, "difficulty".into()));
+        for (m, wanted) in mutants {
+            let text = m.to_string();
+            let e = CommaScenario::from_json(&text).unwrap_err().to_string();
+            proptest::prop_assert!(e.contains(&wanted), "{}: {}", wanted, e);
+            proptest::prop_assert!(CommaWorld.check(&text).is_err());
+            proptest::prop_assert!(CommaWorld.env(&text, &Default::default()).is_err());
+        }
+    }
+}

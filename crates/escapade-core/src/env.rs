@@ -354,6 +354,12 @@ pub trait World: Send + Sync {
         let _ = probe;
         None
     }
+    /// The metrics the terminal report shows for this world, in order: the paper's
+    /// headline columns (`escapade report --wide`, `report.md`, CSV and JSON keep all).
+    /// Empty: every metric, cut to the terminal's width.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// How `escapade gen` makes a world's scenarios beyond `(difficulty, seed)`

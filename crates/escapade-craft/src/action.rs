@@ -259,11 +259,11 @@ pub fn parse_action(action: &escapade_core::Action) -> Result<CraftAction, Parse
     match action {
         escapade_core::Action::Text { text } => parse(text),
         escapade_core::Action::Call { name, arguments } => {
-            if name != crate::protocol::TOOL_NAME {
+            if name != crate::interface::TOOL_NAME {
                 return Err(fail(format!(
                     "there is no function `{}`; call `{}`",
                     escapade_core::action::truncate_chars(name, 40),
-                    crate::protocol::TOOL_NAME
+                    crate::interface::TOOL_NAME
                 )));
             }
             parse(arguments)

@@ -26,8 +26,8 @@ use escapade_core::bench::{BenchReport, BenchRow, Figure, Probe, Timing};
 use escapade_core::{Action, CoreError, Env, World};
 use escapade_render::{FrameOptions, Prepared};
 
+use crate::baseline::OracleAgent;
 use crate::motion::Body;
-use crate::oracle::OracleAgent;
 use crate::room::{DEFAULT_HEIGHT, DEFAULT_WIDTH, default_horizontal_fov};
 use crate::{CraftEnv, CraftScenario, CraftWorld, EnvOptions, WorldState};
 

@@ -49,7 +49,7 @@ use crate::room::{DoorRole, REACH, Room};
 use crate::scenario::CraftScenario;
 use crate::scene::{RoomState, Thing, WorldState};
 use crate::tally::{Facts, Tally};
-use crate::{CraftError, protocol};
+use crate::{CraftError, interface};
 
 /// Re-asks after an unreadable reply before it is stepped anyway (App. K: 5).
 pub const REASK_LIMIT: u32 = 5;
@@ -405,7 +405,7 @@ impl CraftEnv {
     /// [`CraftError::Render`] when a room's scene cannot be prepared.
     pub fn new(scenario: Arc<CraftScenario>, options: EnvOptions) -> Result<CraftEnv, CraftError> {
         let mut env = CraftEnv::bare(scenario, options)?;
-        env.optimal_distance = crate::oracle::optimal_distance(&env.scenario, &options)?;
+        env.optimal_distance = crate::baseline::oracle::optimal_distance(&env.scenario, &options)?;
         Ok(env)
     }
 
@@ -1434,7 +1434,7 @@ impl CraftEnv {
         let steps_left = (self.options.prompt == PromptStyle::Helpful)
             .then(|| self.cap.saturating_sub(self.tally.steps));
         let text =
-            protocol::observation_text(result, &self.bag_text(), steps_left, self.options.prompt);
+            interface::observation_text(result, &self.bag_text(), steps_left, self.options.prompt);
         Observation {
             text,
             images: self.frame().into_iter().collect(),
@@ -1451,9 +1451,11 @@ impl CraftEnv {
     /// the conversation, each with its picture); the counters then start afresh in room
     /// 2. `None` (and a fresh room 1) if the oracle could not get out.
     fn bootstrap(&mut self) -> Option<(String, Vec<Image>)> {
-        let mut oracle =
-            crate::oracle::OracleAgent::new(self.scenario.clone(), self.options.without_frames())
-                .ok()?;
+        let mut oracle = crate::baseline::oracle::OracleAgent::new(
+            self.scenario.clone(),
+            self.options.without_frames(),
+        )
+        .ok()?;
         let mut lines = Vec::new();
         let mut frames = Vec::new();
         for n in 1..=self.cap {
@@ -1578,11 +1580,11 @@ impl Env for CraftEnv {
     }
 
     fn system_prompt(&self) -> String {
-        protocol::system_prompt(self.options.prompt)
+        interface::system_prompt(self.options.prompt)
     }
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {
-        protocol::tool_schemas()
+        interface::tool_schemas()
     }
 
     fn outcome(&self) -> Outcome {

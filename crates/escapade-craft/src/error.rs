@@ -32,7 +32,7 @@ pub enum CraftError {
     },
     /// Occurs when drawing a texture with the 2D canvas fails.
     #[error("cannot render: {0}")]
-    Render(String),
+    Render(#[from] escapade_render::RenderError),
 }
 
 impl From<CraftError> for escapade_core::CoreError {
@@ -42,11 +42,5 @@ impl From<CraftError> for escapade_core::CoreError {
             CraftError::InvalidChain(m) => escapade_core::CoreError::InvalidScenario(m),
             other => escapade_core::CoreError::Generation(other.to_string()),
         }
-    }
-}
-
-impl From<escapade_render::RenderError> for CraftError {
-    fn from(e: escapade_render::RenderError) -> Self {
-        CraftError::Render(e.to_string())
     }
 }

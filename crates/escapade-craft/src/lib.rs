@@ -20,6 +20,7 @@
 
 pub mod action; // reading a reply into a Table 13 action object
 pub mod art; // canvas-drawn pictures for rooms: paintings, rugs, a clock face, screens
+pub mod baseline; // the oracle and the seeded random player
 pub mod bench; // escapade bench craft: frames, PNG, env steps, suite build
 pub mod chain; // the prop chain: props, locks, validation, the oracle's sub-goals
 pub mod env; // CraftEnv: the rules, observations, step caps
@@ -27,13 +28,11 @@ pub mod error; // CraftError
 pub mod furniture; // the furniture catalogue, built from primitives
 pub mod geom; // floor rectangles, boxes, a ray–box test
 pub mod importer; // the original's level and scene files
+pub mod interface; // the interface: the system prompt, the step prompt, the function schema
 pub mod judge; // MM-Escape §5.3-5.4: the intent and debriefing judges
 pub mod layout; // the room generator and its floor and visibility checks
 pub mod motion; // the agent's body: turning and walking with collisions
 pub mod multi; // two rooms joined by a door
-pub mod oracle; // the oracle: the plan played through JSON actions
-pub mod protocol; // the system prompt, the step prompt, the function schema
-pub mod random; // the seeded random player
 pub mod room; // a furnished room as plain data
 pub mod scenario; // CraftScenario: the file format, generate, from_level
 pub mod scene; // a room in a state as a 3D scene; object ids back to things

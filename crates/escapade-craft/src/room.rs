@@ -338,6 +338,52 @@ impl Room {
         Ok(())
     }
 
+    /// Checks the furniture's ids and what stands on what: every id unique in the room
+    /// and distinct from the props' ids, and each piece of decor on furniture the room
+    /// has, never on itself and never in a loop (a vase on a lamp on the vase).
+    ///
+    /// # Errors
+    /// A message naming the first problem.
+    pub fn check_furniture(&self) -> Result<(), String> {
+        let mut ids = std::collections::BTreeSet::new();
+        for f in &self.furniture {
+            if !ids.insert(f.id.as_str()) {
+                return Err(format!("two pieces of furniture have the id `{}`", f.id));
+            }
+        }
+        if let Some(p) = self.props.iter().find(|p| ids.contains(p.id.as_str())) {
+            return Err(format!(
+                "prop `{}` has the id of a piece of furniture",
+                p.id
+            ));
+        }
+        for f in &self.furniture {
+            let mut seen = vec![f.id.as_str()];
+            let mut at = f;
+            while let Some(host) = at.on.as_deref() {
+                if host == f.id {
+                    return Err(if seen.len() == 1 {
+                        format!("furniture `{}` stands on itself", f.id)
+                    } else {
+                        format!(
+                            "furniture stands on itself in a loop: {} → {host}",
+                            seen.join(" → ")
+                        )
+                    });
+                }
+                if seen.contains(&host) {
+                    // a loop further up; reported when its own members are checked
+                    break;
+                }
+                at = self
+                    .furniture(host)
+                    .ok_or_else(|| format!("furniture `{}` stands on missing `{host}`", at.id))?;
+                seen.push(host);
+            }
+        }
+        Ok(())
+    }
+
     /// The exit door.
     pub fn exit(&self) -> Option<&Door> {
         self.doors.iter().find(|d| d.role == DoorRole::Exit)

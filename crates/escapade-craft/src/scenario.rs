@@ -155,7 +155,8 @@ impl CraftScenario {
         }
     }
 
-    /// Checks the scenario: the world name, at least one room, every chain valid, the
+    /// Checks the scenario: the world name, at least one room, the room's geometry and
+    /// furniture ([`Room::check_geometry`], [`Room::check_furniture`]), every chain valid, the
     /// visible props of each chain placed (in chain order) on furniture that exists, one
     /// exit per room and an entry in every room after the first, prop ids unique across
     /// rooms, and `difficulty` equal to [`tier`] of the rooms' hops.
@@ -177,6 +178,7 @@ impl CraftScenario {
         let mut ids = std::collections::BTreeSet::new();
         for (n, room) in self.rooms.iter().enumerate() {
             room.check_geometry()
+                .and_then(|()| room.check_furniture())
                 .map_err(|m| CraftError::InvalidChain(format!("room {n}: {m}")))?;
             hops.push(room.chain.hops()?);
             for p in &room.chain.props {

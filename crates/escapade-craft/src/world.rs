@@ -17,9 +17,8 @@ use escapade_core::env::{
 use escapade_core::report::{Breakdown, Grouping, ReportSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
+use crate::baseline::{OracleAgent, RandomAgent};
 use crate::env::{CraftEnv, EnvOptions, step_cap};
-use crate::oracle::OracleAgent;
-use crate::random::RandomAgent;
 use crate::scenario::{CraftScenario, Variant, generate};
 use crate::suite;
 
@@ -321,6 +320,16 @@ impl World for CraftWorld {
         t.push_str("One reply, several keys: grab and read act at once on the view shown; the motions follow in the order written.\n");
         t.push_str("Two-room games: bootstrapped by default (room 1 shown escaped, Table 3); -W bootstrap=off plays both (App. F).\n");
         t
+    }
+    /// Table 2's columns: escape rate, prop gain, steps, grab success rate and grab ratio.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &[
+            "success",
+            "prop_gain",
+            "steps",
+            "grab_success_rate",
+            "grab_ratio",
+        ]
     }
 }
 

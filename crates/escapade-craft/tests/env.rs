@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use escapade_core::{Action, Env, EnvError, Step, World};
+use escapade_craft::baseline::OracleAgent;
 use escapade_craft::env::{Feedback, Unreadable};
 use escapade_craft::motion::Obstacles;
-use escapade_craft::oracle::OracleAgent;
 use escapade_craft::scene::Thing;
 use escapade_craft::{CraftEnv, CraftScenario, EnvOptions, GrabRule, WorldState};
 use escapade_render::Prepared;

@@ -205,3 +205,66 @@ fn too_short_for_the_variant_is_an_input_error() {
         }
     }
 }
+
+/// The ways a hand-edited room can break what stands on what.
+#[derive(Debug, Clone, Copy)]
+enum FurnitureFault {
+    /// Two pieces share an id.
+    DuplicateId,
+    /// A piece stands on itself.
+    OnItself,
+    /// Two pieces stand on each other.
+    Loop,
+    /// A piece stands on furniture the room does not have.
+    OnMissing,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Generated rooms pass; the same rooms with one furniture fault are refused, by
+    /// `validate` and on load, with a message naming the fault.
+    #[test]
+    fn broken_furniture_is_refused(
+        difficulty in 1u32..=3,
+        seed in any::<u64>(),
+        fault in prop_oneof![
+            Just(FurnitureFault::DuplicateId),
+            Just(FurnitureFault::OnItself),
+            Just(FurnitureFault::Loop),
+            Just(FurnitureFault::OnMissing),
+        ],
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let mut s = generate(difficulty, seed, Variant::Standard).unwrap();
+        prop_assert!(s.validate().is_ok());
+        let room = &mut s.rooms[0];
+        prop_assume!(room.furniture.len() >= 2);
+        let i = pick.index(room.furniture.len());
+        let j = (i + 1) % room.furniture.len();
+        let (a, b) = (room.furniture[i].id.clone(), room.furniture[j].id.clone());
+        let wanted = match fault {
+            FurnitureFault::DuplicateId => {
+                room.furniture[j].id = a.clone();
+                format!("two pieces of furniture have the id `{a}`")
+            }
+            FurnitureFault::OnItself => {
+                room.furniture[i].on = Some(a.clone());
+                format!("furniture `{a}` stands on itself")
+            }
+            FurnitureFault::Loop => {
+                room.furniture[i].on = Some(b.clone());
+                room.furniture[j].on = Some(a.clone());
+                "in a loop".to_string()
+            }
+            FurnitureFault::OnMissing => {
+                room.furniture[i].on = Some("nowhere_1".into());
+                format!("furniture `{a}` stands on missing `nowhere_1`")
+            }
+        };
+        let e = s.validate().unwrap_err().to_string();
+        prop_assert!(e.contains(&wanted), "{:?}: {}", fault, e);
+        let e = CraftScenario::from_json(&s.to_json()).unwrap_err().to_string();
+        prop_assert!(e.contains(&wanted), "{:?}: {}", fault, e);
+    }
+}

@@ -5,7 +5,7 @@
 
 use escapade_core::Env;
 use escapade_craft::env::{EnvOptions, PromptStyle};
-use escapade_craft::protocol::{observation_text, system_prompt};
+use escapade_craft::interface::{observation_text, system_prompt};
 
 /// Compares `text` with the golden `tests/golden/<name>`.
 fn golden(name: &str, text: &str) {

@@ -60,13 +60,32 @@ pub enum LlmError {
     /// Occurs when the provider returns no choice and no content at all.
     #[error("the provider returned an empty reply")]
     Empty,
-    /// Occurs when a scripted backend has no more responses, or its file is invalid.
-    #[error("scripted backend: {0}")]
-    Script(String),
+    /// Occurs when a scripted backend's file cannot be read or holds an invalid line, or
+    /// the script is empty.
+    #[error(
+        "scripted backend {script}{}: {problem}",
+        line.map(|n| format!(", line {n}")).unwrap_or_default()
+    )]
+    Script {
+        /// The backend's name (`scripted/<file>`) or the file.
+        script: String,
+        /// The 1-based line that is wrong, when one is.
+        line: Option<usize>,
+        /// What is wrong.
+        problem: String,
+    },
     /// Occurs when the local model is not installed or its server cannot start.
     #[error("local model: {0}")]
     Local(String),
-    /// Occurs when a price table or other configuration file is invalid.
+    /// Occurs when a price file cannot be read or does not parse.
+    #[error("price file {}: {problem}", path.display())]
+    PriceFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Occurs when the HTTP client cannot be built (a TLS backend that fails to start).
     #[error("configuration: {0}")]
     Config(String),
     /// Occurs when every retry failed; holds the last error.

@@ -105,11 +105,14 @@ impl PriceTable {
     /// The built-in table overridden by a user file: TOML (`.toml`) or JSON (anything
     /// else), a map from spec, model name or prefix to a [`Price`].
     pub fn load(path: &Path) -> Result<Self, LlmError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            LlmError::Config(format!("cannot read price file {}: {e}", path.display()))
-        })?;
+        let bad = |problem: String| LlmError::PriceFile {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let text =
+            std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read the file: {e}")))?;
         let user = Self::parse(&text, path.extension().is_some_and(|e| e == "toml"))
-            .map_err(|e| LlmError::Config(format!("price file {}: {e}", path.display())))?;
+            .map_err(|e| bad(e.to_string()))?;
         let mut table = Self::builtin();
         table.merge(user);
         Ok(table)
@@ -281,16 +284,16 @@ mod tests {
         .expect("write");
         assert!(matches!(
             PriceTable::load(&json_path),
-            Err(LlmError::Config(_))
+            Err(LlmError::PriceFile { .. })
         ));
         std::fs::write(&json_path, "not json").expect("write");
         assert!(matches!(
             PriceTable::load(&json_path),
-            Err(LlmError::Config(_))
+            Err(LlmError::PriceFile { .. })
         ));
         assert!(matches!(
             PriceTable::load(&dir.path().join("missing.json")),
-            Err(LlmError::Config(_))
+            Err(LlmError::PriceFile { .. })
         ));
     }
 }

@@ -178,7 +178,11 @@ impl ScriptedBackend {
     pub fn from_lines(name: impl Into<String>, lines: Vec<ScriptLine>) -> Result<Self, LlmError> {
         let name = name.into();
         if lines.is_empty() {
-            return Err(LlmError::Script(format!("{name}: the script has no lines")));
+            return Err(LlmError::Script {
+                script: name,
+                line: None,
+                problem: "the script has no lines".into(),
+            });
         }
         Ok(ScriptedBackend {
             name,
@@ -195,8 +199,11 @@ impl ScriptedBackend {
             if line.trim().is_empty() {
                 continue;
             }
-            let parsed = ScriptLine::parse(line)
-                .map_err(|e| LlmError::Script(format!("{name}: line {}: {e}", n + 1)))?;
+            let parsed = ScriptLine::parse(line).map_err(|e| LlmError::Script {
+                script: name.clone(),
+                line: Some(n + 1),
+                problem: e.to_string(),
+            })?;
             lines.push(parsed);
         }
         Self::from_lines(name, lines)
@@ -205,8 +212,11 @@ impl ScriptedBackend {
     /// Reads the script at `path`; the backend is named `spec` (`scripted/<path>`).
     pub fn open(spec: &str, path: impl AsRef<Path>) -> Result<Self, LlmError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| LlmError::Script(format!("cannot read script {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| LlmError::Script {
+            script: path.display().to_string(),
+            line: None,
+            problem: format!("cannot read the file: {e}"),
+        })?;
         Self::from_str(spec, &text)
     }
 
@@ -377,17 +387,19 @@ mod tests {
             ("[1, 2]", "line 1"),
         ] {
             match ScriptedBackend::from_str("scripted/t", text) {
-                Err(LlmError::Script(message)) => assert!(message.contains(line), "{message}"),
+                Err(e @ LlmError::Script { line: Some(_), .. }) => {
+                    assert!(e.to_string().contains(line), "{e}")
+                }
                 other => panic!("{text}: {other:?}"),
             }
         }
         assert!(matches!(
             ScriptedBackend::from_str("scripted/t", "\n  \n"),
-            Err(LlmError::Script(_))
+            Err(LlmError::Script { .. })
         ));
         assert!(matches!(
             ScriptedBackend::open("scripted/missing", "/nonexistent/x.jsonl"),
-            Err(LlmError::Script(_))
+            Err(LlmError::Script { .. })
         ));
     }
 }

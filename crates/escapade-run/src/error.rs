@@ -101,8 +101,11 @@ pub enum RunError {
         error: escapade_llm::LlmError,
     },
     /// Occurs when two scenarios of one run or suite share an id.
-    #[error("two scenarios share the id `{0}`")]
-    DuplicateScenario(String),
+    #[error("two scenarios share the id `{id}`")]
+    DuplicateScenario {
+        /// The shared id.
+        id: String,
+    },
     /// Occurs when a run is given no scenarios (empty suite, `--limit 0`, empty directory).
     #[error("no scenarios to run")]
     NoScenarios,
@@ -117,8 +120,13 @@ pub enum RunError {
         known: String,
     },
     /// Occurs when scenarios of different worlds are mixed in one run.
-    #[error("scenarios of different worlds in one run: `{0}` and `{1}`")]
-    MixedWorlds(String, String),
+    #[error("scenarios of different worlds in one run: `{first}` and `{second}`")]
+    MixedWorlds {
+        /// The world of the first scenario.
+        first: String,
+        /// The other world met.
+        second: String,
+    },
     /// Occurs when a run setting is out of range (`--epochs 0`, `--concurrency 0`).
     #[error("invalid setting: {0}")]
     Invalid(String),

@@ -42,7 +42,12 @@
 //! budgets are made of. With [`Report::per_scenario`] (`--per-scenario`) each world also
 //! gets a table with a row per scenario (VisEscape's per-room results, Table 16), and the
 //! JSON a `"scenarios"` list of `{"world", "scenario", "difficulty", "run", "n",
-//! "metrics"}`; CSV keeps only the tier and overall rows.
+//! "metrics"}`; CSV keeps only the tier and overall rows. The terminal
+//! ([`Format::Terminal`], what `escapade report` and `escapade run` print unless given
+//! `--wide`) shows the same markdown with each world's key metrics
+//! (`World::key_metrics`, the paper's headline columns) and no line over
+//! [`TERMINAL_WIDTH`] characters: a table still wider loses columns from the right and
+//! says how many; `report.md` is always the full markdown.
 //!
 //! comma: tiers are puzzles, so the Markdown names them (`1 (wire)`), and a table per
 //! capability category of COMMA §3.2 (Memory, Grounding, Reasoning, Privacy) gives SR
@@ -235,6 +240,10 @@ pub struct Report {
     /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// Each world's key metrics (`World::key_metrics`), for [`Format::Terminal`]; not
+    /// part of the JSON.
+    #[serde(skip)]
+    pub key_metrics: BTreeMap<String, Vec<String>>,
 }
 
 /// One of a world's breakdowns ([`Breakdown`]) over the runs of a report.
@@ -365,7 +374,14 @@ pub enum Format {
     Csv,
     /// The documented JSON shape.
     Json,
+    /// Markdown for a terminal: each world's key metrics (`World::key_metrics`), every
+    /// line at most [`TERMINAL_WIDTH`] characters (wider tables lose columns from the
+    /// right, and say so; long sentences are wrapped).
+    Terminal,
 }
+
+/// The widest line [`Format::Terminal`] prints.
+pub const TERMINAL_WIDTH: usize = 120;
 
 impl FromStr for Format {
     type Err = RunError;
@@ -945,6 +961,13 @@ impl Report {
             .collect();
         let runs = set.runs.iter().map(run_info).collect();
         let breakdowns = breakdown_tables(set, worlds);
+        let key_metrics = worlds
+            .iter()
+            .map(|w| {
+                let keys = w.key_metrics().iter().map(|k| k.to_string()).collect();
+                (w.name().to_string(), keys)
+            })
+            .collect();
         Report {
             groups,
             overall,
@@ -953,6 +976,7 @@ impl Report {
             breakdowns,
             per_turn: Vec::new(),
             warnings: set.warnings.clone(),
+            key_metrics,
         }
     }
 
@@ -1084,7 +1108,8 @@ impl Report {
         match format {
             Format::Json => serde_json::to_string_pretty(self).expect("a report serializes"),
             Format::Csv => self.csv(),
-            Format::Markdown => self.markdown(),
+            Format::Markdown => self.markdown(false),
+            Format::Terminal => fit(&self.markdown(true), TERMINAL_WIDTH),
         }
     }
 
@@ -1119,7 +1144,9 @@ impl Report {
         String::from_utf8(w.into_inner().expect("in-memory writer")).expect("CSV of UTF-8")
     }
 
-    fn markdown(&self) -> String {
+    /// The markdown report; `key` keeps each world's key metrics only (all of them for a
+    /// world that declares none).
+    fn markdown(&self, key: bool) -> String {
         let mut out = String::from("# escapade report\n");
         if self.overall.is_empty() {
             out.push_str("\nNo finished episodes.\n");
@@ -1150,6 +1177,14 @@ impl Report {
                             .any(|m| m.get(name).is_some_and(|s| s.mean != 0.0 || s.se != 0.0))
                 })
                 .collect();
+            let names = match self.key_metrics.get(world) {
+                Some(wanted) if key && !wanted.is_empty() => wanted
+                    .iter()
+                    .filter(|k| names.contains(k))
+                    .cloned()
+                    .collect(),
+                _ => names,
+            };
             // the header of a table whose first column is `first`, aligned `align`
             let header = |first: &str, align: &str| {
                 let mut h = format!("| {first} |");
@@ -1385,6 +1420,115 @@ fn run_info(run: &Run) -> RunInfo {
     }
 }
 
+/// `markdown` fitted to `width` columns: a table with a longer line loses columns from
+/// the right until every line fits, and a line after it says how many went; any other
+/// longer line is wrapped at spaces (a word longer than `width` stays whole).
+fn fit(markdown: &str, width: usize) -> String {
+    let mut out = String::new();
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].starts_with('|') {
+            let end = (i..lines.len())
+                .find(|&j| !lines[j].starts_with('|'))
+                .unwrap_or(lines.len());
+            out.push_str(&fit_table(&lines[i..end], width));
+            i = end;
+        } else {
+            out.push_str(&wrap(lines[i], width));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// A markdown table cut to `width` (see [`fit`]).
+fn fit_table(rows: &[&str], width: usize) -> String {
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| table_cells(r)).collect();
+    let is_rule = |c: &[String]| {
+        c.iter()
+            .all(|x| !x.is_empty() && x.chars().all(|ch| ch == '-' || ch == ':'))
+    };
+    let render = |cols: usize| -> Vec<String> {
+        cells
+            .iter()
+            .map(|c| {
+                let kept = &c[..cols.min(c.len())];
+                match is_rule(c) {
+                    // the alignment row has no spaces around its bars
+                    true => format!("|{}|", kept.join("|")),
+                    false => format!("| {} |", kept.join(" | ")),
+                }
+            })
+            .collect()
+    };
+    let total = cells.iter().map(Vec::len).max().unwrap_or(0);
+    let too_wide = |lines: &[String]| lines.iter().any(|l| l.chars().count() > width);
+    if !too_wide(&render(total)) {
+        // as written: no column cut, the table's own spacing kept
+        return rows.iter().map(|r| format!("{r}\n")).collect();
+    }
+    let mut cols = total;
+    let mut shown = render(cols);
+    while cols > 1 && too_wide(&shown) {
+        cols -= 1;
+        shown = render(cols);
+    }
+    let mut out = shown.join("\n");
+    out.push('\n');
+    let cut = total - cols;
+    let s = if cut == 1 { "" } else { "s" };
+    out.push_str(&wrap(
+        &format!("({cut} more column{s} with --wide, and in report.md, CSV and JSON)"),
+        width,
+    ));
+    out
+}
+
+/// The cells of a markdown table row, trimmed (`\|` is part of a cell, not a bar).
+fn table_cells(row: &str) -> Vec<String> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = row
+        .strip_suffix('|')
+        .filter(|r| !r.ends_with('\\'))
+        .unwrap_or(row);
+    let mut cells = vec![String::new()];
+    let mut escaped = false;
+    for ch in row.chars() {
+        match ch {
+            '|' if !escaped => cells.push(String::new()),
+            _ => cells.last_mut().expect("one cell at least").push(ch),
+        }
+        escaped = ch == '\\' && !escaped;
+    }
+    cells.iter().map(|c| c.trim().to_string()).collect()
+}
+
+/// `line` wrapped at spaces to `width` characters.
+fn wrap(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return format!("{line}\n");
+    }
+    let mut out = String::new();
+    let mut current = String::new();
+    for word in line.split(' ') {
+        let len = current.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push_str(current.trim_end());
+            out.push('\n');
+            current.clear();
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    out.push_str(&current);
+    out.push('\n');
+    out
+}
+
 fn nonzero(x: u64) -> Option<u64> {
     (x != 0).then_some(x)
 }
@@ -1460,6 +1604,28 @@ mod tests {
         };
         assert_eq!(cell("success", &one, 1), "100.0");
         assert_eq!(cell("steps", &one, 3), "1.00 (n=1)");
+    }
+
+    #[test]
+    fn a_wide_table_loses_columns_from_the_right_and_says_so() {
+        let md = "# t\n\n| a | b \\| c | d |\n|:---|---:|---:|\n| 1 | 2 | 3 |\n\nAfter.\n";
+        // fits: unchanged
+        assert_eq!(fit(md, 80), md);
+        // too wide for 16: two columns, the escaped bar kept inside its cell
+        let got = fit(md, 16);
+        assert_eq!(
+            got,
+            "# t\n\n| a | b \\| c |\n|:---|---:|\n| 1 | 2 |\n(1 more column\nwith --wide, and\n\
+             in report.md,\nCSV and JSON)\n\nAfter.\n"
+        );
+        assert!(got.lines().all(|l| l.chars().count() <= 16), "{got}");
+    }
+
+    #[test]
+    fn long_sentences_wrap_at_spaces() {
+        assert_eq!(wrap("one two three", 7), "one two\nthree\n");
+        assert_eq!(wrap("unbreakable-word x", 5), "unbreakable-word\nx\n");
+        assert_eq!(wrap("", 5), "\n");
     }
 
     #[test]

@@ -629,13 +629,13 @@ fn prepare<'a>(
     for (label, json) in scenarios.iter().take(take) {
         let header = ScenarioHeader::parse(json)?;
         if header.world != world.name() {
-            return Err(RunError::MixedWorlds(
-                world.name().to_string(),
-                header.world,
-            ));
+            return Err(RunError::MixedWorlds {
+                first: world.name().to_string(),
+                second: header.world,
+            });
         }
         if !seen.insert(header.id.clone()) {
-            return Err(RunError::DuplicateScenario(header.id));
+            return Err(RunError::DuplicateScenario { id: header.id });
         }
         // trajectories live under a file-system-safe, case-folded form of the id; two ids
         // that map to one directory would overwrite each other's steps

@@ -215,7 +215,10 @@ fn from_dir<'w>(worlds: &'w [Box<dyn World>], dir: &Path) -> Result<Source<'w>> 
         match world {
             None => world = Some(find_world(worlds, &h.world)?),
             Some(w) if w.name() != h.world => {
-                return Err(RunError::MixedWorlds(w.name().to_string(), h.world));
+                return Err(RunError::MixedWorlds {
+                    first: w.name().to_string(),
+                    second: h.world,
+                });
             }
             Some(_) => {}
         }

@@ -157,7 +157,7 @@ pub fn verify(
         let header = ScenarioHeader::parse(json)?;
         if !seen.insert(header.id.clone()) {
             bar.finish_and_clear();
-            return Err(RunError::DuplicateScenario(header.id));
+            return Err(RunError::DuplicateScenario { id: header.id });
         }
         let oracle = match world.oracle(json) {
             Ok(r) => OracleVerdict {

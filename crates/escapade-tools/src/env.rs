@@ -24,8 +24,8 @@ use escapade_core::env::{ActionResult, Env, Outcome, RESULTS_SEPARATOR, Step};
 use escapade_core::{Action, EnvError, Observation, ToolSchema};
 
 use crate::clue::ClueStyle;
+use crate::interface::{self, ErrorKind, ToolsAction};
 use crate::library;
-use crate::protocol::{self, ErrorKind, ToolsAction};
 use crate::render;
 use crate::sandbox::CodeRunner;
 use crate::scenario::ToolsScenario;
@@ -446,7 +446,7 @@ impl ToolsEnv {
 
     /// Runs one parsed action and counts it (B.1 errors are counted per failed call,
     /// and per unreadable action as `wrong_format`).
-    fn apply(&self, st: &mut State, parsed: Result<ToolsAction, protocol::ParseError>) -> Reply {
+    fn apply(&self, st: &mut State, parsed: Result<ToolsAction, interface::ParseError>) -> Reply {
         st.actions += 1;
         let is_call = matches!(parsed, Ok(ToolsAction::Call { .. }));
         let reply = match parsed {
@@ -526,7 +526,7 @@ impl Env for ToolsEnv {
             return Err(EnvError::EpisodeOver);
         }
         st.steps += 1;
-        let parsed = protocol::parse_all(action);
+        let parsed = interface::parse_all(action);
         let several = parsed.len() > 1;
         let mut results = Vec::with_capacity(parsed.len());
         for p in parsed {
@@ -598,7 +598,7 @@ impl Env for ToolsEnv {
     /// `wrong_format`), naming each. The paper counts them as steps, so the default
     /// re-ask limit stays 0; an agent option may raise it.
     fn check_action(&self, action: &Action) -> Result<(), String> {
-        let parsed = protocol::parse_all(action);
+        let parsed = interface::parse_all(action);
         let several = parsed.len() > 1;
         let errors: Vec<String> = parsed
             .iter()

@@ -426,9 +426,10 @@ pub fn generate_unique(
 ) -> Result<(ToolsScenario, String), ToolsError> {
     let n = difficulty as usize;
     if !(2..=200).contains(&n) {
-        return Err(ToolsError::Generation(format!(
-            "difficulty must be a node count between 2 and 200, got {difficulty}"
-        )));
+        return Err(ToolsError::Difficulty {
+            given: difficulty,
+            expected: 2..=200,
+        });
     }
     let mut last_error = String::from("no skeleton reached the node count");
     for attempt in 0..config.max_attempts {
@@ -454,10 +455,12 @@ pub fn generate_unique(
             Err(e) => last_error = e.to_string(),
         }
     }
-    Err(ToolsError::Generation(format!(
-        "no valid scenario for difficulty {difficulty}, seed {seed} after {} attempts: {last_error}",
-        config.max_attempts
-    )))
+    Err(ToolsError::Generation {
+        difficulty,
+        seed,
+        attempts: config.max_attempts,
+        last: last_error,
+    })
 }
 
 /// Stage 6: ids, names, narratives; the final scenario.

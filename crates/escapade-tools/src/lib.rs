@@ -9,21 +9,21 @@
 //! Start reading at [`env::ToolsEnv`]; the templates are in [`library`].
 //!
 //! ```
-//! use escapade_tools::protocol::{parse, ToolsAction};
+//! use escapade_tools::interface::{parse, ToolsAction};
 //! let a = parse(&escapade_core::Action::text("investigate N123")).unwrap();
 //! assert_eq!(a, ToolsAction::Investigate { node: "N123".into() });
 //! ```
 #![deny(missing_docs)]
 
+pub mod baseline; // the oracle (minimum tool calls) and random baselines
 pub mod clue; // themed clues (A.6) and the literal ones of `-W clues=literal`
 pub mod env; // ToolsEnv: the Env implementation and the episode metrics
 mod error; // ToolsError
 pub mod files; // the scenario's files (zip, csv, json, graphs), written by their consumers
 pub mod generator; // Algorithm 1, seeding, forward execution, assembly
+pub mod interface; // the interface: text and function-call parsing, the B.1 error taxonomy
 pub mod library; // the 54 templates and their real deterministic functions
 pub mod narrative; // the eight themes (A.6)
-pub mod oracle; // the oracle (minimum tool calls) and random baselines
-pub mod protocol; // text and function-call parsing, the B.1 error taxonomy
 pub mod render; // prompts, listings, node details and function schemas
 #[allow(unsafe_code)] // fork, rlimits and waits: each block has its SAFETY comment
 pub mod sandbox; // the sandboxed Python executor behind the CodeRunner trait

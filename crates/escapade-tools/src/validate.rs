@@ -1,7 +1,7 @@
 //! Final validation (A.6): a scenario is admitted only if it is complete and solvable.
 //!
 //! Checks: every node has its narrative fields; every edge resolves to existing, typed
-//! ports; every data port has a value; every file id resolves to a written file; the
+//! ports and every input port is fed by at most one edge; every data port has a value; every file id resolves to a written file; the
 //! goal is a terminal whose output is the answer; physical ports are single-use; the
 //! graph is acyclic and every hidden node is revealed by a node that can be resolved
 //! before it, so the win condition is reachable by a complete call sequence. The same
@@ -15,12 +15,22 @@ use crate::scenario::{Origin, ToolsScenario};
 use crate::template::{NodeKind, TRIGGER_PORT};
 use crate::value::PortType;
 
-fn fail(msg: impl Into<String>) -> Result<(), ToolsError> {
-    Err(ToolsError::Validation(msg.into()))
+fn fail(msg: impl Into<String>) -> Result<(), String> {
+    Err(msg.into())
 }
 
 /// Validates a scenario; `Ok` means well-formed and solvable.
+///
+/// # Errors
+/// [`ToolsError::Validation`] naming the scenario and its first problem.
 pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
+    problems(s).map_err(|problem| ToolsError::Validation {
+        scenario: s.id.clone(),
+        problem,
+    })
+}
+
+fn problems(s: &ToolsScenario) -> Result<(), String> {
     if s.nodes.len() != s.difficulty as usize {
         return fail(format!(
             "{} nodes for difficulty {}",
@@ -84,7 +94,21 @@ pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
     }
     // edges
     let mut used_physical = BTreeSet::new();
+    let mut fed = std::collections::BTreeMap::new();
     for e in &s.edges {
+        if let Some(first) = fed.insert((e.to.as_str(), e.to_port.as_str()), e) {
+            return fail(if first.from == e.from && first.from_port == e.from_port {
+                format!(
+                    "edge {}.{} → {}.{} is listed twice",
+                    e.from, e.from_port, e.to, e.to_port
+                )
+            } else {
+                format!(
+                    "input {}.{} is fed by two edges (from {}.{} and {}.{})",
+                    e.to, e.to_port, first.from, first.from_port, e.from, e.from_port
+                )
+            });
+        }
         let (Some(a), Some(b)) = (s.node_index(&e.from), s.node_index(&e.to)) else {
             return fail(format!("edge {} → {} names an unknown node", e.from, e.to));
         };
@@ -141,7 +165,7 @@ pub fn validate(s: &ToolsScenario) -> Result<(), ToolsError> {
         return fail("the goal must be a sink");
     }
     // acyclic, and a full resolution order exists (hidden nodes after their revealers)
-    if crate::oracle::resolution_order(s).len() != s.nodes.len() {
+    if crate::baseline::resolution_order(s).len() != s.nodes.len() {
         return fail("no resolution order reaches every node (cycle)");
     }
     Ok(())

@@ -15,11 +15,11 @@ use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::ToolsError;
+use crate::baseline::{OracleAgent, RandomAgent};
 use crate::clue::ClueStyle;
 use crate::env::ToolsEnv;
 use crate::generator::{self, GenConfig};
 use crate::library;
-use crate::oracle::{OracleAgent, RandomAgent};
 use crate::sandbox::{CodeRunner, MemoRunner, PythonSandbox, SandboxConfig};
 use crate::scenario::ToolsScenario;
 use crate::template::NodeKind;
@@ -53,8 +53,7 @@ impl ToolsWorld {
     /// The world with the real Python sandbox (memoized) and the paper's generator
     /// settings.
     pub fn new() -> Result<Self, ToolsError> {
-        let sandbox = PythonSandbox::new(SandboxConfig::default())
-            .map_err(|e| ToolsError::Sandbox(e.to_string()))?;
+        let sandbox = PythonSandbox::new(SandboxConfig::default())?;
         Ok(Self::with_runner(Arc::new(MemoRunner::new(sandbox))))
     }
 
@@ -338,5 +337,16 @@ impl World for ToolsWorld {
             }
         }
         t
+    }
+    /// Table 1's columns: success rate, sub-problem resolution and hidden-node discovery,
+    /// with the steps and tool calls spent.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &[
+            "success",
+            "sub_problem_resolution",
+            "hidden_discovery",
+            "steps",
+            "tool_calls",
+        ]
     }
 }

@@ -61,7 +61,7 @@ fn every_edge_keeps_algorithm_1s_constraints() {
         assert_eq!(node(&s.goal).kind, NodeKind::Terminal);
         // acyclic: a full resolution order exists
         assert_eq!(
-            escapade_tools::oracle::resolution_order(s).len(),
+            escapade_tools::baseline::resolution_order(s).len(),
             s.nodes.len()
         );
         assert_eq!(s.nodes.len() as u32, s.difficulty);
@@ -137,4 +137,50 @@ fn the_suite_uses_every_theme_and_droppable_variants() {
     }
     let share = f64::from(droppable) / f64::from(eligible);
     assert!((0.2..0.4).contains(&share), "droppable share {share}");
+}
+
+/// Every generated scenario passes the final validation (A.6) on load; the same
+/// scenario with one of its edges listed twice, or with an input fed by a second edge
+/// from another output of its type, is refused with a message naming the input.
+#[test]
+fn an_input_fed_twice_is_refused_on_load() {
+    use escapade_core::World;
+    use escapade_tools::validate::validate;
+    let mut second_source = 0;
+    for s in suite().iter().step_by(7) {
+        validate(s).unwrap_or_else(|e| panic!("{}: {e}", s.id));
+        let Some(e) = s.edges.first() else { continue };
+        let mut twice = s.clone();
+        twice.edges.insert(1, e.clone());
+        let err = common::world()
+            .check(&twice.to_json())
+            .unwrap_err()
+            .to_string();
+        let wanted = format!(
+            "edge {}.{} → {}.{} is listed twice",
+            e.from, e.from_port, e.to, e.to_port
+        );
+        assert!(err.contains(&wanted), "{}: {err}", s.id);
+        // another output of the same type, not already feeding this input
+        let ty = s.nodes[s.node_index(&e.from).unwrap()].outputs[&e.from_port].ty;
+        let other = s.nodes.iter().find_map(|n| {
+            n.outputs
+                .iter()
+                .find(|(port, pv)| pv.ty == ty && (n.id != e.from || **port != e.from_port))
+                .map(|(port, _)| (n.id.clone(), port.clone()))
+        });
+        if let Some((from, from_port)) = other {
+            let mut fed = s.clone();
+            fed.edges.push(escapade_tools::scenario::Edge {
+                from,
+                from_port,
+                ..e.clone()
+            });
+            let err = validate(&fed).unwrap_err().to_string();
+            let wanted = format!("input {}.{} is fed by two edges", e.to, e.to_port);
+            assert!(err.contains(&wanted), "{}: {err}", s.id);
+            second_source += 1;
+        }
+    }
+    assert!(second_source > 0, "no scenario had a second output to wire");
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use escapade_core::Action;
 use escapade_core::check::check_env;
 use escapade_core::env::{Env, World};
-use escapade_tools::protocol::ErrorKind;
+use escapade_tools::interface::ErrorKind;
 use escapade_tools::scenario::ToolsScenario;
 use escapade_tools::template::NodeKind;
 use escapade_tools::{ToolsEnv, ToolsWorld};
@@ -255,17 +255,17 @@ fn per_parameter_feedback_and_repeated_solved() {
     let s = rich_scenario();
     let mut env = env_for(&s);
     env.reset(0);
-    let order = escapade_tools::oracle::oracle_plan(&s);
+    let order = escapade_tools::baseline::oracle_plan(&s);
     // play the oracle until its first call, but first send that call with one wrong value
     for a in order {
-        if let escapade_tools::protocol::ToolsAction::Call { node, params } = &a {
+        if let escapade_tools::interface::ToolsAction::Call { node, params } = &a {
             let (k0, v0) = params.iter().next().unwrap();
             let mut wrong = params.clone();
             wrong.insert(
                 k0.clone(),
                 serde_json::json!(format!("{}0", v0.as_str().unwrap())),
             );
-            let bad = escapade_tools::protocol::ToolsAction::Call {
+            let bad = escapade_tools::interface::ToolsAction::Call {
                 node: node.clone(),
                 params: wrong,
             };
@@ -335,7 +335,7 @@ fn tier_statistics_near_table_3() {
     }
 }
 
-fn text(plan: &[escapade_tools::protocol::ToolsAction]) -> String {
+fn text(plan: &[escapade_tools::interface::ToolsAction]) -> String {
     plan.iter()
         .map(|a| a.to_text())
         .collect::<Vec<_>>()
@@ -384,7 +384,7 @@ fn a_flag_counts_only_after_the_terminal_showed_it() {
     assert!(!again.terminated && !env.outcome().success);
     assert_eq!(env.outcome().metrics["unearned_submissions"], 3.0);
     // once the terminal has shown it, the same flag escapes
-    let plan = escapade_tools::oracle::oracle_plan(&s);
+    let plan = escapade_tools::baseline::oracle_plan(&s);
     let step = env.step(&Action::text(text(&plan))).unwrap();
     assert!(
         step.terminated && env.outcome().success,
@@ -397,7 +397,7 @@ fn a_flag_counts_only_after_the_terminal_showed_it() {
 fn several_actions_per_turn_count_once_against_the_budget() {
     // App. C: a turn may hold several actions; App. B's budget counts turns
     let s = world().scenario(15, 8).unwrap();
-    let plan = escapade_tools::oracle::oracle_plan(&s);
+    let plan = escapade_tools::baseline::oracle_plan(&s);
     let (work, submit) = plan.split_at(plan.len() - 1);
     let mut env = env_for(&s);
     env.reset(0);
@@ -605,7 +605,7 @@ fn a_drop_event_reveals_hidden_nodes() {
         assert!(!first.contains(id), "{id} is listed before it is revealed");
     }
     let mut revealed = Vec::new();
-    for a in escapade_tools::oracle::oracle_plan(&s) {
+    for a in escapade_tools::baseline::oracle_plan(&s) {
         let step = env.step(&Action::text(a.to_text())).unwrap();
         if let Some((_, list)) = step.feedback.split_once("Newly revealed:") {
             revealed.extend(hidden.iter().filter(|id| list.contains(**id)).copied());

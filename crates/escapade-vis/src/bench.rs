@@ -17,7 +17,7 @@ use std::time::Instant;
 use escapade_core::bench::{BenchReport, BenchRow, Figure, Timing};
 use escapade_core::{Action, Agent, CoreError, Env, EpisodeStart, World};
 
-use crate::agents::{OracleAgent, RandomAgent};
+use crate::baseline::{OracleAgent, RandomAgent};
 use crate::world::VISESCAPE;
 use crate::{Game, Room, VisEnv, VisWorld, describe, oracle, render};
 

@@ -24,8 +24,8 @@ use escapade_core::{Action, EnvError, Image, Observation, ToolSchema};
 use rand::seq::SliceRandom;
 
 use crate::game::{ANSWER_TEMPLATE, Game, Move, State, View};
+use crate::interface::{self, Parsed};
 use crate::options::{Feedback, Invalid, Options, Prompt};
-use crate::protocol::{self, Parsed};
 use crate::room::ItemKind;
 use crate::{describe, oracle, render};
 
@@ -457,7 +457,7 @@ impl Env for VisEnv {
         }
         self.steps += 1;
         let hinted = self.hint_showing;
-        let parsed = protocol::parse(action, &self.labels);
+        let parsed = interface::parse(action, &self.labels);
         let (taken, error) = match parsed {
             Ok(Parsed::Listed(i)) => (Some(self.moves[i].clone()), None),
             Ok(Parsed::Answer(a)) => (Some(Move::Answer(a)), None),
@@ -532,15 +532,15 @@ impl Env for VisEnv {
     }
 
     fn system_prompt(&self) -> String {
-        protocol::system_prompt(self.options.prompt)
+        interface::system_prompt(self.options.prompt)
     }
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {
-        protocol::tool_schemas(&self.labels)
+        interface::tool_schemas(&self.labels)
     }
 
     fn check_action(&self, action: &Action) -> Result<(), String> {
-        protocol::parse(action, &self.labels).map(|_| ())
+        interface::parse(action, &self.labels).map(|_| ())
     }
 
     fn reask_limit(&self) -> u32 {

@@ -12,8 +12,11 @@ pub enum VisError {
     #[error("invalid room: {0}")]
     Invalid(String),
     /// Occurs when the oracle finds no way out of a room.
-    #[error("room {0} cannot be escaped")]
-    Unsolvable(String),
+    #[error("room {room} cannot be escaped")]
+    Unsolvable {
+        /// The room's id.
+        room: String,
+    },
     /// Occurs when the oracle's search reaches its bound on states before finding a way
     /// out: the room is too large to verify, which is not the same as unsolvable.
     #[error(

@@ -17,7 +17,7 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod agents; // the oracle and random baselines
+pub mod baseline; // the oracle and random baselines
 pub mod bench; // escapade bench vis: env step, view drawing, suite build
 pub mod describe; // exact text descriptions of views (image alt text)
 pub mod env; // VisEnv: observations, parsing, limits, hints, metrics
@@ -25,11 +25,11 @@ pub mod error; // VisError
 pub mod game; // the game graph: state, available moves, effects
 pub mod generator; // rooms from a seed and a size (App. B.4 constraints)
 pub mod import; // VisEscape's own rooms, from a dump of a user's copy
+pub mod interface; // the interface: system prompt, reply parsing, function schemas
 pub mod judge; // VisEscape §6.2: the reasoning judge
 pub mod options; // -W options: departures from the paper's protocol
 pub mod oracle; // shortest solution by breadth-first search
 pub mod pictures; // imported pictures per view and state
-pub mod protocol; // system prompt, reply parsing, function schemas
 pub mod quiz; // visual quizzes: kinds, seeded content, answers
 pub mod quiztask; // the quiz-only evaluation (App. C.2)
 pub mod render; // views drawn as PNG

@@ -260,7 +260,9 @@ pub fn solve_within(game: &Game, limit: usize) -> Result<Solution, VisError> {
         Search {
             solution: Some(s), ..
         } => Ok(s),
-        Search { complete: true, .. } => Err(VisError::Unsolvable(game.room().id.clone())),
+        Search { complete: true, .. } => Err(VisError::Unsolvable {
+            room: game.room().id.clone(),
+        }),
         Search { .. } => Err(VisError::SearchLimit {
             room: game.room().id.clone(),
             states: limit,

@@ -228,7 +228,7 @@ impl QuizEnv {
         let text = match action {
             Action::Text { text } => text
                 .chars()
-                .take(crate::protocol::MAX_REPLY)
+                .take(crate::interface::MAX_REPLY)
                 .collect::<String>(),
             Action::Call { arguments, .. } => serde_json::from_str::<serde_json::Value>(arguments)
                 .ok()
@@ -275,7 +275,7 @@ impl QuizEnv {
                     .into(),
             );
         }
-        if code.chars().count() > crate::protocol::MAX_ANSWER {
+        if code.chars().count() > crate::interface::MAX_ANSWER {
             return Err("That code is too long: give the code only.".into());
         }
         Ok(code)
@@ -342,7 +342,7 @@ impl Env for QuizEnv {
             description: "Enter a code on the lock.".into(),
             parameters: serde_json::json!({
                 "type": "object",
-                "properties": {"answer": {"type": "string", "maxLength": crate::protocol::MAX_ANSWER}},
+                "properties": {"answer": {"type": "string", "maxLength": crate::interface::MAX_ANSWER}},
                 "required": ["answer"],
             }),
         }]

@@ -31,7 +31,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         if !ids.insert(r.id.as_str()) {
             return Err(invalid(format!("duplicate id `{}`", r.id)));
         }
-        if !names.insert(crate::protocol::normalize(&r.name)) {
+        if !names.insert(crate::interface::normalize(&r.name)) {
             return Err(invalid(format!("duplicate name `{}`", r.name)));
         }
         if r.states.is_empty() || !r.states.contains(&r.initial) {
@@ -46,7 +46,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         if !ids.insert(i.id.as_str()) {
             return Err(invalid(format!("duplicate id `{}`", i.id)));
         }
-        if !names.insert(crate::protocol::normalize(&i.name)) {
+        if !names.insert(crate::interface::normalize(&i.name)) {
             return Err(invalid(format!("duplicate name `{}`", i.name)));
         }
         let r = room.receptacle(&i.receptacle).ok_or_else(|| {
@@ -140,7 +140,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         }
         match &x.cause {
             Cause::Verb { verb }
-                if crate::protocol::normalize(verb).is_empty()
+                if crate::interface::normalize(verb).is_empty()
                     || verb.chars().any(char::is_control) =>
             {
                 return Err(invalid(format!(
@@ -210,7 +210,7 @@ fn check_name(what: &str, id: &str, name: &str) -> Result<(), VisError> {
             "a {what} has an empty id (its name is `{name}`)"
         )));
     }
-    if crate::protocol::normalize(name).is_empty() {
+    if crate::interface::normalize(name).is_empty() {
         return Err(invalid(format!(
             "{what} `{id}` has an empty name: players need a name to act on it"
         )));

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
-use crate::agents::{OracleAgent, RandomAgent};
+use crate::baseline::{OracleAgent, RandomAgent};
 use crate::game::Game;
 use crate::options::{OPTION_KEYS, Options};
 use crate::quiztask::{QuizEnv, QuizTask};
@@ -400,5 +400,9 @@ impl World for VisWorld {
             "Limits: 300 steps, 100 steps without a checkpoint; hint mode after 30 stuck steps.\n",
         );
         t
+    }
+    /// §4.2's metrics: success rate, goal completion, SPL and steps.
+    fn key_metrics(&self) -> &'static [&'static str] {
+        &["success", "gc", "spl", "steps"]
     }
 }

@@ -282,6 +282,10 @@ pub struct RunArgs {
     /// Directory for a new run directory, or a run directory to resume.
     #[arg(long, short, default_value = "runs")]
     pub out: PathBuf,
+    /// The closing report with every metric (by default each world's key metrics, every
+    /// line within 120 columns; report.md always has all).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// `escapade resume`.
@@ -300,6 +304,9 @@ pub struct ResumeArgs {
     /// The same for the expert role's agent.
     #[arg(short = 'E', long = "expert-option", value_name = "KEY=VALUE")]
     pub expert_options: Vec<String>,
+    /// The closing report with every metric (see `run --wide`).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// Output formats of `escapade report`.
@@ -322,6 +329,11 @@ pub struct ReportArgs {
     /// Output format.
     #[arg(long, short, value_enum, default_value_t = ReportFormat::Md)]
     pub format: ReportFormat,
+    /// Markdown with every metric: by default each world's key metrics (the paper's
+    /// headline columns), every line within 120 columns; report.md, CSV and JSON always
+    /// have all.
+    #[arg(long)]
+    pub wide: bool,
     /// Also give a table per scenario (per room), and `scenarios` in the JSON.
     #[arg(long)]
     pub per_scenario: bool,

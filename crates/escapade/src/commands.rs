@@ -721,7 +721,7 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         options: &options,
         expert: expert.as_ref().map(|(e, o)| (e.as_str(), o)),
     };
-    play_run(ctx, &source, &spec, &players, &args.out)
+    play_run(ctx, &source, &spec, &players, &args.out, args.wide)
 }
 
 /// `escapade resume <run-dir>`.
@@ -751,7 +751,7 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
         options: &spec.agent_options,
         expert: config.expert.as_deref().map(|e| (e, &spec.expert_options)),
     };
-    play_run(ctx, &source, &spec, &players, &args.dir)
+    play_run(ctx, &source, &spec, &players, &args.dir, args.wide)
 }
 
 /// Applies `resume`'s `-A`/`-E` pairs to a run's options: only the client's tuning keys
@@ -781,6 +781,7 @@ fn play_run(
     spec: &RunSpec,
     players: &Players<'_>,
     out: &Path,
+    wide: bool,
 ) -> Result<()> {
     let progress = ctx.progress();
     let summary = runtime()?.block_on(async {
@@ -798,7 +799,7 @@ fn play_run(
         .await?;
         anyhow::Ok(summary)
     })?;
-    finish(ctx, &summary)
+    finish(ctx, &summary, wide)
 }
 
 /// A [`Stop`](escapade_run::Stop) requested by the first Ctrl-C; the second exits with
@@ -851,7 +852,7 @@ impl std::fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
-fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
+fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary, wide: bool) -> Result<()> {
     if summary.resumed && !ctx.quiet {
         eprintln!(
             "resumed: {} of {} episodes were already finished",
@@ -865,7 +866,12 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary) -> Result<()> {
         );
     }
     // the report first and the run directory last, where it does not scroll away
-    write!(ctx.out, "{}", summary.report.render(Format::Markdown))?;
+    let format = if wide {
+        Format::Markdown
+    } else {
+        Format::Terminal
+    };
+    write!(ctx.out, "{}", summary.report.render(format))?;
     writeln!(ctx.out, "\n{RUN_DIRECTORY}{}", summary.dir.display())?;
     if let Some(why) = &summary.halted {
         bail!(
@@ -907,7 +913,8 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     let format = match (args.json, args.format) {
         (true, _) | (_, ReportFormat::Json) => Format::Json,
         (_, ReportFormat::Csv) => Format::Csv,
-        (_, ReportFormat::Md) => Format::Markdown,
+        (_, ReportFormat::Md) if args.wide => Format::Markdown,
+        (_, ReportFormat::Md) => Format::Terminal,
     };
     let text = report.render(format);
     write!(ctx.out, "{text}")?;

@@ -59,6 +59,7 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         world_options: Vec::new(),
         base_url: None,
         shard: None,
+        wide: false,
     }
 }
 
@@ -271,6 +272,7 @@ fn run_resume_and_report() {
                 concurrency: 2,
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
+                wide: false,
             },
         )
     });
@@ -291,6 +293,7 @@ fn run_resume_and_report() {
         plots: None,
         per_turn: false,
         per_scenario: format == ReportFormat::Md,
+        wide: false,
     };
     let v: serde_json::Value = serde_json::from_str(&ok(|c| {
         commands::report(c, &report(ReportFormat::Md, true))
@@ -368,6 +371,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
                 concurrency: 1,
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
+                wide: false,
             },
         )
     });
@@ -405,6 +409,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
                 concurrency: 1,
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
+                wide: false,
             },
         )
     });
@@ -606,6 +611,7 @@ fn tuning_is_not_identity_and_resume_may_change_it() {
         concurrency: 1,
         agent_options: options.iter().map(|s| s.to_string()).collect(),
         expert_options: Vec::new(),
+        wide: false,
     };
     ok(|c| commands::resume(c, &resume(&["rpm=10", "backend_concurrency=2"])));
     let e = err(|c| commands::resume(c, &resume(&["temperature=1"])));
@@ -646,6 +652,46 @@ fn a_scripted_model_is_recorded_by_absolute_path_and_content() {
         concurrency: 1,
         agent_options: Vec::new(),
         expert_options: Vec::new(),
+        wide: false,
+    };
+    let e = err(|c| commands::resume(c, &resume));
+    assert!(e.contains("differs in: files"), "{e}");
+}
+
+#[test]
+fn a_price_file_is_recorded_by_absolute_path_and_content() {
+    let runs = tempfile::tempdir().unwrap();
+    let script = runs.path().join("inc.jsonl");
+    std::fs::write(&script, "{\"text\": \"inc\"}\n").unwrap();
+    let prices = runs.path().join("prices.json");
+    let table = |p: u32| {
+        format!(
+            "{{\"scripted\": {{\"input_per_mtok\": {p}, \"output_per_mtok\": {p}, \"cached_per_mtok\": 0}}}}"
+        )
+    };
+    std::fs::write(&prices, table(1)).unwrap();
+    let cwd = std::env::current_dir().unwrap();
+    let args = RunArgs {
+        model: Some(format!("scripted/{}", script.display())),
+        agent_options: vec![format!("prices={}", pathdiff(&prices, &cwd))],
+        ..run_args("demo@1", "llm", runs.path())
+    };
+    let out = ok(|c| commands::run(c, &args));
+    let dir = run_dir(&out);
+    let toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    let abs = std::fs::canonicalize(&prices).unwrap();
+    assert!(
+        toml.contains(&format!("prices = \"{}\"", abs.display())),
+        "{toml}"
+    );
+    // other prices are another run: resume refuses it
+    std::fs::write(&prices, table(2)).unwrap();
+    let resume = ResumeArgs {
+        dir: dir.clone(),
+        concurrency: 1,
+        agent_options: Vec::new(),
+        expert_options: Vec::new(),
+        wide: false,
     };
     let e = err(|c| commands::resume(c, &resume));
     assert!(e.contains("differs in: files"), "{e}");

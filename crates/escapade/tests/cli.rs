@@ -88,9 +88,16 @@ fn report_reads_a_hand_made_run() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["groups"][0]["metrics"]["discovery_rate"]["mean"], 0.5);
-    let o = escapade(&["report", dir.path().to_str().unwrap()]);
+    // every metric with --wide; the terminal's default keeps the world's key metrics
+    let o = escapade(&["report", "--wide", dir.path().to_str().unwrap()]);
     let md = String::from_utf8(o.stdout).unwrap();
     assert!(md.contains("| 5 | 1 | 100.0 | 4.00 | 50.0 |"), "{md}");
+    let o = escapade(&["report", dir.path().to_str().unwrap()]);
+    let md = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        md.contains("| 5 | 1 | 100.0 | 4.00 |") && !md.contains("discovery_rate"),
+        "{md}"
+    );
     // a bare --plots after the run directories draws into <first run>/plots
     let o = escapade(&["report", dir.path().to_str().unwrap(), "--plots"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -708,3 +708,30 @@ fn pressing_a_white_square_again_is_no_mistake() {
     assert_eq!(row["metrics"]["mistakes"], 0.0, "{row}");
     assert!(row["metrics"]["psr"].as_f64().unwrap() > 0.0, "{row}");
 }
+
+/// `n_wires` of -1 or 2^64, and a field the puzzle does not read, are refused by `check`
+/// and `run`.
+#[test]
+fn out_of_range_wire_counts_are_refused_by_check_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(wire(dir.path())).unwrap()).unwrap();
+    for n in [
+        serde_json::json!(-1),
+        serde_json::json!(18446744073709551616.0),
+    ] {
+        let mut bad = v.clone();
+        bad["instance"]["n_wires"] = n;
+        refused(&bad, "`n_wires` must be a whole number from 3 to 6");
+    }
+    let mut bad = v.clone();
+    bad["instance"]["n_wire"] = 3.into();
+    refused(&bad, "unknown field `n_wire`");
+}
+
+/// The terminal report keeps to 120 columns (§4.2's metrics; Fig. 4's ten turns cut).
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("comma@2", &[]);
+    assert!(wide.contains("| 10 |"), "{wide}");
+}

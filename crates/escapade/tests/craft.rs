@@ -496,3 +496,39 @@ fn a_person_who_types_junk_is_asked_again() {
     assert!(out.contains("You moved."), "{out}");
     assert!(out.contains("gave up after 1 step"), "{out}");
 }
+
+/// Furniture with a repeated id, on itself or in a loop is refused by `check` and `run`.
+#[test]
+fn broken_furniture_is_refused_by_check_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let room = generated(dir.path(), "r.json", &["--difficulty", "1", "--seed", "3"]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(room).unwrap()).unwrap();
+    let id = |n: usize| {
+        v["rooms"][0]["furniture"][n]["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (a, b) = (id(0), id(1));
+    let mut twice = v.clone();
+    twice["rooms"][0]["furniture"][1]["id"] = a.clone().into();
+    refused(
+        &twice,
+        &format!("two pieces of furniture have the id `{a}`"),
+    );
+    let mut itself = v.clone();
+    itself["rooms"][0]["furniture"][0]["on"] = a.clone().into();
+    refused(&itself, &format!("furniture `{a}` stands on itself"));
+    let mut cycle = v.clone();
+    cycle["rooms"][0]["furniture"][0]["on"] = b.clone().into();
+    cycle["rooms"][0]["furniture"][1]["on"] = a.clone().into();
+    refused(&cycle, &format!("{a} → {b} → {a}"));
+}
+
+/// The terminal report keeps to 120 columns with MM-Escape's Table 2 columns.
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("mm-escape@2", &["-W", "frames=off"]);
+    assert!(wide.contains("grab_count"), "{wide}");
+}

@@ -337,3 +337,39 @@ fn the_suite_is_agentescape_2_and_literal_clues_are_an_easier_option() {
         "literal clues wire by id"
     );
 }
+
+/// An edge listed twice is refused by `check` and `run`.
+#[test]
+fn an_edge_listed_twice_is_refused_by_check_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("x.json");
+    ok(escapade(&[
+        "gen",
+        "tools",
+        "--difficulty",
+        "5",
+        "--seed",
+        "2",
+        "--out",
+        scenario.to_str().unwrap(),
+    ]));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&scenario).unwrap()).unwrap();
+    let e = v["edges"][0].clone();
+    v["edges"].as_array_mut().unwrap().push(e.clone());
+    let wanted = format!(
+        "edge {}.{} → {}.{} is listed twice",
+        e["from"].as_str().unwrap(),
+        e["from_port"].as_str().unwrap(),
+        e["to"].as_str().unwrap(),
+        e["to_port"].as_str().unwrap()
+    );
+    refused(&v, &wanted);
+}
+
+/// The terminal report keeps to 120 columns with Table 1's columns (27 with `--wide`).
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("agentescape@2", &[]);
+    assert!(wide.contains("premature_invocation_rate"), "{wide}");
+}

@@ -134,7 +134,7 @@ fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
         plain.to_str().unwrap(),
     ]));
     let md = std::fs::read_to_string(plain.join("observation.md")).unwrap();
-    assert!(md.contains(escapade_vis::protocol::PAPER_PROMPT), "{md}");
+    assert!(md.contains(escapade_vis::interface::PAPER_PROMPT), "{md}");
     assert!(
         md.contains("North side of the room.\nIn your bag: nothing.\n"),
         "{md}"
@@ -167,4 +167,11 @@ fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
     let o = escapade(&["run", "visescape@1", "--agent", "oracle"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("visescape@2"), "{}", stderr(&o));
+}
+
+/// The terminal report keeps to 120 columns with §4.2's metrics.
+#[test]
+fn the_terminal_report_fits_120_columns() {
+    let wide = report_fits_120_columns("visescape@2", &[]);
+    assert!(wide.contains("brute_force_ratio"), "{wide}");
 }

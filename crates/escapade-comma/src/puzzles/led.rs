@@ -100,8 +100,8 @@ impl Led {
             .map(|c| c.as_str().map(|s| s.trim().to_lowercase()))
             .collect::<Option<_>>()
             .ok_or_else(|| CommaError::Format("led: every colour must be a string".into()))?;
-        if let Some(n) = instance.get("num_stages")
-            && n.as_u64() != Some(colours.len() as u64)
+        if let Some(n) = crate::puzzles::count_in("led", instance, "num_stages", 2..=5)?
+            && n != colours.len() as u64
         {
             return Err(CommaError::Format(format!(
                 "led: num_stages is {n} but {} colours are given",

@@ -43,6 +43,10 @@ pub const LAYOUT: [[u8; 9]; 9] = [
     [1, 1, 1, 0, 1, 1, 1, 1, 1],
 ];
 
+/// Most rows or columns an imported grid may have: the picture numbers every row and
+/// column, which stays legible up to here (the original's only layout is 9 × 9).
+pub const MAX_SIDE: usize = 20;
+
 /// The four colours, in App. A's torus order.
 pub const COLOURS: [&str; 4] = ["Green", "Blue", "Red", "Yellow"];
 
@@ -170,6 +174,12 @@ impl Maze {
             return Err(CommaError::Format(
                 "maze: the grid must be non-empty and rectangular".into(),
             ));
+        }
+        if grid.len() > MAX_SIDE || width > MAX_SIDE {
+            return Err(CommaError::Format(format!(
+                "maze: the grid is {} × {width}; at most {MAX_SIDE} rows and columns",
+                grid.len()
+            )));
         }
         let coord = |k: &str| {
             instance

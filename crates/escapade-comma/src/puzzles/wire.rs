@@ -77,8 +77,9 @@ impl Wire {
             .map(|c| c.as_str().map(str::to_lowercase))
             .collect::<Option<_>>()
             .ok_or_else(|| CommaError::Format("wire: every colour must be a string".into()))?;
-        if let Some(n) = instance.get("n_wires").and_then(Value::as_u64)
-            && n as usize != colours.len()
+        // App. A: "3 to 6 colored wires"
+        if let Some(n) = crate::puzzles::count_in("wire", instance, "n_wires", 3..=6)?
+            && n != colours.len() as u64
         {
             return Err(CommaError::Format(format!(
                 "wire: n_wires is {n} but {} colours are given",
@@ -86,7 +87,10 @@ impl Wire {
             )));
         }
         if !(3..=6).contains(&colours.len()) {
-            return Err(CommaError::Format("wire: 3 to 6 wires".into()));
+            return Err(CommaError::Format(format!(
+                "wire: 3 to 6 wires, not {}",
+                colours.len()
+            )));
         }
         if let Some(c) = colours.iter().find(|c| !COLOURS.contains(&c.as_str())) {
             return Err(CommaError::Format(format!("wire: unknown colour `{c}`")));

@@ -105,7 +105,11 @@ async fn opens_a_script_file_by_spec() {
     )
     .await
     {
-        Err(LlmError::Script(message)) => assert!(message.contains("line 2"), "{message}"),
+        Err(LlmError::Script {
+            line: Some(2),
+            problem,
+            ..
+        }) => assert!(problem.contains("gremlins"), "{problem}"),
         other => panic!("{other:?}"),
     }
     let empty = dir.path().join("empty.jsonl");
@@ -116,7 +120,7 @@ async fn opens_a_script_file_by_spec() {
             &ClientOptions::default()
         )
         .await,
-        Err(LlmError::Script(_))
+        Err(LlmError::Script { .. })
     ));
 }
 

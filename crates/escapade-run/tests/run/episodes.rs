@@ -249,7 +249,7 @@ fn bad_settings_and_names_are_refused() {
     dup[1].id = "c0".into();
     assert!(matches!(
         run_in(out.path(), &labelled("x", &dup), &spec("oracle")),
-        Err(RunError::DuplicateScenario(id)) if id == "c0"
+        Err(RunError::DuplicateScenario { id }) if id == "c0"
     ));
     // distinct ids whose trajectory directories would collide
     let mut clash = small_suite();
@@ -263,7 +263,7 @@ fn bad_settings_and_names_are_refused() {
     alien[0].world = "tools".into();
     assert!(matches!(
         run_in(out.path(), &labelled("x", &alien), &spec("oracle")),
-        Err(RunError::MixedWorlds(..))
+        Err(RunError::MixedWorlds { .. })
     ));
     // nothing was written for refused runs
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);

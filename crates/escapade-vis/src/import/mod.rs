@@ -272,7 +272,7 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
         }
         let id = unique(snake(&r.id), &mut taken_ids);
         b.rec_ids.insert(r.id.clone(), id);
-        taken_names.insert(crate::protocol::normalize(&r.id));
+        taken_names.insert(crate::interface::normalize(&r.id));
         names.insert(format!("r:{}", r.id), r.id.clone());
         b.states.insert(r.id.clone(), r.states.clone());
     }
@@ -286,13 +286,13 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
         let id = unique(snake(&item.name), &mut taken_ids);
         b.item_ids.insert(item.name.clone(), id);
         let mut name = item.name.clone();
-        if !taken_names.insert(crate::protocol::normalize(&name)) {
+        if !taken_names.insert(crate::interface::normalize(&name)) {
             name = format!(
                 "{} ({})",
                 item.name,
                 item.item_type.as_deref().unwrap_or("item")
             );
-            taken_names.insert(crate::protocol::normalize(&name));
+            taken_names.insert(crate::interface::normalize(&name));
             b.note(format!(
                 "the item `{}` reads like another name in the room: players call it `{name}`",
                 item.name

@@ -81,3 +81,67 @@ pub fn oracle_episodes(target: &Path, runs: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// Writes `scenario` to a file and asserts that `check` and `run` both refuse it with a
+/// message holding `wanted`, and that the run made no run directory.
+pub fn refused(scenario: &serde_json::Value, wanted: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.json");
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let path = file.to_str().unwrap();
+    let o = escapade(&["check", path]);
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        !o.status.success() && said.contains(wanted),
+        "check: {said}"
+    );
+    let runs = dir.path().join("runs");
+    let o = escapade(&[
+        "run",
+        path,
+        "--agent",
+        "random",
+        "--quiet",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains(wanted),
+        "run: {}",
+        stderr(&o)
+    );
+    assert!(find_run_dir(&runs).is_none(), "a run directory was made");
+}
+
+/// Runs `source` with the random agent (`--limit 1`, plus `extra`) and asserts that the
+/// closing report and `escapade report` keep every line within 120 columns, and that
+/// `report --wide` shows the metrics they leave out; returns the wide report.
+pub fn report_fits_120_columns(source: &str, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let mut args = vec![
+        "run",
+        source,
+        "--agent",
+        "random",
+        "--limit",
+        "1",
+        "--quiet",
+        "--out",
+        runs.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let closing = ok(escapade(&args));
+    let run = run_dir_under(&runs);
+    let report = ok(escapade(&["report", run.to_str().unwrap()]));
+    for (what, text) in [("run", &closing), ("report", &report)] {
+        for line in text.lines() {
+            assert!(line.chars().count() <= 120, "{what}: {line}");
+        }
+    }
+    let wide = ok(escapade(&["report", "--wide", run.to_str().unwrap()]));
+    assert!(wide.len() > report.len(), "{wide}");
+    let md = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert_eq!(md, wide, "report.md is the wide report");
+    wide
+}

@@ -22,7 +22,7 @@ use escapade_core::env::Step;
 use escapade_core::seed::{self, Rng};
 use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation};
 
-use crate::protocol::ToolsAction;
+use crate::interface::ToolsAction;
 use crate::scenario::ToolsScenario;
 
 /// A topological order of all nodes over data and physical edges (Kahn, smallest id

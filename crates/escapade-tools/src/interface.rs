@@ -1,5 +1,7 @@
-//! The action protocol: free text and native function calls, parsed into
-//! [`ToolsAction`]s, plus the error taxonomy of App. B.1.
+//! The tools world's interface to agents, its reading half: free text and native function
+//! calls parsed into [`ToolsAction`]s, plus the error taxonomy of App. B.1 (the prompts
+//! and function schemas are drawn by [`crate::render`]). Every world names this module
+//! `interface`; "protocol" is kept for the paper's evaluation protocol.
 //!
 //! A reply may carry several actions (App. C: "12 turns (3 investigation rounds
 //! comprising 10 investigations, 8 tool-call rounds comprising 10 tool invocations, and 1

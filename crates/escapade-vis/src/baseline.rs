@@ -1,4 +1,5 @@
-//! Baseline agents of the vis world: the oracle and the random player.
+//! The baselines of the vis world: the oracle and the random player (every world names
+//! its baselines' module `baseline`; [`crate::oracle`] is the search the oracle replays).
 //!
 //! The oracle replays the breadth-first search's shortest solution (its step count is the
 //! room's oracle steps, so its SPL is 1). The random player picks uniformly among the
