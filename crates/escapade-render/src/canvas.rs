@@ -366,12 +366,40 @@ impl Canvas {
         self.pixmap.data()
     }
 
-    /// The picture as PNG file bytes.
+    /// The picture as PNG file bytes, written by [`rgb_png`].
+    ///
+    /// The canvas is opaque, so its premultiplied pixels are the straight colours and
+    /// the alpha channel carries nothing: writing RGB straight from the pixels skips
+    /// tiny-skia's copy and demultiplication and a quarter of the data, and decodes to
+    /// the same colours.
     pub fn png(&self) -> Result<Vec<u8>, RenderError> {
-        self.pixmap
-            .encode_png()
-            .map_err(|e| RenderError::Encode(e.to_string()))
+        let rgb: Vec<u8> = self
+            .pixmap
+            .data()
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect();
+        rgb_png(self.width(), self.height(), &rgb)
     }
+}
+
+/// `rgb` (row-major 8-bit RGB, `width` × `height`) as PNG file bytes: each row
+/// Paeth-filtered, compressed with the `png` crate's fast deflate — the setting the ray
+/// caster's frames use. Measured on the comma pictures (512 × 384): Paeth halves the
+/// file against the `Sub` filter for about a quarter more time (0.26 against 0.20 ms),
+/// and the slower deflate levels cost over ten times as much for files a third smaller.
+pub(crate) fn rgb_png(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, RenderError> {
+    let encode = |e: png::EncodingError| RenderError::Encode(e.to_string());
+    let mut out = Vec::with_capacity(rgb.len() / 8);
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    encoder.set_filter(png::FilterType::Paeth);
+    let mut writer = encoder.write_header().map_err(encode)?;
+    writer.write_image_data(rgb).map_err(encode)?;
+    writer.finish().map_err(encode)?;
+    Ok(out)
 }
 
 fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Path> {
@@ -467,6 +495,30 @@ mod tests {
         c.fill_rounded_rect(0.0, 0.0, 0.0, 5.0, 2.0, Rgb::BLACK);
         c.arrow(5.0, 5.0, 5.0, 5.0, Rgb::BLACK, 2.0, 4.0);
         c.stroke_polyline(&[], Rgb::BLACK, 1.0);
+    }
+
+    /// The PNG holds the canvas's pixels exactly (and is as large as the canvas).
+    #[test]
+    fn the_png_decodes_to_the_canvas_pixels() {
+        let mut c = Canvas::new(97, 41, Rgb(10, 20, 30)).unwrap();
+        c.fill_circle(30.0, 20.0, 14.5, Rgb(250, 120, 3));
+        c.stroke_polyline(&[(0.0, 0.0), (96.0, 40.0)], Rgb(1, 200, 90), 2.5);
+        c.text(50.0, 4.0, 16.0, Rgb::WHITE, "Ag");
+        let png = c.png().unwrap();
+        let mut reader = png::Decoder::new(png.as_slice()).read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (97, 41));
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        let want: Vec<u8> = c
+            .rgba()
+            .chunks_exact(4)
+            .flat_map(|p| {
+                assert_eq!(p[3], 255, "the canvas is opaque");
+                [p[0], p[1], p[2]]
+            })
+            .collect();
+        assert_eq!(&buf[..info.buffer_size()], want.as_slice());
     }
 
     #[test]
