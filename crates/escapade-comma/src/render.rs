@@ -7,6 +7,9 @@
 //! private to them). Drawing uses only the canvas and `escapade_render::shapes`, so the
 //! same state gives the same PNG bytes on every machine.
 
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
+
 use escapade_render::shapes::{arc, crescent, on_circle, star};
 use escapade_render::{Canvas, Rgb};
 
@@ -43,14 +46,147 @@ fn named(name: &str) -> Rgb {
     }
 }
 
+/// What a puzzle's picture shows, as values: the one input its drawing reads, so equal
+/// drawings are the same picture, byte for byte. Puzzles hand one out with
+/// [`crate::Puzzle::drawing`]; the environment keys its picture cache by it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Drawing(Scene);
+
+/// The values of each puzzle's picture (the arguments of its drawing function below).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Scene {
+    Wire {
+        colours: Vec<String>,
+        serial: &'static str,
+        solved: bool,
+    },
+    Who {
+        display: String,
+        labels: Vec<String>,
+        solved: bool,
+    },
+    Led {
+        stages: usize,
+        now: Option<(usize, String, [char; 4])>,
+    },
+    Memory {
+        stages: usize,
+        now: Option<(usize, u8, [u8; 4])>,
+    },
+    Keypad {
+        symbols: [&'static str; 4],
+        pressed: [bool; 4],
+        solved: bool,
+    },
+    Password {
+        letters: [char; 5],
+        solved: bool,
+    },
+    Colour {
+        grid: [Option<&'static str>; 16],
+        solved: bool,
+    },
+    Maze {
+        grid: Vec<Vec<u8>>,
+        spheres: Vec<((usize, usize), &'static str)>,
+        mouse: (usize, usize),
+        torus: &'static str,
+        solved: bool,
+    },
+    Atm {
+        heading: Vec<String>,
+        options: [String; 2],
+        pointer: usize,
+        pin: String,
+        solved: bool,
+    },
+    /// Telehealth's synthetic lesion: the case's number and its record as JSON.
+    Lesion {
+        idx: u64,
+        record: String,
+    },
+}
+
+impl Drawing {
+    pub(crate) fn new(scene: Scene) -> Drawing {
+        Drawing(scene)
+    }
+
+    /// The picture as PNG bytes.
+    pub fn png(&self) -> Result<Vec<u8>, CommaError> {
+        match &self.0 {
+            Scene::Wire {
+                colours,
+                serial,
+                solved,
+            } => wire(colours, serial, *solved),
+            Scene::Who {
+                display,
+                labels,
+                solved,
+            } => who(display, labels, *solved),
+            Scene::Led { stages, now } => led(
+                *stages,
+                now.as_ref().map(|(s, colour, l)| (*s, colour.as_str(), *l)),
+            ),
+            Scene::Memory { stages, now } => memory(*stages, *now),
+            Scene::Keypad {
+                symbols,
+                pressed,
+                solved,
+            } => keypad(*symbols, *pressed, *solved),
+            Scene::Password { letters, solved } => password(*letters, *solved),
+            Scene::Colour { grid, solved } => colour(*grid, *solved),
+            Scene::Maze {
+                grid,
+                spheres,
+                mouse,
+                torus,
+                solved,
+            } => maze(grid, spheres, *mouse, torus, *solved),
+            Scene::Atm {
+                heading,
+                options,
+                pointer,
+                pin,
+                solved,
+            } => atm(heading, [&options[0], &options[1]], *pointer, pin, *solved),
+            Scene::Lesion { idx, record } => {
+                let record = serde_json::from_str(record)
+                    .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
+                crate::puzzles::telehealth::draw(*idx, &record)
+            }
+        }
+    }
+}
+
 fn encode(canvas: &Canvas) -> Result<Vec<u8>, CommaError> {
     canvas
         .png()
         .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))
 }
 
-/// The casing, the module panel, its title at the top left and the status lamp.
-fn module(title: &str, solved: bool) -> Result<Canvas, CommaError> {
+/// The casing, the module panel, its title at the top left and the status lamp: every
+/// picture starts with them, so each `(title, solved)` pair is drawn once and copied
+/// (a copy of the pixels is the same start as drawing them again; at most 20 pairs).
+fn module(title: &'static str, solved: bool) -> Result<Canvas, CommaError> {
+    type Bases = Mutex<BTreeMap<(&'static str, bool), Canvas>>;
+    static BASES: OnceLock<Bases> = OnceLock::new();
+    let bases = || {
+        BASES
+            .get_or_init(Bases::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    };
+    if let Some(base) = bases().get(&(title, solved)) {
+        return Ok(base.clone());
+    }
+    let base = draw_module(title, solved)?;
+    bases().insert((title, solved), base.clone());
+    Ok(base)
+}
+
+fn draw_module(title: &str, solved: bool) -> Result<Canvas, CommaError> {
     let mut c = Canvas::new(WIDTH, HEIGHT, CASING)
         .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
     c.fill_rounded_rect(8.0, 8.0, 496.0, 368.0, 14.0, PANEL);
@@ -103,7 +239,7 @@ fn screen(c: &mut Canvas, x: f32, y: f32, w: f32, h: f32) {
 
 /// Wire: the wires top to bottom in their colours, numbered, between two terminal
 /// strips, and the serial number.
-pub(crate) fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, CommaError> {
+fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("WIRES", solved)?;
     let n = colours.len().max(1) as f32;
     let (top, bottom) = (66.0, 300.0);
@@ -153,7 +289,7 @@ pub(crate) fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec
 }
 
 /// Who's on first: the display and six labelled buttons in three rows of two.
-pub(crate) fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<u8>, CommaError> {
+fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("WHO'S ON FIRST", solved)?;
     screen(&mut c, 106.0, 48.0, 300.0, 70.0);
     if !display.is_empty() {
@@ -170,10 +306,7 @@ pub(crate) fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<
 
 /// LED: the stage number at the top left, one LED per stage with the current stage's lit
 /// in its colour, and four lettered buttons in a 2×2 grid. `now` is `None` once solved.
-pub(crate) fn led(
-    stages: usize,
-    now: Option<(usize, &str, [char; 4])>,
-) -> Result<Vec<u8>, CommaError> {
+fn led(stages: usize, now: Option<(usize, &str, [char; 4])>) -> Result<Vec<u8>, CommaError> {
     let mut c = module("LED", now.is_none())?;
     c.fill_rounded_rect(30.0, 44.0, 64.0, 64.0, 6.0, SCREEN);
     if let Some((stage, _, _)) = now {
@@ -224,10 +357,7 @@ pub(crate) fn led(
 
 /// Memory: the display digit, the stage indicator and four labelled buttons left to right.
 /// `now` is `(stage 1-based, display, labels)`, `None` once solved.
-pub(crate) fn memory(
-    stages: usize,
-    now: Option<(usize, u8, [u8; 4])>,
-) -> Result<Vec<u8>, CommaError> {
+fn memory(stages: usize, now: Option<(usize, u8, [u8; 4])>) -> Result<Vec<u8>, CommaError> {
     let mut c = module("MEMORY", now.is_none())?;
     screen(&mut c, 100.0, 52.0, 250.0, 130.0);
     if let Some((_, display, _)) = now {
@@ -274,11 +404,7 @@ pub(crate) fn memory(
 
 /// Keypad: four buttons in a 2×2 grid, each with its symbol drawn (never named);
 /// a pressed button is darker and its light is green.
-pub(crate) fn keypad(
-    symbols: [&str; 4],
-    pressed: [bool; 4],
-    solved: bool,
-) -> Result<Vec<u8>, CommaError> {
+fn keypad(symbols: [&str; 4], pressed: [bool; 4], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("KEYPAD", solved)?;
     for (i, symbol) in symbols.iter().enumerate() {
         let (row, col) = ((i / 2) as f32, (i % 2) as f32);
@@ -313,7 +439,7 @@ pub(crate) fn keypad(
 
 /// Password: five letter wheels, each with an up button above and a down button below,
 /// and a SUBMIT button.
-pub(crate) fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, CommaError> {
+fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("PASSWORD", solved)?;
     for (i, l) in letters.iter().enumerate() {
         let cx = 96.0 + i as f32 * 80.0;
@@ -341,7 +467,7 @@ pub(crate) fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, Comm
 }
 
 /// Colour: the 4×4 grid (`None` is a white square), rows and columns numbered 0 to 3.
-pub(crate) fn colour(grid: [Option<&str>; 16], solved: bool) -> Result<Vec<u8>, CommaError> {
+fn colour(grid: [Option<&str>; 16], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("COLOUR", solved)?;
     let (x0, y0, cell) = (140.0, 48.0, 78.0);
     c.fill_rect(
@@ -387,7 +513,7 @@ pub(crate) fn colour(grid: [Option<&str>; 16], solved: bool) -> Result<Vec<u8>, 
 /// Maze: the grid from above (walls dark, open squares white), the torus on its square in
 /// its colour, the coloured spheres, the grey mouse, rows and columns numbered from 1, and
 /// the round labyrinth button beside the maze.
-pub(crate) fn maze(
+fn maze(
     grid: &[Vec<u8>],
     spheres: &[((usize, usize), &str)],
     mouse: (usize, usize),
@@ -468,7 +594,7 @@ pub(crate) fn maze(
 }
 
 /// ATM: the screen (heading lines, two options with the pointer on one) and the keypad.
-pub(crate) fn atm(
+fn atm(
     heading: &[String],
     options: [&str; 2],
     pointer: usize,
