@@ -96,6 +96,21 @@ impl PuzzleKind {
         }
     }
 
+    /// The capability categories the puzzle tests (COMMA §3.2: memory, grounding,
+    /// reasoning, privacy). The paper marks them with icons in §3.3, which its text lost;
+    /// this is our reading of them.
+    pub fn capabilities(self) -> &'static [&'static str] {
+        match self {
+            PuzzleKind::Wire | PuzzleKind::Who => &["grounding"],
+            PuzzleKind::Telehealth => &["grounding", "privacy"],
+            PuzzleKind::Led | PuzzleKind::Keypad | PuzzleKind::Maze => &["grounding", "reasoning"],
+            PuzzleKind::Memory | PuzzleKind::Password | PuzzleKind::Colour => {
+                &["memory", "reasoning"]
+            }
+            PuzzleKind::Atm => &["privacy"],
+        }
+    }
+
     /// The original's class name (`SimpleWirePuzzle`, …).
     pub fn class(self) -> &'static str {
         match self {

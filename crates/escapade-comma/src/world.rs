@@ -29,6 +29,7 @@
 use std::collections::BTreeMap;
 
 use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
+use escapade_core::report::{Breakdown, Grouping, TurnCurve};
 use escapade_core::{
     Action, Agent, AgentTurn, CoreError, Env, Observation, Step, ToolSchema, World,
 };
@@ -124,6 +125,10 @@ impl CommaScenario {
             .unwrap_or_else(|e| panic!("{}: {e}", self.id))
     }
 }
+
+/// A puzzle's tier: its place in the paper's table, from 1.
+/// The capability categories of COMMA §3.2, in the paper's order.
+pub const CAPABILITIES: [&str; 4] = ["memory", "grounding", "reasoning", "privacy"];
 
 /// A puzzle's tier: its place in the paper's table, from 1.
 pub fn tier(kind: PuzzleKind) -> u32 {
@@ -466,6 +471,47 @@ impl World for CommaWorld {
         })
     }
 
+    /// `1 (wire)`: a tier is a puzzle (its place in the paper's table).
+    fn tier_label(&self, difficulty: u32, _means: &BTreeMap<String, f64>) -> String {
+        match PuzzleKind::ALL.get((difficulty as usize).wrapping_sub(1)) {
+            Some(kind) => format!("{difficulty} ({})", kind.name()),
+            None => difficulty.to_string(),
+        }
+    }
+    /// SR and PSR per capability category (COMMA §3.2, Fig. 6).
+    fn breakdowns(&self) -> Vec<Breakdown> {
+        let groups = CAPABILITIES
+            .iter()
+            .map(|c| {
+                let kinds: Vec<PuzzleKind> = PuzzleKind::ALL
+                    .into_iter()
+                    .filter(|k| k.capabilities().contains(c))
+                    .collect();
+                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+                let label = format!("{c} ({})", names.join(", "));
+                (label, kinds.into_iter().map(tier).collect())
+            })
+            .collect();
+        vec![Breakdown {
+            name: "capabilities".into(),
+            title: "per capability (COMMA §3.2)".into(),
+            column: "capability (puzzles)".into(),
+            by: Grouping::Tiers(groups),
+            per_tier: false,
+            metrics: vec!["success".into(), "psr".into()],
+        }]
+    }
+    /// Success within the first k solver turns (COMMA Fig. 4), up to the 10 turns of §4.1.
+    fn turn_curve(&self) -> Option<TurnCurve> {
+        Some(TurnCurve {
+            role: Some(crate::env::SOLVER.into()),
+            max: crate::env::MAX_TURNS,
+            title: "success within k solver turns (COMMA Fig. 4)".into(),
+        })
+    }
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        vec![&crate::judge::Errors]
+    }
     fn catalogue(&self) -> String {
         let mut out = String::from("puzzles (tier = the paper's table order):\n");
         for kind in PuzzleKind::ALL {

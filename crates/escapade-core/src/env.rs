@@ -328,4 +328,26 @@ pub trait World: Send + Sync {
     fn retired_suites(&self) -> Vec<RetiredSuite> {
         Vec::new()
     }
+    /// How tables name a tier (`1 (wire)`, `12 (D1+D2, bootstrapped)`); `means` are the
+    /// mean metrics of the tier's episodes in a report's row (empty elsewhere, as in
+    /// `escapade list`). By default the number.
+    fn tier_label(&self, difficulty: u32, means: &BTreeMap<String, f64>) -> String {
+        let _ = means;
+        difficulty.to_string()
+    }
+    /// The paper's own cuts of the results, drawn by every report of this world's runs
+    /// (COMMA's capabilities, MM-Escape's exit-in-view split).
+    fn breakdowns(&self) -> Vec<crate::report::Breakdown> {
+        Vec::new()
+    }
+    /// Success against the turns allowed, drawn by every report of this world's runs
+    /// (COMMA Fig. 4); `None` for worlds whose paper has no such figure.
+    fn turn_curve(&self) -> Option<crate::report::TurnCurve> {
+        None
+    }
+    /// The judge tasks of this world's paper (`escapade judge --task NAME`): a model
+    /// labels what agents wrote (VisEscape's reasoning units, COMMA's error types, …).
+    fn judge_tasks(&self) -> Vec<&'static dyn crate::judge::JudgeTask> {
+        Vec::new()
+    }
 }

@@ -43,8 +43,10 @@ pub mod check; // check_env: the conformance checker every world runs over its s
 pub mod env; // the Env contract (reset/step), Step, and the World registry trait
 pub mod error; // CoreError and EnvError
 pub mod hash; // stable content hashes of canonical JSON
+pub mod judge; // judge tasks: what a model labels in agents' words, and the rows it writes
 pub mod metrics; // mean ± standard error and rates
 pub mod observation; // Observation, Image, ToolSchema
+pub mod report; // what a world adds to its report: tier labels, breakdowns, the turn curve
 pub mod scenario; // the scenario header every world's scenario file carries
 pub mod seed; // seeded ChaCha RNGs and seed derivation
 pub mod trajectory; // the run-directory row types (step rows, episode rows, usage)

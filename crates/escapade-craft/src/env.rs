@@ -107,16 +107,18 @@ pub enum Unreadable {
 /// How an environment draws and judges.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EnvOptions {
-    /// Frame width in pixels (default 1024).
+    /// Frame width in pixels (default 2048, the original's).
     pub width: u32,
-    /// Frame height in pixels (default 512).
+    /// Frame height in pixels (default 1024, the original's).
     pub height: u32,
     /// Whether observations carry a frame. Without frames the rules are the same (aiming
     /// uses the same rays); verification and the oracle turn them off for speed.
     pub frames: bool,
     /// Threads per frame (1: the calling thread; 0: one per core).
     pub threads: usize,
-    /// Horizontal field of view, degrees (default 90).
+    /// Vertical field of view, degrees (default 120, the original's: see
+    /// [`crate::room::DEFAULT_FOV`]); the picture's horizontal angle follows from the
+    /// frame's shape ([`EnvOptions::horizontal_fov`]).
     pub fov: f32,
     /// The grab rule.
     pub grab: GrabRule,
@@ -135,8 +137,8 @@ pub struct EnvOptions {
 impl Default for EnvOptions {
     fn default() -> Self {
         EnvOptions {
-            width: 1024,
-            height: 512,
+            width: crate::room::DEFAULT_WIDTH,
+            height: crate::room::DEFAULT_HEIGHT,
             frames: true,
             threads: 1,
             fov: crate::room::DEFAULT_FOV,
@@ -153,13 +155,16 @@ impl Default for EnvOptions {
 pub const OPTION_KEYS: [(&str, &str); 10] = [
     (
         "width",
-        "frame width in pixels (default 1024; the paper used 2048)",
+        "frame width in pixels (default 2048, the original's)",
     ),
     (
         "height",
-        "frame height in pixels (default 512; the paper used 1024)",
+        "frame height in pixels (default 1024, the original's)",
     ),
-    ("fov", "horizontal field of view in degrees (default 90)"),
+    (
+        "fov",
+        "vertical field of view in degrees (default 120, the original's Unity camera; 147.8 across a 2:1 frame)",
+    ),
     (
         "threads",
         "threads drawing each frame (default 1; 0: one per core)",
@@ -336,6 +341,12 @@ impl EnvOptions {
             }
         }
         Ok(self)
+    }
+
+    /// The horizontal field of view of the frames, degrees: [`EnvOptions::fov`] is the
+    /// vertical angle, as Unity's camera has it.
+    pub fn horizontal_fov(&self) -> f32 {
+        escapade_render::horizontal_fov(self.fov, self.width.max(2), self.height.max(2))
     }
 
     /// Small frames (256 × 128), for tests.
@@ -542,7 +553,7 @@ impl CraftEnv {
         let prepared = self.prepared().ok()?;
         let (w, h) = (self.options.width.max(2), self.options.height.max(2));
         let hit = prepared.pick(
-            &body.camera(self.options.fov),
+            &body.camera(self.options.horizontal_fov()),
             w as f32 / 2.0,
             h as f32 / 2.0,
             w,
@@ -921,7 +932,7 @@ impl CraftEnv {
         if px > w as f32 || py > h as f32 {
             return Err("look_at points outside the picture; give x and y between 0 and 1".into());
         }
-        let camera = start.camera(self.options.fov);
+        let camera = start.camera(self.options.horizontal_fov());
         let (_, d) = escapade_render::ray_through_pixel(&camera, px, py, w, h);
         if !d.is_finite() {
             return Ok(());
@@ -934,7 +945,8 @@ impl CraftEnv {
         } else {
             None
         };
-        let target = hit.map(|hit| hit.point - self.body.camera(self.options.fov).position);
+        let target =
+            hit.map(|hit| hit.point - self.body.camera(self.options.horizontal_fov()).position);
         match target {
             Some(t) if t.length() > 1e-3 => self.body = self.body.aimed(t * (1.0 / t.length())),
             _ => self.body = self.body.aimed(d),
@@ -1016,7 +1028,7 @@ impl CraftEnv {
         let Ok(prepared) = self.prepared() else {
             return Vec::new();
         };
-        let camera = self.body.camera(self.options.fov);
+        let camera = self.body.camera(self.options.horizontal_fov());
         let (w, h) = (self.options.width.max(2), self.options.height.max(2));
         let (cols, rows) = (24u32, 12u32);
         // (left-to-right position in the frame, thing)
@@ -1143,7 +1155,7 @@ impl CraftEnv {
     fn act_original(&mut self, a: &CraftAction) -> (bool, String) {
         let body = self.body;
         let (hx, hz) = body.heading();
-        let half = libm::cosf((self.options.fov / 2.0).to_radians());
+        let half = libm::cosf((self.options.horizontal_fov() / 2.0).to_radians());
         let room = self.room_ref();
         let state = &self.world.rooms[self.room];
         let mut things: Vec<Thing> = room
@@ -1384,7 +1396,7 @@ impl CraftEnv {
             return None;
         }
         let prepared = self.prepared().ok()?;
-        let camera = self.body.camera(self.options.fov);
+        let camera = self.body.camera(self.options.horizontal_fov());
         let opts = FrameOptions {
             width: self.options.width,
             height: self.options.height,

@@ -94,6 +94,22 @@ impl Aabb {
                 min: Vec3::new(base.x - radius, base.y, base.z - radius),
                 max: Vec3::new(base.x + radius, base.y + height, base.z + radius),
             },
+            Shape::Sphere { center, radius } => Aabb {
+                min: center - Vec3::splat(radius),
+                max: center + Vec3::splat(radius),
+            },
+            Shape::Cone {
+                base,
+                radius,
+                top,
+                height,
+            } => {
+                let r = radius.max(top);
+                Aabb {
+                    min: Vec3::new(base.x - r, base.y, base.z - r),
+                    max: Vec3::new(base.x + r, base.y + height, base.z + r),
+                }
+            }
             Shape::Quad { center, u, v } => {
                 let ext = u.abs() + v.abs();
                 Aabb {

@@ -35,7 +35,8 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use crate::CraftError;
 use crate::chain::{Chain, PropKind};
 use crate::furniture::{
-    self, FurnitureKind, Mount, Placement, Surface, SurfaceKind, catalogue, footprint, surfaces,
+    self, Catalogue, FurnitureKind, Mount, Placement, Surface, SurfaceKind, catalogue, footprint,
+    surfaces,
 };
 use crate::geom::{Aabb, Rect};
 use crate::room::Door;
@@ -48,6 +49,26 @@ use crate::room::{
 pub const MAX_ATTEMPTS: u64 = 48;
 /// Side of an occupancy grid cell, metres.
 pub const CELL: f32 = 0.1;
+/// The least free floor the start pose looks across ([`free_view`]), metres: never a
+/// wall or a piece of furniture at arm's length.
+pub const MIN_START_VIEW: f32 = 1.5;
+/// How many (spot, heading) pairs [`furnish`] draws for a start with a free view.
+const START_DRAWS: usize = 400;
+/// The headings, relative to the start's, along which [`free_view`] measures, degrees.
+pub const VIEW_RAYS: [f32; 3] = [-10.0, 0.0, 10.0];
+
+/// How many objects a room of a `hops`-hop chain holds (furniture, decor, things on the
+/// walls and the visible props), drawn from `rng`: spread around the means MM-Escape
+/// §3.3 reports for its scenes — 20.18 at Difficulty-1, 14.55 at Difficulty-2, 15.24 at
+/// Difficulty-3 (longer chains are furnished as Difficulty-3).
+pub fn target_objects(hops: u32, rng: &mut R) -> usize {
+    let (lo, hi) = match hops {
+        0 | 1 => (18, 22),
+        2 => (13, 16),
+        _ => (14, 17),
+    };
+    rng.random_range(lo..=hi)
+}
 
 /// Sizes of the props drawn in the room: width, height, depth (metres).
 pub fn prop_size(kind: &PropKind) -> [f32; 3] {
@@ -134,12 +155,13 @@ impl Draft {
         format!("{}_{n}", kind.label().replace(' ', "_"))
     }
 
-    /// Floor rectangles already taken (furniture, decor excluded, and floor props).
+    /// Floor rectangles already taken (furniture standing on the floor other than rugs,
+    /// which things may stand on, and floor props).
     fn taken(&self) -> impl Iterator<Item = Rect> + '_ {
         let furniture = self
             .furniture
             .iter()
-            .filter(|f| !f.kind.is_decor())
+            .filter(|f| f.kind.stands_on_floor() && f.kind != FurnitureKind::Rug)
             .map(|f| footprint(f.kind, &f.placement));
         let props = self
             .props
@@ -158,6 +180,26 @@ impl Draft {
                 .any(|d| d.keep_clear(self.width, self.depth).overlaps(r))
     }
 
+    /// Whether a rug fits at `r`: on the floor, off the doors' clear areas, on no other
+    /// rug (furniture may stand on it).
+    fn rug_fits(&self, r: &Rect) -> bool {
+        self.floor().contains_rect(r)
+            && !self
+                .furniture
+                .iter()
+                .filter(|f| f.kind == FurnitureKind::Rug)
+                .any(|f| footprint(f.kind, &f.placement).overlaps(r))
+            && !self
+                .doors
+                .iter()
+                .any(|d| d.keep_clear(self.width, self.depth).overlaps(r))
+    }
+
+    /// How many objects the room holds so far (as [`Room::object_count`] counts them).
+    fn objects(&self) -> usize {
+        self.furniture.len() + self.props.len()
+    }
+
     fn push(&mut self, kind: FurnitureKind, placement: Placement, style: u8, on: Option<String>) {
         let id = self.next_id(kind);
         self.furniture.push(Furniture {
@@ -167,6 +209,18 @@ impl Draft {
             style,
             on,
         });
+    }
+
+    /// The room so far with a start pose at the origin (for checks that need no start).
+    fn probe(&self, chain: &Chain) -> Room {
+        self.as_room(
+            chain,
+            Pose {
+                x: 0.0,
+                z: 0.0,
+                yaw: 0.0,
+            },
+        )
     }
 
     fn as_room(&self, chain: &Chain, start: Pose) -> Room {
@@ -220,32 +274,36 @@ fn attempt_room(req: &RoomRequest, rng: &mut R) -> Result<Room, String> {
         on_surfaces: Vec::new(),
     };
     let cat = catalogue(kind);
+    let props = req.chain.placed().count();
+    let target = target_objects(req.chain.hops().unwrap_or(1), rng).max(props + cat.required.len());
     for &k in cat.required {
         if !place_piece(&mut d, k, style, rng) {
             return Err(format!("no room for the required {}", k.label()));
         }
     }
+    // a little under half of what the target leaves goes to larger pieces, the rest to
+    // decor and things on the walls
+    let left = target.saturating_sub(props + cat.required.len());
     let mut optional = cat.optional.to_vec();
     optional.shuffle(rng);
-    let extra = rng.random_range(3..=6usize).min(optional.len());
-    for &k in &optional[..extra] {
-        place_piece(&mut d, k, style, rng);
+    let extra = (left * 9 / 20 + rng.random_range(0..=1usize)).clamp(1, optional.len());
+    let mut placed = 0;
+    for &k in &optional {
+        if placed == extra {
+            break;
+        }
+        if place_piece(&mut d, k, style, rng) {
+            placed += 1;
+        }
     }
     for prop in req.chain.placed() {
         if !place_prop(&mut d, prop, rng) {
             return Err(format!("no place for prop {}", prop.id));
         }
     }
-    place_decor(&mut d, cat.decor, rng);
+    fill(&mut d, &req.chain, &cat, target, style, rng);
 
-    let probe = d.as_room(
-        &req.chain,
-        Pose {
-            x: 0.0,
-            z: 0.0,
-            yaw: 0.0,
-        },
-    );
+    let probe = d.probe(&req.chain);
     let grid = Grid::of(&probe);
     let exit = probe.exit().expect("an exit").to_owned();
     let (ex, ez) = approach(&exit, width, depth);
@@ -268,17 +326,31 @@ fn attempt_room(req: &RoomRequest, rng: &mut R) -> Result<Room, String> {
                     && (x - dx) * (x - dx) + (z - dz) * (z - dz) >= 1.5 * 1.5
             })
             .collect();
-        let &(i, j) = cells.choose(rng).ok_or("no free cell for the start")?;
-        let (x, z) = grid.center(i, j);
-        Pose {
-            x,
-            z,
-            yaw: rng.random_range(0..24) as f32 * 15.0,
+        // a random spot and heading, redrawn while the view is blocked at arm's length
+        // (§3.3 and Fig. 4 keep the start random: the exit may or may not be in view)
+        let mut pose = None;
+        for _ in 0..START_DRAWS {
+            let &(i, j) = cells.choose(rng).ok_or("no free cell for the start")?;
+            let (x, z) = grid.center(i, j);
+            let p = Pose {
+                x,
+                z,
+                yaw: rng.random_range(0..24) as f32 * 15.0,
+            };
+            if free_view(&probe, &p) >= MIN_START_VIEW {
+                pose = Some(p);
+                break;
+            }
         }
+        pose.ok_or("no start pose with a free view")?
     };
+    if free_view(&probe, &start) < MIN_START_VIEW {
+        return Err("the start faces something at arm's length".into());
+    }
     let mut room = d.as_room(&req.chain, start);
     check_floor(&room)?;
-    room.exit_visible_at_start = exit_visible(&room, &room.start, crate::room::DEFAULT_FOV);
+    room.exit_visible_at_start =
+        exit_visible(&room, &room.start, crate::room::default_horizontal_fov());
     Ok(room)
 }
 
@@ -304,7 +376,7 @@ fn place_piece(d: &mut Draft, kind: FurnitureKind, style: u8, rng: &mut R) -> bo
     let before = Grid::of_draft(d).unreachable_count(d);
     for _ in 0..60 {
         let placement = match (kind, spec.mount) {
-            (FurnitureKind::Chair, _) => match chair_spot(d, rng) {
+            (FurnitureKind::Chair | FurnitureKind::Stool, _) => match chair_spot(d, rng) {
                 Some(p) => p,
                 None => free_spot(d, w, dep, rng),
             },
@@ -328,11 +400,16 @@ fn place_piece(d: &mut Draft, kind: FurnitureKind, style: u8, rng: &mut R) -> bo
         };
         let rect = footprint(kind, &placement);
         let gap = match (kind, spec.mount) {
-            (FurnitureKind::Chair, _) => 0.01,
+            (FurnitureKind::Chair | FurnitureKind::Stool, _) => 0.01,
             (_, Mount::Free) => 0.55,
             _ => 0.02,
         };
-        if !d.fits(&rect, gap) {
+        let fits = if kind == FurnitureKind::Rug {
+            d.rug_fits(&rect)
+        } else {
+            d.fits(&rect, gap)
+        };
+        if !fits {
             continue;
         }
         d.push(kind, placement, style, None);
@@ -405,7 +482,7 @@ fn all_surfaces(d: &Draft) -> Vec<(usize, usize, Surface)> {
     d.furniture
         .iter()
         .enumerate()
-        .filter(|(_, f)| !f.kind.is_decor())
+        .filter(|(_, f)| f.kind.stands_on_floor())
         .flat_map(|(i, f)| {
             surfaces(f.kind, &f.placement)
                 .into_iter()
@@ -532,21 +609,29 @@ fn place_on_floor(d: &mut Draft, id: &str, size: [f32; 3], rng: &mut R) -> bool 
     false
 }
 
+/// A random place for something `w` wide on a random wall: at least `end` from the
+/// wall's ends and `door_gap` clear of its doors' leaves; `None` when the draw fails.
+fn wall_slot(d: &Draft, w: f32, end: f32, door_gap: f32, rng: &mut R) -> Option<(Wall, f32)> {
+    let wall = *Wall::ALL.choose(rng).expect("walls");
+    let len = wall.length(d.width, d.depth);
+    if len < w + 2.0 * end + 0.1 {
+        return None;
+    }
+    let offset = cm(rng, w / 2.0 + end, len - w / 2.0 - end);
+    d.doors
+        .iter()
+        .filter(|door| door.wall == wall)
+        .all(|door| (door.offset - offset).abs() > (door.width + w) / 2.0 + door_gap)
+        .then_some((wall, offset))
+}
+
 fn place_pattern(d: &mut Draft, id: &str, size: [f32; 3], rng: &mut R) -> bool {
     let (pw, ph) = (size[0], size[1]);
     let y = 1.5;
     for _ in 0..40 {
-        let wall = *Wall::ALL.choose(rng).expect("walls");
-        let len = wall.length(d.width, d.depth);
-        let offset = cm(rng, pw / 2.0 + 0.1, len - pw / 2.0 - 0.1);
-        let clear_of_doors = d
-            .doors
-            .iter()
-            .filter(|door| door.wall == wall)
-            .all(|door| (door.offset - offset).abs() > (door.width + pw) / 2.0 + 0.2);
-        if !clear_of_doors {
+        let Some((wall, offset)) = wall_slot(d, pw, 0.1, 0.2, rng) else {
             continue;
-        }
+        };
         let ((x, z), (nx, nz)) = wall.point(offset, d.width, d.depth);
         // the strip of floor in front of the picture must hold nothing reaching its bottom
         let strip = if nx == 0.0 {
@@ -554,10 +639,14 @@ fn place_pattern(d: &mut Draft, id: &str, size: [f32; 3], rng: &mut R) -> bool {
         } else {
             Rect::centered(x + nx * 0.4, z, 0.8, pw)
         };
-        let hidden = d.furniture.iter().filter(|f| !f.kind.is_decor()).any(|f| {
-            furniture::height(f.kind) > y - ph / 2.0 - 0.05
-                && footprint(f.kind, &f.placement).overlaps(&strip)
-        });
+        let hidden = d
+            .furniture
+            .iter()
+            .filter(|f| f.kind.stands_on_floor())
+            .any(|f| {
+                furniture::height(f.kind) > y - ph / 2.0 - 0.05
+                    && footprint(f.kind, &f.placement).overlaps(&strip)
+            });
         if hidden {
             continue;
         }
@@ -573,29 +662,209 @@ fn place_pattern(d: &mut Draft, id: &str, size: [f32; 3], rng: &mut R) -> bool {
     false
 }
 
-fn place_decor(d: &mut Draft, decor: &[FurnitureKind], rng: &mut R) {
-    if decor.is_empty() {
-        return;
-    }
-    for (fi, si, surf) in all_surfaces(d) {
-        // 0, 1 or 2 things a surface, about one on average (App. C.1.1 rooms are full
-        // of small objects: the original's kitchen of Fig. 1 has fruit, cups and spoons)
-        let count = match rng.random_range(0..20) {
-            0..5 => 0,
-            5..14 => 1,
-            _ => 2,
+/// Adds decor on surfaces and things on the walls until the room holds `target`
+/// objects (or no more fit): about one thing in four goes on a wall. A thing that would
+/// hide a visible prop from every spot it can be grabbed from is taken back out.
+fn fill(d: &mut Draft, chain: &Chain, cat: &Catalogue, target: usize, style: u8, rng: &mut R) {
+    let mut guard = PropGuard::new(d, chain);
+    let mut hung = 0usize;
+    let mut misses = 0;
+    while d.objects() < target && misses < 40 {
+        let on_wall = hung < 4 && rng.random_range(0..4) == 0;
+        let before = d.furniture.len();
+        let ok = if on_wall {
+            let kind = *cat.hung.choose(rng).expect("hung things");
+            place_hung(d, kind, style, rng)
+        } else {
+            let kind = *cat.decor.choose(rng).expect("decor");
+            place_decor(d, kind, rng)
         };
-        for _ in 0..count {
-            let kind = *decor.choose(rng).expect("decor");
-            let turns = d.furniture[fi].placement.turns;
-            let size = kind.spec().size;
-            if let Some(pl) = on_surface(d, fi, si, &surf, size, turns, rng) {
-                let style = rng.random_range(0..4u8);
-                let on = Some(d.furniture[fi].id.clone());
-                d.push(kind, pl, style, on);
+        if ok && !guard.still_seen(d, chain) {
+            d.furniture.truncate(before);
+            if !on_wall {
+                d.on_surfaces.pop();
             }
+            misses += 1;
+            continue;
+        }
+        if ok {
+            hung += usize::from(on_wall);
+        } else {
+            misses += 1;
         }
     }
+}
+
+/// One decor item of `kind` on a random surface that holds it.
+fn place_decor(d: &mut Draft, kind: FurnitureKind, rng: &mut R) -> bool {
+    let mut options = all_surfaces(d);
+    options.shuffle(rng);
+    for (fi, si, surf) in options.into_iter().take(6) {
+        let turns = d.furniture[fi].placement.turns;
+        if let Some(pl) = on_surface(d, fi, si, &surf, kind.spec().size, turns, rng) {
+            let style = rng.random_range(0..4u8);
+            let on = Some(d.furniture[fi].id.clone());
+            d.push(kind, pl, style, on);
+            return true;
+        }
+    }
+    false
+}
+
+/// The box around every part of a piece.
+fn piece_box(kind: FurnitureKind, pl: &Placement) -> Aabb {
+    furniture::parts(kind, pl)
+        .iter()
+        .map(|(s, _)| Aabb::of(s))
+        .reduce(|a, b| Aabb {
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+        })
+        .unwrap_or(Aabb {
+            min: Vec3::splat(f32::INFINITY),
+            max: Vec3::splat(f32::NEG_INFINITY),
+        })
+}
+
+fn boxes_overlap(a: &Aabb, b: &Aabb) -> bool {
+    a.min.x < b.max.x
+        && b.min.x < a.max.x
+        && a.min.y < b.max.y
+        && b.min.y < a.max.y
+        && a.min.z < b.max.z
+        && b.min.z < a.max.z
+}
+
+/// Hangs one `kind` on a wall: clear of the doors, touching nothing else, with nothing
+/// tall in front of it; a wall cabinet only above a kitchen counter, sink or stove.
+fn place_hung(d: &mut Draft, kind: FurnitureKind, style: u8, rng: &mut R) -> bool {
+    let [w, h, dep] = kind.spec().size;
+    let y = kind.hang_height();
+    for _ in 0..30 {
+        let Some((wall, offset)) = wall_slot(d, w, 0.15, 0.15, rng) else {
+            continue;
+        };
+        let ((x, z), (nx, nz)) = wall.point(offset, d.width, d.depth);
+        let inset = dep / 2.0 + 0.005;
+        let pl = Placement {
+            x: x + nx * inset,
+            y,
+            z: z + nz * inset,
+            turns: wall.facing_turns(),
+        };
+        let bx = piece_box(kind, &pl);
+        let grown = Aabb {
+            min: bx.min - Vec3::splat(0.05),
+            max: bx.max + Vec3::splat(0.05),
+        };
+        // the space in front, as deep as a person stands to look at it
+        let front = footprint(kind, &pl).grow(0.0);
+        let strip = if nx == 0.0 {
+            Rect::centered(front.center().0, z + nz * 0.45, w, 0.9)
+        } else {
+            Rect::centered(x + nx * 0.45, front.center().1, 0.9, w)
+        };
+        let view = Aabb {
+            min: Vec3::new(strip.x0, y, strip.z0),
+            max: Vec3::new(strip.x1, y + h, strip.z1),
+        };
+        let blocked = d.furniture.iter().any(|f| {
+            let other = piece_box(f.kind, &f.placement);
+            boxes_overlap(&grown, &other)
+                || (f.kind.stands_on_floor() && boxes_overlap(&view, &other))
+        }) || d.props.iter().any(|p| {
+            let r = p.footprint();
+            let pb = Aabb {
+                min: Vec3::new(r.x0, p.position[1] - p.size[1], r.z0),
+                max: Vec3::new(r.x1, p.position[1] + p.size[1], r.z1),
+            };
+            boxes_overlap(&grown, &pb)
+        });
+        if blocked {
+            continue;
+        }
+        if kind == FurnitureKind::UpperCabinet {
+            let under = d.furniture.iter().any(|f| {
+                matches!(
+                    f.kind,
+                    FurnitureKind::Counter | FurnitureKind::KitchenSink | FurnitureKind::Stove
+                ) && footprint(f.kind, &f.placement)
+                    .contains_rect(&footprint(kind, &pl).grow(-0.01))
+            });
+            if !under {
+                continue;
+            }
+        }
+        d.push(kind, pl, style, None);
+        return true;
+    }
+    false
+}
+
+/// Keeps the visible props seen: remembers the floor a player can walk (decor and
+/// things on walls do not change it) and re-checks the props near a new thing.
+struct PropGuard {
+    grid: Grid,
+    mask: Vec<bool>,
+}
+
+impl PropGuard {
+    fn new(d: &Draft, chain: &Chain) -> PropGuard {
+        let probe = d.probe(chain);
+        let grid = Grid::of(&probe);
+        let mask = probe
+            .exit()
+            .and_then(|e| {
+                let (x, z) = approach(e, d.width, d.depth);
+                grid.cell_of(x, z)
+            })
+            .map(|c| grid.flood(c))
+            .unwrap_or_else(|| vec![false; grid.nx * grid.nz]);
+        PropGuard { grid, mask }
+    }
+
+    /// Whether every prop within 1.8 m of the last thing added can still be seen from a
+    /// spot within reach.
+    fn still_seen(&mut self, d: &Draft, chain: &Chain) -> bool {
+        let Some(last) = d.furniture.last() else {
+            return true;
+        };
+        let (lx, lz) = footprint(last.kind, &last.placement).center();
+        let near: Vec<usize> = d
+            .props
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !matches!(p.support, Support::Wall { .. }))
+            .filter(|(_, p)| {
+                let (dx, dz) = (p.position[0] - lx, p.position[2] - lz);
+                dx * dx + dz * dz <= 1.8 * 1.8
+            })
+            .map(|(n, _)| n)
+            .collect();
+        if near.is_empty() {
+            return true;
+        }
+        let probe = d.probe(chain);
+        let blockers = occluders(&probe);
+        near.into_iter()
+            .all(|n| seen_within_reach(&probe, &self.grid, &self.mask, &blockers, n))
+    }
+}
+
+/// The footprints that block walking: furniture that blocks (not rugs, decor or things
+/// on the walls) and props on the floor.
+fn floor_blockers(furniture: &[Furniture], props: &[PlacedProp]) -> Vec<Rect> {
+    furniture
+        .iter()
+        .filter(|f| f.kind.spec().blocks)
+        .map(|f| footprint(f.kind, &f.placement))
+        .chain(
+            props
+                .iter()
+                .filter(|p| p.support == Support::Floor)
+                .map(PlacedProp::footprint),
+        )
+        .collect()
 }
 
 /// A floor occupancy grid: cells whose centre an agent's body can stand on.
@@ -612,35 +881,15 @@ impl Grid {
     /// The grid of a room: a cell is blocked when its centre is within
     /// [`AGENT_RADIUS`] of a wall, of blocking furniture or of a prop on the floor.
     pub fn of(room: &Room) -> Grid {
-        let blockers: Vec<Rect> = room
-            .furniture
-            .iter()
-            .filter(|f| f.kind.spec().blocks)
-            .map(|f| footprint(f.kind, &f.placement))
-            .chain(
-                room.props
-                    .iter()
-                    .filter(|p| p.support == Support::Floor)
-                    .map(PlacedProp::footprint),
-            )
-            .collect();
-        Grid::build(room.width, room.depth, &blockers)
+        Grid::build(
+            room.width,
+            room.depth,
+            &floor_blockers(&room.furniture, &room.props),
+        )
     }
 
     fn of_draft(d: &Draft) -> Grid {
-        let blockers: Vec<Rect> = d
-            .furniture
-            .iter()
-            .filter(|f| f.kind.spec().blocks)
-            .map(|f| footprint(f.kind, &f.placement))
-            .chain(
-                d.props
-                    .iter()
-                    .filter(|p| p.support == Support::Floor)
-                    .map(PlacedProp::footprint),
-            )
-            .collect();
-        Grid::build(d.width, d.depth, &blockers)
+        Grid::build(d.width, d.depth, &floor_blockers(&d.furniture, &d.props))
     }
 
     fn build(width: f32, depth: f32, blockers: &[Rect]) -> Grid {
@@ -847,6 +1096,55 @@ fn seen_within_reach(room: &Room, grid: &Grid, mask: &[bool], blockers: &[Aabb],
         }
     }
     false
+}
+
+/// How far the start pose looks across free floor: the least distance, over the
+/// headings [`VIEW_RAYS`] around the pose's, from the pose to the first wall, piece of
+/// furniture standing on the floor (rugs aside) or prop on the floor, measured on the
+/// floor plan — so a low table counts as much as a wardrobe. Metres.
+pub fn free_view(room: &Room, pose: &Pose) -> f32 {
+    let blockers = floor_blockers(&room.furniture, &room.props);
+    VIEW_RAYS
+        .iter()
+        .map(|off| {
+            let yaw = (pose.yaw + off).to_radians();
+            let (dx, dz) = (libm::sinf(yaw), libm::cosf(yaw));
+            // the walls: where the ray leaves the floor rectangle
+            let leave = |o: f32, d: f32, hi: f32| {
+                if d > 0.0 {
+                    (hi - o) / d
+                } else if d < 0.0 {
+                    -o / d
+                } else {
+                    f32::INFINITY
+                }
+            };
+            let wall = leave(pose.x, dx, room.width).min(leave(pose.z, dz, room.depth));
+            blockers
+                .iter()
+                .filter_map(|r| ray_rect(pose.x, pose.z, dx, dz, r))
+                .fold(wall, f32::min)
+        })
+        .fold(f32::INFINITY, f32::min)
+        .max(0.0)
+}
+
+/// Where the floor ray from `(x, z)` along `(dx, dz)` enters `r` (0 when it starts
+/// inside), or `None` when it misses.
+fn ray_rect(x: f32, z: f32, dx: f32, dz: f32, r: &Rect) -> Option<f32> {
+    let (mut t0, mut t1) = (0.0f32, f32::INFINITY);
+    for (o, d, lo, hi) in [(x, dx, r.x0, r.x1), (z, dz, r.z0, r.z1)] {
+        if d == 0.0 {
+            if o < lo || o > hi {
+                return None;
+            }
+            continue;
+        }
+        let (a, b) = ((lo - o) / d, (hi - o) / d);
+        t0 = t0.max(a.min(b));
+        t1 = t1.min(a.max(b));
+    }
+    (t0 <= t1).then_some(t0)
 }
 
 /// Boxes that can hide what lies behind them: every part of every piece of furniture

@@ -27,8 +27,22 @@ pub const AGENT_RADIUS: f32 = 0.2;
 /// The paper says "within its proximity" (App. C.1.2) without a number; this one lets an
 /// agent standing at a table's edge reach its middle.
 pub const REACH: f32 = 1.2;
-/// The default horizontal field of view, degrees (used for `exit_visible_at_start`).
-pub const DEFAULT_FOV: f32 = 90.0;
+/// The default *vertical* field of view, degrees: the original client opens LEGENT's
+/// Unity camera with `camera_field_of_view=120` (`src/Game.py` of THUNLP-MT/EscapeCraft),
+/// and Unity's `Camera.fieldOfView` is the vertical angle; on a 2:1 frame that is about
+/// 147.8° across ([`default_horizontal_fov`]).
+pub const DEFAULT_FOV: f32 = 120.0;
+/// The default frame width, pixels (the original client's `camera_resolution_width`).
+pub const DEFAULT_WIDTH: u32 = 2048;
+/// The default frame height, pixels (the original client's `camera_resolution_height`).
+pub const DEFAULT_HEIGHT: u32 = 1024;
+
+/// The horizontal field of view of the default camera ([`DEFAULT_FOV`] vertical on a
+/// [`DEFAULT_WIDTH`] × [`DEFAULT_HEIGHT`] frame), degrees: what `exit_visible_at_start`
+/// and the start-pose check look through.
+pub fn default_horizontal_fov() -> f32 {
+    escapade_render::horizontal_fov(DEFAULT_FOV, DEFAULT_WIDTH, DEFAULT_HEIGHT)
+}
 
 /// The four styles of room (§3.3: living room, kitchen, bathroom, bedroom).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -155,10 +169,15 @@ impl Door {
     }
 
     /// The floor area in front of the door kept clear of furniture (1.2 m deep, 0.3 m
-    /// wider than the leaf on each side).
+    /// wider than the leaf on each side; 2.2 m deep for an entry, where the agent starts
+    /// looking into the room and must see more than a piece of furniture).
     pub fn keep_clear(&self, width: f32, depth: f32) -> Rect {
         let ((x, z), (nx, nz)) = self.anchor(width, depth);
-        let (along, deep) = (self.width + 0.6, 1.2);
+        let deep = match self.role {
+            DoorRole::Exit => 1.2,
+            DoorRole::Entry => 2.2,
+        };
+        let along = self.width + 0.6;
         let (cx, cz) = (x + nx * deep / 2.0, z + nz * deep / 2.0);
         if nx == 0.0 {
             Rect::centered(cx, cz, along, deep)
@@ -261,8 +280,8 @@ pub struct Room {
     pub props: Vec<PlacedProp>,
     /// The agent's start pose.
     pub start: Pose,
-    /// Whether the exit door is in view from the start pose (90° field of view, not
-    /// hidden behind furniture): Fig. 4 and App. E analyse episodes by it.
+    /// Whether the exit door is in view from the start pose (the default camera's field
+    /// of view, not hidden behind furniture): Fig. 4 and App. E analyse episodes by it.
     pub exit_visible_at_start: bool,
     /// The room's prop chain.
     pub chain: Chain,

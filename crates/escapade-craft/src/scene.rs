@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::CraftError;
 use crate::chain::{PropKind, Unlock};
-use crate::furniture::{FurnitureKind, parts_styled};
+use crate::furniture::{self, FurnitureKind, parts_styled};
 use crate::room::{Door, DoorRole, Room, RoomKind, Wall};
 use crate::scenario::CraftScenario;
 
@@ -290,8 +290,18 @@ fn build_scene(room: &Room, state: &RoomState) -> Result<Scene, CraftError> {
     }
     for (i, f) in room.furniture.iter().enumerate() {
         let id = Some(ID_FURNITURE + i as u32);
+        // the piece's pictures join the scene's list; its parts count them from 0
+        let first = textures.len();
+        textures.extend(furniture::textures(f.kind, f.style)?);
+        // a rug lies flat and a picture hangs flat: neither casts a shadow worth a ray
+        let shadow = !matches!(f.kind, FurnitureKind::Rug);
         for (shape, material) in parts_styled(f.kind, &f.placement, f.style) {
-            objects.push(obj(shape, material, id, true));
+            let material = match material {
+                Material::Texture(t) => Material::Texture(first + t),
+                m => m,
+            };
+            let casts = shadow && !matches!(shape, Shape::Quad { .. });
+            objects.push(obj(shape, material, id, casts));
         }
     }
     let keys: Vec<&str> = room
@@ -673,12 +683,12 @@ mod tests {
     fn state_changes_the_scene() {
         let s = generate(2, 5, Variant::NoteFirst).unwrap();
         let start = s.scene(0, &WorldState::start(&s)).unwrap();
-        assert_eq!(start.textures.len(), 1, "one note");
         let mut state = WorldState::start(&s);
         state.rooms[0].taken.insert("note_1".into());
         state.rooms[0].exit_open = true;
         let later = s.scene(0, &state).unwrap();
-        assert!(later.textures.is_empty());
+        // the note's picture goes with it; the furniture's pictures stay
+        assert_eq!(start.textures.len(), later.textures.len() + 1);
         let note_id = object_id(
             &s.rooms[0],
             &Thing::Prop {
@@ -694,13 +704,26 @@ mod tests {
     fn wall_pattern_is_a_textured_quad() {
         let s = generate(2, 8, Variant::WallPattern).unwrap();
         let scene = s.scene(0, &WorldState::start(&s)).unwrap();
-        assert_eq!(scene.textures.len(), 1);
-        let t = &scene.textures[0];
-        assert_eq!(t.rgba.len(), (t.width * t.height * 4) as usize);
-        assert!(
-            scene.objects.iter().any(
-                |o| matches!(o.shape, Shape::Quad { .. }) && o.material == Material::Texture(0)
-            )
+        let room = &s.rooms[0];
+        let id = object_id(
+            room,
+            &Thing::Prop {
+                id: room.props[0].id.clone(),
+            },
         );
+        let pattern: Vec<_> = scene.objects.iter().filter(|o| o.id == id).collect();
+        assert_eq!(pattern.len(), 1);
+        assert!(matches!(pattern[0].shape, Shape::Quad { .. }));
+        let Material::Texture(t) = pattern[0].material else {
+            panic!("the pattern is not textured");
+        };
+        let t = &scene.textures[t];
+        assert_eq!(t.rgba.len(), (t.width * t.height * 4) as usize);
+        // every textured part refers to a texture of the scene
+        for o in &scene.objects {
+            if let Material::Texture(t) = o.material {
+                assert!(t < scene.textures.len());
+            }
+        }
     }
 }

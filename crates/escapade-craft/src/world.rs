@@ -1,4 +1,4 @@
-//! The `craft` entry of the world registry: the `mm-escape@1` suite, environments,
+//! The `craft` entry of the world registry: the `mm-escape@2` suite, environments,
 //! the oracle and random baselines, and the suite's figures beside MM-Escape's.
 //!
 //! Why: this is the only type the binary and the runner see; everything crosses it as
@@ -11,7 +11,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use escapade_core::env::{OracleReport, PaperStat, SuiteSettings, SuiteSpec, Validation};
+use escapade_core::env::{
+    OracleReport, PaperStat, RetiredSuite, SuiteSettings, SuiteSpec, Validation,
+};
+use escapade_core::report::{Breakdown, Grouping};
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::env::{CraftEnv, EnvOptions, step_cap};
@@ -28,8 +31,9 @@ pub struct CraftWorld {
 }
 
 impl CraftWorld {
-    /// The world with default options (see [`EnvOptions`]: the red-dot grab rule, the
-    /// original's feedback, the paper's prompt, two-room games bootstrapped).
+    /// The world with default options (see [`EnvOptions`]: the original's 2048 × 1024
+    /// frames at 120° vertical, the red-dot grab rule, the original's feedback, the
+    /// paper's prompt, two-room games bootstrapped).
     pub fn new() -> CraftWorld {
         CraftWorld::default()
     }
@@ -44,7 +48,7 @@ impl CraftWorld {
 
     fn scenarios(&self) -> Result<&Vec<CraftScenario>, CoreError> {
         self.suite
-            .get_or_init(|| suite::mm_escape_v1().map_err(|e| e.to_string()))
+            .get_or_init(|| suite::build().map_err(|e| e.to_string()))
             .as_ref()
             .map_err(|e| CoreError::Generation(e.clone()))
     }
@@ -111,6 +115,19 @@ impl World for CraftWorld {
             tiers: tiers.into_iter().collect(),
             settings: paper_settings(),
         }]
+    }
+
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        suite::RETIRED
+            .iter()
+            .map(|name| RetiredSuite {
+                name: (*name).into(),
+                replaced_by: suite::NAME.into(),
+                why: "rooms are now furnished to MM-Escape §3.3's objects per room (20.18 / \
+                      14.55 / 15.24 for D1 / D2 / D3) and start poses look across free floor"
+                    .into(),
+            })
+            .collect()
     }
 
     fn generate(&self, difficulty: u32, seed: u64) -> Result<String, CoreError> {
@@ -221,9 +238,10 @@ impl World for CraftWorld {
         })
     }
 
-    /// Objects per single room by difficulty beside §3.3 (20.18 / 14.55 / 15.24), and the
+    /// Objects per single room by difficulty beside §3.3 (20.18 / 14.55 / 15.24), the
     /// share of scenarios whose exit is in view at the start (Fig. 4; the paper gives no
-    /// figure).
+    /// figure), and how far the start poses look across free floor (least, median, 90th
+    /// percentile; the paper's starts are random, ours are never at arm's length).
     fn paper_stats(&self, name: &str, scenarios: &[String]) -> Result<Vec<PaperStat>, CoreError> {
         if name != suite::NAME {
             return Ok(Vec::new());
@@ -258,9 +276,58 @@ impl World for CraftWorld {
             paper: None,
             source: "MM-Escape Fig. 4".into(),
         });
+        let v = &stats.start_view;
+        for (name, ours) in [
+            ("start free view, least (m)", v.min),
+            ("start free view, median (m)", v.median),
+            ("start free view, p90 (m)", v.p90),
+        ] {
+            out.push(PaperStat {
+                name: name.into(),
+                ours,
+                paper: None,
+                source: "MM-Escape §3.3 (random starts)".into(),
+            });
+        }
         Ok(out)
     }
 
+    /// `3 (D3)` for a room of three hops, `12 (D1+D2)` for two rooms (MM-Escape §3.3);
+    /// two-room tiers in a report also say how they were played, from their
+    /// `bootstrapped` metric (Table 3's bootstrapped setting, App. F's autonomous one).
+    fn tier_label(&self, difficulty: u32, means: &BTreeMap<String, f64>) -> String {
+        let rooms = if (11..=99).contains(&difficulty) && !difficulty.is_multiple_of(10) {
+            format!("D{}+D{}", difficulty / 10, difficulty % 10)
+        } else {
+            format!("D{difficulty}")
+        };
+        match means.get("bootstrapped") {
+            Some(&1.0) => format!("{difficulty} ({rooms}, bootstrapped)"),
+            Some(&0.0) => format!("{difficulty} ({rooms}, autonomous)"),
+            Some(_) => format!("{difficulty} ({rooms}, bootstrapped and autonomous)"),
+            None => format!("{difficulty} ({rooms})"),
+        }
+    }
+    /// Each difficulty split by whether the exit was in view at the start (MM-Escape
+    /// Fig. 4 b–d): escape, steps, grab success rate and grab ratio.
+    fn breakdowns(&self) -> Vec<Breakdown> {
+        vec![Breakdown {
+            name: "exit_view".into(),
+            title: "by whether the exit is in view at the start (MM-Escape Fig. 4)".into(),
+            column: "exit in view".into(),
+            by: Grouping::Metric {
+                metric: "exit_visible_at_start".into(),
+                values: vec![(1.0, "yes".into()), (0.0, "no".into())],
+            },
+            per_tier: true,
+            metrics: ["success", "steps", "grab_success_rate", "grab_ratio"]
+                .map(String::from)
+                .to_vec(),
+        }]
+    }
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        vec![&crate::judge::Intent, &crate::judge::Debrief]
+    }
     fn catalogue(&self) -> String {
         let mut t = String::new();
         t.push_str("Rooms: living room, kitchen, bathroom, bedroom (MM-Escape §3.3).\n");
@@ -273,5 +340,25 @@ impl World for CraftWorld {
         t.push_str("One reply, several keys: grab and read act at once on the view shown; the motions follow in the order written.\n");
         t.push_str("Two-room games: bootstrapped by default (room 1 shown escaped, Table 3); -W bootstrap=off plays both (App. F).\n");
         t
+    }
+}
+
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+
+    #[test]
+    fn tiers_name_their_rooms_and_two_room_games_their_setting() {
+        let w = CraftWorld::new();
+        let with = |b: f64| BTreeMap::from([("bootstrapped".to_string(), b)]);
+        assert_eq!(w.tier_label(12, &with(1.0)), "12 (D1+D2, bootstrapped)");
+        assert_eq!(w.tier_label(22, &with(0.0)), "22 (D2+D2, autonomous)");
+        assert_eq!(
+            w.tier_label(11, &with(0.5)),
+            "11 (D1+D1, bootstrapped and autonomous)"
+        );
+        assert_eq!(w.tier_label(3, &BTreeMap::new()), "3 (D3)");
+        let split = &w.breakdowns()[0];
+        assert!(split.per_tier && split.name == "exit_view");
     }
 }

@@ -1,4 +1,4 @@
-//! The craft environment through its public contract, on `mm-escape@1` scenarios:
+//! The craft environment through its public contract, on `mm-escape@2` scenarios:
 //! collisions, aiming with `look_at`, reach, locks, notes, malformed replies, step caps,
 //! metrics and determinism; the order in which one reply's keys act; the original
 //! client's level of feedback and escapade's detailed feedback.
@@ -16,7 +16,7 @@ use escapade_render::scene::Vec3;
 use proptest::prelude::*;
 
 fn suite() -> Vec<Arc<CraftScenario>> {
-    escapade_craft::suite::mm_escape_v1()
+    escapade_craft::suite::build()
         .unwrap()
         .into_iter()
         .map(Arc::new)
@@ -67,7 +67,7 @@ fn solution(s: &Arc<CraftScenario>) -> Vec<String> {
 
 /// The pixel of a world point in a `w` × `h` frame seen from the env's current pose.
 fn project(env: &CraftEnv, p: Vec3, w: f32, h: f32) -> (f32, f32) {
-    let camera = env.pose().1.camera(env.options().fov);
+    let camera = env.pose().1.camera(env.options().horizontal_fov());
     let (yaw, pitch) = (camera.yaw.to_radians(), camera.pitch.to_radians());
     let (sy, cy, sp, cp) = (yaw.sin(), yaw.cos(), pitch.sin(), pitch.cos());
     let fwd = Vec3::new(sy * cp, sp, cy * cp);
@@ -86,7 +86,13 @@ fn project(env: &CraftEnv, p: Vec3, w: f32, h: f32) -> (f32, f32) {
 fn under_dot(env: &CraftEnv, s: &CraftScenario, state: &WorldState) -> Option<Thing> {
     let (room, body) = env.pose();
     let prepared = Prepared::new(&s.scene(room, state).unwrap()).unwrap();
-    let hit = prepared.pick(&body.camera(env.options().fov), 128.0, 64.0, 256, 128)?;
+    let hit = prepared.pick(
+        &body.camera(env.options().horizontal_fov()),
+        128.0,
+        64.0,
+        256,
+        128,
+    )?;
     s.what(room, hit.id?)
 }
 
@@ -822,7 +828,7 @@ fn look_at_after_a_walk_turns_onto_what_the_picture_showed_there() {
         let state = WorldState::start(s);
         let prepared = Prepared::new(&s.scene(0, &state).unwrap()).unwrap();
         let (x, y) = (0.3f32, 0.6f32);
-        let camera = env.pose().1.camera(env.options().fov);
+        let camera = env.pose().1.camera(env.options().horizontal_fov());
         let Some(hit) = prepared.pick(&camera, x * 256.0, y * 128.0, 256, 128) else {
             continue;
         };

@@ -1,17 +1,21 @@
 //! Property tests of the generator: any (difficulty, seed, variant) it accepts gives a
-//! valid, playable, deterministic scenario.
+//! valid, playable, deterministic scenario whose start pose looks across free floor.
 
-use escapade_craft::furniture::{footprint, surfaces};
-use escapade_craft::layout::check_floor;
-use escapade_craft::room::{Room, Support};
+use escapade_craft::furniture::{FurnitureKind, footprint, surfaces};
+use escapade_craft::layout::{MIN_START_VIEW, check_floor, free_view};
+use escapade_craft::room::{EYE_HEIGHT, Room, Support};
 use escapade_craft::scenario::{CraftScenario, Variant, generate};
+use escapade_craft::{Thing, WorldState};
+use escapade_render::Prepared;
+use escapade_render::scene::Vec3;
 use proptest::prelude::*;
 
 fn no_furniture_overlaps(room: &Room) -> Result<(), String> {
+    // rugs lie under things; everything else standing on the floor keeps apart
     let floor: Vec<_> = room
         .furniture
         .iter()
-        .filter(|f| !f.kind.is_decor())
+        .filter(|f| f.kind.stands_on_floor() && f.kind != FurnitureKind::Rug)
         .collect();
     for (i, a) in floor.iter().enumerate() {
         let ra = footprint(a.kind, &a.placement);
@@ -25,6 +29,79 @@ fn no_furniture_overlaps(room: &Room) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Things on the walls hang at their height, against a wall, clear of the doors and of
+/// each other.
+fn hung_things_hang(room: &Room) -> Result<(), String> {
+    let hung: Vec<_> = room.furniture.iter().filter(|f| f.kind.is_hung()).collect();
+    for (i, f) in hung.iter().enumerate() {
+        if f.placement.y != f.kind.hang_height() {
+            return Err(format!("{} hangs at {}", f.id, f.placement.y));
+        }
+        let r = footprint(f.kind, &f.placement);
+        let at_wall = r.x0.abs() < 0.02
+            || r.z0.abs() < 0.02
+            || (r.x1 - room.width).abs() < 0.02
+            || (r.z1 - room.depth).abs() < 0.02;
+        if !at_wall {
+            return Err(format!("{} is not on a wall", f.id));
+        }
+        for door in &room.doors {
+            let ((x, z), _) = door.anchor(room.width, room.depth);
+            let door_rect =
+                escapade_craft::geom::Rect::centered(x, z, door.width + 0.2, door.width + 0.2);
+            if door_rect.overlaps(&r) {
+                return Err(format!("{} hangs over a door", f.id));
+            }
+        }
+        for g in &hung[..i] {
+            let q = footprint(g.kind, &g.placement);
+            let (a0, a1) = (
+                f.placement.y,
+                f.placement.y + escapade_craft::furniture::height(f.kind),
+            );
+            let (b0, b1) = (
+                g.placement.y,
+                g.placement.y + escapade_craft::furniture::height(g.kind),
+            );
+            if r.overlaps(&q) && a0 < b1 && b0 < a1 {
+                return Err(format!("{} overlaps {}", f.id, g.id));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// From the start, along the heading and 10° either side, nothing the ray caster hits at
+/// any height from the shins to the eyes is nearer than [`MIN_START_VIEW`] (measured
+/// on the floor plan; 5 cm for handles that stand proud of a piece's footprint).
+fn start_view_is_free(s: &CraftScenario, room_index: usize) -> Result<f32, String> {
+    let room = &s.rooms[room_index];
+    let scene = s
+        .scene(room_index, &WorldState::start(s))
+        .map_err(|e| e.to_string())?;
+    let prepared = Prepared::new(&scene).map_err(|e| e.to_string())?;
+    let mut nearest = f32::INFINITY;
+    for off in [-10.0f32, 0.0, 10.0] {
+        let yaw = (room.start.yaw + off).to_radians();
+        let dir = Vec3::new(yaw.sin(), 0.0, yaw.cos());
+        for y in [0.15, 0.45, 0.8, 1.1, EYE_HEIGHT] {
+            let origin = Vec3::new(room.start.x, y, room.start.z);
+            if let Some(hit) = prepared.cast(origin, dir, 100.0) {
+                let what = s.what(room_index, hit.id.unwrap_or(0));
+                if !matches!(what, Some(Thing::Floor | Thing::Ceiling)) {
+                    nearest = nearest.min(hit.distance);
+                }
+            }
+        }
+    }
+    if nearest + 0.05 < MIN_START_VIEW {
+        return Err(format!(
+            "room {room_index} starts {nearest:.2} m from what it faces"
+        ));
+    }
+    Ok(nearest)
 }
 
 fn props_sit_on_furniture(room: &Room) -> Result<(), String> {
@@ -68,10 +145,18 @@ fn props_sit_on_furniture(room: &Room) -> Result<(), String> {
 
 fn check(s: &CraftScenario) -> Result<(), String> {
     s.validate().map_err(|e| e.to_string())?;
-    for room in &s.rooms {
+    for (n, room) in s.rooms.iter().enumerate() {
         check_floor(room)?;
         no_furniture_overlaps(room)?;
+        hung_things_hang(room)?;
         props_sit_on_furniture(room)?;
+        start_view_is_free(s, n)?;
+        if free_view(room, &room.start) < MIN_START_VIEW {
+            return Err(format!(
+                "room {n}: free view {}",
+                free_view(room, &room.start)
+            ));
+        }
     }
     let plan = s.plan().map_err(|e| e.to_string())?;
     let hops: Vec<u32> = (0..s.rooms.len())

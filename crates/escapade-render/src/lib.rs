@@ -29,7 +29,9 @@ pub mod shapes; // polygon and star vertices, computed with libm
 
 pub use canvas::{Canvas, Rgb};
 pub use error::RenderError;
-pub use ray::{Frame, FrameOptions, Hit, Prepared, pick, ray_through_pixel, render};
+pub use ray::{
+    Frame, FrameOptions, Hit, Prepared, horizontal_fov, pick, ray_through_pixel, render,
+};
 
 /// DejaVu Sans 2.37 (Bitstream Vera licence with the Arev terms, see
 /// `assets/fonts/LICENSE-DejaVu.txt`): the one face escapade draws text with.

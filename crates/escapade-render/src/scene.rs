@@ -33,6 +33,25 @@ pub enum Shape {
         /// Height in metres (the top disc is at `base.y + height`).
         height: f32,
     },
+    /// A ball (lamp bulbs, fruit, the leaves of a plant).
+    Sphere {
+        /// Its centre.
+        center: Vec3,
+        /// Radius in metres.
+        radius: f32,
+    },
+    /// An upright truncated cone (axis along `y`), closed at both ends: a lamp shade, a
+    /// flower pot, a vase, a waste bin. Either radius may be zero (a point), not both.
+    Cone {
+        /// Centre of the bottom disc.
+        base: Vec3,
+        /// Radius of the bottom disc, metres.
+        radius: f32,
+        /// Radius of the top disc, metres.
+        top: f32,
+        /// Height in metres.
+        height: f32,
+    },
     /// A flat rectangle spanning `center ± u ± v` (`u`, `v` are half-extent vectors,
     /// perpendicular to each other); seen from both sides. Textures map `u` to the
     /// image's x axis (left to right) and `-v` to its y axis (top to bottom), so `v`
@@ -165,6 +184,7 @@ pub struct Camera {
     pub yaw: f32,
     /// Elevation in degrees: positive looks up, clamped by worlds to (-90, 90).
     pub pitch: f32,
-    /// Horizontal field of view in degrees.
+    /// Horizontal field of view in degrees (see [`crate::ray::horizontal_fov`] for a
+    /// camera given by its vertical angle, as Unity's are).
     pub fov: f32,
 }

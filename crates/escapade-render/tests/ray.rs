@@ -29,8 +29,8 @@ fn cuboid(min: [f32; 3], max: [f32; 3]) -> Shape {
     }
 }
 
-/// A 4 m × 4 m room: tiled floor, papered walls, a wooden table, a cylinder lamp, and a
-/// note on the table with text drawn by the canvas.
+/// A 4 m × 4 m room: tiled floor, papered walls, a wooden table, a lamp (a cylinder under
+/// a cone), an orange (a ball), and a note on the table with text drawn by the canvas.
 fn room() -> Scene {
     let wall = Material::Wallpaper {
         base: Rgb(225, 215, 195),
@@ -107,6 +107,27 @@ fn room() -> Scene {
         },
         Material::Flat(Rgb(90, 120, 170)),
         Some(LAMP),
+        true,
+    ));
+    // the lamp's shade, and an orange on the table
+    objects.push(object(
+        Shape::Cone {
+            base: Vec3::new(1.3, 1.2, 1.3),
+            radius: 0.3,
+            top: 0.15,
+            height: 0.3,
+        },
+        Material::Flat(Rgb(240, 225, 190)),
+        Some(LAMP),
+        true,
+    ));
+    objects.push(object(
+        Shape::Sphere {
+            center: Vec3::new(-0.35, 0.81, 0.7),
+            radius: 0.06,
+        },
+        Material::Flat(Rgb(240, 140, 40)),
+        None,
         true,
     ));
     objects.push(object(
@@ -476,6 +497,15 @@ fn any_shape() -> impl Strategy<Value = Shape> {
             height
         }),
         (any_vec(), any_vec(), any_vec()).prop_map(|(center, u, v)| Shape::Quad { center, u, v }),
+        (any_vec(), any_f32()).prop_map(|(center, radius)| Shape::Sphere { center, radius }),
+        (any_vec(), any_f32(), any_f32(), any_f32()).prop_map(|(base, radius, top, height)| {
+            Shape::Cone {
+                base,
+                radius,
+                top,
+                height,
+            }
+        }),
     ]
 }
 

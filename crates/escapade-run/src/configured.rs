@@ -96,4 +96,16 @@ impl World for Configured<'_> {
     fn retired_suites(&self) -> Vec<RetiredSuite> {
         self.world.retired_suites()
     }
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        self.world.judge_tasks()
+    }
+    fn tier_label(&self, difficulty: u32, means: &BTreeMap<String, f64>) -> String {
+        self.world.tier_label(difficulty, means)
+    }
+    fn breakdowns(&self) -> Vec<escapade_core::report::Breakdown> {
+        self.world.breakdowns()
+    }
+    fn turn_curve(&self) -> Option<escapade_core::report::TurnCurve> {
+        self.world.turn_curve()
+    }
 }

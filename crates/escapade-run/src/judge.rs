@@ -1,25 +1,20 @@
 //! LLM-as-judge metrics over run directories (`escapade judge`).
 //!
-//! Some of the papers' analyses need a model to read what an agent wrote. VisEscape §6.2
-//! cuts each step's pre-action reasoning into units labelled Observation, Guess,
-//! Hypothesis, Planning or Recall (App. D.1, annotated by a model at temperature 0 with
-//! the prompt of Table 24) and reports how often each label occurs (Fig. 7, Fig. 13) and
-//! which label sequences are most frequent (Table 5, Table 15). A judge is slow and costs
-//! money, so it is not part of `escapade report`: it runs on demand and writes its
-//! verdicts beside the run, in `<run-dir>/judge/<task>.jsonl` (one [`JudgeRow`] per judged
-//! item, appended and flushed per row), and a later invocation judges only what is
-//! missing before it aggregates.
+//! Some of the papers' analyses need a model to read what an agent wrote (VisEscape's
+//! reasoning units, COMMA's error types, MM-Escape's intent–outcome consistency and
+//! debriefing). A judge is slow and costs money, so it is not part of `escapade report`:
+//! it runs on demand and writes its verdicts beside the run, in
+//! `<run-dir>/judge/<task>.jsonl` (one [`JudgeRow`] per judged item, appended and flushed
+//! per row), and a later invocation judges only what is missing before it aggregates.
 //!
-//! A [`JudgeTask`] is the unit of extension: it picks what to judge in an episode's steps,
-//! builds the request (in our own words, never a paper's prompt), parses the reply into
-//! labelled [`Unit`]s, and aggregates them. [`TASKS`] holds `reasoning` (per step),
-//! `errors` (COMMA §5.2's four error types, per two-role episode: [`Errors`]), and
-//! MM-Escape's `intent` (intent–outcome consistency per successful interaction) and
-//! `debrief` (the post-game debriefing, per escaped episode) in [`craft`]. A task may
-//! decide an item without a call ([`Item::verdict`]), make a call before the verdict
-//! (the debriefing's storyteller: [`JudgeTask::prior`]), and read the scenario's ground
-//! truth ([`EpisodeInfo::scenario_json`], loaded by hash from the worlds given to
-//! [`judge_with`]).
+//! The tasks themselves ([`JudgeTask`], `escapade_core::judge`) belong to the worlds whose
+//! papers define them (`World::judge_tasks`); this module finds one by name ([`task`]),
+//! plans the items of every run, sends the calls (at temperature 0, constrained to the
+//! task's verdict schema where the backend supports it), stores the rows and aggregates
+//! them. A task may decide an item without a call ([`Item::verdict`]), make a call
+//! before the verdict (the debriefing's storyteller: [`JudgeTask::prior`]), and read the
+//! scenario's ground truth ([`EpisodeInfo::scenario_json`], rebuilt by hash from the
+//! worlds given to [`judge`]).
 //!
 //! Resume: a row is done for the same task, task version and judge model (and
 //! storyteller, for `debrief`) unless it is `retryable` (the backend failed: nothing was judged). A reply the parser cannot read is
@@ -36,7 +31,10 @@ use std::sync::Mutex;
 
 use escapade_agents::Structured;
 use escapade_core::action::truncate_chars;
-use escapade_core::{Action, FORMAT_VERSION, Usage, World};
+use escapade_core::judge::{
+    Aggregate, EpisodeInfo, Item, JudgeRequest, JudgeRow, JudgeTask, PriorCall, StepView,
+};
+use escapade_core::{FORMAT_VERSION, Usage, World};
 use escapade_llm::{ChatRequest, Client, ClientOptions, Message, Role};
 use futures::stream::{FuturesUnordered, StreamExt};
 use indexmap::IndexMap;
@@ -48,991 +46,36 @@ use crate::report::{Episode, read_runs};
 use crate::rundir::{TRAJECTORIES, open_append, read_jsonl, read_run_toml, repair_tail, try_lock};
 use crate::suite::file_stem;
 
-pub mod craft; // MM-Escape's judges: intent–outcome consistency and the post-game debriefing
-
-/// A judge request: our `system` instructions, then `user`'s text (the settings every
-/// call shares — temperature, seed, token cap — are added where it is sent).
-pub(crate) fn ask(system: &str, user: String) -> ChatRequest {
-    ChatRequest {
-        messages: vec![
-            Message::text(Role::System, system),
-            Message::text(Role::User, user),
-        ],
-        ..ChatRequest::default()
-    }
-}
-
 /// `judge/`: the judges' verdicts inside a run directory, one file per task.
 pub const JUDGE_DIR: &str = "judge";
 /// Judge calls in flight at once, unless `--concurrency` says otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 4;
-/// Most characters of an item's text sent to the judge; longer text is cut (and the row
-/// says `truncated`). Reasoning of tens of thousands of characters is a runaway reply,
-/// not a thought, and would only cost tokens.
-pub const DEFAULT_MAX_CHARS: usize = 8_000;
+/// Most characters of an item's text sent to the judge by default.
+pub use escapade_core::judge::DEFAULT_MAX_CHARS;
 /// Cap on the judge's reply in tokens: the reply repeats the text it labels.
 pub const DEFAULT_MAX_TOKENS: u32 = 4_096;
 /// `-A` keys read by the judge itself; the backend's keys (`base_url`, `timeout`,
 /// `retries`, …) are [`escapade_agents::config::CLIENT_KEYS`].
 pub const JUDGE_KEYS: [&str; 4] = ["max_chars", "max_tokens", "storyteller", "structured"];
-/// Most units kept from one reply (a runaway reply is not a verdict on 8,000 characters).
-const MAX_UNITS: usize = 256;
 /// Most characters of a reply kept in its row.
 const MAX_REPLY_CHARS: usize = 32_000;
-/// Most characters of an action shown to the judge.
-const MAX_ACTION_CHARS: usize = 300;
 /// Errors printed one by one before the rest are only counted.
 const WARN_LIMIT: usize = 5;
 
-/// The fields of a step row a judge may read: a lenient view of
-/// [`escapade_core::StepRow`], so that rows of other builds still read.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct StepView {
-    /// Step index, from 1.
-    pub step: u32,
-    /// The model's raw reply.
-    #[serde(default)]
-    pub raw_response: Option<String>,
-    /// Reasoning the provider exposed separately.
-    #[serde(default)]
-    pub reasoning: Option<String>,
-    /// The action, as logged (an [`Action`] when it reads as one).
-    #[serde(default)]
-    pub action: Option<serde_json::Value>,
-    /// The role whose turn it was (`agent` in one-role worlds; absent in old rows).
-    #[serde(default)]
-    pub role: Option<String>,
-    /// The environment's feedback on the action.
-    #[serde(default)]
-    pub feedback: Option<String>,
-    /// Task progress after the step, in [0, 1] (absent in rows of other formats).
-    #[serde(default)]
-    pub progress: Option<f64>,
-    /// The task ended at this step.
-    #[serde(default)]
-    pub terminated: bool,
-    /// What the agent saw before acting (its text; image addresses are not read).
-    #[serde(default)]
-    pub observation: Option<ObservationView>,
+/// The judge tasks of `worlds`, in registry order (each world declares its paper's:
+/// `World::judge_tasks`).
+pub fn tasks(worlds: &[Box<dyn World>]) -> Vec<&'static dyn JudgeTask> {
+    worlds.iter().flat_map(|w| w.judge_tasks()).collect()
 }
 
-/// The text of a logged observation (a lenient view of
-/// [`escapade_core::trajectory::LoggedObservation`]).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ObservationView {
-    /// The text the agent read.
-    #[serde(default)]
-    pub text: String,
-}
-
-impl StepView {
-    /// What the agent said or did: the whole text of a text action, else the short form.
-    pub fn message(&self) -> String {
-        match self
-            .action
-            .as_ref()
-            .map(|v| serde_json::from_value::<Action>(v.clone()))
-        {
-            Some(Ok(Action::Text { text })) => text,
-            _ => self.action_text(),
-        }
-    }
-
-    /// The action in one short line, for the judge's context.
-    pub fn action_text(&self) -> String {
-        match &self.action {
-            None | Some(serde_json::Value::Null) => String::new(),
-            Some(value) => match serde_json::from_value::<Action>(value.clone()) {
-                Ok(action) => action.summary(MAX_ACTION_CHARS),
-                Err(_) => truncate_chars(&value.to_string(), MAX_ACTION_CHARS),
-            },
-        }
-    }
-}
-
-/// The reasoning a step carries: its `reasoning` field, else the `[THINK]` section of its
-/// raw reply (up to `[ACTION]`, case-insensitive; VisEscape App. A.5 asks agents to think
-/// in such a section) or a `<think>…</think>` block. `None` when there is none or it is
-/// blank.
-pub fn reasoning_of(step: &StepView) -> Option<String> {
-    if let Some(r) = step.reasoning.as_deref().map(str::trim)
-        && !r.is_empty()
-    {
-        return Some(r.to_string());
-    }
-    let raw = step.raw_response.as_deref()?;
-    // a reply with function calls is logged as {"text", "tool_calls"}
-    let text = match serde_json::from_str::<serde_json::Value>(raw) {
-        Ok(serde_json::Value::Object(map)) => match map.get("text") {
-            Some(serde_json::Value::String(t)) => t.clone(),
-            _ => return None,
-        },
-        _ => raw.to_string(),
-    };
-    let section = section(&text, "[think]", &["[action]"])
-        .or_else(|| section(&text, "<think>", &["</think>"]))?;
-    let section = section.trim();
-    (!section.is_empty()).then(|| section.to_string())
-}
-
-/// The text after the first `open` (ASCII case-insensitive) up to the first of `close`
-/// after it, or to the end.
-fn section<'a>(text: &'a str, open: &str, close: &[&str]) -> Option<&'a str> {
-    let lower = text.to_ascii_lowercase();
-    let start = lower.find(open)? + open.len();
-    let end = close
-        .iter()
-        .filter_map(|c| lower[start..].find(c).map(|i| start + i))
-        .min()
-        .unwrap_or(text.len());
-    // ASCII lowercasing keeps byte offsets, and the markers are ASCII
-    Some(&text[start..end])
-}
-
-/// What one judge call looks at.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Item {
-    /// Scenario id.
-    pub scenario: String,
-    /// Epoch.
-    pub epoch: u32,
-    /// The step judged (`None`: a task that judges whole episodes).
-    pub step: Option<u32>,
-    /// The text judged, as sent (cut to the cap).
-    pub text: String,
-    /// Length of the whole text in characters (before the cap).
-    pub chars: usize,
-    /// Whether `text` was cut.
-    pub truncated: bool,
-    /// What the agent did, shown beside the text.
-    pub context: String,
-    /// What kind of item it is, kept in its row (`intent`: `pickup`, `box`, `door`,
-    /// `escape`); `None` for tasks with one kind.
-    pub label: Option<String>,
-    /// The scenario's difficulty tier, kept in the row for per-tier aggregates.
-    pub difficulty: Option<u32>,
-    /// What only the judge may see, never a prior call (`debrief`: the ground truth).
-    pub reference: Option<String>,
-    /// A verdict reached without a call (`intent`: a step without a rationale is
-    /// inconsistent); its row has `no_call` and no reply.
-    pub verdict: Option<Vec<Unit>>,
-}
-
-/// What a task may know of an episode besides its steps.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct EpisodeInfo<'a> {
-    /// Scenario id.
-    pub scenario: &'a str,
-    /// Epoch.
-    pub epoch: u32,
-    /// World name.
-    pub world: &'a str,
-    /// The scenario's difficulty tier.
-    pub difficulty: u32,
-    /// Whether the agent succeeded.
-    pub success: bool,
-    /// The scenario's JSON, when the task asked for scenarios
-    /// ([`JudgeTask::needs_scenarios`]) and the one with the episode's hash was found.
-    pub scenario_json: Option<&'a str>,
-}
-
-/// One labelled piece of a verdict: a unit of reasoning and its category (for
-/// `reasoning`). Later tasks label their findings the same way.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Unit {
-    /// The label, normalized by the task (`observation`, `none-reflection`, …).
-    pub category: String,
-    /// The words of the unit, as the judge quoted them.
-    pub text: String,
-}
-
-/// One judged item (`<run-dir>/judge/<task>.jsonl`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgeRow {
-    /// Run-directory format version.
-    pub format_version: u32,
-    /// The judge task (`reasoning`).
-    pub task: String,
-    /// Version of the task's prompt and parser; rows of another version are not reused.
-    pub task_version: u32,
-    /// The judge model, `provider/model` as given to `--model`.
-    pub judge: String,
-    /// Scenario id.
-    pub scenario: String,
-    /// Epoch.
-    pub epoch: u32,
-    /// The step judged; null for a task that judges whole episodes.
-    pub step: Option<u32>,
-    /// Length of the judged text in characters, before the cap.
-    pub chars: usize,
-    /// The text was cut to the cap (`-A max_chars`) before it was sent. Absent when false.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub truncated: bool,
-    /// The verdict: labelled units in the order of the text; empty on error.
-    #[serde(default)]
-    pub units: Vec<Unit>,
-    /// The judge's reply as received (cut to 32,000 characters); null when the call
-    /// failed.
-    #[serde(default)]
-    pub reply: Option<String>,
-    /// Usage and cost of the judge call.
-    #[serde(default)]
-    pub usage: Usage,
-    /// Why there is no verdict (the backend failed, or the reply had no unit), or null.
-    #[serde(default)]
-    pub error: Option<String>,
-    /// The backend failed, so the item was not judged; the next `escapade judge` tries it
-    /// again. Absent when false.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub retryable: bool,
-    /// What kind of item was judged (`intent`: `pickup`, `box`, `door`, `escape`).
-    /// Absent for tasks with one kind.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// The scenario's difficulty tier, for tasks that aggregate per tier. Absent for
-    /// the others.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub difficulty: Option<u32>,
-    /// The call made before the verdict (`debrief`: the storyteller's account). Absent
-    /// for tasks that ask once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prior: Option<PriorCall>,
-    /// The verdict was reached without calling the judge (`intent`: no rationale);
-    /// `reply` is null and `usage` zero. Absent when false.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub no_call: bool,
-}
-
-/// A call made before the judge's (`<run-dir>/judge/<task>.jsonl`, field `prior`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PriorCall {
-    /// Who was asked (`storyteller`).
-    pub role: String,
-    /// The model asked, `provider/model`.
-    pub model: String,
-    /// Its reply as received (cut to 32,000 characters); null when the call failed.
-    #[serde(default)]
-    pub reply: Option<String>,
-    /// Usage and cost of this call (also counted in the row's `usage`).
-    #[serde(default)]
-    pub usage: Usage,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-/// The share of one category among all units (VisEscape Fig. 7).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CategoryShare {
-    /// The category (`observation`, `none-reflection`, …).
-    pub category: String,
-    /// How tables name it (`Observation`, `None-reflection`).
-    pub name: String,
-    /// Units with this category.
-    pub units: usize,
-    /// `units` over all units (0 when there are none).
-    pub share: f64,
-}
-
-/// A sequence of categories and how many judged items have exactly it (VisEscape Table 5).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Composition {
-    /// The categories in order, repeats kept (`observation, recall, observation`).
-    pub categories: Vec<String>,
-    /// How tables name it: `(Obs, Recall, Plan)`.
-    pub label: String,
-    /// Judged items with this sequence.
-    pub steps: usize,
-    /// `steps` over all judged items.
-    pub share: f64,
-    /// Mean length of their text in characters (the paper counts tokens; characters need
-    /// no tokenizer and compare the same way).
-    pub mean_chars: f64,
-}
-
-/// A number a task makes of its verdicts (a mean or a share), as tables print it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Score {
-    /// Its key (`c_io`, `c_io_d3`, `debrief`, `debrief_share`).
-    pub name: String,
-    /// How tables name it (`C_IO, difficulty 3`).
-    pub label: String,
-    /// Items it is computed over.
-    pub items: usize,
-    /// The value; null when there is no item.
-    pub value: Option<f64>,
-}
-
-/// A task's aggregate over the judged items of one run.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Aggregate {
-    /// Units over all judged items.
-    pub units: usize,
-    /// Mean length of the judged texts in characters (null when nothing was judged).
-    pub mean_chars: Option<f64>,
-    /// Each category's share of the units: the task's own categories first (also when
-    /// absent), then other labels by frequency.
-    pub categories: Vec<CategoryShare>,
-    /// Every sequence of categories met, most frequent first (ties by label); empty for
-    /// tasks whose verdict is one label.
-    pub compositions: Vec<Composition>,
-    /// The task's scores (`intent`: C_IO overall and per tier; `debrief`: the mean
-    /// score and the share of episodes judged). Absent for tasks without.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scores: Vec<Score>,
-}
-
-/// A kind of judgement: what to judge, how to ask, how to read the answer, what to count.
-pub trait JudgeTask: Sync {
-    /// The name on the command line and in file names (`reasoning`).
-    fn name(&self) -> &'static str;
-    /// Version of the prompt and parser: a change that alters verdicts bumps it.
-    fn version(&self) -> u32;
-    /// One line for `--help` and error messages.
-    fn about(&self) -> &'static str;
-    /// The items of one episode to judge, in order. Texts longer than `max_chars`
-    /// characters are cut.
-    fn items(&self, scenario: &str, epoch: u32, steps: &[StepView], max_chars: usize) -> Vec<Item>;
-    /// What a run with no item lacks, for the message shown instead of a table.
-    fn nothing_to_judge(&self) -> &'static str;
-    /// The request for one item (the caller sets temperature 0).
-    fn request(&self, item: &Item) -> ChatRequest;
-    /// Reads the judge's reply; `Err` says why it holds no verdict.
-    fn parse(&self, reply: &str) -> std::result::Result<Vec<Unit>, String>;
-    /// The JSON Schema of a verdict, for tasks whose judge answers in JSON: sent as a
-    /// response schema (constrained decoding) when the spec's `structured` is on, as the
-    /// agents do, so that a small model answers a verdict instead of prose.
-    fn verdict_schema(&self) -> Option<serde_json::Value> {
-        None
-    }
-    /// Aggregates the rows of the judged items (rows without error) of one run.
-    fn aggregate(&self, rows: &[&JudgeRow]) -> Aggregate;
-    /// How the Markdown tables name their columns: the category, what is counted, a
-    /// composition, and what a composition counts.
-    fn table_words(&self) -> [&'static str; 4] {
-        ["category", "units", "composition", "steps"]
-    }
-    /// The items of one episode, knowing more than its steps; by default
-    /// [`items`](Self::items). `Err` says why the episode cannot be judged (a warning;
-    /// the episode is left out).
-    fn episode_items(
-        &self,
-        episode: &EpisodeInfo<'_>,
-        steps: &[StepView],
-        max_chars: usize,
-    ) -> std::result::Result<Vec<Item>, String> {
-        Ok(self.items(episode.scenario, episode.epoch, steps, max_chars))
-    }
-    /// Whether [`episode_items`](Self::episode_items) needs the scenario's JSON.
-    fn needs_scenarios(&self) -> bool {
-        false
-    }
-    /// Who is asked before the judge (`storyteller`), when the task makes such a call.
-    fn prior_role(&self) -> Option<&'static str> {
-        None
-    }
-    /// The request of the call before the judge's, for tasks with a
-    /// [`prior_role`](Self::prior_role). It never holds [`Item::reference`].
-    fn prior(&self, item: &Item) -> Option<ChatRequest> {
-        let _ = item;
-        None
-    }
-    /// The judge's request once the prior call answered `prior_reply`; by default
-    /// [`request`](Self::request).
-    fn request_after(&self, item: &Item, prior_reply: &str) -> ChatRequest {
-        let _ = prior_reply;
-        self.request(item)
-    }
-    /// Completes a run's aggregate with what needs the number of episodes read.
-    fn complete(&self, aggregate: &mut Aggregate, episodes: usize) {
-        let _ = (aggregate, episodes);
-    }
-}
-
-/// The judge tasks, by name.
-pub static TASKS: &[&dyn JudgeTask] = &[&Reasoning, &Errors, &craft::Intent, &craft::Debrief];
-
-/// The task called `name`; an unknown name is an error listing the known ones.
-pub fn task(name: &str) -> Result<&'static dyn JudgeTask> {
-    TASKS
-        .iter()
+/// The task called `name` among the worlds' tasks; an unknown name is an error listing
+/// the known ones.
+pub fn task(worlds: &[Box<dyn World>], name: &str) -> Result<&'static dyn JudgeTask> {
+    let all = tasks(worlds);
+    all.iter()
         .copied()
         .find(|t| t.name() == name)
-        .ok_or_else(|| RunError::unknown("judge task", name, TASKS.iter().map(|t| t.name())))
-}
-
-/// VisEscape's reasoning decomposition (§6.2, App. D.1, Table 24): each step's reasoning
-/// cut into units labelled with one of five categories, or `none-<name>` for anything
-/// else.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Reasoning;
-
-/// The categories of [`Reasoning`] in the order of App. D.1: `(category, name, short)`,
-/// where `short` is the abbreviation of Table 5.
-pub const REASONING_CATEGORIES: [(&str, &str, &str); 5] = [
-    ("observation", "Observation", "Obs"),
-    ("guess", "Guess", "Gue"),
-    ("hypothesis", "Hypothesis", "Hypo"),
-    ("planning", "Planning", "Plan"),
-    ("recall", "Recall", "Recall"),
-];
-
-/// Our instructions to the judge (App. D.1's five categories in our own words).
-const REASONING_SYSTEM: &str = "\
-You annotate the log of an AI agent that is trying to get out of an escape room.
-
-Before each action the agent wrote down its thinking. Cut that thinking into units, \
-in the order they appear, and give each unit exactly one category:
-
-- Observation: the agent reports or examines what it sees right now (the current view, \
-the visible state of an object, text it is reading).
-- Guess: the agent assumes something from general knowledge or intuition, with nothing \
-found in this room to back it up.
-- Hypothesis: the agent proposes an idea to try out, grounded in evidence it has found \
-in this room (a clue, a code, a state it saw).
-- Planning: the agent decides what to do next or lays out the steps it will take.
-- Recall: the agent brings back something from earlier in the game: where things are, \
-their states, what it already tried and what came of it.
-
-A unit can be part of a sentence, one sentence, or several sentences with one purpose. \
-If a unit fits none of the five categories, label it None-<short name of your own>, for \
-example None-Reflection.
-
-Answer with one unit per line, in the original order, copying the agent's words, and \
-nothing else:
-[Category]: words of the unit";
-
-impl JudgeTask for Reasoning {
-    fn name(&self) -> &'static str {
-        "reasoning"
-    }
-
-    fn version(&self) -> u32 {
-        1
-    }
-
-    fn about(&self) -> &'static str {
-        "label each step's reasoning as Observation, Guess, Hypothesis, Planning or Recall \
-         units (VisEscape §6.2)"
-    }
-
-    fn items(&self, scenario: &str, epoch: u32, steps: &[StepView], max_chars: usize) -> Vec<Item> {
-        steps
-            .iter()
-            .filter_map(|s| {
-                let text = reasoning_of(s)?;
-                let chars = text.chars().count();
-                let truncated = chars > max_chars;
-                let text = if truncated {
-                    let kept: String = text.chars().take(max_chars).collect();
-                    format!(
-                        "{kept}\n[… {} more characters not shown]",
-                        chars - max_chars
-                    )
-                } else {
-                    text
-                };
-                Some(Item {
-                    scenario: scenario.to_string(),
-                    epoch,
-                    step: Some(s.step),
-                    text,
-                    chars,
-                    truncated,
-                    context: s.action_text(),
-                    ..Item::default()
-                })
-            })
-            .collect()
-    }
-
-    fn nothing_to_judge(&self) -> &'static str {
-        "no step carries reasoning (a `reasoning` field or a [THINK] section in \
-         `raw_response`)"
-    }
-
-    fn request(&self, item: &Item) -> ChatRequest {
-        let action = if item.context.is_empty() {
-            "(none recorded)"
-        } else {
-            item.context.as_str()
-        };
-        let user = format!(
-            "The agent's thinking:\n<<<\n{}\n>>>\n\nThe action it then took: {action}",
-            item.text
-        );
-        ask(REASONING_SYSTEM, user)
-    }
-
-    fn parse(&self, reply: &str) -> std::result::Result<Vec<Unit>, String> {
-        parse_units(reply)
-    }
-
-    fn aggregate(&self, rows: &[&JudgeRow]) -> Aggregate {
-        aggregate_units(rows, &REASONING_CATEGORIES)
-    }
-}
-
-/// COMMA's error analysis (§5.2): each episode of a two-role world (solver and expert)
-/// read as one conversation — solver and expert messages with the environment's feedback
-/// on the solver's actions — and checked for four kinds of failure. The verdict is a set
-/// of labels (possibly empty); the aggregate gives, per error type, the share of judged
-/// episodes that show it.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Errors;
-
-/// The error types of [`Errors`], in the order of COMMA §5.2: `(label, name, short)`.
-pub const ERROR_TYPES: [(&str, &str, &str); 4] = [
-    ("roleplay", "Roleplay", "Role"),
-    ("misinterpretation", "Misinterpretation", "Misint"),
-    ("repetition", "Repetition loop", "Loop"),
-    ("miscommunication", "Miscommunication", "Miscomm"),
-];
-
-/// Our instructions to the judge (the four error types of COMMA §5.2, in our own words).
-const ERRORS_SYSTEM: &str = "\
-You review a conversation between two AI agents who cooperate on a puzzle. The SOLVER \
-can see the puzzle and act on it; the EXPERT cannot see it but holds the instructions \
-for solving it. After each solver message you also see what the puzzle reported back.
-
-Decide which of these failures happen anywhere in the conversation:
-
-- roleplay: an agent stops playing its own part, for example the expert claims to see \
-the puzzle or acts on it, the solver invents rules it was never told, or either one \
-answers for the other.
-- misinterpretation: an agent misreads what it was given: the solver describes the \
-puzzle wrongly, or the expert applies the instructions to the description incorrectly.
-- repetition: the two get stuck in a loop, saying or doing essentially the same thing \
-turn after turn without making progress.
-- miscommunication: the agents misunderstand each other: a question goes unanswered, \
-an instruction is taken to mean something else, or they talk past each other.
-
-Answer with a single line and nothing else:
-ERRORS: <the labels that apply, separated by commas, or none>";
-
-impl Errors {
-    /// The conversation of one episode's steps, or `None` when they are not steps of a
-    /// multi-role world.
-    fn conversation(steps: &[StepView]) -> Option<String> {
-        // one-role worlds log every step as `agent`; older rows name no role
-        if !steps
-            .iter()
-            .any(|s| s.role.as_deref().is_some_and(|r| r != "agent"))
-        {
-            return None;
-        }
-        let mut text = String::new();
-        for s in steps {
-            let role = s.role.as_deref().unwrap_or("agent").to_uppercase();
-            let message = s.message();
-            let message = message.trim();
-            text.push_str(&format!(
-                "[turn {}] {role}: {}\n",
-                s.step,
-                if message.is_empty() {
-                    "(nothing)"
-                } else {
-                    message
-                }
-            ));
-            // the expert's feedback only says the message was passed on
-            if s.role.as_deref() != Some("expert")
-                && let Some(f) = s
-                    .feedback
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|f| !f.is_empty())
-            {
-                text.push_str(&format!("  (puzzle: {f})\n"));
-            }
-        }
-        Some(text)
-    }
-}
-
-impl JudgeTask for Errors {
-    fn name(&self) -> &'static str {
-        "errors"
-    }
-
-    fn version(&self) -> u32 {
-        1
-    }
-
-    fn about(&self) -> &'static str {
-        "check each solver-expert conversation for roleplay, misinterpretation, repetition \
-         loops and miscommunication (COMMA §5.2)"
-    }
-
-    fn items(&self, scenario: &str, epoch: u32, steps: &[StepView], max_chars: usize) -> Vec<Item> {
-        let Some(text) = Errors::conversation(steps) else {
-            return Vec::new();
-        };
-        let chars = text.chars().count();
-        let truncated = chars > max_chars;
-        let text = if truncated {
-            let kept: String = text.chars().take(max_chars).collect();
-            format!(
-                "{kept}\n[… {} more characters not shown]",
-                chars - max_chars
-            )
-        } else {
-            text
-        };
-        vec![Item {
-            scenario: scenario.to_string(),
-            epoch,
-            step: None,
-            text,
-            chars,
-            truncated,
-            context: String::new(),
-            ..Item::default()
-        }]
-    }
-
-    fn nothing_to_judge(&self) -> &'static str {
-        "no episode is a conversation between roles (step rows of a two-role world such \
-         as comma)"
-    }
-
-    fn request(&self, item: &Item) -> ChatRequest {
-        let user = format!("The conversation:\n<<<\n{}>>>", item.text);
-        ask(ERRORS_SYSTEM, user)
-    }
-
-    fn parse(&self, reply: &str) -> std::result::Result<Vec<Unit>, String> {
-        parse_error_labels(reply)
-    }
-
-    fn aggregate(&self, rows: &[&JudgeRow]) -> Aggregate {
-        let mut a = aggregate_units(rows, &ERROR_TYPES);
-        // a share of episodes, not of labels: each episode names a type at most once
-        let n = rows.len();
-        let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-        for c in &mut a.categories {
-            c.units = rows
-                .iter()
-                .filter(|r| r.units.iter().any(|u| u.category == c.category))
-                .count();
-            c.share = share(c.units);
-        }
-        let clean = rows.iter().filter(|r| r.units.is_empty()).count();
-        a.categories.push(CategoryShare {
-            category: "none".into(),
-            name: "No error".into(),
-            units: clean,
-            share: share(clean),
-        });
-        a
-    }
-
-    fn table_words(&self) -> [&'static str; 4] {
-        ["error type", "episodes", "errors together", "episodes"]
-    }
-}
-
-/// Reads an `ERRORS: a, b` (or `ERRORS: none`) reply into one unit per error type, in
-/// [`ERROR_TYPES`] order. The last line that starts with `errors` counts; without one
-/// the whole reply is read. Labels are matched loosely (`role-play`, `Repetition loop`);
-/// a reply that names no type and does not say `none` holds no verdict.
-pub fn parse_error_labels(reply: &str) -> std::result::Result<Vec<Unit>, String> {
-    let line = reply
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find_map(|l| {
-            let lower = l.trim_start_matches(['*', '#', ' ']).to_lowercase();
-            lower.strip_prefix("errors").map(|rest| {
-                rest.trim_start_matches(['*', ' '])
-                    .trim_start_matches(':')
-                    .to_string()
-            })
-        })
-        .unwrap_or_else(|| reply.to_lowercase());
-    let words: String = line
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect();
-    let words: Vec<&str> = words.split_whitespace().collect();
-    let has = |w: &str| words.contains(&w);
-    let mut units = Vec::new();
-    let found = [
-        has("roleplay") || (has("role") && has("play")),
-        has("misinterpretation") || has("misinterpret"),
-        has("repetition") || has("loop"),
-        has("miscommunication") || has("miscommunicate"),
-    ];
-    for ((label, _, _), yes) in ERROR_TYPES.iter().zip(found) {
-        if yes {
-            units.push(Unit {
-                category: label.to_string(),
-                text: String::new(),
-            });
-        }
-    }
-    if units.is_empty() && !(has("none") || has("no")) {
-        return Err(format!(
-            "the reply names no error type and not `none`: {}",
-            truncate_chars(reply.trim(), 200)
-        ));
-    }
-    Ok(units)
-}
-
-/// Labels (lowercase words) that echo the request or the answer format, not units.
-const ECHO_LABELS: [&str; 8] = [
-    "action",
-    "think",
-    "thinking",
-    "category",
-    "response",
-    "input",
-    "the agent s thinking",
-    "the action it then took",
-];
-
-/// Whether `label` echoes the request rather than labelling a unit.
-fn is_echo(label: &str) -> bool {
-    let words: Vec<String> = label
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    ECHO_LABELS.contains(&words.join(" ").as_str())
-}
-
-/// Reads `[Category]: text` lines (VisEscape Table 24's answer shape), tolerating what
-/// models add: list markers, bold, quotes, a label without brackets for a known category,
-/// the text on the next line. Unknown labels become `none-<label>`; other lines are
-/// ignored. At most 256 units are kept. `Err` when no line is a unit.
-pub fn parse_units(reply: &str) -> std::result::Result<Vec<Unit>, String> {
-    let mut units: Vec<Unit> = Vec::new();
-    for line in reply.lines() {
-        match labelled(line) {
-            Some((label, _)) if is_echo(&label) => {}
-            Some((label, text)) => {
-                if units.len() < MAX_UNITS {
-                    units.push(Unit {
-                        category: reasoning_category(&label),
-                        text: clean_text(&text),
-                    });
-                }
-            }
-            // the words of a unit whose label stood alone on its line
-            None => {
-                if let Some(last) = units.last_mut()
-                    && last.text.is_empty()
-                    && line.chars().any(char::is_alphanumeric)
-                {
-                    last.text = clean_text(line);
-                }
-            }
-        }
-    }
-    if units.is_empty() {
-        let shown = truncate_chars(reply.trim(), 80);
-        return Err(if shown.is_empty() {
-            "the judge's reply is empty".to_string()
-        } else {
-            format!("the judge's reply has no `[Category]: text` line: {shown:?}")
-        });
-    }
-    Ok(units)
-}
-
-/// `(label, rest)` of a line that starts with a label: `[Label] …`, or `Label: …` when the
-/// label is a known category or a `None-…` label.
-fn labelled(line: &str) -> Option<(String, String)> {
-    let mut l = line.trim();
-    // list markers and emphasis before the label
-    loop {
-        let before = l;
-        for marker in ["- ", "* ", "• ", "**", "__", "> "] {
-            l = l.strip_prefix(marker).unwrap_or(l).trim_start();
-        }
-        let digits = l.chars().take_while(char::is_ascii_digit).count();
-        if digits > 0 && digits < 4 {
-            let rest = &l[digits..];
-            if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")) {
-                l = r.trim_start();
-            }
-        }
-        if l == before {
-            break;
-        }
-    }
-    let (label, rest) = if let Some(inner) = l.strip_prefix('[') {
-        let close = inner.find(']')?;
-        (&inner[..close], &inner[close + 1..])
-    } else {
-        let colon = l.find(':')?;
-        let label = l[..colon].trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace());
-        let lower = label.to_ascii_lowercase();
-        let known = !reasoning_category(label).starts_with("none-")
-            || lower == "none"
-            || lower.starts_with("none-")
-            || lower.starts_with("none -");
-        if !known {
-            return None;
-        }
-        (label, &l[colon..])
-    };
-    let label = label.trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace());
-    if label.is_empty() || label.chars().count() > 60 {
-        return None;
-    }
-    let rest = rest
-        .trim_start_matches(['*', '_', ':', '-', '–', '—'])
-        .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | ':'));
-    Some((label.to_string(), rest.to_string()))
-}
-
-/// A unit's words without surrounding space, emphasis or quotes.
-fn clean_text(text: &str) -> String {
-    let t = text
-        .trim()
-        .trim_matches(|c: char| c == '*' || c == '_')
-        .trim();
-    let unquoted = ['"', '“'].iter().zip(['"', '”']).find_map(|(open, close)| {
-        t.strip_prefix(*open)
-            .and_then(|r| r.strip_suffix(close))
-            .filter(|r| !r.is_empty())
-    });
-    unquoted.unwrap_or(t).trim().to_string()
-}
-
-/// The canonical category of a label: one of [`REASONING_CATEGORIES`] (also from their
-/// usual variants: `Obs`, `Hypothesis Formation`, `Plan`, `Memory`, …), else
-/// `none-<slug>` (`[None-Self check]` → `none-self-check`, `[Summary]` → `none-summary`,
-/// `[None]` → `none-other`).
-pub fn reasoning_category(label: &str) -> String {
-    let words: Vec<String> = label
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let joined = words.join(" ");
-    let canonical = match joined.as_str() {
-        "observation" | "observations" | "observe" | "observing" | "obs" | "perception" => {
-            Some("observation")
-        }
-        "guess" | "guesses" | "guessing" | "gue" | "assumption" => Some("guess"),
-        "hypothesis"
-        | "hypotheses"
-        | "hypothesis formation"
-        | "hypothesizing"
-        | "hypothesising"
-        | "hypothesize"
-        | "hypo" => Some("hypothesis"),
-        "planning" | "plan" | "plans" => Some("planning"),
-        "recall" | "recalling" | "memory" | "memory recall" | "remembering" => Some("recall"),
-        _ => None,
-    };
-    if let Some(c) = canonical {
-        return c.to_string();
-    }
-    let rest: Vec<&str> = match words.first().map(String::as_str) {
-        Some("none") => words[1..].iter().map(String::as_str).collect(),
-        _ => words.iter().map(String::as_str).collect(),
-    };
-    let slug = truncate_slug(&rest.join("-"), 40);
-    if slug.is_empty() {
-        "none-other".to_string()
-    } else {
-        format!("none-{slug}")
-    }
-}
-
-fn truncate_slug(slug: &str, max: usize) -> String {
-    let s: String = slug.chars().take(max).collect();
-    s.trim_end_matches('-').to_string()
-}
-
-/// Category shares and compositions of labelled units; `known` categories come first.
-pub(crate) fn aggregate_units(rows: &[&JudgeRow], known: &[(&str, &str, &str)]) -> Aggregate {
-    let name = |c: &str| -> String {
-        match known.iter().find(|(k, _, _)| *k == c) {
-            Some((_, name, _)) => name.to_string(),
-            None => capitalize(c),
-        }
-    };
-    let short = |c: &str| -> String {
-        match known.iter().find(|(k, _, _)| *k == c) {
-            Some((_, _, short)) => short.to_string(),
-            None => capitalize(c),
-        }
-    };
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut sequences: BTreeMap<Vec<&str>, (usize, usize)> = BTreeMap::new();
-    let mut units = 0usize;
-    let mut chars = 0usize;
-    for row in rows {
-        units += row.units.len();
-        chars += row.chars;
-        for u in &row.units {
-            *counts.entry(u.category.as_str()).or_default() += 1;
-        }
-        let seq: Vec<&str> = row.units.iter().map(|u| u.category.as_str()).collect();
-        let entry = sequences.entry(seq).or_default();
-        entry.0 += 1;
-        entry.1 += row.chars;
-    }
-    let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
-    let mut categories: Vec<CategoryShare> = known
-        .iter()
-        .map(|(c, _, _)| {
-            let n = counts.get(c).copied().unwrap_or(0);
-            CategoryShare {
-                category: c.to_string(),
-                name: name(c),
-                units: n,
-                share: share(n, units),
-            }
-        })
-        .collect();
-    let mut others: Vec<(&str, usize)> = counts
-        .iter()
-        .filter(|(c, _)| !known.iter().any(|(k, _, _)| k == *c))
-        .map(|(c, n)| (*c, *n))
-        .collect();
-    others.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    categories.extend(others.into_iter().map(|(c, n)| CategoryShare {
-        category: c.to_string(),
-        name: name(c),
-        units: n,
-        share: share(n, units),
-    }));
-    let mut compositions: Vec<Composition> = sequences
-        .into_iter()
-        .map(|(seq, (n, total_chars))| Composition {
-            label: format!(
-                "({})",
-                seq.iter().map(|c| short(c)).collect::<Vec<_>>().join(", ")
-            ),
-            categories: seq.iter().map(|c| c.to_string()).collect(),
-            steps: n,
-            share: share(n, rows.len()),
-            mean_chars: total_chars as f64 / n as f64,
-        })
-        .collect();
-    compositions.sort_by(|a, b| b.steps.cmp(&a.steps).then_with(|| a.label.cmp(&b.label)));
-    Aggregate {
-        units,
-        mean_chars: (!rows.is_empty()).then(|| chars as f64 / rows.len() as f64),
-        categories,
-        compositions,
-        scores: Vec::new(),
-    }
-}
-
-fn capitalize(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
+        .ok_or_else(|| RunError::unknown("judge task", name, all.iter().map(|t| t.name())))
 }
 
 /// What to judge and with which model.
@@ -1140,8 +183,8 @@ impl JudgeSpec {
             .map_err(|e| RunError::Invalid(e.to_string()))
     }
 
-    fn check(&self) -> Result<&'static dyn JudgeTask> {
-        let task = task(&self.task)?;
+    fn check(&self, worlds: &[Box<dyn World>]) -> Result<&'static dyn JudgeTask> {
+        let task = task(worlds, &self.task)?;
         if self.concurrency == 0 {
             return Err(RunError::Invalid("concurrency must be at least 1".into()));
         }
@@ -1222,6 +265,12 @@ pub struct Judgement {
     /// Warnings (torn lines, missing trajectories, judge errors); not part of the JSON.
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// What a run with nothing to judge lacks ([`JudgeTask::nothing_to_judge`]).
+    #[serde(skip)]
+    pub nothing_to_judge: String,
+    /// How the tables name their columns ([`JudgeTask::table_words`]).
+    #[serde(skip)]
+    pub table_words: [String; 4],
 }
 
 impl Judgement {
@@ -1246,7 +295,7 @@ impl Judgement {
         if let Some(s) = &self.storyteller {
             out.push_str(&format!("\nStoryteller: {}.\n", escape(s)));
         }
-        let nothing = task(&self.task).map_or("nothing to judge", |t| t.nothing_to_judge());
+        let nothing = &self.nothing_to_judge;
         if self.runs.is_empty() {
             out.push_str("\nNo finished episodes.\n");
         }
@@ -1293,10 +342,7 @@ impl Judgement {
                     ));
                 }
             }
-            let words = task(&self.task)
-                .map_or(["category", "units", "composition", "steps"], |t| {
-                    t.table_words()
-                });
+            let words = &self.table_words;
             out.push_str(&format!(
                 "\n| {} | {} | share (%) |\n|:---|---:|---:|\n",
                 words[0], words[1]
@@ -1552,27 +598,18 @@ fn read_steps(dir: &Path, episode: &Episode, warnings: &mut Vec<String>) -> Opti
 
 /// [`judge_with`] without worlds: for tasks that read only the run directories (not
 /// `debrief`, which needs the scenarios).
-pub fn judge(
-    dirs: &[PathBuf],
-    spec: &JudgeSpec,
-    options: &ClientOptions,
-    progress: Progress,
-) -> Result<Judgement> {
-    judge_with(dirs, spec, options, progress, &[])
-}
-
 /// [`judge_async`] on a runtime of its own, for callers that are not async. `worlds`
 /// rebuild the scenarios of tasks that read them ([`JudgeTask::needs_scenarios`]): each
 /// run directory's `run.toml` names its source, resolved as `escapade run` resolves it,
 /// and an episode's scenario is the one whose hash its row records.
-pub fn judge_with(
+pub fn judge(
     dirs: &[PathBuf],
     spec: &JudgeSpec,
     options: &ClientOptions,
     progress: Progress,
     worlds: &[Box<dyn World>],
 ) -> Result<Judgement> {
-    spec.check()?;
+    spec.check(worlds)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -1594,7 +631,7 @@ pub async fn judge_async(
     progress: Progress,
     worlds: &[Box<dyn World>],
 ) -> Result<Judgement> {
-    let task = spec.check()?;
+    let task = spec.check(worlds)?;
     let mut warnings = Vec::new();
     let planned = plan(dirs, task, spec, worlds, &mut warnings)?;
     let prior_model = spec.prior_model(task);
@@ -1791,6 +828,8 @@ pub async fn judge_async(
         storyteller: prior_model.map(String::from),
         runs,
         warnings,
+        nothing_to_judge: task.nothing_to_judge().to_string(),
+        table_words: task.table_words().map(String::from),
     })
 }
 
@@ -1803,11 +842,17 @@ struct Clients<'a> {
 
 /// `request` with the settings every judge call shares: temperature 0, seed 0, the
 /// spec's token cap.
-fn tuned(spec: &JudgeSpec, mut request: ChatRequest) -> ChatRequest {
-    request.temperature = Some(0.0);
-    request.seed = Some(0);
-    request.max_tokens = Some(spec.max_tokens);
-    request
+fn tuned(spec: &JudgeSpec, request: JudgeRequest) -> ChatRequest {
+    ChatRequest {
+        messages: vec![
+            Message::text(Role::System, request.system),
+            Message::text(Role::User, request.user),
+        ],
+        temperature: Some(0.0),
+        seed: Some(0),
+        max_tokens: Some(spec.max_tokens),
+        ..ChatRequest::default()
+    }
 }
 
 /// The judge's own request: [`tuned`], and constrained to the task's verdict schema when
@@ -1815,7 +860,7 @@ fn tuned(spec: &JudgeSpec, mut request: ChatRequest) -> ChatRequest {
 pub fn verdict_request(
     task: &dyn JudgeTask,
     spec: &JudgeSpec,
-    request: ChatRequest,
+    request: JudgeRequest,
 ) -> ChatRequest {
     let mut request = tuned(spec, request);
     if spec.structured_on() {
@@ -1832,7 +877,7 @@ async fn judge_item(
     spec: &JudgeSpec,
     item: &Item,
 ) -> JudgeRow {
-    let tune = |request: ChatRequest| tuned(spec, request);
+    let tune = |request: JudgeRequest| tuned(spec, request);
     let mut row = JudgeRow {
         format_version: FORMAT_VERSION,
         task: task.name().to_string(),
@@ -1910,89 +955,4 @@ async fn judge_item(
         }
     }
     row
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn error_labels_are_read_loosely_and_none_is_a_verdict() {
-        let labels = |r: &str| -> Vec<String> {
-            parse_error_labels(r)
-                .unwrap()
-                .into_iter()
-                .map(|u| u.category)
-                .collect()
-        };
-        assert_eq!(
-            labels("Thinking…\n**ERRORS:** Repetition loop, role-play"),
-            vec!["roleplay", "repetition"]
-        );
-        assert_eq!(labels("ERRORS: none"), Vec::<String>::new());
-        assert_eq!(labels("miscommunication"), vec!["miscommunication"]);
-        assert!(parse_error_labels("ERRORS: confusion").is_err());
-    }
-
-    #[test]
-    fn a_conversation_is_one_item_per_multi_role_episode() {
-        let step = |n: u32, role: &str, text: &str| StepView {
-            step: n,
-            role: Some(role.into()),
-            action: Some(serde_json::to_value(Action::text(text)).unwrap()),
-            feedback: Some("cut_wire_2: done".into()),
-            ..StepView::default()
-        };
-        let steps = [step(1, "solver", "I see wires"), step(2, "expert", "cut 2")];
-        let items = Errors.items("s", 0, &steps, 10_000);
-        assert_eq!(items.len(), 1);
-        assert_eq!(items[0].step, None);
-        let t = &items[0].text;
-        assert!(
-            t.contains("[turn 1] SOLVER: I see wires\n  (puzzle: cut_wire_2: done)"),
-            "{t}"
-        );
-        assert!(
-            t.contains("[turn 2] EXPERT: cut 2\n") && !t.ends_with("done)\n"),
-            "{t}"
-        );
-        let one_role = [step(1, "agent", "go")];
-        assert!(Errors.items("s", 0, &one_role, 10_000).is_empty());
-    }
-
-    #[test]
-    fn sections_are_found_case_insensitively_up_to_the_action() {
-        let step = |raw: &str| StepView {
-            raw_response: Some(raw.into()),
-            ..StepView::default()
-        };
-        let r = reasoning_of(&step("[Think] The door is shut. [Action] open door"));
-        assert_eq!(r.as_deref(), Some("The door is shut."));
-        let r = reasoning_of(&step("[THINK]\nÉtat: fermé\n[ACTION]\nopen"));
-        assert_eq!(r.as_deref(), Some("État: fermé"));
-        assert_eq!(
-            reasoning_of(&step("<think>hm</think>open")).as_deref(),
-            Some("hm")
-        );
-        assert_eq!(reasoning_of(&step("[ACTION] open door")), None);
-        assert_eq!(reasoning_of(&step("[THINK]   [ACTION] open")), None);
-    }
-
-    #[test]
-    fn labels_map_to_categories() {
-        for (label, want) in [
-            ("Observation", "observation"),
-            ("OBS", "observation"),
-            ("Hypothesis Formation", "hypothesis"),
-            ("plan", "planning"),
-            ("Memory Recall", "recall"),
-            ("Guess", "guess"),
-            ("None-Reflection", "none-reflection"),
-            ("None - Self check", "none-self-check"),
-            ("None", "none-other"),
-            ("Summary", "none-summary"),
-        ] {
-            assert_eq!(reasoning_category(label), want, "{label}");
-        }
-    }
 }

@@ -11,7 +11,7 @@
 //! let dir = tempfile::tempdir()?;
 //! let row = r#"{"format_version":1,"suite":"s@1","scenario":"a","scenario_hash":"h","world":"tools","difficulty":5,"epoch":0,"seed":1,"agent":"random","config_hash":"c","success":true,"steps":4,"metrics":{},"usage":{"input":0,"output":0,"cached":0,"cost_usd":0.0,"latency_ms":0},"duration_ms":3,"error":null}"#;
 //! std::fs::write(dir.path().join("episodes.jsonl"), format!("{row}\n"))?;
-//! let report = escapade_run::report(&[dir.path().to_path_buf()])?;
+//! let report = escapade_run::report(&[dir.path().to_path_buf()], &[])?;
 //! assert_eq!(report.groups[0].metrics["success"].mean, 1.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -228,7 +228,7 @@ pub fn play_terminal_with(
                 r.trajectory.finish()?;
             }
             dir.append_episode(&row)?;
-            dir.write_summary()?;
+            dir.write_summary(world)?;
         }
         (played, human.quit, human.eof)
     };

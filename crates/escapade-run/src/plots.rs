@@ -13,9 +13,10 @@
 //! - `tool_calls_vs_success` (when rows have a `tool_calls` metric): each episode's tool
 //!   calls against its `sub_problem_resolution` (else its success), and each run's mean
 //!   tool calls against its success rate (AgentEscapeBench Fig. 4);
-//! - comma only: `success_within_turns`, success had each episode been cut after k solver
-//!   turns (COMMA Fig. 4), and `success_by_capability`, success rate per capability
-//!   category of §3.2 (COMMA Fig. 6).
+//! - for a world that declares a turn curve (COMMA): `success_within_turns`, success had
+//!   each episode been cut after k turns (COMMA Fig. 4);
+//! - for each breakdown a world declares without a split by tier (COMMA's capabilities):
+//!   `success_by_<name>`, success rate per group (COMMA Fig. 6).
 //!
 //! With several worlds there is one of each per world, the file names prefixed with
 //! `<world>-`. The files are deterministic — no timestamps, inputs in canonical order —
@@ -35,9 +36,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
 use crate::error::{Result, RunError};
-use crate::report::{
-    CAPABILITIES, Episode, PER_TURN_MAX, PER_TURN_WORLDS, Report, RunSet, read_runs,
-};
+use crate::report::{Episode, Report, RunSet, Worlds, read_runs};
 use crate::rundir::TRAJECTORIES;
 use crate::suite::file_stem;
 
@@ -100,8 +99,9 @@ pub fn write_plots(
     dirs: &[PathBuf],
     out_dir: &Path,
     formats: &[PlotFormat],
+    worlds: Worlds<'_>,
 ) -> Result<Vec<PathBuf>> {
-    write_plots_for(&read_runs(dirs)?, out_dir, formats)
+    write_plots_for(&read_runs(dirs)?, out_dir, formats, worlds)
 }
 
 /// Writes the plots of runs already read with [`read_runs`] (so that a report and its
@@ -110,6 +110,7 @@ pub fn write_plots_for(
     set: &RunSet,
     out_dir: &Path,
     formats: &[PlotFormat],
+    worlds: Worlds<'_>,
 ) -> Result<Vec<PathBuf>> {
     let mut seen = BTreeSet::new();
     let formats: Vec<PlotFormat> = formats
@@ -117,7 +118,7 @@ pub fn write_plots_for(
         .copied()
         .filter(|f| seen.insert(*f))
         .collect();
-    let figures = figures(set);
+    let figures = figures(set, worlds);
     if figures.is_empty() || formats.is_empty() {
         return Ok(Vec::new());
     }
@@ -180,7 +181,7 @@ enum Figure {
     Success {
         title: String,
         /// The x axis' name.
-        x_desc: &'static str,
+        x_desc: String,
         /// The groups' labels, in order.
         groups: Vec<String>,
         /// Per run, per group: `(mean %, se %)` when the run has episodes there.
@@ -207,15 +208,15 @@ enum Figure {
 }
 
 /// Every picture to draw, with its file stem, in output order.
-fn figures(set: &RunSet) -> Vec<(String, Figure)> {
+fn figures(set: &RunSet, worlds_given: Worlds<'_>) -> Vec<(String, Figure)> {
     let worlds: BTreeSet<&str> = set
         .runs
         .iter()
         .flat_map(|r| r.episodes.iter().map(|e| e.row.world.as_str()))
         .collect();
     let mut out = Vec::new();
-    // the comma figures read the report's per-turn curves and capability groups
-    let mut talk_report: Option<Report> = None;
+    // the worlds' own figures read the report's turn curves and breakdowns
+    let report = Report::from_runs(set, worlds_given).with_usual_extras(set, worlds_given);
     for world in &worlds {
         let series: Vec<Series> = set
             .runs
@@ -245,14 +246,11 @@ fn figures(set: &RunSet) -> Vec<(String, Figure)> {
         if let Some(f) = tool_calls(world, &series) {
             out.push((stem("tool_calls_vs_success"), f));
         }
-        if PER_TURN_WORLDS.contains(world) {
-            let report = talk_report.get_or_insert_with(|| Report::from_runs(set).per_turn(set));
-            if let Some(f) = within_turns(world, &series, report) {
-                out.push((stem("success_within_turns"), f));
-            }
-            if let Some(f) = capabilities(world, &series, report) {
-                out.push((stem("success_by_capability"), f));
-            }
+        if let Some(f) = within_turns(world, &series, &report) {
+            out.push((stem("success_within_turns"), f));
+        }
+        for (name, f) in by_group(world, &series, &report) {
+            out.push((stem(&format!("success_by_{name}")), f));
         }
     }
     out
@@ -292,7 +290,7 @@ fn success(world: &str, series: &[Series]) -> Figure {
         .collect();
     Figure::Success {
         title: format!("Success rate by difficulty ({world})"),
-        x_desc: "difficulty",
+        x_desc: "difficulty".into(),
         groups: tiers.iter().map(u32::to_string).collect(),
         bars,
     }
@@ -395,50 +393,68 @@ fn within_turns(world: &str, series: &[Series], report: &Report) -> Option<Figur
             })
         })
         .collect();
+    let curve = report.per_turn.iter().find(|c| c.world == world)?;
     (!lines.is_empty()).then(|| Figure::Progress {
-        title: format!("Success within k solver turns ({world})"),
-        x_desc: "solver turns allowed",
+        title: format!("{} ({world})", capitalized(&curve.title)),
+        x_desc: "turns allowed",
         y_desc: "success rate (%)",
         first: 1,
-        last: PER_TURN_MAX,
+        last: curve.success.len() as u32,
         lines,
     })
 }
 
-/// COMMA Fig. 6: success rate per capability category (§3.2), one bar per run.
-fn capabilities(world: &str, series: &[Series], report: &Report) -> Option<Figure> {
-    let groups: Vec<&str> = CAPABILITIES
-        .iter()
-        .copied()
-        .filter(|c| report.capabilities.iter().any(|g| g.capability == *c))
-        .collect();
-    if groups.is_empty() {
-        return None;
+/// Success rate per group of each breakdown the world declares without a split by tier
+/// (COMMA Fig. 6: per capability, §3.2), one bar per run; `(name, figure)`.
+fn by_group(world: &str, series: &[Series], report: &Report) -> Vec<(String, Figure)> {
+    let mut out = Vec::new();
+    for t in report.breakdowns.iter().filter(|t| t.world == world) {
+        if t.rows.iter().any(|r| r.difficulty.is_some())
+            || !t.metrics.iter().any(|m| m == "success")
+        {
+            continue;
+        }
+        let mut groups: Vec<&str> = Vec::new();
+        for r in &t.rows {
+            if !groups.contains(&r.group.as_str()) {
+                groups.push(&r.group);
+            }
+        }
+        let bars = series
+            .iter()
+            .map(|s| Part {
+                label: s.label.to_string(),
+                color: s.color,
+                data: groups
+                    .iter()
+                    .map(|g| {
+                        let row = t.rows.iter().find(|r| r.group == *g && r.run == s.label)?;
+                        let st = row.metrics.get("success")?;
+                        Some((st.mean * 100.0, st.se * 100.0))
+                    })
+                    .collect(),
+            })
+            .collect();
+        out.push((
+            t.name.clone(),
+            Figure::Success {
+                title: format!("Success rate {} ({world})", t.title),
+                x_desc: t.column.clone(),
+                groups: groups.iter().map(|g| g.to_string()).collect(),
+                bars,
+            },
+        ));
     }
-    let bars = series
-        .iter()
-        .map(|s| Part {
-            label: s.label.to_string(),
-            color: s.color,
-            data: groups
-                .iter()
-                .map(|c| {
-                    let g = report
-                        .capabilities
-                        .iter()
-                        .find(|g| g.capability == *c && g.run == s.label)?;
-                    let st = g.metrics.get("success")?;
-                    Some((st.mean * 100.0, st.se * 100.0))
-                })
-                .collect(),
-        })
-        .collect();
-    Some(Figure::Success {
-        title: format!("Success rate by capability ({world})"),
-        x_desc: "capability (COMMA §3.2)",
-        groups: groups.iter().map(|c| c.to_string()).collect(),
-        bars,
-    })
+    out
+}
+
+/// `text` with its first letter upper-case.
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 fn tool_calls(world: &str, series: &[Series]) -> Option<Figure> {
@@ -626,7 +642,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 .disable_x_mesh()
                 .x_labels(0)
                 .y_labels(6)
-                .x_desc(*x_desc)
+                .x_desc(x_desc.as_str())
                 .y_desc("success rate (%)")
                 .y_label_formatter(&|y| format!("{y:.0}"))
                 .label_style(font(14))

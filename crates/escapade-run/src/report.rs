@@ -24,7 +24,7 @@
 //! the [`RunInfo::label`] of its run (the agent, its model option if any, and a short
 //! base hash when two runs would otherwise share a label).
 //!
-//! JSON (the documented shape): `{"groups": [{"world", "difficulty", "run", "n",
+//! JSON (the documented shape): `{"groups": [{"world", "difficulty", "label", "run", "n",
 //! "metrics": {name: {"mean", "se", "n"}}}], "overall": {key: {"world", "run", "n", "errors",
 //! "metrics"}}, "runs": [{"label", "agent", "base_hash", "dirs", "episodes", "errors",
 //! "steps", "usage", "duration_ms", "departures"?}]}`, where an `overall` key is the
@@ -56,7 +56,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use escapade_core::metrics::MeanSe;
-use escapade_core::{EpisodeRow, Usage};
+use escapade_core::report::Grouping;
+use escapade_core::{EpisodeRow, Usage, World};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -127,6 +128,9 @@ pub struct Group {
     pub world: String,
     /// Difficulty tier.
     pub difficulty: u32,
+    /// How tables name the tier (the world's tier label: `1 (wire)`, `3 (D3)`).
+    #[serde(default)]
+    pub label: String,
     /// Label of the run (see [`RunInfo::label`]).
     pub run: String,
     /// Number of episodes.
@@ -218,136 +222,100 @@ pub struct Report {
     /// when asked for ([`Report::per_scenario`], `escapade report --per-scenario`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scenarios: Vec<ScenarioGroup>,
-    /// comma: SR and PSR per capability category and run (COMMA §3.2, Fig. 6).
+    /// The worlds' own cuts of their results (`World::breakdowns`: COMMA's capabilities,
+    /// MM-Escape's exit-in-view split), one table per world and breakdown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub capabilities: Vec<CapabilityGroup>,
-    /// Success within the first k solver turns, per world and run (COMMA Fig. 4); filled
-    /// only when asked for ([`Report::per_turn`]).
+    pub breakdowns: Vec<BreakdownTable>,
+    /// Success within the first k turns, per world and run (`World::turn_curve`: COMMA
+    /// Fig. 4); filled for worlds that declare the curve, and for every world when asked
+    /// ([`Report::per_turn`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_turn: Vec<TurnCurve>,
-    /// craft: episodes split by whether the exit was in view at the start, per run and
-    /// difficulty (MM-Escape Fig. 4 b–d).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub exit_view: Vec<ExitViewGroup>,
     /// Warnings met while reading (torn last lines, overlapping or missing shards,
     /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
     pub warnings: Vec<String>,
 }
 
-/// The craft episodes of one run and difficulty whose exit was (or was not) in view at
-/// the start (MM-Escape Fig. 4 b–d).
+/// One of a world's breakdowns ([`Breakdown`]) over the runs of a report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExitViewGroup {
+pub struct BreakdownTable {
+    /// World name.
+    pub world: String,
+    /// The breakdown's key (`capabilities`, `exit_view`).
+    pub name: String,
+    /// Its heading (`per capability (COMMA §3.2)`).
+    pub title: String,
+    /// The heading of the column naming a group.
+    pub column: String,
+    /// The metrics shown, in column order.
+    pub metrics: Vec<String>,
+    /// One row per (tier, when the breakdown splits by tier; group; run).
+    pub rows: Vec<BreakdownRow>,
+}
+
+/// The episodes of one run in one group of a breakdown (and one tier, when it splits by
+/// tier).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakdownRow {
     /// Label of the run (see [`RunInfo::label`]).
     pub run: String,
-    /// The difficulty tier.
-    pub difficulty: u32,
-    /// Whether the exit was in view from the start pose.
-    pub visible: bool,
+    /// The tier, when the breakdown splits by tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<u32>,
+    /// How the tables name the tier (the world's tier label).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    /// The group (`memory (memory, password, colour)`, `yes`).
+    pub group: String,
     /// Number of episodes.
     pub n: usize,
-    /// [`EXIT_VIEW_METRICS`], mean ± se.
+    /// The breakdown's metrics, mean ± se.
     pub metrics: IndexMap<String, Stat>,
 }
 
-/// What the exit-in-view split compares (MM-Escape Fig. 4: escape, steps, grab success
-/// rate and grab ratio).
-pub const EXIT_VIEW_METRICS: [&str; 4] = ["success", "steps", "grab_success_rate", "grab_ratio"];
-
-/// The episodes of one run on the comma puzzles that test one capability.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CapabilityGroup {
-    /// The capability category (`memory`, `grounding`, `reasoning`, `privacy`).
-    pub capability: String,
-    /// The puzzles that test it, in tier order.
-    pub puzzles: Vec<String>,
-    /// Label of the run (see [`RunInfo::label`]).
-    pub run: String,
-    /// Number of episodes.
-    pub n: usize,
-    /// `success` (SR) and `psr` (PSR), mean ± se.
-    pub metrics: IndexMap<String, Stat>,
-}
-
-/// Success against the number of allowed solver turns for one run in one world.
+/// Success against the number of allowed turns for one run in one world.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnCurve {
     /// World name.
     pub world: String,
     /// Label of the run (see [`RunInfo::label`]).
     pub run: String,
+    /// The heading (the world's, or a plain one when `--per-turn` asked for it).
+    pub title: String,
     /// Episodes counted (those whose trajectory could be read, or that failed).
     pub n: usize,
-    /// Entry `k - 1`: the share of episodes solved within their first `k` solver turns,
+    /// Entry `k - 1`: the share of episodes solved within their first `k` turns,
     /// mean ± se.
     pub success: Vec<Stat>,
 }
 
-/// Turns of COMMA's Fig. 4 (and of its protocol, §4.1).
+/// Turns drawn by `--per-turn` for a world that declares no curve of its own.
 pub const PER_TURN_MAX: u32 = 10;
 
-/// The role whose turns are counted by [`Report::per_turn`] in multi-role worlds.
-pub const SOLVER_ROLE: &str = "solver";
+/// The worlds a report asks how to show their results (tier labels, breakdowns, the
+/// turn curve); episodes of a world not among them are shown plainly.
+pub type Worlds<'a> = &'a [&'a dyn World];
 
-/// The comma capability categories of COMMA §3.2, in the paper's order.
-pub const CAPABILITIES: [&str; 4] = ["memory", "grounding", "reasoning", "privacy"];
-
-/// comma's tiers: `(difficulty, puzzle, capabilities)`, the tier being the puzzle's place
-/// in the paper's table (escapade-comma's `PuzzleKind::ALL`). The paper marks each
-/// puzzle's categories with icons in §3.3, which its text lost; this is our reading of
-/// them: Wire and Who grounding; LED grounding and reasoning; Memory memory and
-/// reasoning; Keypad grounding and reasoning; Password and Colour memory and reasoning;
-/// Maze grounding and reasoning; ATM privacy; Telehealth privacy and grounding.
-pub const COMMA_PUZZLES: [(u32, &str, &[&str]); 10] = [
-    (1, "wire", &["grounding"]),
-    (2, "telehealth", &["grounding", "privacy"]),
-    (3, "who", &["grounding"]),
-    (4, "led", &["grounding", "reasoning"]),
-    (5, "memory", &["memory", "reasoning"]),
-    (6, "keypad", &["grounding", "reasoning"]),
-    (7, "password", &["memory", "reasoning"]),
-    (8, "colour", &["memory", "reasoning"]),
-    (9, "maze", &["grounding", "reasoning"]),
-    (10, "atm", &["privacy"]),
-];
-
-/// The puzzle of a comma tier.
-pub fn comma_puzzle(difficulty: u32) -> Option<&'static str> {
-    COMMA_PUZZLES
-        .iter()
-        .find(|(d, _, _)| *d == difficulty)
-        .map(|(_, name, _)| *name)
+fn world_named<'a>(worlds: Worlds<'a>, name: &str) -> Option<&'a dyn World> {
+    worlds.iter().copied().find(|w| w.name() == name)
 }
 
-/// How a table (and `escapade list`) names a tier: comma's by their puzzle (`1 (wire)`),
-/// craft's by their rooms (`11 (D1+D1)`), others by number.
-pub fn tier_label(world: &str, difficulty: u32) -> String {
-    match (world, comma_puzzle(difficulty)) {
-        ("comma", Some(p)) => format!("{difficulty} ({p})"),
-        // craft: D1, D2, … rooms and two-room games `10 a + b` (MM-Escape §3.3)
-        ("craft", _) if (11..=99).contains(&difficulty) && !difficulty.is_multiple_of(10) => {
-            format!("{difficulty} (D{}+D{})", difficulty / 10, difficulty % 10)
+/// How tables name a tier of `world` whose episodes have the mean metrics `metrics`
+/// (the world's `tier_label`; the number for a world not given).
+fn label_of(
+    worlds: Worlds<'_>,
+    world: &str,
+    difficulty: u32,
+    metrics: &IndexMap<String, Stat>,
+) -> String {
+    match world_named(worlds, world) {
+        Some(w) => {
+            let means: BTreeMap<String, f64> =
+                metrics.iter().map(|(k, s)| (k.clone(), s.mean)).collect();
+            w.tier_label(difficulty, &means)
         }
-        ("craft", _) => format!("{difficulty} (D{difficulty})"),
-        _ => difficulty.to_string(),
-    }
-}
-
-/// A tier's label in a table of metrics: [`tier_label`], and for craft's two-room tiers
-/// the setting their episodes were played in, read from their `bootstrapped` metric
-/// (MM-Escape Table 3's bootstrapped setting, App. F's autonomous one, or both mixed).
-fn group_label(world: &str, difficulty: u32, metrics: &IndexMap<String, Stat>) -> String {
-    let label = tier_label(world, difficulty);
-    let setting = match metrics.get("bootstrapped") {
-        Some(s) if world == "craft" && s.mean == 1.0 => "bootstrapped",
-        Some(s) if world == "craft" && s.mean == 0.0 => "autonomous",
-        Some(_) if world == "craft" => "bootstrapped and autonomous",
-        _ => return label,
-    };
-    match label.strip_suffix(')') {
-        Some(open) => format!("{open}, {setting})"),
-        None => format!("{label} ({setting})"),
+        None => difficulty.to_string(),
     }
 }
 
@@ -365,9 +333,9 @@ struct TurnRow {
     role: Option<String>,
 }
 
-/// The counted turns of an episode's trajectory: steps of the solver role when any step
-/// names it, else every step. `None` when the trajectory cannot be read.
-fn counted_turns(dir: &Path, row: &EpisodeRow) -> Option<u32> {
+/// The counted turns of an episode's trajectory: the steps of `role` when any step names
+/// it, else every step. `None` when the trajectory cannot be read.
+fn counted_turns(dir: &Path, row: &EpisodeRow, role: Option<&str>) -> Option<u32> {
     let path = dir
         .join(crate::rundir::TRAJECTORIES)
         .join(crate::suite::file_stem(&row.scenario))
@@ -378,11 +346,11 @@ fn counted_turns(dir: &Path, row: &EpisodeRow) -> Option<u32> {
         .filter_map(|l| serde_json::from_str::<TurnRow>(l).ok())
         .map(|r| r.role)
         .collect();
-    let solver = roles
-        .iter()
-        .filter(|r| r.as_deref() == Some(SOLVER_ROLE))
-        .count();
-    Some(match solver {
+    let theirs = match role {
+        Some(role) => roles.iter().filter(|r| r.as_deref() == Some(role)).count(),
+        None => 0,
+    };
+    Some(match theirs {
         0 => roles.len(),
         n => n,
     } as u32)
@@ -452,14 +420,11 @@ pub struct RunSet {
     pub warnings: Vec<String>,
 }
 
-/// Worlds whose reports always carry the success-within-k-turns curve (COMMA Fig. 4).
-pub const PER_TURN_WORLDS: [&str; 1] = ["comma"];
-
 /// Reads run directories (or `episodes.jsonl` files) and aggregates them: the inputs of
 /// one run are merged, distinct runs are compared side by side (see the module docs).
-pub fn report(dirs: &[PathBuf]) -> Result<Report> {
+pub fn report(dirs: &[PathBuf], worlds: Worlds<'_>) -> Result<Report> {
     let set = read_runs(dirs)?;
-    Ok(Report::from_runs(&set).with_usual_extras(&set))
+    Ok(Report::from_runs(&set, worlds).with_usual_extras(&set, worlds))
 }
 
 /// One input of a report, read.
@@ -832,6 +797,77 @@ fn aggregate(rows: &[&EpisodeRow]) -> IndexMap<String, Stat> {
     .collect()
 }
 
+/// Each given world's breakdowns over the runs of `set`: a row per (tier, if split;
+/// group; run) with at least one episode.
+fn breakdown_tables(set: &RunSet, worlds: Worlds<'_>) -> Vec<BreakdownTable> {
+    let present: BTreeSet<&str> = set
+        .runs
+        .iter()
+        .flat_map(|r| r.episodes.iter().map(|e| e.row.world.as_str()))
+        .collect();
+    let mut tables = Vec::new();
+    for world in present {
+        let Some(w) = world_named(worlds, world) else {
+            continue;
+        };
+        for b in w.breakdowns() {
+            // (tier, group order, run) → rows
+            let labels: Vec<String> = match &b.by {
+                Grouping::Metric { values, .. } => values.iter().map(|(_, l)| l.clone()).collect(),
+                Grouping::Tiers(groups) => groups.iter().map(|(l, _)| l.clone()).collect(),
+            };
+            let mut cells: BTreeMap<(Option<u32>, usize, usize), Vec<&EpisodeRow>> =
+                BTreeMap::new();
+            for (k, run) in set.runs.iter().enumerate() {
+                for r in run
+                    .episodes
+                    .iter()
+                    .map(|e| &e.row)
+                    .filter(|r| r.world == world)
+                {
+                    for g in b.by.groups_of(r.difficulty, |m| value(r, m)) {
+                        let gi = labels.iter().position(|l| l == g).unwrap_or(0);
+                        let tier = b.per_tier.then_some(r.difficulty);
+                        cells.entry((tier, gi, k)).or_default().push(r);
+                    }
+                }
+            }
+            if cells.is_empty() {
+                continue;
+            }
+            let rows = cells
+                .into_iter()
+                .map(|((tier, gi, k), rows)| {
+                    let mut metrics = IndexMap::new();
+                    for name in &b.metrics {
+                        let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, name)).collect();
+                        if !xs.is_empty() {
+                            metrics.insert(name.clone(), Stat::from(MeanSe::of(&xs)));
+                        }
+                    }
+                    BreakdownRow {
+                        run: set.runs[k].label.clone(),
+                        difficulty: tier,
+                        tier: tier.map(|d| w.tier_label(d, &BTreeMap::new())),
+                        group: labels[gi].clone(),
+                        n: rows.len(),
+                        metrics,
+                    }
+                })
+                .collect();
+            tables.push(BreakdownTable {
+                world: world.to_string(),
+                name: b.name,
+                title: b.title,
+                column: b.column,
+                metrics: b.metrics,
+                rows,
+            });
+        }
+    }
+    tables
+}
+
 impl RunSet {
     /// Episode rows given in memory, as if read from one bare `episodes.jsonl`: one run
     /// per `config_hash`.
@@ -849,11 +885,12 @@ impl Report {
     /// Aggregates episode rows as if read from one bare `episodes.jsonl`: one run per
     /// `config_hash`, one episode per `(scenario, epoch)` within it.
     pub fn from_rows(rows: &[EpisodeRow]) -> Report {
-        Report::from_runs(&RunSet::from_rows(rows))
+        Report::from_runs(&RunSet::from_rows(rows), &[])
     }
 
-    /// Aggregates runs read by [`read_runs`]; the warnings are carried over.
-    pub fn from_runs(set: &RunSet) -> Report {
+    /// Aggregates runs read by [`read_runs`]; the warnings are carried over. `worlds` say
+    /// how their tiers are named and which breakdowns their papers draw.
+    pub fn from_runs(set: &RunSet, worlds: Worlds<'_>) -> Report {
         // (world, difficulty, run index) → rows; episodes are already in canonical order,
         // so sums (and so the last bits of means) do not depend on the order in which
         // concurrent workers finished
@@ -871,12 +908,16 @@ impl Report {
         }
         let groups = by_group
             .into_iter()
-            .map(|((world, difficulty, k), rows)| Group {
-                world: world.to_string(),
-                difficulty,
-                run: set.runs[k].label.clone(),
-                n: rows.len(),
-                metrics: aggregate(&rows),
+            .map(|((world, difficulty, k), rows)| {
+                let metrics = aggregate(&rows);
+                Group {
+                    world: world.to_string(),
+                    difficulty,
+                    label: label_of(worlds, world, difficulty, &metrics),
+                    run: set.runs[k].label.clone(),
+                    n: rows.len(),
+                    metrics,
+                }
             })
             .collect();
         let mut runs_per_world: BTreeMap<&str, usize> = BTreeMap::new();
@@ -903,106 +944,62 @@ impl Report {
             })
             .collect();
         let runs = set.runs.iter().map(run_info).collect();
-        let mut capabilities = Vec::new();
-        for capability in CAPABILITIES {
-            let tiers: Vec<&(u32, &str, &[&str])> = COMMA_PUZZLES
-                .iter()
-                .filter(|(_, _, caps)| caps.contains(&capability))
-                .collect();
-            for run in &set.runs {
-                let rows: Vec<&EpisodeRow> = run
-                    .episodes
-                    .iter()
-                    .map(|e| &e.row)
-                    .filter(|r| r.world == "comma")
-                    .filter(|r| tiers.iter().any(|(d, _, _)| *d == r.difficulty))
-                    .collect();
-                if rows.is_empty() {
-                    continue;
-                }
-                let mut metrics = IndexMap::new();
-                for name in ["success", "psr"] {
-                    let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, name)).collect();
-                    if !xs.is_empty() {
-                        metrics.insert(name.to_string(), Stat::from(MeanSe::of(&xs)));
-                    }
-                }
-                capabilities.push(CapabilityGroup {
-                    capability: capability.to_string(),
-                    puzzles: tiers.iter().map(|(_, p, _)| p.to_string()).collect(),
-                    run: run.label.clone(),
-                    n: rows.len(),
-                    metrics,
-                });
-            }
-        }
-        let mut exit_view = Vec::new();
-        for run in &set.runs {
-            let mut by: BTreeMap<(u32, bool), Vec<&EpisodeRow>> = BTreeMap::new();
-            for r in run
-                .episodes
-                .iter()
-                .map(|e| &e.row)
-                .filter(|r| r.world == "craft")
-            {
-                if let Some(v) = r.metrics.get("exit_visible_at_start") {
-                    by.entry((r.difficulty, *v > 0.5)).or_default().push(r);
-                }
-            }
-            for ((difficulty, visible), rows) in by {
-                let mut metrics = IndexMap::new();
-                for name in EXIT_VIEW_METRICS {
-                    let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, name)).collect();
-                    if !xs.is_empty() {
-                        metrics.insert(name.to_string(), Stat::from(MeanSe::of(&xs)));
-                    }
-                }
-                exit_view.push(ExitViewGroup {
-                    run: run.label.clone(),
-                    difficulty,
-                    visible,
-                    n: rows.len(),
-                    metrics,
-                });
-            }
-        }
+        let breakdowns = breakdown_tables(set, worlds);
         Report {
             groups,
             overall,
             runs,
             scenarios: Vec::new(),
-            capabilities,
-            exit_view,
+            breakdowns,
             per_turn: Vec::new(),
             warnings: set.warnings.clone(),
         }
     }
 
-    /// Adds what a world's report always shows: the per-turn curve for
-    /// [`PER_TURN_WORLDS`]. `escapade run`, `report.md` and `escapade report` agree.
-    pub fn with_usual_extras(self, set: &RunSet) -> Report {
-        let talking = set.runs.iter().any(|r| {
-            r.episodes
-                .iter()
-                .any(|e| PER_TURN_WORLDS.contains(&e.row.world.as_str()))
+    /// Adds what a world's report always shows: the turn curve of each world that
+    /// declares one (`World::turn_curve`). `escapade run`, `report.md` and `escapade
+    /// report` agree.
+    pub fn with_usual_extras(self, set: &RunSet, worlds: Worlds<'_>) -> Report {
+        let curves = set.runs.iter().any(|r| {
+            r.episodes.iter().any(|e| {
+                world_named(worlds, &e.row.world).is_some_and(|w| w.turn_curve().is_some())
+            })
         });
-        if talking { self.per_turn(set) } else { self }
+        if curves {
+            self.per_turn(set, worlds)
+        } else {
+            self
+        }
     }
 
-    /// Adds, per (world, run) of `set`, success within the first k solver turns for
-    /// k = 1..=[`PER_TURN_MAX`] (COMMA Fig. 4), from the trajectories. An episode that
+    /// Adds, per (world, run) of `set`, success within the first k turns for k = 1..=max,
+    /// from the trajectories: as the world's turn curve counts them (COMMA Fig. 4: the
+    /// solver's turns, up to 10), else every step up to [`PER_TURN_MAX`]. An episode that
     /// ended with an error counts as unsolved; one whose trajectory cannot be read is left
     /// out with a warning.
-    pub fn per_turn(mut self, set: &RunSet) -> Report {
+    pub fn per_turn(mut self, set: &RunSet, worlds: Worlds<'_>) -> Report {
+        let spec = |world: &str| {
+            world_named(worlds, world)
+                .and_then(|w| w.turn_curve())
+                .unwrap_or_else(|| escapade_core::report::TurnCurve {
+                    role: None,
+                    max: PER_TURN_MAX,
+                    title: "success within k steps".into(),
+                })
+        };
+        let mut specs: BTreeMap<&str, escapade_core::report::TurnCurve> = BTreeMap::new();
         let mut by: BTreeMap<(&str, usize), Vec<Vec<bool>>> = BTreeMap::new();
         let mut unread = 0usize;
         for (k, run) in set.runs.iter().enumerate() {
             for e in &run.episodes {
                 let r = &e.row;
+                let curve = specs
+                    .entry(r.world.as_str())
+                    .or_insert_with(|| spec(&r.world));
                 let solved = r.success && r.error.is_none();
                 let turns = match (&e.dir, solved) {
                     (_, false) => 0,
-                    (Some(dir), true) => match counted_turns(dir, r) {
+                    (Some(dir), true) => match counted_turns(dir, r, curve.role.as_deref()) {
                         Some(t) => t,
                         None => {
                             unread += 1;
@@ -1016,7 +1013,7 @@ impl Report {
                 };
                 by.entry((r.world.as_str(), k))
                     .or_default()
-                    .push(success_within(solved, turns, PER_TURN_MAX));
+                    .push(success_within(solved, turns, curve.max));
             }
         }
         if unread > 0 {
@@ -1026,19 +1023,23 @@ impl Report {
         }
         self.per_turn = by
             .into_iter()
-            .map(|((world, k), episodes)| TurnCurve {
-                world: world.to_string(),
-                run: set.runs[k].label.clone(),
-                n: episodes.len(),
-                success: (0..PER_TURN_MAX as usize)
-                    .map(|i| {
-                        let xs: Vec<f64> = episodes
-                            .iter()
-                            .map(|e| if e[i] { 1.0 } else { 0.0 })
-                            .collect();
-                        Stat::from(MeanSe::of(&xs))
-                    })
-                    .collect(),
+            .map(|((world, k), episodes)| {
+                let curve = &specs[world];
+                TurnCurve {
+                    world: world.to_string(),
+                    run: set.runs[k].label.clone(),
+                    title: curve.title.clone(),
+                    n: episodes.len(),
+                    success: (0..curve.max as usize)
+                        .map(|i| {
+                            let xs: Vec<f64> = episodes
+                                .iter()
+                                .map(|e| if e[i] { 1.0 } else { 0.0 })
+                                .collect();
+                            Stat::from(MeanSe::of(&xs))
+                        })
+                        .collect(),
+                }
             })
             .collect();
         self
@@ -1187,12 +1188,11 @@ impl Report {
                 line
             };
             for g in &groups {
-                out.push_str(&row(
-                    group_label(world, g.difficulty, &g.metrics),
-                    &g.run,
-                    g.n,
-                    &g.metrics,
-                ));
+                let label = match g.label.is_empty() {
+                    true => g.difficulty.to_string(),
+                    false => escape(&g.label),
+                };
+                out.push_str(&row(label, &g.run, g.n, &g.metrics));
             }
             for s in &summaries {
                 out.push_str(&row("all".into(), &s.run, s.n, &s.metrics));
@@ -1206,9 +1206,8 @@ impl Report {
                     out.push_str(&row(escape(&g.scenario), &g.run, g.n, &g.metrics));
                 }
             }
-            out.push_str(&self.capability_tables(world));
+            out.push_str(&self.breakdown_tables(world));
             out.push_str(&self.turn_table(world));
-            out.push_str(&self.exit_view_table(world));
             if several {
                 let parts: Vec<String> = summaries
                     .iter()
@@ -1234,12 +1233,7 @@ impl Report {
         let mut out = String::new();
         for run in self.runs.iter().filter(|r| !r.departures.is_empty()) {
             if out.is_empty() {
-                out.push_str(
-                    "
-## Not the paper's settings
-
-",
-                );
+                out.push_str("\n## Not the paper's settings\n\n");
             }
             out.push_str(&format!(
                 "- {}: {}.\n",
@@ -1250,91 +1244,61 @@ impl Report {
         out
     }
 
-    /// comma: a table per capability category, a row per run: SR and PSR (%).
-    fn capability_tables(&self, world: &str) -> String {
-        if world != "comma" || self.capabilities.is_empty() {
-            return String::new();
-        }
-        let mut out = format!("\n### {world}, per capability (COMMA §3.2)\n");
-        for capability in CAPABILITIES {
-            let rows: Vec<&CapabilityGroup> = self
-                .capabilities
-                .iter()
-                .filter(|c| c.capability == capability)
-                .collect();
-            let Some(first) = rows.first() else { continue };
-            out.push_str(&format!(
-                "\n#### {} ({})\n\n| run | n | SR (%) | PSR (%) |\n|:---|---:|---:|---:|\n",
-                capitalize(capability),
-                first.puzzles.join(", ")
-            ));
-            for c in rows {
-                let pct = |name: &str| {
-                    c.metrics
-                        .get(name)
-                        .map_or("–".to_string(), |s| s.show(100.0, 1, c.n))
-                };
+    /// The world's breakdowns: a table each, a row per (tier, when split; group; run).
+    fn breakdown_tables(&self, world: &str) -> String {
+        let mut out = String::new();
+        for t in self.breakdowns.iter().filter(|t| t.world == world) {
+            let split = t.rows.iter().any(|r| r.difficulty.is_some());
+            out.push_str(&format!("\n### {world}, {}\n\n|", t.title));
+            if split {
+                out.push_str(" difficulty |");
+            }
+            out.push_str(&format!(" {} | run | n |", t.column));
+            for m in &t.metrics {
+                let unit = if is_percent(m) { " (%)" } else { "" };
+                out.push_str(&format!(" {m}{unit} |"));
+            }
+            out.push_str(if split { "\n|---:|" } else { "\n|" });
+            out.push_str(":---|:---|---:|");
+            out.push_str(&"---:|".repeat(t.metrics.len()));
+            out.push('\n');
+            for r in &t.rows {
+                out.push('|');
+                if split {
+                    let tier = r.tier.clone().unwrap_or_default();
+                    out.push_str(&format!(" {} |", escape(&tier)));
+                }
                 out.push_str(&format!(
-                    "| {} | {} | {} | {} |\n",
-                    escape(&c.run),
-                    c.n,
-                    pct("success"),
-                    pct("psr")
+                    " {} | {} | {} |",
+                    escape(&r.group),
+                    escape(&r.run),
+                    r.n
                 ));
+                for m in &t.metrics {
+                    match r.metrics.get(m) {
+                        Some(s) => out.push_str(&format!(" {} |", cell(m, s, r.n))),
+                        None => out.push_str(" – |"),
+                    }
+                }
+                out.push('\n');
             }
         }
         out
     }
 
-    /// craft: a row per (difficulty, exit in view or not, run): ER, steps, GSR, grab ratio.
-    fn exit_view_table(&self, world: &str) -> String {
-        if world != "craft" || self.exit_view.is_empty() {
-            return String::new();
-        }
-        let mut out = format!(
-            "\n### {world}, by whether the exit is in view at the start (MM-Escape Fig. 4)\n\n\
-             | difficulty | exit in view | run | n | escape (%) | steps | grab success (%) | grab ratio |\n\
-             |---:|:---|:---|---:|---:|---:|---:|---:|\n"
-        );
-        for g in &self.exit_view {
-            let cell = |name: &str, pct: bool| {
-                g.metrics.get(name).map_or("–".to_string(), |s| {
-                    if pct {
-                        s.show(100.0, 1, g.n)
-                    } else {
-                        s.show(1.0, 2, g.n)
-                    }
-                })
-            };
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                tier_label(world, g.difficulty),
-                if g.visible { "yes" } else { "no" },
-                escape(&g.run),
-                g.n,
-                cell("success", true),
-                cell("steps", false),
-                cell("grab_success_rate", true),
-                cell("grab_ratio", false),
-            ));
-        }
-        out
-    }
-
-    /// Success within the first k solver turns (%), a row per run.
+    /// Success within the first k turns (%), a row per run.
     fn turn_table(&self, world: &str) -> String {
         let curves: Vec<&TurnCurve> = self.per_turn.iter().filter(|c| c.world == world).collect();
-        if curves.is_empty() {
+        let Some(first) = curves.first() else {
             return String::new();
-        }
-        let mut out = format!(
-            "\n### {world}, success within k solver turns (%, COMMA Fig. 4)\n\n| run | n |"
-        );
-        for k in 1..=PER_TURN_MAX {
+        };
+        let max = curves.iter().map(|c| c.success.len()).max().unwrap_or(0);
+        let mut out = format!("\n### {world}, {} (%)\n\n| run | n |", first.title);
+        for k in 1..=max {
             out.push_str(&format!(" {k} |"));
         }
         out.push_str("\n|:---|---:|");
-        out.push_str(&"---:|".repeat(PER_TURN_MAX as usize));
+        out.push_str(&"---:|".repeat(max));
         out.push('\n');
         for c in curves {
             out.push_str(&format!("| {} | {} |", escape(&c.run), c.n));
@@ -1438,15 +1402,6 @@ fn thousands(x: u64) -> String {
     out
 }
 
-/// `memory` → `Memory`.
-fn capitalize(s: &str) -> String {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 /// A label made safe for a Markdown table cell.
 fn escape(s: &str) -> String {
     s.replace('|', "\\|")
@@ -1476,47 +1431,6 @@ mod tests {
         assert_eq!(success_within(true, 2, 4), vec![false, true, true, true]);
         assert_eq!(success_within(false, 1, 3), vec![false; 3]);
         assert_eq!(success_within(true, 11, 10), vec![false; 10]);
-    }
-
-    #[test]
-    fn comma_tiers_name_each_puzzle_once_with_known_capabilities() {
-        let names: BTreeSet<&str> = COMMA_PUZZLES.iter().map(|(_, n, _)| *n).collect();
-        assert_eq!(names.len(), 10);
-        for (d, (tier, _, caps)) in COMMA_PUZZLES.iter().enumerate() {
-            assert_eq!(*tier, d as u32 + 1);
-            assert!(!caps.is_empty() && caps.iter().all(|c| CAPABILITIES.contains(c)));
-        }
-        assert_eq!(tier_label("comma", 10), "10 (atm)");
-        assert_eq!(tier_label("vis", 1), "1");
-    }
-
-    #[test]
-    fn craft_two_room_tiers_name_their_setting() {
-        let with = |mean: f64| -> IndexMap<String, Stat> {
-            [(
-                "bootstrapped".to_string(),
-                Stat {
-                    mean,
-                    se: 0.0,
-                    n: 1,
-                },
-            )]
-            .into_iter()
-            .collect()
-        };
-        assert_eq!(
-            group_label("craft", 12, &with(1.0)),
-            "12 (D1+D2, bootstrapped)"
-        );
-        assert_eq!(
-            group_label("craft", 22, &with(0.0)),
-            "22 (D2+D2, autonomous)"
-        );
-        assert_eq!(
-            group_label("craft", 11, &with(0.5)),
-            "11 (D1+D1, bootstrapped and autonomous)"
-        );
-        assert_eq!(group_label("craft", 3, &IndexMap::new()), "3 (D3)");
     }
 
     #[test]

@@ -700,9 +700,10 @@ impl RunDir {
             .map_err(|e| RunError::io("cannot write", self.path.join(EPISODES), e))
     }
 
-    /// Writes `summary.json` and `report.md` from this directory's episodes.
-    pub fn write_summary(&self) -> Result<Report> {
-        let report = report(std::slice::from_ref(&self.path))?;
+    /// Writes `summary.json` and `report.md` from this directory's episodes, with the
+    /// tier labels and breakdowns of `world` (the run's).
+    pub fn write_summary(&self, world: &dyn escapade_core::World) -> Result<Report> {
+        let report = report(std::slice::from_ref(&self.path), &[world])?;
         let mut json = report.render(Format::Json);
         json.push('\n');
         write_atomic(&self.path.join(SUMMARY), json.as_bytes())?;

@@ -570,7 +570,7 @@ pub async fn run_async_until(
     if let Some(e) = failure {
         return Err(e);
     }
-    let report = dir.write_summary()?;
+    let report = dir.write_summary(world)?;
     let mut warnings = opened.warnings;
     warnings.extend(report.warnings.iter().cloned());
     Ok(RunSummary {

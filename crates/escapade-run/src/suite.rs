@@ -139,7 +139,17 @@ impl SuiteBuild {
 /// oracle. An oracle that fails on a scenario marks it unsolved (with the error); a
 /// scenario whose header cannot be read, or a repeated id, is an `Err`.
 pub fn build_suite(world: &dyn World, suite: &str, progress: Progress) -> Result<SuiteBuild> {
-    let texts = world.build_suite(suite)?;
+    verify(world, suite, world.build_suite(suite)?, progress)
+}
+
+/// Verifies scenarios that are already made (a directory of them, an import) as
+/// [`build_suite`] verifies a suite's: hashes, the oracle on each, statistics.
+pub fn verify(
+    world: &dyn World,
+    suite: &str,
+    texts: Vec<String>,
+    progress: Progress,
+) -> Result<SuiteBuild> {
     let bar = progress.bar(texts.len() as u64, &format!("verifying {suite}"));
     let mut seen = BTreeSet::new();
     let mut scenarios = Vec::with_capacity(texts.len());

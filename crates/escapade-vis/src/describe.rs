@@ -415,6 +415,7 @@ fn clue(q: &Quiz, item: &crate::room::Item) -> String {
                 all.join(", ")
             )
         }
+        QuizSpec::Pictured { .. } => "A picture.".to_string(),
     }
 }
 
@@ -475,6 +476,7 @@ fn lock(q: &Quiz, item: &crate::room::Item, solved: bool) -> String {
                 words(n)
             ));
         }
+        QuizSpec::Pictured { .. } => out.push_str(&format!(" {keypad}")),
     }
     out
 }

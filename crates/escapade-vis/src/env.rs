@@ -219,11 +219,17 @@ impl VisEnv {
         if let Some(image) = self.cache.get(&self.state) {
             return Some(image.clone());
         }
-        // the one place a view's picture is chosen
-        let style = render::Style {
-            labels: self.options.labels,
+        // the one place a view's picture is chosen: an imported room shows its own
+        // pictures; views it has none for are drawn
+        let png = match crate::pictures::png(&self.game, &self.state) {
+            Some(png) => png.to_vec(),
+            None => {
+                let style = render::Style {
+                    labels: self.options.labels,
+                };
+                render::render_with(&self.game, &self.state, style).ok()?
+            }
         };
-        let png = render::render_with(&self.game, &self.state, style).ok()?;
         let image = Image::with_alt(png, describe::describe(&self.game, &self.state));
         if self.cache.len() < 4096 {
             self.cache.insert(self.state.clone(), image.clone());
@@ -339,6 +345,10 @@ impl VisEnv {
                 *seen = true;
             }
         }
+        // clues the game counts as seen (a clue item's close-up, a clue view)
+        for (q, seen) in self.clues_seen.iter_mut().enumerate() {
+            *seen |= self.state.clue_seen(q);
+        }
     }
 
     /// A fingerprint of the whole state (view included), for "the same action in the same
@@ -354,7 +364,11 @@ impl VisEnv {
     fn apply(&mut self, m: &Move) -> crate::game::Effect {
         let interaction = matches!(
             m,
-            Move::Verb { .. } | Move::Use(_) | Move::PickUp(_) | Move::Answer(_)
+            Move::Verb { .. }
+                | Move::ItemVerb { .. }
+                | Move::Use(_)
+                | Move::PickUp(_)
+                | Move::Answer(_)
         );
         if interaction {
             self.interactions += 1;

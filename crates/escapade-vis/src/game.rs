@@ -47,6 +47,13 @@ pub enum Move {
     Use(usize),
     /// Take an applicable item into the inventory.
     PickUp(usize),
+    /// A verb on an item seen in the receptacle in view (`press button`).
+    ItemVerb {
+        /// Item index.
+        item: usize,
+        /// The verb.
+        verb: String,
+    },
     /// Enter an answer on the lock in view (the empty string stands for the template in
     /// action lists).
     Answer(String),
@@ -63,8 +70,13 @@ pub struct State {
     taken: Vec<bool>,
     fired: Vec<bool>,
     /// Per quiz: its clue has been looked at (a player can only know a code after
-    /// seeing its clue, so the oracle may only answer then).
+    /// seeing its clue, so the oracle may only answer then): every clue item of it, and
+    /// one of its clue views if it has any.
     clues: Vec<bool>,
+    /// Per item: a clue item that has been looked at closely.
+    saw: Vec<bool>,
+    /// Per quiz: one of its clue views has been seen.
+    viewed: Vec<bool>,
 }
 
 impl State {
@@ -137,6 +149,7 @@ enum CCause {
     Verb(String),
     Item(usize),
     Answer(usize),
+    ItemVerb(usize, String),
 }
 
 #[derive(Debug, Clone)]
@@ -166,6 +179,10 @@ pub struct Game {
     exit: (usize, u8),
     /// How answers are compared with a lock's code.
     answers: AnswerRule,
+    /// Per quiz: the receptacle close-ups (receptacle, state) that show its clue.
+    clue_views: Vec<Vec<(usize, u8)>>,
+    /// Per quiz: its clue items.
+    clue_items: Vec<Vec<usize>>,
 }
 
 /// How an entered answer is compared with a lock's code.
@@ -255,6 +272,10 @@ impl Game {
                 Cause::Verb { verb } => CCause::Verb(verb.trim().to_lowercase()),
                 Cause::Item { item } => CCause::Item(item_index(item).unwrap_or(usize::MAX)),
                 Cause::Answer { lock } => CCause::Answer(item_index(lock).unwrap_or(usize::MAX)),
+                Cause::ItemVerb { verb, item } => CCause::ItemVerb(
+                    item_index(item).unwrap_or(usize::MAX),
+                    verb.trim().to_lowercase(),
+                ),
             };
             interactions.push(Compiled {
                 receptacle: r,
@@ -285,6 +306,25 @@ impl Game {
         }
         let exit_rec = rec_index(&room.exit.receptacle).unwrap_or(0);
         let exit = (exit_rec, state_index(&room, exit_rec, &room.exit.state)?);
+        let mut clue_views = Vec::new();
+        for q in &room.quizzes {
+            let mut views = Vec::new();
+            for v in &q.clue_views {
+                let r = rec_index(&v.receptacle)
+                    .ok_or_else(|| VisError::Invalid(format!("unknown `{}`", v.receptacle)))?;
+                views.push((r, state_index(&room, r, &v.state)?));
+            }
+            clue_views.push(views);
+        }
+        let clue_items = room
+            .quizzes
+            .iter()
+            .map(|q| {
+                (0..room.items.len())
+                    .filter(|&i| matches!(&room.items[i].kind, ItemKind::Clue { quiz } if quiz == &q.id))
+                    .collect()
+            })
+            .collect();
         Ok(Game {
             room,
             triggers,
@@ -298,6 +338,8 @@ impl Game {
             escaped,
             exit,
             answers: AnswerRule::default(),
+            clue_views,
+            clue_items,
         })
     }
 
@@ -338,13 +380,31 @@ impl Game {
                 .collect(),
             taken: vec![false; self.room.items.len()],
             fired: vec![false; self.triggers.len()],
-            clues: vec![false; self.room.quizzes.len()],
+            // a quiz with no clue (an imported one whose code is on the walls) can be
+            // answered from the start
+            clues: (0..self.room.quizzes.len())
+                .map(|q| self.clue_items[q].is_empty() && self.clue_views[q].is_empty())
+                .collect(),
+            saw: vec![false; self.room.items.len()],
+            viewed: vec![false; self.room.quizzes.len()],
         }
     }
 
     /// The index of a trigger name.
     pub fn trigger_index(&self, name: &str) -> Option<usize> {
         self.triggers.iter().position(|t| t == name)
+    }
+
+    /// Quiz `q`'s clue counts as seen once every clue item of it has been looked at and,
+    /// if it has clue views, one of them has been seen.
+    fn update_clue(&self, state: &mut State, q: usize) {
+        state.clues[q] = self.clue_items[q].iter().all(|&i| state.saw[i])
+            && (self.clue_views[q].is_empty() || state.viewed[q]);
+    }
+
+    /// The name of trigger `t`.
+    pub fn trigger_name(&self, t: usize) -> Option<&str> {
+        self.triggers.get(t).map(String::as_str)
     }
 
     /// The checkpoint trigger indices, in solving order.
@@ -403,8 +463,15 @@ impl Game {
     /// The inventory, in the order items were listed in the room.
     pub fn inventory(&self, state: &State) -> Vec<usize> {
         (0..self.room.items.len())
-            .filter(|&i| state.taken[i])
+            .filter(|&i| self.held(state, i))
             .collect()
+    }
+
+    /// Item `i` is in the bag: taken, and not spent (a single-use item leaves the bag
+    /// once used).
+    pub fn held(&self, state: &State, i: usize) -> bool {
+        state.taken.get(i).copied().unwrap_or(false)
+            && !(self.room.items[i].single_use && state.fired[self.used[i]])
     }
 
     /// Lock item `i` has been answered correctly.
@@ -464,7 +531,7 @@ impl Game {
     fn holds(&self, state: &State, rule: &CRule) -> bool {
         match rule {
             CRule::Always => true,
-            CRule::HasItem(i) => state.taken.get(*i).copied().unwrap_or(false),
+            CRule::HasItem(i) => *i < self.room.items.len() && self.held(state, *i),
             CRule::Trigger(t) => state.fired[*t],
             CRule::And(rules) => rules.iter().all(|r| self.holds(state, r)),
             CRule::Not(r) => !self.holds(state, r),
@@ -496,10 +563,25 @@ impl Game {
             View::Receptacle(r) => {
                 out.push(Move::StepBack);
                 for i in self.visible_items(state, r) {
-                    out.push(Move::InspectItem(i));
+                    if self.room.items[i].inspectable {
+                        out.push(Move::InspectItem(i));
+                    }
                     if self.room.items[i].kind == ItemKind::Applicable {
                         out.push(Move::PickUp(i));
                     }
+                    let mut verbs: Vec<&str> = Vec::new();
+                    for x in &self.interactions {
+                        if let CCause::ItemVerb(item, v) = &x.cause
+                            && *item == i
+                            && !verbs.contains(&v.as_str())
+                        {
+                            verbs.push(v);
+                        }
+                    }
+                    out.extend(verbs.into_iter().map(|v| Move::ItemVerb {
+                        item: i,
+                        verb: v.to_string(),
+                    }));
                 }
                 let mut verbs: Vec<&str> = Vec::new();
                 for x in &self.interactions {
@@ -550,6 +632,7 @@ impl Game {
             }
             Move::Use(i) => format!("use {}", room.items[*i].name),
             Move::PickUp(i) => format!("pick up {}", room.items[*i].name),
+            Move::ItemVerb { item, verb } => format!("{verb} {}", room.items[*item].name),
             Move::Answer(a) if a.is_empty() => ANSWER_TEMPLATE.into(),
             Move::Answer(a) => format!("<ANSWER>{a}</ANSWER>"),
         }
@@ -590,6 +673,40 @@ impl Game {
         })
     }
 
+    /// Does the first interaction that is `wanted`, applies in the current state of its
+    /// receptacle and whose guard holds; else says the first such interaction's refusal,
+    /// or `nothing`.
+    fn act(
+        &self,
+        state: &mut State,
+        effect: &mut Effect,
+        wanted: impl Fn(&Compiled) -> bool,
+        nothing: &str,
+    ) {
+        let candidates: Vec<usize> = (0..self.interactions.len())
+            .filter(|&n| {
+                let x = &self.interactions[n];
+                wanted(x) && x.from == state.receptacles[x.receptacle]
+            })
+            .collect();
+        match candidates
+            .iter()
+            .find(|&&n| self.holds(state, &self.interactions[n].guard))
+        {
+            Some(&n) => {
+                let x = self.interactions[n].clone();
+                self.transition(state, &x, effect);
+                effect.feedback = self.describe_change(&x, n);
+            }
+            None => {
+                effect.feedback = candidates
+                    .first()
+                    .and_then(|&n| self.room.interactions[n].refusal.clone())
+                    .unwrap_or_else(|| nothing.into());
+            }
+        }
+    }
+
     /// Applies `m`, which must be one of [`Game::available`]'s moves (an answer may carry
     /// any text). Returns what happened.
     pub fn apply(&self, state: &mut State, m: &Move) -> Effect {
@@ -607,7 +724,8 @@ impl Game {
             Move::InspectItem(i) => {
                 state.view = View::Item(*i);
                 if let (ItemKind::Clue { .. }, Some(q)) = (&room.items[*i].kind, self.quiz_of(*i)) {
-                    state.clues[q] = true;
+                    state.saw[*i] = true;
+                    self.update_clue(state, q);
                 }
                 effect.feedback = format!("You look closely at the {}.", room.items[*i].name);
             }
@@ -620,31 +738,9 @@ impl Game {
                 effect.feedback = "You step back.".into();
             }
             Move::Verb { receptacle, verb } => {
-                let r = *receptacle;
-                let candidates: Vec<usize> = (0..self.interactions.len())
-                    .filter(|&n| {
-                        let x = &self.interactions[n];
-                        x.receptacle == r
-                            && x.from == state.receptacles[r]
-                            && x.cause == CCause::Verb(verb.clone())
-                    })
-                    .collect();
-                match candidates
-                    .iter()
-                    .find(|&&n| self.holds(state, &self.interactions[n].guard))
-                {
-                    Some(&n) => {
-                        let x = self.interactions[n].clone();
-                        self.transition(state, &x, &mut effect);
-                        effect.feedback = self.describe_change(&x, n);
-                    }
-                    None => {
-                        effect.feedback = candidates
-                            .first()
-                            .and_then(|&n| room.interactions[n].refusal.clone())
-                            .unwrap_or_else(|| "It won't budge.".into());
-                    }
-                }
+                let cause = CCause::Verb(verb.clone());
+                let wanted = |x: &Compiled| x.receptacle == *receptacle && x.cause == cause;
+                self.act(state, &mut effect, wanted, "It won't budge.");
             }
             Move::Use(i) => {
                 let target = match state.view {
@@ -677,6 +773,10 @@ impl Game {
                             format!("You use the {}, but nothing happens.", room.items[*i].name);
                     }
                 }
+            }
+            Move::ItemVerb { item, verb } => {
+                let cause = CCause::ItemVerb(*item, verb.clone());
+                self.act(state, &mut effect, |x| x.cause == cause, "Nothing happens.");
             }
             Move::PickUp(i) => {
                 state.taken[*i] = true;
@@ -743,6 +843,15 @@ impl Game {
             && !state.taken[i]
         {
             state.view = View::Receptacle(self.item_rec[i]);
+        }
+        // a receptacle close-up whose picture shows a clue
+        if let View::Receptacle(r) = state.view {
+            for q in 0..self.clue_views.len() {
+                if self.clue_views[q].contains(&(r, state.receptacles[r])) {
+                    state.viewed[q] = true;
+                    self.update_clue(state, q);
+                }
+            }
         }
         effect
     }

@@ -656,6 +656,8 @@ impl Draft {
             receptacle: self.receptacles[rec].id.clone(),
             visible_in: spot.visible_in.clone(),
             look: look.to_string(),
+            inspectable: true,
+            single_use: false,
         });
         (self.items.len() - 1, spot)
     }
@@ -792,6 +794,8 @@ impl Draft {
                         receptacle: r_id.clone(),
                         visible_in: all,
                         look: lock_look.into(),
+                        inspectable: true,
+                        single_use: false,
                     });
                     let lock_id = format!("{r_id}_lock");
                     let (clue_name, clue_look) = self.pick(clue_items(kind), |c| c.0)?;
@@ -946,6 +950,7 @@ impl Draft {
                 state: "open".into(),
             },
             hints: false,
+            pictures: None,
         })
     }
 }

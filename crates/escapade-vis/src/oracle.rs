@@ -83,8 +83,9 @@ impl Relevance {
         for x in &room.interactions {
             guard_triggers(&x.guard, &mut triggers);
             guard_items(&x.guard, &mut asked);
-            if let Cause::Item { item } = &x.cause {
-                asked.push(item);
+            match &x.cause {
+                Cause::Item { item } | Cause::ItemVerb { item, .. } => asked.push(item),
+                _ => {}
             }
         }
         let needed_trigger = |t: String| triggers.contains(&t.as_str());
@@ -92,10 +93,11 @@ impl Relevance {
             .items
             .iter()
             .map(|i| match i.kind {
-                ItemKind::Clue { .. } | ItemKind::Lock { .. } => true,
+                ItemKind::Clue { .. } | ItemKind::Lock { .. } | ItemKind::KeyLock { .. } => true,
+                // an item something is done to (a key, a button pressed where it stands)
+                _ if asked.contains(&i.id.as_str()) => true,
                 ItemKind::Applicable => {
-                    asked.contains(&i.id.as_str())
-                        || needed_trigger(format!("picked {}", i.id))
+                    needed_trigger(format!("picked {}", i.id))
                         || needed_trigger(format!("used {}", i.id))
                 }
                 ItemKind::Note { .. } | ItemKind::Decor => false,
@@ -130,9 +132,9 @@ impl Relevance {
             }
             Move::InspectItem(i) => matches!(
                 game.room().items.get(*i).map(|it| &it.kind),
-                Some(ItemKind::Clue { .. } | ItemKind::Lock { .. })
+                Some(ItemKind::Clue { .. } | ItemKind::Lock { .. } | ItemKind::KeyLock { .. })
             ),
-            Move::PickUp(i) | Move::Use(i) => on(&self.items, *i),
+            Move::PickUp(i) | Move::Use(i) | Move::ItemVerb { item: i, .. } => on(&self.items, *i),
             Move::Turn(_) | Move::StepBack | Move::Answer(_) => true,
         }
     }

@@ -52,15 +52,16 @@ impl QuizKind {
         QuizKind::Arrows,
     ];
 
-    /// The kind of a spec.
-    pub fn of(spec: &QuizSpec) -> QuizKind {
-        match spec {
+    /// The kind of a drawn spec; `None` for a pictured (imported) one.
+    pub fn of(spec: &QuizSpec) -> Option<QuizKind> {
+        Some(match spec {
             QuizSpec::ColourCount { .. } => QuizKind::ColourCount,
             QuizSpec::PolygonSides { .. } => QuizKind::PolygonSides,
             QuizSpec::SymbolOrder { .. } => QuizKind::SymbolOrder,
             QuizSpec::Clock { .. } => QuizKind::Clock,
             QuizSpec::Arrows { .. } => QuizKind::Arrows,
-        }
+            QuizSpec::Pictured { .. } => return None,
+        })
     }
 
     /// Snake-case name (`colour_count`), as in the room format's `kind` tag.
@@ -103,6 +104,7 @@ pub fn make(kind: QuizKind, id: &str, rng: &mut impl Rng) -> Quiz {
         code: kind.code(),
         spec,
         answer,
+        clue_views: Vec::new(),
     }
 }
 
@@ -238,26 +240,53 @@ pub fn answer_of(spec: &QuizSpec) -> Option<String> {
             .iter()
             .map(|a| matches!(a, 'U' | 'D' | 'L' | 'R').then_some(*a))
             .collect(),
+        // the answer is in the pictures, not in the spec
+        QuizSpec::Pictured { .. } => None,
     }
 }
 
 /// Checks that `quiz`'s answer is the one its spec implies and that its code kind fits.
 pub fn check(quiz: &Quiz) -> Result<(), crate::VisError> {
+    let Some(kind) = QuizKind::of(&quiz.spec) else {
+        return check_pictured(quiz);
+    };
     let expected = answer_of(&quiz.spec).ok_or_else(|| {
         crate::VisError::Invalid(format!("quiz `{}` has a malformed spec", quiz.id))
     })?;
-    if quiz.code != QuizKind::of(&quiz.spec).code() {
+    if quiz.code != kind.code() {
         return Err(crate::VisError::Invalid(format!(
             "quiz `{}`: a {} quiz takes a {:?} code",
             quiz.id,
-            QuizKind::of(&quiz.spec).name(),
-            QuizKind::of(&quiz.spec).code()
+            kind.name(),
+            kind.code()
         )));
     }
     if crate::game::normalize_answer(&quiz.answer) != expected {
         return Err(crate::VisError::Invalid(format!(
             "quiz `{}`: the answer is `{}` but the clue and lock give `{expected}`",
             quiz.id, quiz.answer
+        )));
+    }
+    Ok(())
+}
+
+/// A pictured quiz: its answer has as many characters as the lock has slots, each of the
+/// lock's alphabet (digits, or letters).
+fn check_pictured(quiz: &Quiz) -> Result<(), crate::VisError> {
+    let QuizSpec::Pictured { slots } = quiz.spec else {
+        return Ok(());
+    };
+    let answer = crate::game::normalize_answer(&quiz.answer);
+    let fits = match quiz.code {
+        CodeKind::Number => answer.chars().all(|c| c.is_ascii_digit()),
+        CodeKind::Letter => answer.chars().all(|c| c.is_alphabetic()),
+        CodeKind::Direction => answer.chars().all(|c| matches!(c, 'U' | 'D' | 'L' | 'R')),
+        CodeKind::Colour => answer.chars().all(|c| c.is_ascii_uppercase()),
+    };
+    if answer.is_empty() || answer.chars().count() != slots || !fits {
+        return Err(crate::VisError::Invalid(format!(
+            "quiz `{}`: the answer does not fit a {slots}-character {:?} lock",
+            quiz.id, quiz.code
         )));
     }
     Ok(())
@@ -306,6 +335,8 @@ mod tests {
                 out = format!("{}{}", pad(*hour), pad(*minute));
             }
             QuizSpec::Arrows { arrows } => out = arrows.iter().collect(),
+            // nothing to read: the code is in the pictures
+            QuizSpec::Pictured { .. } => {}
         }
         out
     }
@@ -326,7 +357,7 @@ mod tests {
                 let quiz = make(kind, "q", &mut rng);
                 assert_eq!(by_hand(&quiz.spec), quiz.answer, "{kind:?} seed {seed}");
                 assert_eq!(answer_of(&quiz.spec).as_deref(), Some(quiz.answer.as_str()));
-                assert_eq!(QuizKind::of(&quiz.spec), kind);
+                assert_eq!(QuizKind::of(&quiz.spec), Some(kind));
                 check(&quiz).unwrap();
             }
         }
@@ -365,6 +396,7 @@ mod tests {
                         assert_eq!(quiz.answer.len(), 4);
                     }
                     QuizSpec::Arrows { arrows } => assert_eq!(arrows.len(), 4),
+                    QuizSpec::Pictured { .. } => panic!("make draws no pictured quiz"),
                 }
             }
         }
@@ -400,6 +432,7 @@ mod tests {
                 minute: 45,
             },
             answer: "0750".into(),
+            clue_views: Vec::new(),
         };
         assert!(check(&quiz).is_err());
     }

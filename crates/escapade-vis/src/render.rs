@@ -136,6 +136,10 @@ pub(crate) fn leaves(furniture: Furniture, state: &str) -> [Leaf; 2] {
         if parts.len() == 2 {
             return [leaf_of(furniture, parts[0]), leaf_of(furniture, parts[1])];
         }
+        // VisEscape's own drawers: `first_open_second_locked`
+        if let ["first", top, "second", bottom] = parts.as_slice() {
+            return [leaf_of(furniture, top), leaf_of(furniture, bottom)];
+        }
     }
     let l = leaf_of(furniture, state);
     [l, l]

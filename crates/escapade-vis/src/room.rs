@@ -137,6 +137,13 @@ pub enum ItemKind {
     },
     /// Decoration: can be inspected, does nothing.
     Decor,
+    /// A lock that opens when an item from the bag is used on its receptacle (a keyhole,
+    /// a card reader, a chain): the picture of what the interaction with `key` does. It
+    /// counts as solved once `key` has been used (VisEscape's original key locks).
+    KeyLock {
+        /// The item (id) that opens it.
+        key: String,
+    },
 }
 
 /// A movable or inspectable object inside (or on) a receptacle (§3.1 "Items").
@@ -157,6 +164,26 @@ pub struct Item {
     /// A short visual description (colour, shape) used in texts and drawings.
     #[serde(default)]
     pub look: String,
+    /// It can be looked at closely (`inspect <item>`); in VisEscape's original rooms keys
+    /// and buttons cannot, only picked up or pressed (default: yes).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub inspectable: bool,
+    /// It leaves the bag once it has been used successfully (the original's keys are
+    /// spent by their lock; default: no, it stays in the bag).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub single_use: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The code alphabet of a lock.
@@ -326,6 +353,13 @@ pub enum QuizSpec {
         /// The directions, as letters.
         arrows: Vec<char>,
     },
+    /// The clue and the lock are pictures imported with the room (VisEscape's own
+    /// hand-made quizzes, see [`crate::pictures`]): nothing here is drawn from the spec,
+    /// and the code is read from the pictures only.
+    Pictured {
+        /// How many characters the lock takes.
+        slots: usize,
+    },
 }
 
 /// A visual quiz: a clue item somewhere, a lock item elsewhere, one answer (§3.1).
@@ -339,6 +373,20 @@ pub struct Quiz {
     pub spec: QuizSpec,
     /// The correct answer (compared case-insensitively, spaces ignored).
     pub answer: String,
+    /// Receptacle close-ups whose picture shows the clue (an opened fridge, a screen
+    /// switched on): looking at one counts as seeing it. Only imported rooms have them;
+    /// our own quizzes have clue items.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clue_views: Vec<ClueView>,
+}
+
+/// A receptacle in a state, seen close up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClueView {
+    /// The receptacle id.
+    pub receptacle: String,
+    /// Its state.
+    pub state: String,
 }
 
 /// A guard on an interaction (DESIGN.md: HasItem, TriggerActive, And, Not, Always).
@@ -376,6 +424,15 @@ pub enum Cause {
     Answer {
         /// The lock item id.
         lock: String,
+    },
+    /// A verb on an item seen in the receptacle in view (`press button`): listed while
+    /// the item can be seen; it changes the interaction's receptacle, which may stand
+    /// elsewhere (the original's buttons release a bookshelf across the room).
+    ItemVerb {
+        /// The verb (`press`).
+        verb: String,
+        /// The item id.
+        item: String,
     },
 }
 
@@ -456,6 +513,10 @@ pub struct Room {
     /// hint is shown until progress resumes.
     #[serde(default)]
     pub hints: bool,
+    /// Pictures imported with the room, shown instead of drawn views (absent for rooms
+    /// of our own; see [`crate::pictures`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pictures: Option<crate::pictures::Pictures>,
 }
 
 impl Room {

@@ -61,6 +61,14 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
                 i.id, r.id
             )));
         }
+        if let ItemKind::KeyLock { key } = &i.kind
+            && room.item(key).is_none()
+        {
+            return Err(invalid(format!(
+                "key lock `{}` names unknown item `{key}`",
+                i.id
+            )));
+        }
         if let ItemKind::Clue { quiz } | ItemKind::Lock { quiz } = &i.kind
             && room.quiz(quiz).is_none()
         {
@@ -87,7 +95,9 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
             .iter()
             .filter(|i| matches!(&i.kind, ItemKind::Clue { quiz } if quiz == &q.id))
             .count();
-        if clues == 0 {
+        // an imported quiz may be read from the room's pictures alone
+        let pictured = matches!(q.spec, crate::room::QuizSpec::Pictured { .. });
+        if clues == 0 && !pictured {
             return Err(invalid(format!("quiz `{}` has no clue item", q.id)));
         }
         if locks != 1 {
@@ -95,6 +105,17 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
                 "quiz `{}` needs exactly one lock, has {locks}",
                 q.id
             )));
+        }
+        for v in &q.clue_views {
+            if !room
+                .receptacle(&v.receptacle)
+                .is_some_and(|r| r.states.contains(&v.state))
+            {
+                return Err(invalid(format!(
+                    "quiz `{}`: its clue view names `{}` in state `{}`, which does not exist",
+                    q.id, v.receptacle, v.state
+                )));
+            }
         }
         if q.answer.trim().is_empty() {
             return Err(invalid(format!("quiz `{}` has an empty answer", q.id)));
@@ -131,6 +152,14 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
                     "interaction {n} uses unknown item `{item}`"
                 )));
             }
+            Cause::ItemVerb { verb, .. } if verb.trim().is_empty() => {
+                return Err(invalid(format!("interaction {n} has an empty verb")));
+            }
+            Cause::ItemVerb { item, .. } if room.item(item).is_none() => {
+                return Err(invalid(format!(
+                    "interaction {n} acts on unknown item `{item}`"
+                )));
+            }
             Cause::Answer { lock }
                 if !room
                     .item(lock)
@@ -156,6 +185,7 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
             room.exit.state
         )));
     }
+    crate::pictures::check(room)?;
     if room.checkpoints.is_empty() {
         return Err(invalid("a room needs at least one checkpoint".into()));
     }

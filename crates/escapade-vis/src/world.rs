@@ -273,13 +273,21 @@ impl World for VisWorld {
         suite: &str,
         scenarios: &[String],
     ) -> Result<Vec<escapade_core::env::PaperStat>, CoreError> {
-        if suite != VISESCAPE && suite != VISESCAPE_HINTS {
+        if suite == QUIZ || suite == QUIZ_REASON {
             return Ok(Vec::new());
         }
-        let rooms: Vec<Room> = scenarios
+        // any suite of rooms (a directory, an import), not quiz tasks
+        let Ok(rooms) = scenarios
             .iter()
             .map(|s| Room::from_json(s))
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<Room>, _>>()
+        else {
+            return Ok(Vec::new());
+        };
+        if !rooms.is_empty() && rooms.iter().all(|r| r.pictures.is_some()) {
+            // VisEscape's own rooms: Table 1 counted as the paper counts
+            return Ok(crate::import::paper_stats(&rooms)?);
+        }
         let stats = suite::stats(&rooms)?;
         Ok(stats
             .rows()
@@ -358,6 +366,9 @@ impl World for VisWorld {
         })
     }
 
+    fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
+        vec![&crate::judge::Reasoning]
+    }
     fn catalogue(&self) -> String {
         let mut t = String::new();
         t.push_str("Views: wall -> receptacle -> item (VisEscape App. B.2).\n");

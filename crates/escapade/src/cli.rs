@@ -142,12 +142,28 @@ comma takes either of two sources:
         PAD-UFES-20 cases it names (row skin_lesion_idx of DIR/metadata.csv, from 0, and
         its photograph) instead of the synthetic stand-ins; every other scenario as the
         suite builds it, all under the suite's ids.
-Run the scenarios with `escapade run OUT_DIR` or `escapade play FILE --role solver`.")]
+Run the scenarios with `escapade run OUT_DIR` or `escapade play FILE --role solver`.
+
+vis takes a copy of VisEscape's repository (pull-ups/VisEscape-demo; fetch it yourself,
+escapade ships none of it) and needs --out:
+  DIR   the copy (or its assets/ folder). Each assets/roomN/ is read by running the copy's
+        own config.py and vis_escape classes with your python3 (our small dumper, fed on
+        standard input), converted to a vis room named visescape-roomNN that shows the
+        copy's own pictures (mapping/, image/) for each view and state, checked by
+        replaying the authors' walkthrough_oracle.json and random walks against the
+        original engine, and verified by escapade's oracle. OUT_DIR gets one scenario per
+        room (the pictures inside, base64), a suite.json manifest (suite
+        visescape-original, or visescape-original-hints with --hints) and
+        import/report.json. Rooms that cannot be imported, or
+        that the oracle cannot escape, are listed with why. Then:
+        `escapade run OUT_DIR --agent ...` plays the paper's benchmark and
+        `escapade suite OUT_DIR` prints its Table 1 statistics.")]
 pub struct ImportArgs {
-    /// The world (`comma`, `craft`).
+    /// The world (`comma`, `craft`, `vis`).
     pub world: String,
     /// What to convert (comma: the original's puzzle file, or a PAD-UFES-20 folder;
-    /// craft: one of the original's level files; see --help).
+    /// craft: one of the original's level files; vis: a copy of the original
+    /// repository; see --help).
     #[arg(value_name = "FILE|DIR")]
     pub file: PathBuf,
     /// A directory for the scenarios (`<id>.json`); default: stdout, as a JSON list.
@@ -157,19 +173,32 @@ pub struct ImportArgs {
     #[arg(long, short)]
     pub limit: Option<usize>,
     /// The seed of what the import draws (craft: the room furnished around the level's
-    /// prop chain, and its passwords).
+    /// prop chain, and its passwords; vis: the random walks of the check).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// comma with a PAD-UFES-20 folder: write this suite (`comma@2`) with its Telehealth
     /// scenarios read from the folder instead of the synthetic stand-ins.
     #[arg(long)]
     pub suite: Option<String>,
+    /// vis only: the Python interpreter that runs the copy's code.
+    #[arg(long, default_value = "python3")]
+    pub python: String,
+    /// vis only: random walks per room through the original engine, replayed in the
+    /// converted room as a check (0: none).
+    #[arg(long, default_value_t = 3)]
+    pub walks: u32,
+    /// vis only: the rooms in hint mode (VisEscape §5.4, App. A.4: the original's hint
+    /// after 30 steps without a checkpoint), as the suite `visescape-original-hints`.
+    #[arg(long)]
+    pub hints: bool,
 }
 
 /// `escapade suite`.
 #[derive(Debug, Args)]
 pub struct SuiteArgs {
-    /// Suite name, e.g. `agentescape@2` (without `@version`: the latest).
+    /// Suite name, e.g. `agentescape@2` (without `@version`: the latest), or a directory
+    /// of scenarios (one written by `escapade suite --out` or `escapade import`, or its
+    /// `suite.json`).
     pub name: String,
     /// Write the scenarios and `suite.json` to this directory.
     #[arg(long, short)]

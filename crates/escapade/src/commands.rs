@@ -105,7 +105,13 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
         let tiers: Vec<String> = s
             .tiers
             .iter()
-            .map(|(d, c)| format!("{c}×{}", escapade_run::report::tier_label(&s.world, *d)))
+            .map(|(d, c)| {
+                let label = match find_world(ctx.worlds, &s.world) {
+                    Ok(w) => w.tier_label(*d, &BTreeMap::new()),
+                    Err(_) => d.to_string(),
+                };
+                format!("{c}×{label}")
+            })
             .collect();
         writeln!(
             ctx.out,
@@ -233,9 +239,12 @@ pub fn gen_scenarios(ctx: &mut Ctx<'_>, args: &GenArgs) -> Result<()> {
 /// no entry could be converted.
 pub fn import(ctx: &mut Ctx<'_>, args: &ImportArgs) -> Result<()> {
     let world = find_world(ctx.worlds, &args.world)?;
+    if world.name() == "vis" {
+        return import_vis(ctx, world, args);
+    }
     if !matches!(world.name(), "comma" | "craft") {
         bail!(
-            "`escapade import` knows the comma world's files only (and craft's level files), not `{}`'s",
+            "`escapade import` knows comma's, craft's and vis's originals, not `{}`'s",
             world.name()
         );
     }
@@ -328,16 +337,348 @@ pub fn import(ctx: &mut Ctx<'_>, args: &ImportArgs) -> Result<()> {
     Ok(())
 }
 
-/// `escapade suite <name> [--out DIR] [--json]`; fails when a scenario is not solved.
+/// The name of the suite `escapade import vis` writes.
+pub const VISESCAPE_ORIGINAL: &str = "visescape-original";
+/// The same rooms in hint mode (`escapade import vis --hints`).
+pub const VISESCAPE_ORIGINAL_HINTS: &str = "visescape-original-hints";
+
+/// `escapade import vis <copy> --out DIR`: VisEscape's own rooms from a user's copy of
+/// the original repository, each checked (walkthrough and random walks replayed against
+/// the original engine) and verified by the oracle, written as a suite with a report.
+fn import_vis(ctx: &mut Ctx<'_>, world: &dyn World, args: &ImportArgs) -> Result<()> {
+    let Some(out) = &args.out else {
+        bail!(
+            "give --out DIR: the imported rooms carry their pictures (about 6 MB a room) and \
+             are written as a suite directory"
+        );
+    };
+    let started = std::time::Instant::now();
+    let opts = crate::import::VisOptions {
+        python: args.python.clone(),
+        walks: args.walks,
+        walk_steps: 200,
+        limit: args.limit,
+        seed: args.seed,
+    };
+    let copy = crate::import::vis(&args.file, &opts)
+        .with_context(|| format!("cannot import {}", args.file.display()))?;
+    let mut texts = Vec::new();
+    let mut refused: Vec<(String, String)> = Vec::new();
+    let suite = if args.hints {
+        VISESCAPE_ORIGINAL_HINTS
+    } else {
+        VISESCAPE_ORIGINAL
+    };
+    for room in &copy.rooms {
+        match &room.result {
+            Ok(imported) => {
+                let mut r = imported.room.clone();
+                r.hints = args.hints;
+                texts.push(r.to_json());
+            }
+            Err(e) => refused.push((room.name.clone(), e.clone())),
+        }
+    }
+    if texts.is_empty() {
+        for (name, why) in &refused {
+            eprintln!("{name}: not imported: {why}");
+        }
+        bail!("none of the {} rooms could be imported", copy.rooms.len());
+    }
+    // every room in the suite must be escaped by the oracle
+    let mut build = escapade_run::suite::verify(world, suite, texts, ctx.progress())?;
+    let unsolved: Vec<(String, String)> = build
+        .scenarios
+        .iter()
+        .filter(|s| !s.oracle.solved)
+        .map(|s| {
+            let mut why =
+                s.oracle.error.clone().unwrap_or_else(|| {
+                    "the oracle cannot escape it within the episode limits".into()
+                });
+            // what the conversion found is usually the reason
+            let notes = copy
+                .rooms
+                .iter()
+                .filter_map(|r| r.result.as_ref().ok())
+                .find(|imp| imp.room.id == s.id)
+                .map(|imp| imp.notes.join("; "))
+                .unwrap_or_default();
+            if !notes.is_empty() {
+                why = format!("{why}; the copy: {notes}");
+            }
+            (s.id.clone(), why)
+        })
+        .collect();
+    if !unsolved.is_empty() {
+        let keep: Vec<String> = build
+            .scenarios
+            .iter()
+            .zip(&build.json)
+            .filter(|(s, _)| s.oracle.solved)
+            .map(|(_, j)| j.clone())
+            .collect();
+        refused.extend(unsolved.iter().cloned());
+        if keep.is_empty() {
+            for (name, why) in &refused {
+                eprintln!("{name}: not imported: {why}");
+            }
+            bail!("the oracle escapes none of the imported rooms");
+        }
+        build = escapade_run::suite::verify(world, suite, keep, ctx.progress())?;
+    }
+    // the paper's rooms are run as the paper ran its own: the run settings of our rooms'
+    // suite (VisEscape §4.1: three trials, the last 20 steps), kept in the manifest
+    let ours = match args.hints {
+        true => escapade_vis::world::VISESCAPE_HINTS,
+        false => escapade_vis::world::VISESCAPE,
+    };
+    build.settings = world
+        .suites()
+        .into_iter()
+        .find(|s| s.name == ours)
+        .map(|s| s.settings)
+        .unwrap_or_default();
+    escapade_run::write_suite(&build, out)?;
+    let report = vis_report(&copy, &build, &refused, started.elapsed().as_secs_f64());
+    let report_dir = out.join("import");
+    std::fs::create_dir_all(&report_dir)
+        .with_context(|| format!("cannot create {}", report_dir.display()))?;
+    let report_path = report_dir.join("report.json");
+    std::fs::write(&report_path, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    let bytes: u64 = build.json.iter().map(|j| j.len() as u64).sum();
+    print_vis_import(ctx, &copy, &build, &refused)?;
+    writeln!(
+        ctx.out,
+        "\nimported {} of {} rooms in {:.1} s; written to {} ({} scenarios, {:.1} MB; suite.json; \
+         import/report.json)",
+        build.scenarios.len(),
+        copy.rooms.len(),
+        started.elapsed().as_secs_f64(),
+        out.display(),
+        build.scenarios.len(),
+        bytes as f64 / 1e6
+    )?;
+    print_suite(ctx, world, &build)?;
+    Ok(())
+}
+
+/// The import's machine-readable report (`OUT/import/report.json`).
+fn vis_report(
+    copy: &crate::import::VisImport,
+    build: &escapade_run::SuiteBuild,
+    refused: &[(String, String)],
+    seconds: f64,
+) -> serde_json::Value {
+    let rooms: Vec<serde_json::Value> = copy
+        .rooms
+        .iter()
+        .map(|r| match &r.result {
+            Ok(imp) => {
+                let oracle = build
+                    .scenarios
+                    .iter()
+                    .find(|s| s.id == imp.room.id)
+                    .map(|s| json!({"solved": s.oracle.solved, "steps": s.oracle.steps}));
+                json!({
+                    "room": r.name,
+                    "id": imp.room.id,
+                    "imported": oracle.is_some(),
+                    "counts": escapade_vis::import::counts(&imp.room),
+                    "checkpoints": imp.room.checkpoints.len(),
+                    "original_triggers_after_walkthrough": r.original_triggers,
+                    "oracle": oracle,
+                    "walkthrough": imp.walkthrough,
+                    "walks": imp.walks,
+                    "views": {"reachable": imp.drawn.0, "drawn": imp.drawn.1},
+                    "image_bytes": r.image_bytes,
+                    "notes": imp.notes,
+                    "why_not": refused.iter().find(|(n, _)| n == &imp.room.id).map(|(_, w)| w),
+                })
+            }
+            Err(e) => json!({"room": r.name, "imported": false, "why_not": e}),
+        })
+        .collect();
+    json!({
+        "source": copy.root.display().to_string(),
+        "python": copy.python,
+        "suite": build.suite,
+        "seconds": seconds,
+        "rooms": rooms,
+    })
+}
+
+/// One line per room of an import, then the rooms left out and why.
+fn print_vis_import(
+    ctx: &mut Ctx<'_>,
+    copy: &crate::import::VisImport,
+    build: &escapade_run::SuiteBuild,
+    refused: &[(String, String)],
+) -> Result<()> {
+    writeln!(
+        ctx.out,
+        "VisEscape copy {} (python {})",
+        copy.root.display(),
+        copy.python
+    )?;
+    writeln!(
+        ctx.out,
+        "{:<7} {:>4} {:>5} {:>4} {:>5} {:>6} {:>9} {:>6}  {:<26} {:>11} {:>9} {:>6} {:>5}",
+        "room",
+        "rec",
+        "items",
+        "quiz",
+        "inter",
+        "scenes",
+        "ckpt(orig)",
+        "oracle",
+        "walkthrough orig/ours (moves)",
+        "logic agree",
+        "pictures",
+        "drawn",
+        "notes"
+    )?;
+    let agree = |a: &escapade_vis::import::replay::Agreement| {
+        if a.compared == 0 {
+            "-".to_string()
+        } else {
+            format!("{}/{}", a.agreed, a.compared)
+        }
+    };
+    for r in &copy.rooms {
+        let Ok(imp) = &r.result else { continue };
+        let c = escapade_vis::import::counts(&imp.room);
+        let oracle = build
+            .scenarios
+            .iter()
+            .find(|s| s.id == imp.room.id)
+            .map_or("-".to_string(), |s| s.oracle.steps.to_string());
+        let (walk, logic, pictures) = match &imp.walkthrough {
+            Some(w) => {
+                let says = |b: Option<bool>| match b {
+                    Some(true) => "escapes",
+                    Some(false) => "stuck",
+                    None => "?",
+                };
+                let mut logic = w.logic.clone();
+                let mut pics = w.engine_pictures.clone();
+                for walk in &imp.walks {
+                    logic.compared += walk.logic.compared;
+                    logic.agreed += walk.logic.agreed;
+                    pics.compared += walk.engine_pictures.compared;
+                    pics.agreed += walk.engine_pictures.agreed;
+                }
+                (
+                    format!(
+                        "{}/{} ({}→{})",
+                        says(w.original_escaped),
+                        says(Some(w.escaped)),
+                        w.actions,
+                        w.moves
+                    ),
+                    agree(&logic),
+                    agree(&pics),
+                )
+            }
+            None => ("none".to_string(), "-".to_string(), "-".to_string()),
+        };
+        let ckpt = format!(
+            "{} ({})",
+            imp.room.checkpoints.len(),
+            r.original_triggers
+                .map_or("-".to_string(), |n| n.to_string())
+        );
+        writeln!(
+            ctx.out,
+            "{:<7} {:>4} {:>5} {:>4} {:>5} {:>6} {:>9} {:>6}  {:<26} {:>11} {:>9} {:>6} {:>5}",
+            r.name,
+            c.receptacles,
+            c.items,
+            c.quizzes,
+            c.interactions,
+            c.scenes,
+            ckpt,
+            oracle,
+            walk,
+            logic,
+            pictures,
+            format!("{}/{}", imp.drawn.1, imp.drawn.0),
+            imp.notes.len()
+        )?;
+    }
+    if !refused.is_empty() {
+        writeln!(ctx.out, "not imported:")?;
+        for (name, why) in refused {
+            writeln!(ctx.out, "  {name}: {why}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `escapade suite <name|dir> [--out DIR] [--json]`; fails when a scenario is not solved.
 pub fn suite(ctx: &mut Ctx<'_>, args: &SuiteArgs) -> Result<()> {
-    let (world, spec) = find_suite(ctx.worlds, &args.name)?;
-    let build = escapade_run::build_suite(world, &spec.name, ctx.progress())?;
+    let path = std::path::Path::new(&args.name);
+    let (world, build) = if path.is_dir()
+        || (path.is_file() && path.file_name().is_some_and(|n| n == "suite.json"))
+    {
+        let dir = if path.is_dir() {
+            path
+        } else {
+            path.parent().unwrap_or(std::path::Path::new("."))
+        };
+        let source = escapade_run::resolve(ctx.worlds, &dir.to_string_lossy())?;
+        let label = source.label.clone();
+        let texts = source.scenarios.into_iter().map(|(_, j)| j).collect();
+        let build = escapade_run::suite::verify(source.world, &label, texts, ctx.progress())?;
+        (source.world, build)
+    } else {
+        let (world, spec) = find_suite(ctx.worlds, &args.name)?;
+        (
+            world,
+            escapade_run::build_suite(world, &spec.name, ctx.progress())?,
+        )
+    };
     if let Some(dir) = &args.out {
         escapade_run::write_suite(&build, dir)?;
     }
     if args.json {
         writeln!(ctx.out, "{}", serde_json::to_string_pretty(&build)?)?;
     } else {
+        print_suite(ctx, world, &build)?;
+        if let Some(dir) = &args.out {
+            writeln!(ctx.out, "written to {}", dir.display())?;
+        }
+    }
+    if !build.all_solved() {
+        for (id, e) in build.oracle_errors() {
+            eprintln!("oracle failed on {id}: {e}");
+        }
+        let unsolved: Vec<&str> = build
+            .scenarios
+            .iter()
+            .filter(|s| !s.oracle.solved)
+            .map(|s| s.id.as_str())
+            .collect();
+        bail!(
+            "{} of {} scenarios of {} are not solved by the oracle: {}",
+            unsolved.len(),
+            build.stats.count,
+            build.suite,
+            unsolved.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// A built suite's summary: oracle results per tier, the world's statistics beside the
+/// paper's, the suite hash.
+fn print_suite(
+    ctx: &mut Ctx<'_>,
+    world: &dyn World,
+    build: &escapade_run::SuiteBuild,
+) -> Result<()> {
+    {
         let s = &build.stats;
         writeln!(
             ctx.out,
@@ -393,27 +734,6 @@ pub fn suite(ctx: &mut Ctx<'_>, args: &SuiteArgs) -> Result<()> {
             writeln!(ctx.out)?;
         }
         writeln!(ctx.out, "suite hash: {}", s.suite_hash)?;
-        if let Some(dir) = &args.out {
-            writeln!(ctx.out, "written to {}", dir.display())?;
-        }
-    }
-    if !build.all_solved() {
-        for (id, e) in build.oracle_errors() {
-            eprintln!("oracle failed on {id}: {e}");
-        }
-        let unsolved: Vec<&str> = build
-            .scenarios
-            .iter()
-            .filter(|s| !s.oracle.solved)
-            .map(|s| s.id.as_str())
-            .collect();
-        bail!(
-            "{} of {} scenarios of {} are not solved by the oracle: {}",
-            unsolved.len(),
-            build.stats.count,
-            build.suite,
-            unsolved.join(", ")
-        );
     }
     Ok(())
 }
@@ -922,14 +1242,15 @@ pub const RUN_DIRECTORY: &str = "run directory: ";
 /// `escapade report <run-dir>... [--format md|csv|json] [--json]`.
 pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     let set = escapade_run::report::read_runs(&args.dirs)?;
-    let mut report = escapade_run::Report::from_runs(&set);
+    let worlds: Vec<&dyn World> = ctx.worlds.iter().map(|w| w.as_ref()).collect();
+    let mut report = escapade_run::Report::from_runs(&set, &worlds);
     if args.per_scenario {
         report = report.per_scenario(&set);
     }
     report = if args.per_turn {
-        report.per_turn(&set)
+        report.per_turn(&set, &worlds)
     } else {
-        report.with_usual_extras(&set)
+        report.with_usual_extras(&set, &worlds)
     };
     for w in &report.warnings {
         eprintln!("warning: {w}");
@@ -957,7 +1278,7 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
             }
         };
         let formats = [PlotFormat::Svg, PlotFormat::Png];
-        let written = escapade_run::plots::write_plots(&args.dirs, &dir, &formats)?;
+        let written = escapade_run::plots::write_plots(&args.dirs, &dir, &formats, &worlds)?;
         for path in written {
             eprintln!("wrote {}", path.display());
         }
@@ -986,7 +1307,7 @@ pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
     };
     let client_options = spec.apply_options(&options)?;
     // the worlds rebuild the scenarios of tasks that compare with their ground truth
-    let judgement = escapade_run::judge::judge_with(
+    let judgement = escapade_run::judge::judge(
         &args.dirs,
         &spec,
         &client_options,
@@ -996,7 +1317,7 @@ pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
     for w in &judgement.warnings {
         eprintln!("warning: {w}");
     }
-    let nothing = escapade_run::judge::task(&judgement.task)?.nothing_to_judge();
+    let nothing = judgement.nothing_to_judge.as_str();
     for run in judgement.runs.iter().filter(|r| r.items == 0) {
         eprintln!("{}: nothing to judge: {nothing}", run.label);
     }

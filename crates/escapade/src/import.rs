@@ -28,9 +28,17 @@
 //! original's answers give for it is imported, with a warning (another version of the
 //! dataset). A case that cannot be read is skipped with a message, like any entry.
 //!
-//! This lives in the binary because the comma crate does no I/O; it only calls
-//! `escapade_comma`'s public API.
+//! vis, a copy of VisEscape's original repository (`pull-ups/VisEscape-demo`, which users
+//! fetch themselves: it carries no licence, so escapade ships nothing of it): its
+//! `assets/roomN/` directories are read by running the copy's own Python — our dumper,
+//! [`escapade_vis::import::DUMPER`], fed to the user's `python3` on standard input with
+//! the copy's `src/` on the path — and converted by [`escapade_vis::import::convert`]
+//! with each room's `mapping/*/*.json`, `image/*/*/*.png` and `walkthrough_oracle.json`.
+//!
+//! This lives in the binary because the world crates do no I/O; it only calls
+//! `escapade_comma`'s and `escapade_vis`'s public APIs.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
@@ -204,6 +212,209 @@ fn case_with_photo(
     // the world's own check: the puzzle must accept the instance
     CommaScenario::from_json(&json).map_err(|e| e.to_string())?;
     Ok(json)
+}
+
+/// How `escapade import vis` runs the dumper.
+#[derive(Debug, Clone)]
+pub struct VisOptions {
+    /// The Python interpreter (`python3`).
+    pub python: String,
+    /// Seeded random walks per room through the original engine, replayed as a check.
+    pub walks: u32,
+    /// Actions per random walk.
+    pub walk_steps: u32,
+    /// Only the first N rooms (by number).
+    pub limit: Option<usize>,
+    /// The seed of the random walks.
+    pub seed: u64,
+}
+
+/// One room directory of a VisEscape copy and what became of it.
+pub struct VisRoom {
+    /// The directory's name (`room1`).
+    pub name: String,
+    /// The conversion, or why the room cannot be imported.
+    pub result: Result<escapade_vis::import::Imported, String>,
+    /// How many triggers the original engine had set at the end of the walkthrough
+    /// (the original's own count of a room's checkpoints).
+    pub original_triggers: Option<usize>,
+    /// Bytes of PNG files under the room's `image/`.
+    pub image_bytes: u64,
+}
+
+/// A whole copy, converted.
+pub struct VisImport {
+    /// The copy's root (it holds `assets/` and `src/`).
+    pub root: PathBuf,
+    /// The Python version that ran the copy's code.
+    pub python: String,
+    /// Every room directory, by number.
+    pub rooms: Vec<VisRoom>,
+}
+
+/// The copy's root from what the user gave: the root itself or its `assets/` folder.
+fn visescape_root(path: &Path) -> Result<PathBuf> {
+    let root = if path.join("assets").is_dir() {
+        path.to_path_buf()
+    } else if path.file_name().is_some_and(|n| n == "assets") {
+        path.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        bail!(
+            "{} is not a copy of VisEscape's repository (pull-ups/VisEscape-demo): it has no \
+             assets/ folder of rooms",
+            path.display()
+        );
+    };
+    if !root.join("src").join("vis_escape").is_dir() {
+        bail!(
+            "{} has no src/vis_escape/: the rooms are read by running the copy's own Python \
+             package, so a full copy of the repository is needed",
+            root.display()
+        );
+    }
+    Ok(root)
+}
+
+/// The `assets/roomN` directories of a copy, by number.
+fn room_dirs(root: &Path) -> Result<Vec<(u32, PathBuf)>> {
+    let assets = root.join("assets");
+    let mut rooms: Vec<(u32, PathBuf)> = std::fs::read_dir(&assets)
+        .with_context(|| format!("cannot read {}", assets.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("config.py").is_file())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            let n = name.strip_prefix("room")?.parse::<u32>().ok()?;
+            Some((n, p))
+        })
+        .collect();
+    rooms.sort();
+    if rooms.is_empty() {
+        bail!("{} holds no roomN/config.py", assets.display());
+    }
+    Ok(rooms)
+}
+
+/// Files under `dir` two levels down (`<view>/<file>`, or `<view>/<object>/<file>` with
+/// `depth` 3) whose name ends in `ext`, keyed by their path under `dir` with `/`.
+fn files_under(dir: &Path, depth: usize, ext: &str) -> Result<BTreeMap<String, Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new(), 1)];
+    while let Some((d, prefix, level)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let key = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if path.is_dir() && level < depth {
+                stack.push((path, key, level + 1));
+            } else if path.is_file() && level == depth && name.ends_with(ext) {
+                let bytes = std::fs::read(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                out.insert(key, bytes);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the dumper on the copy at `root` for `rooms`.
+fn run_dumper(root: &Path, rooms: &[(u32, PathBuf)], opts: &VisOptions) -> Result<String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(&opts.python);
+    // `-B`: no bytecode written into the user's copy; the hash seed fixes the order of
+    // the original's sets, so its walks are the same on every run
+    cmd.arg("-B")
+        .arg("-")
+        .arg(root)
+        .args(rooms.iter().map(|(_, p)| p.as_os_str()))
+        .args(["--walks", &opts.walks.to_string()])
+        .args(["--walk-steps", &opts.walk_steps.to_string()])
+        .args(["--seed", &opts.seed.to_string()])
+        .env("PYTHONHASHSEED", "0")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().with_context(|| {
+        format!(
+            "cannot run `{}`: `escapade import vis` reads the rooms by running the copy's own \
+             Python code; install Python 3.8 or later, or name an interpreter with --python",
+            opts.python
+        )
+    })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // python reads the whole script before running it
+        stdin
+            .write_all(escapade_vis::import::DUMPER.as_bytes())
+            .context("cannot hand the dumper to python")?;
+    }
+    let output = child
+        .wait_with_output()
+        .context("the dumper did not finish")?;
+    if !output.status.success() {
+        let err = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(12).collect();
+        bail!(
+            "the dumper failed ({}):\n{}",
+            output.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+    String::from_utf8(output.stdout).context("the dumper printed something that is not UTF-8")
+}
+
+/// Reads and converts the rooms of the VisEscape copy at `path` (its root or its
+/// `assets/`). `Err` when it is not a copy, or python cannot run the dumper; a room that
+/// cannot be converted is a [`VisRoom`] with an `Err` of its own.
+pub fn vis(path: &Path, opts: &VisOptions) -> Result<VisImport> {
+    let root = visescape_root(path)?;
+    let mut rooms = room_dirs(&root)?;
+    if let Some(n) = opts.limit {
+        rooms.truncate(n);
+    }
+    let text = run_dumper(&root, &rooms, opts)?;
+    let dump = escapade_vis::import::dump::Dump::from_json(&text)?;
+    let mut out = Vec::new();
+    for ((number, dir), dumped) in rooms.iter().zip(&dump.rooms) {
+        let mappings: BTreeMap<String, String> = files_under(&dir.join("mapping"), 2, ".json")?
+            .into_iter()
+            .map(|(k, v)| (k, String::from_utf8_lossy(&v).into_owned()))
+            .collect();
+        let images = files_under(&dir.join("image"), 3, ".png")?;
+        let image_bytes = images.values().map(|b| b.len() as u64).sum();
+        let walkthrough = std::fs::read_to_string(dir.join("walkthrough_oracle.json")).ok();
+        let files = escapade_vis::import::RoomFiles {
+            number: *number,
+            dump: dumped,
+            mappings: &mappings,
+            images: &images,
+            walkthrough: walkthrough.as_deref(),
+        };
+        let original_triggers = dumped
+            .trace
+            .as_ref()
+            .and_then(|t| t.steps.iter().rev().find_map(|s| s.snapshot.as_ref()))
+            .map(|s| s.triggers.len());
+        out.push(VisRoom {
+            name: dumped.name.clone(),
+            result: escapade_vis::import::convert(files).map_err(|e| e.to_string()),
+            original_triggers,
+            image_bytes,
+        });
+    }
+    Ok(VisImport {
+        root,
+        python: dump.python,
+        rooms: out,
+    })
 }
 
 /// The comma suite `suite` (`comma@2`) with its Telehealth scenarios made from the

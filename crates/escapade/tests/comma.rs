@@ -115,8 +115,8 @@ fn import_writes_a_scenario_per_entry_and_reports_bad_ones() {
     std::fs::write(&bad, r#"[{"BombPuzzle": {}}]"#).unwrap();
     let o = escapade(&["import", "comma", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    let o = escapade(&["import", "vis", bad.to_str().unwrap()]);
-    assert!(stderr(&o).contains("knows the comma world's files only"));
+    let o = escapade(&["import", "tools", bad.to_str().unwrap()]);
+    assert!(stderr(&o).contains("knows comma's, craft's and vis's originals"));
 }
 
 #[test]
@@ -360,7 +360,7 @@ fn a_person_plays_one_role_against_an_agent_or_every_role() {
     );
     assert!(ok_, "{err}");
     assert!(out.contains("MANUAL"), "{out}");
-    assert!(out.contains("escaped after 1 steps"), "{out}");
+    assert!(out.contains("escaped after 1 step"), "{out}");
 
     // both roles: each turn says whose it is
     let (ok_, out, _) = play(
@@ -432,9 +432,16 @@ fn comma_reports_name_puzzles_and_give_capabilities_and_success_per_turn() {
     let md = ok(escapade(&["report", a, b]));
     assert!(md.contains("| 1 (wire) | oracle | 2 |"), "{md}");
     assert!(md.contains("| 10 (atm) | oracle | 2 |"), "{md}");
-    assert!(md.contains("#### Privacy (telehealth, atm)"), "{md}");
-    assert!(md.contains("#### Grounding ("), "{md}");
-    assert!(!md.contains("#### Memory"), "{md}");
+    assert!(
+        md.contains("### comma, per capability (COMMA §3.2)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| privacy (telehealth, atm) | oracle | 2 |"),
+        "{md}"
+    );
+    assert!(md.contains("| grounding ("), "{md}");
+    assert!(!md.contains("| memory ("), "{md}");
     assert!(md.contains("success within k solver turns"), "{md}");
     // the oracle pair solves in its second solver turn: 0% within 1, 100% within 2
     let oracle_row = md
@@ -444,11 +451,17 @@ fn comma_reports_name_puzzles_and_give_capabilities_and_success_per_turn() {
     assert!(oracle_row.contains("| 100.0 ± 0.0 | 100.0"), "{oracle_row}");
     let v: serde_json::Value =
         serde_json::from_str(&ok(escapade(&["report", a, "--json"]))).unwrap();
-    let privacy = v["capabilities"]
+    let table = v["breakdowns"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["capability"] == "privacy")
+        .find(|t| t["name"] == "capabilities")
+        .unwrap();
+    let privacy = table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["group"] == "privacy (telehealth, atm)")
         .unwrap();
     assert_eq!(privacy["n"], 2);
     assert_eq!(privacy["metrics"]["success"]["mean"], 1.0);
@@ -483,7 +496,7 @@ fn the_talking_pair_describes_then_acts_and_the_plots_show_turns_and_capabilitie
     ok(escapade(&args));
     for stem in [
         "success_within_turns",
-        "success_by_capability",
+        "success_by_capabilities",
         "success_by_difficulty",
     ] {
         for ext in ["svg", "png"] {
@@ -491,7 +504,7 @@ fn the_talking_pair_describes_then_acts_and_the_plots_show_turns_and_capabilitie
             assert!(path.is_file(), "{} missing", path.display());
         }
     }
-    let svg = std::fs::read_to_string(plots.join("success_by_capability.svg")).unwrap();
+    let svg = std::fs::read_to_string(plots.join("success_by_capabilities.svg")).unwrap();
     assert!(
         svg.contains("privacy") && svg.contains("grounding"),
         "{svg}"

@@ -6,18 +6,34 @@ use common::*;
 
 #[test]
 fn the_suite_is_solved_and_compared_with_the_paper() {
-    let out = ok(escapade(&["suite", "mm-escape@1", "--json"]));
+    let out = ok(escapade(&["suite", "mm-escape@2", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let scenarios = v["scenarios"].as_array().unwrap();
     assert_eq!(scenarios.len(), 73);
     assert!(scenarios.iter().all(|s| s["oracle"]["solved"] == true));
     assert!(scenarios.iter().all(|s| s["world"] == "craft"));
     let paper = v["stats"]["paper"].as_array().unwrap();
-    assert!(
-        paper
-            .iter()
-            .any(|p| p["name"] == "objects per room, difficulty 1" && p["paper"] == 20.18)
-    );
+    // §3.3's objects per room, each tier within 15 %
+    for (d, want) in [(1, 20.18), (2, 14.55), (3, 15.24)] {
+        let name = format!("objects per room, difficulty {d}");
+        let stat = paper.iter().find(|p| p["name"] == name.as_str()).unwrap();
+        assert_eq!(stat["paper"], want);
+        let ours = stat["ours"].as_f64().unwrap();
+        assert!((ours - want).abs() <= 0.15 * want, "{name}: {ours}");
+    }
+    let least = paper
+        .iter()
+        .find(|p| p["name"] == "start free view, least (m)")
+        .unwrap();
+    assert!(least["ours"].as_f64().unwrap() >= 1.5);
+}
+
+#[test]
+fn the_first_version_is_retired_with_a_pointer_to_the_second() {
+    let o = escapade(&["suite", "mm-escape@1"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("mm-escape@2"), "{err}");
 }
 
 #[test]
@@ -27,7 +43,7 @@ fn an_oracle_run_escapes_and_keeps_its_frames() {
     ok(escapade(&[
         "-q",
         "run",
-        "mm-escape@1",
+        "mm-escape@2",
         "--agent",
         "oracle",
         "--limit",
@@ -67,7 +83,13 @@ fn an_oracle_run_escapes_and_keeps_its_frames() {
     assert!(md.contains("| 1 (D1) |"), "{md}");
     let v: serde_json::Value =
         serde_json::from_str(&ok(escapade(&["report", run.to_str().unwrap(), "--json"]))).unwrap();
-    let split = v["exit_view"].as_array().unwrap();
+    let table = v["breakdowns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "exit_view")
+        .unwrap();
+    let split = table["rows"].as_array().unwrap();
     let counted: u64 = split.iter().map(|g| g["n"].as_u64().unwrap()).sum();
     assert_eq!(counted, 3);
     assert!(split.iter().all(|g| g["metrics"]["success"]["mean"] == 1.0));
@@ -472,5 +494,5 @@ fn a_person_who_types_junk_is_asked_again() {
     );
     assert!(out.contains("That reply cannot be read"), "{out}\n{err}");
     assert!(out.contains("You moved."), "{out}");
-    assert!(out.contains("gave up after 1 steps"), "{out}");
+    assert!(out.contains("gave up after 1 step"), "{out}");
 }

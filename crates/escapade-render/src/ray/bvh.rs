@@ -172,6 +172,7 @@ impl Bvh {
     /// Calls `found` with every object in a leaf whose box, and whose ancestors' boxes,
     /// pass `may_touch(min, max)` (a conservative test: it may say yes too often, never
     /// too rarely). Objects come in leaf order.
+    #[inline(always)]
     pub fn collect(
         &self,
         stack: &mut Stack,

@@ -23,6 +23,16 @@ pub(crate) fn check(camera: &Camera) -> Result<(), RenderError> {
     if ok { Ok(()) } else { Err(RenderError::Camera) }
 }
 
+/// The horizontal field of view, in degrees, of a `width` × `height` image whose
+/// vertical field of view is `vertical` degrees (square pixels): `2 atan(tan(v / 2) · w /
+/// h)`, with `libm`. Unity's `Camera.fieldOfView` is the vertical angle, so an original
+/// that sets 120° on a 2:1 frame sees about 147.8° across; [`Camera::fov`] is horizontal.
+/// `NaN` for a size with a zero side.
+pub fn horizontal_fov(vertical: f32, width: u32, height: u32) -> f32 {
+    let half = libm::tanf(vertical * 0.5 * DEG) * (width as f32 / height as f32);
+    2.0 * libm::atanf(half) / DEG
+}
+
 /// A camera turned into a basis for one image size.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct View {
@@ -312,6 +322,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_vertical_angle_becomes_the_horizontal_one_of_the_frame() {
+        // Unity's 120° vertical on LEGENT's 2048 × 1024 frames
+        let h = horizontal_fov(120.0, 2048, 1024);
+        assert!((h - 147.795).abs() < 0.01, "{h}");
+        // square frames keep the angle; 90° vertical at 2:1 is 126.87° across
+        assert!((horizontal_fov(90.0, 512, 512) - 90.0).abs() < 1e-3);
+        assert!((horizontal_fov(90.0, 200, 100) - 126.8699).abs() < 1e-3);
+        // and the frame's top edge is then the vertical half-angle above the centre
+        let view = View::new(
+            &Camera {
+                fov: horizontal_fov(120.0, 2048, 1024),
+                ..cam(0.0, 0.0)
+            },
+            2048,
+            1024,
+        );
+        let top = view.dir(1024.0, 0.0);
+        assert!((libm::atan2f(top.y, top.z) / DEG - 60.0).abs() < 1e-3);
     }
 
     #[test]

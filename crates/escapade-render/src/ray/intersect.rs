@@ -109,6 +109,23 @@ pub(crate) enum Geom {
         y0: f32,
         y1: f32,
     },
+    Sphere {
+        center: Vec3,
+        r2: f32,
+        /// `1 / radius`, to make the normal.
+        inv_r: f32,
+    },
+    /// A truncated cone: the axis at `(cx, cz)`, radius `r0` at `y0`, growing by `k`
+    /// metres of radius per metre of height up to `y1` (where it is `r1`).
+    Cone {
+        cx: f32,
+        cz: f32,
+        r0: f32,
+        r1: f32,
+        k: f32,
+        y0: f32,
+        y1: f32,
+    },
     Quad {
         center: Vec3,
         /// Unit normal (`u × v` normalised).
@@ -153,6 +170,46 @@ impl Geom {
                     Geom::Empty
                 }
             }
+            Shape::Sphere { center, radius } => {
+                let r2 = radius * radius;
+                if radius > 0.0 && r2 > 0.0 && r2.is_finite() {
+                    Geom::Sphere {
+                        center,
+                        r2,
+                        inv_r: 1.0 / radius,
+                    }
+                } else {
+                    Geom::Empty
+                }
+            }
+            Shape::Cone {
+                base,
+                radius,
+                top,
+                height,
+            } => {
+                let y1 = base.y + height;
+                let ok = radius >= 0.0
+                    && top >= 0.0
+                    && radius + top > 0.0
+                    && (radius + top).is_finite()
+                    && height > 0.0
+                    && y1 > base.y;
+                let k = (top - radius) / height;
+                if ok && k.is_finite() {
+                    Geom::Cone {
+                        cx: base.x,
+                        cz: base.z,
+                        r0: radius,
+                        r1: top,
+                        k,
+                        y0: base.y,
+                        y1,
+                    }
+                } else {
+                    Geom::Empty
+                }
+            }
             Shape::Quad { center, u, v } => {
                 let (uu, vv) = (u.dot(u), v.dot(v));
                 let n = u.cross(v);
@@ -185,6 +242,31 @@ impl Geom {
                     max: Vec3::new(cx + r, y1, cz + r),
                 })
             }
+            (Geom::Sphere { center, .. }, Shape::Sphere { radius, .. }) => {
+                let r = Vec3::splat(radius.abs());
+                Some(Aabb {
+                    min: center - r,
+                    max: center + r,
+                })
+            }
+            (
+                Geom::Cone {
+                    cx,
+                    cz,
+                    r0,
+                    r1,
+                    y0,
+                    y1,
+                    ..
+                },
+                _,
+            ) => {
+                let r = r0.max(r1);
+                Some(Aabb {
+                    min: Vec3::new(cx - r, y0, cz - r),
+                    max: Vec3::new(cx + r, y1, cz + r),
+                })
+            }
             (Geom::Quad { center, .. }, Shape::Quad { u, v, .. }) => {
                 let e = u.abs() + v.abs();
                 Some(Aabb {
@@ -203,6 +285,22 @@ impl Geom {
         match *self {
             Geom::Cuboid { min, max } => cuboid(ray, min, max, t_max),
             Geom::Cylinder { cx, cz, r2, y0, y1 } => cylinder(ray, cx, cz, r2, y0, y1, t_max),
+            Geom::Sphere { center, r2, inv_r } => {
+                let oc = ray.origin - center;
+                sphere_from(oc, oc.dot(oc) - r2, inv_r, ray.dir, t_max)
+            }
+            Geom::Cone {
+                cx,
+                cz,
+                r0,
+                r1,
+                k,
+                y0,
+                y1,
+            } => {
+                let o = ray.origin;
+                cone_from(o.y, o.x - cx, o.z - cz, [r0, r1, k, y0, y1], ray.dir, t_max)
+            }
             Geom::Quad {
                 center,
                 normal,
@@ -307,22 +405,125 @@ pub(crate) fn cylinder_from(
         }
     }
     // the two discs
+    discs(oy, ox, oz, d, [(y0, r2), (y1, r2)], &mut best, &mut normal);
+    unit_normal(best, normal)
+}
+
+/// The discs closing an upright shape, at heights `y` of squared radius `r²`: a nearer
+/// hit than `best` on one replaces it (its normal is up or down).
+#[inline(always)]
+fn discs(
+    oy: f32,
+    ox: f32,
+    oz: f32,
+    d: Vec3,
+    discs: [(f32, f32); 2],
+    best: &mut f32,
+    normal: &mut Option<Vec3>,
+) {
     if d.y != 0.0 {
-        for y in [y0, y1] {
+        for (y, r2) in discs {
             let t = (y - oy) / d.y;
-            if t >= T_MIN && t <= best {
+            if t >= T_MIN && t <= *best {
                 let (px, pz) = (ox + t * d.x, oz + t * d.z);
                 if px * px + pz * pz <= r2 {
-                    best = t;
-                    normal = Some(Vec3::Y);
+                    *best = t;
+                    *normal = Some(Vec3::Y);
                 }
             }
         }
     }
+}
+
+/// The hit at `best` with `normal` made a unit vector (up when it has no length).
+#[inline(always)]
+fn unit_normal(best: f32, normal: Option<Vec3>) -> Option<(f32, Vec3)> {
     let n = normal?;
     let len = n.length();
     let n = if len > 0.0 { n * (1.0 / len) } else { Vec3::Y };
     Some((best, n))
+}
+
+/// A sphere hit from what depends only on the ray's origin: `oc` (the origin relative
+/// to the centre) and `c = oc · oc - r²`; `d` must be a unit vector. The near root, or
+/// the far one from inside.
+#[inline]
+pub(crate) fn sphere_from(
+    oc: Vec3,
+    c: f32,
+    inv_r: f32,
+    d: Vec3,
+    t_max: f32,
+) -> Option<(f32, Vec3)> {
+    let h = oc.x * d.x + oc.y * d.y + oc.z * d.z;
+    let disc = h * h - c;
+    // (NaN misses too)
+    if disc.is_nan() || disc < 0.0 {
+        return None;
+    }
+    let s = disc.sqrt();
+    let near = -h - s;
+    let t = if near >= T_MIN { near } else { -h + s };
+    if !(t >= T_MIN && t <= t_max) {
+        return None;
+    }
+    let n = Vec3::new(oc.x + t * d.x, oc.y + t * d.y, oc.z + t * d.z) * inv_r;
+    Some((t, n))
+}
+
+/// A truncated cone hit from what depends only on the ray's origin (its height `oy` and
+/// its place relative to the axis, `ox`, `oz`); `[r0, r1, k, y0, y1]` as in
+/// [`Geom::Cone`]. The side is where `x² + z² = r(y)²` with `r(y) = r0 + k (y - y0) ≥ 0`,
+/// then the two discs; the nearest hit in `T_MIN..=t_max` wins.
+#[inline]
+pub(crate) fn cone_from(
+    oy: f32,
+    ox: f32,
+    oz: f32,
+    [r0, r1, k, y0, y1]: [f32; 5],
+    d: Vec3,
+    t_max: f32,
+) -> Option<(f32, Vec3)> {
+    let mut best = t_max;
+    let mut normal = None;
+    // the radius where the ray starts, and how fast it changes along the ray
+    let q = r0 + k * (oy - y0);
+    let kd = k * d.y;
+    let a = d.x * d.x + d.z * d.z - kd * kd;
+    let h = ox * d.x + oz * d.z - q * kd;
+    let c = ox * ox + oz * oz - q * q;
+    let mut side = |t: f32| {
+        if t >= T_MIN && t <= best {
+            let y = oy + t * d.y;
+            let r = q + t * kd;
+            if y >= y0 && y <= y1 && r >= 0.0 {
+                best = t;
+                normal = Some(Vec3::new(ox + t * d.x, -k * r, oz + t * d.z));
+            }
+        }
+    };
+    if a != 0.0 {
+        let disc = h * h - a * c;
+        if disc >= 0.0 {
+            let s = disc.sqrt();
+            let (t1, t2) = ((-h - s) / a, (-h + s) / a);
+            let (t1, t2) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+            side(t1);
+            side(t2);
+        }
+    } else if h != 0.0 {
+        side(-c / (2.0 * h));
+    }
+    discs(
+        oy,
+        ox,
+        oz,
+        d,
+        [(y0, r0 * r0), (y1, r1 * r1)],
+        &mut best,
+        &mut normal,
+    );
+    unit_normal(best, normal)
 }
 
 /// A quad hit: distance and the texture coordinates `(s, t)`, each in -1..=1.
@@ -402,6 +603,73 @@ mod tests {
     }
 
     #[test]
+    fn a_sphere_is_hit_on_its_near_side_and_from_inside() {
+        let g = Geom::new(&Shape::Sphere {
+            center: Vec3::new(0.0, 1.0, 3.0),
+            radius: 0.5,
+        });
+        let (t, n) = g
+            .intersect(&ray([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]), 100.0)
+            .unwrap();
+        assert_eq!((t, n), (2.5, -Vec3::Z));
+        let (t, n) = g
+            .intersect(&ray([0.0, 1.0, 3.0], [1.0, 0.0, 0.0]), 100.0)
+            .unwrap();
+        assert_eq!((t, n), (0.5, Vec3::X));
+        assert!(
+            g.intersect(&ray([0.0, 1.6, 0.0], [0.0, 0.0, 1.0]), 100.0)
+                .is_none()
+        );
+        assert!(
+            g.intersect(&ray([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]), 2.0)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_cone_is_hit_on_its_slanted_side_and_its_discs() {
+        // radius 1 at the floor, 0.5 at height 1
+        let g = Geom::new(&Shape::Cone {
+            base: Vec3::ZERO,
+            radius: 1.0,
+            top: 0.5,
+            height: 1.0,
+        });
+        // level at height 0.5 the radius is 0.75; the normal leans up by the slope
+        let (t, n) = g
+            .intersect(&ray([-5.0, 0.5, 0.0], [1.0, 0.0, 0.0]), 100.0)
+            .unwrap();
+        assert!((t - 4.25).abs() < 1e-5, "{t}");
+        let want = Vec3::new(-1.0, 0.5, 0.0).normalize();
+        assert!((n - want).length() < 1e-5, "{n}");
+        // from above: the top disc inside 0.5, the slanted side between 0.5 and 1
+        let (t, n) = g
+            .intersect(&ray([0.3, 5.0, 0.0], [0.0, -1.0, 0.0]), 100.0)
+            .unwrap();
+        assert_eq!((t, n), (4.0, Vec3::Y));
+        let (t, _) = g
+            .intersect(&ray([0.75, 5.0, 0.0], [0.0, -1.0, 0.0]), 100.0)
+            .unwrap();
+        assert!((t - 4.5).abs() < 1e-5, "{t}");
+        assert!(
+            g.intersect(&ray([1.1, 5.0, 0.0], [0.0, -1.0, 0.0]), 100.0)
+                .is_none()
+        );
+        // a point at the top (a spike): the mirror cone above it is not there
+        let spike = Geom::new(&Shape::Cone {
+            base: Vec3::ZERO,
+            radius: 1.0,
+            top: 0.0,
+            height: 1.0,
+        });
+        assert!(
+            spike
+                .intersect(&ray([-5.0, 1.5, 0.0], [1.0, 0.0, 0.0]), 100.0)
+                .is_none()
+        );
+    }
+
+    #[test]
     fn a_quad_is_hit_inside_its_edges_from_both_sides() {
         let g = Geom::new(&Shape::Quad {
             center: Vec3::new(0.0, 1.0, 2.0),
@@ -447,6 +715,22 @@ mod tests {
                 center: Vec3::ZERO,
                 u: Vec3::X,
                 v: Vec3::X * 2.0,
+            },
+            Shape::Sphere {
+                center: Vec3::ZERO,
+                radius: 0.0,
+            },
+            Shape::Cone {
+                base: Vec3::ZERO,
+                radius: 0.0,
+                top: 0.0,
+                height: 1.0,
+            },
+            Shape::Cone {
+                base: Vec3::ZERO,
+                radius: 1.0,
+                top: -0.5,
+                height: 1.0,
             },
         ] {
             assert!(matches!(Geom::new(&shape), Geom::Empty), "{shape:?}");

@@ -8,7 +8,8 @@
 //! (procedural materials or a texture, ambient plus one directional light) and a shadow
 //! ray decides whether the light reaches it. Only IEEE basic operations and `libm` are used, never `mul_add` or platform trig,
 //! and every pixel is computed on its own, so the picture does not depend on the thread
-//! count either. Start at [`Prepared`] (the scene made ready once, drawn from many poses)
+//! count either, nor on whether the CPU's AVX2 copy of the tile code runs (wider lanes,
+//! the same arithmetic). Start at [`Prepared`] (the scene made ready once, drawn from many poses)
 //! or the one-off [`render`].
 
 mod bvh; // the bounding volume hierarchy
@@ -24,6 +25,7 @@ use rayon::prelude::*;
 use crate::scene::{Camera, Material, Object, Scene, Shape, Texture};
 use crate::{RenderError, Rgb};
 
+pub use camera::horizontal_fov;
 pub use frame::{CENTRE_DOT, Frame};
 
 use bvh::Bvh;
@@ -175,8 +177,9 @@ impl Prepared {
                     shadow_boxes.push((i as u32, b));
                 }
             }
+            // only a texture with holes needs its alpha looked up per ray
             let alpha = match (&object.material, geom) {
-                (Material::Texture(t), Geom::Quad { .. }) => Some(*t),
+                (Material::Texture(t), Geom::Quad { .. }) if !textures[*t].opaque => Some(*t),
                 _ => None,
             };
             looks.push(Look {
@@ -359,6 +362,13 @@ fn check_object(object: usize, o: &Object, textures: usize) -> Result<(), Render
             radius,
             height,
         } => base.is_finite() && radius.is_finite() && height.is_finite(),
+        Shape::Sphere { center, radius } => center.is_finite() && radius.is_finite(),
+        Shape::Cone {
+            base,
+            radius,
+            top,
+            height,
+        } => base.is_finite() && radius.is_finite() && top.is_finite() && height.is_finite(),
         Shape::Quad { center, u, v } => center.is_finite() && u.is_finite() && v.is_finite(),
     } && match o.material {
         Material::Wood { scale, .. } => scale.is_finite(),

@@ -1,15 +1,17 @@
 //! Surface colours: the procedural materials, texture look-ups and the light.
 //!
 //! Why here: shading is where a ray caster most easily picks up platform differences
-//! (`sin`, `floor`, gamma curves). Everything below is IEEE basic operations plus `libm`
-//! (`sinf`) plus an exact `floor` of our own (bit for bit `libm::floorf`, a test checks it,
-//! at a quarter of the cost), computed from the world-space hit point, so a pattern is the
-//! same on every machine and two objects of one material line up seamlessly.
+//! (`sin`, `floor`, gamma curves). Everything below is IEEE basic operations plus an exact
+//! `floor` of our own (bit for bit `libm::floorf`, a test checks it, at a quarter of the
+//! cost) — the wood's waver is a parabolic [`wave`], not `sin` — computed from the
+//! world-space hit point, so a pattern is the same on every machine and two objects of
+//! one material line up seamlessly.
 //!
 //! The light model: `albedo × (ambient × sky(n) + intensity × max(0, n·l) × lit) × falloff(d)`,
-//! where `sky` is slightly brighter for surfaces facing up (so floor, walls and ceiling
-//! read apart even in shadow), `lit` is 0 in a hard shadow, and `falloff` dims distant
-//! surfaces a little, as a room lit from inside looks.
+//! where `sky` is slightly brighter for surfaces facing up (so floor and walls read apart
+//! even in shadow) and brighter still for surfaces facing down (light thrown back by the
+//! floor: a ceiling is not a dark lid), `lit` is 0 in a hard shadow, and `falloff` dims
+//! distant surfaces a little, as a room lit from inside looks.
 
 use glam::Vec3;
 
@@ -80,7 +82,7 @@ impl Surface {
             Material::Wood { light, dark, scale } if scale > 0.0 => {
                 let along_x = match *shape {
                     Shape::Cuboid { min, max } => (max.x - min.x).abs() >= (max.z - min.z).abs(),
-                    Shape::Cylinder { .. } => true,
+                    Shape::Cylinder { .. } | Shape::Sphere { .. } | Shape::Cone { .. } => true,
                     Shape::Quad { u, v, .. } => u.x.abs() + v.x.abs() >= u.z.abs() + v.z.abs(),
                 };
                 Surface::Wood {
@@ -135,54 +137,128 @@ impl Surface {
                 dark,
                 scale,
                 along_x,
-            } => {
-                let (along, across) = if along_x { (p.x, p.z) } else { (p.z, p.x) };
-                // bands across the grain, wavering slowly along it; rings show on end faces
-                let w =
-                    (across + p.y * 0.35 + libm::sinf(along * 2.3 / scale) * 0.12 * scale) / scale;
-                let f = w - floor(w);
-                let tri = 1.0 - (2.0 * f - 1.0).abs();
-                let k = tri * tri * tri;
-                light + (dark - light) * k
-            }
-            Surface::Tiles { tile, grout, size } => {
-                let (a, b) = plane_coords(p, n);
-                let (ua, ub) = (a / size, b / size);
-                let (ia, ib) = (floor(ua), floor(ub));
-                let (fa, fb) = (ua - ia, ub - ib);
-                let g = 0.04;
-                if fa < g || fb < g {
-                    return grout;
-                }
-                // a gentle per-tile variation, from an integer hash of the tile's index
-                let h = hash(ia as i32 as u32, ib as i32 as u32);
-                let shade = 0.95 + (h & 0xff) as f32 * (0.1 / 255.0);
-                tile * shade
-            }
-            Surface::Fabric { base, weave } => {
-                let (a, b) = plane_coords(p, n);
-                let (ia, ib) = (floor(a * 40.0) as i64, floor(b * 40.0) as i64);
-                match (ia & 1, ib & 1) {
-                    (1, 1) => weave,
-                    (0, 0) => base,
-                    _ => (base + weave) * 0.5,
-                }
-            }
+            } => wood(p, light, dark, scale, along_x),
+            Surface::Tiles { tile, grout, size } => tiles(p, n, tile, grout, size),
+            Surface::Fabric { base, weave } => fabric(p, n, base, weave),
             Surface::Wallpaper {
                 base,
                 stripe,
                 width,
-            } => {
-                let h = if n.x.abs() > n.z.abs() { p.z } else { p.x };
-                let w = h / (2.0 * width);
-                if w - floor(w) < 0.5 { stripe } else { base }
-            }
+            } => wallpaper(p, n, base, stripe, width),
             Surface::Texture { index, average } => match (st, textures.get(index)) {
                 (Some((s, t)), Some(tex)) => tex.rgb_at(s, t),
                 _ => average,
             },
         }
     }
+
+    /// [`Surface::albedo`] for the lanes `from..to` of a row of `N` pixels that all hit
+    /// this surface (points and normals coordinate by coordinate, `[x, y, z][lane]`; `st`
+    /// the texture coordinates when the object is a quad), into `out`: the material is
+    /// chosen once per run of pixels instead of once per pixel, and each material's loop
+    /// is the same arithmetic [`Surface::albedo`] does.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn albedo_run<const N: usize>(
+        &self,
+        p: &[[f32; N]; 3],
+        n: &[[f32; N]; 3],
+        st: Option<(&[f32; N], &[f32; N])>,
+        (from, to): (usize, usize),
+        textures: &[TextureData],
+        out: &mut [[f32; N]; 3],
+    ) {
+        let to = to.min(N);
+        let at = |v: &[[f32; N]; 3], l: usize| Vec3::new(v[0][l], v[1][l], v[2][l]);
+        let mut put = |l: usize, c: Col| (out[0][l], out[1][l], out[2][l]) = (c.x, c.y, c.z);
+        match *self {
+            Surface::Flat(c) => (from..to).for_each(|l| put(l, c)),
+            Surface::Wood {
+                light,
+                dark,
+                scale,
+                along_x,
+            } => (from..to).for_each(|l| put(l, wood(at(p, l), light, dark, scale, along_x))),
+            Surface::Tiles { tile, grout, size } => {
+                (from..to).for_each(|l| put(l, tiles(at(p, l), at(n, l), tile, grout, size)))
+            }
+            Surface::Fabric { base, weave } => {
+                (from..to).for_each(|l| put(l, fabric(at(p, l), at(n, l), base, weave)))
+            }
+            Surface::Wallpaper {
+                base,
+                stripe,
+                width,
+            } => {
+                (from..to).for_each(|l| put(l, wallpaper(at(p, l), at(n, l), base, stripe, width)))
+            }
+            Surface::Texture { .. } => (from..to).for_each(|l| {
+                let st = st.map(|(s, t)| (s[l], t[l]));
+                put(l, self.albedo(at(p, l), at(n, l), st, textures))
+            }),
+        }
+    }
+}
+
+/// Wood at `p`: bands across the grain, wavering slowly along it; rings show on end faces.
+#[inline(always)]
+fn wood(p: Vec3, light: Col, dark: Col, scale: f32, along_x: bool) -> Col {
+    let (along, across) = if along_x { (p.x, p.z) } else { (p.z, p.x) };
+    let w = (across + p.y * 0.35 + wave(along * WOOD_WAVE / scale) * 0.12 * scale) / scale;
+    let f = w - floor(w);
+    let tri = 1.0 - (2.0 * f - 1.0).abs();
+    let k = tri * tri * tri;
+    light + (dark - light) * k
+}
+
+/// Tiles at `p` on a surface facing `n`, grout between them.
+#[inline(always)]
+fn tiles(p: Vec3, n: Vec3, tile: Col, grout: Col, size: f32) -> Col {
+    let (a, b) = plane_coords(p, n);
+    let (ua, ub) = (a / size, b / size);
+    let (ia, ib) = (floor(ua), floor(ub));
+    let (fa, fb) = (ua - ia, ub - ib);
+    let g = 0.04;
+    if fa < g || fb < g {
+        return grout;
+    }
+    // a gentle per-tile variation, from an integer hash of the tile's index
+    let h = hash(ia as i32 as u32, ib as i32 as u32);
+    let shade = 0.95 + (h & 0xff) as f32 * (0.1 / 255.0);
+    tile * shade
+}
+
+/// A woven check at `p` on a surface facing `n`.
+#[inline(always)]
+fn fabric(p: Vec3, n: Vec3, base: Col, weave: Col) -> Col {
+    let (a, b) = plane_coords(p, n);
+    let (ia, ib) = (floor(a * 40.0) as i64, floor(b * 40.0) as i64);
+    match (ia & 1, ib & 1) {
+        (1, 1) => weave,
+        (0, 0) => base,
+        _ => (base + weave) * 0.5,
+    }
+}
+
+/// Vertical stripes at `p` on a wall facing `n`.
+#[inline(always)]
+fn wallpaper(p: Vec3, n: Vec3, base: Col, stripe: Col, width: f32) -> Col {
+    let h = if n.x.abs() > n.z.abs() { p.z } else { p.x };
+    let w = h / (2.0 * width);
+    if w - floor(w) < 0.5 { stripe } else { base }
+}
+
+/// Turns of the wood grain's waver per metre of `scale`: `2.3 / 2π`, so the grain
+/// wavers as `sin(2.3 · along / scale)` does.
+const WOOD_WAVE: f32 = 0.366_056_4;
+
+/// A smooth wave of period 1 between -1 and 1 shaped like `sin(2π x)`: the parabola
+/// `4 g (1 - |g|)` of the phase `g` in `[-1, 1)`. Basic operations only, a tenth of
+/// `libm::sinf`'s cost, which mattered: wood covers much of a room's picture.
+#[inline(always)]
+pub(crate) fn wave(x: f32) -> f32 {
+    let g = 2.0 * (x - floor(x + 0.5));
+    4.0 * g * (1.0 - g.abs())
 }
 
 /// `floor(x)`, exactly as `libm::floorf` gives it (IEEE floor is exact, so any correct
@@ -229,6 +305,8 @@ pub(crate) struct TextureData {
     height: u32,
     rgba: Vec<u8>,
     pub average: Col,
+    /// Whether every texel stops rays (then a quad needs no per-ray alpha look-up).
+    pub opaque: bool,
 }
 
 impl TextureData {
@@ -251,6 +329,7 @@ impl TextureData {
             height: texture.height,
             rgba: texture.rgba.clone(),
             average,
+            opaque: texture.rgba.chunks_exact(4).all(|px| px[3] >= 128),
         }
     }
 
@@ -293,7 +372,7 @@ impl Lighting {
     /// [`Lighting::bytes`], which a test holds it to.
     #[cfg(test)]
     fn amount(&self, n: Vec3, n_dot_l: f32, lit: bool, d: f32) -> f32 {
-        let sky = 0.85 + 0.15 * n.y;
+        let sky = 0.85 + 0.15 * n.y + 0.3 * (-n.y).max(0.0);
         let direct = if lit && n_dot_l > 0.0 {
             self.intensity * n_dot_l
         } else {
@@ -319,7 +398,8 @@ impl Lighting {
     ) -> [[u8; N]; 3] {
         let mut out = [[0u8; N]; 3];
         for l in 0..N {
-            let sky = 0.85 + 0.15 * n_y[l];
+            let down = -n_y[l];
+            let sky = 0.85 + 0.15 * n_y[l] + 0.3 * pick_positive(down);
             let direct = self.intensity * n_dot_l[l];
             let on = lit[l] != 0 && n_dot_l[l] > 0.0;
             let direct = f32::from_bits(direct.to_bits() & (on as u32).wrapping_neg());
@@ -332,9 +412,25 @@ impl Lighting {
     }
 }
 
+/// `max(v, 0)` for a lane (NaN gives 0), branch-free.
+#[inline(always)]
+fn pick_positive(v: f32) -> f32 {
+    if v > 0.0 { v } else { 0.0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wave_is_a_sine_within_six_hundredths() {
+        for i in -2000..2000 {
+            let x = i as f32 / 997.0;
+            let want = libm::sinf(2.0 * core::f32::consts::PI * x);
+            assert!((wave(x) - want).abs() < 0.06, "{x}");
+            assert!((wave(x) - wave(x + 1.0)).abs() < 1e-4, "period 1 at {x}");
+        }
+    }
 
     #[test]
     fn byte_rounds_and_saturates_as_clamping_first_would() {

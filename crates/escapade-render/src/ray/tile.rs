@@ -32,11 +32,13 @@ use glam::Vec3;
 
 use super::bvh::{self, Stack};
 use super::camera::View;
-use super::intersect::{Aabb, Geom, Ray, T_MIN, cylinder_from, quad};
+use super::intersect::{Aabb, Geom, Ray, T_MIN, cone_from, cylinder_from, quad};
 use super::{Nearest, Prepared, SHADOW_BIAS};
 
 /// Side of a tile, pixels.
 pub(crate) const TILE: usize = 16;
+/// Tiles side by side that share one gathering of candidates.
+const BLOCK: usize = 4;
 
 /// An object a tile's rays may hit, with a lower bound on the distance of any hit, and
 /// how to test it.
@@ -73,6 +75,17 @@ enum Test {
         y0: f32,
         y1: f32,
     },
+    /// A sphere: the eye relative to its centre, `oc · oc - r²` and `1 / r` (see
+    /// `intersect::sphere_from`).
+    Sphere { oc: Vec3, c: f32, inv_r: f32 },
+    /// A cone: the eye's height, the eye relative to the axis, and the cone (see
+    /// `intersect::cone_from`).
+    Cone {
+        oy: f32,
+        ox: f32,
+        oz: f32,
+        cone: [f32; 5],
+    },
     /// Anything else (a quad with a texture to see through), through `hit_object`, one
     /// ray at a time.
     Other,
@@ -100,6 +113,23 @@ struct Seen {
     n_dot_l: [f32; TILE],
 }
 
+impl Seen {
+    /// A row that saw nothing (scratch rows are written in place, never moved).
+    const EMPTY: Seen = Seen {
+        best: RowBest {
+            t: [0.0; TILE],
+            object: [NONE; TILE],
+            axis: [0; TILE],
+            s: [0.0; TILE],
+            tt: [0.0; TILE],
+            normal: [Vec3::ZERO; TILE],
+        },
+        p: [[0.0; TILE]; 3],
+        n: [[0.0; TILE]; 3],
+        n_dot_l: [0.0; TILE],
+    };
+}
+
 /// Scratch space for one band of tiles, reused from tile to tile (`seen` holds a row of
 /// the tile per entry).
 pub(crate) struct Scratch {
@@ -121,13 +151,20 @@ impl Scratch {
             casters: Vec::new(),
             row_casters: Vec::new(),
             row_boxes: [Aabb::EMPTY; TILE],
-            seen: Vec::with_capacity(TILE),
+            seen: vec![Seen::EMPTY; TILE],
         }
     }
 }
 
 impl Prepared {
     /// Draws the band of rows starting at row `y0` into `rows` (whole rows of RGB).
+    ///
+    /// On a CPU with AVX2 the same code is compiled for it and taken: the lane loops then
+    /// do eight lanes at a time instead of four. The bytes cannot differ — the program's
+    /// arithmetic (IEEE basic operations, each correctly rounded; never a fused
+    /// multiply-add, which Rust does not form on its own) is the same, only how many lanes
+    /// an instruction holds changes; a test compares the two paths.
+    #[allow(unsafe_code)] // the AVX2 call: see its SAFETY comment
     pub(crate) fn draw_band(
         &self,
         view: &View,
@@ -136,13 +173,57 @@ impl Prepared {
         rows: &mut [u8],
         scratch: &mut Scratch,
     ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: `draw_band_avx2` needs AVX2, and the CPU has it (checked just above).
+            unsafe { self.draw_band_avx2(view, width, y0, rows, scratch) };
+            return;
+        }
+        self.draw_band_any(view, width, y0, rows, scratch);
+    }
+
+    /// [`Prepared::draw_band_any`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(unsafe_code)] // needs AVX2, which only its caller can check
+    unsafe fn draw_band_avx2(
+        &self,
+        view: &View,
+        width: usize,
+        y0: usize,
+        rows: &mut [u8],
+        scratch: &mut Scratch,
+    ) {
+        self.draw_band_any(view, width, y0, rows, scratch);
+    }
+
+    /// [`Prepared::draw_band`] for any CPU (inlined into the AVX2 copy too).
+    #[inline(always)]
+    pub(crate) fn draw_band_any(
+        &self,
+        view: &View,
+        width: usize,
+        y0: usize,
+        rows: &mut [u8],
+        scratch: &mut Scratch,
+    ) {
         let height = rows.len() / (width * 3);
-        for x0 in (0..width).step_by(TILE) {
-            let x1 = (x0 + TILE).min(width);
-            self.draw_tile(view, width, (x0, x1), (y0, height), rows, scratch);
+        // the candidates are gathered once for a block of tiles side by side (a superset
+        // for each of its tiles, sorted by a bound that holds for each)
+        for bx in (0..width).step_by(TILE * BLOCK) {
+            let bx1 = (bx + TILE * BLOCK).min(width);
+            self.gather(view, (bx, bx1), (y0, height), scratch);
+            for x0 in (bx..bx1).step_by(TILE) {
+                let x1 = (x0 + TILE).min(width);
+                self.draw_tile(view, width, (x0, x1), (y0, height), rows, scratch);
+            }
         }
     }
 
+    #[inline(always)]
     fn draw_tile(
         &self,
         view: &View,
@@ -190,7 +271,7 @@ impl Prepared {
         // shading
         // never more than a tile (saying so spares the lane loops their bounds checks)
         let w = (x1 - x0).min(TILE);
-        for (y, row) in seen.iter().enumerate() {
+        for (y, row) in seen[..h].iter().enumerate() {
             // the casters this row's shadow rays may meet: a tile's shadow box is often
             // much larger than a row's (a row spans less depth)
             row_casters.clear();
@@ -202,68 +283,84 @@ impl Prepared {
                         .filter(|c| sweep_may_touch(row_box, light.to_light, c.min, c.max)),
                 );
             }
-            // albedo and shadow pixel by pixel, then the light lane by lane
+            // albedo run by run of pixels that hit the same object (a material is picked
+            // once per run), then the shadow rays, then the light lane by lane
             let mut albedo = [[0.0f32; TILE]; 3];
-            let mut lit = [0u32; TILE];
-            for l in 0..w {
-                let object = row.best.object[l];
-                if object == NONE {
-                    continue;
+            let mut from = 0;
+            while from < w {
+                let object = row.best.object[from];
+                let mut to = from + 1;
+                while to < w && row.best.object[to] == object {
+                    to += 1;
                 }
-                let p = Vec3::new(row.p[0][l], row.p[1][l], row.p[2][l]);
-                let n = Vec3::new(row.n[0][l], row.n[1][l], row.n[2][l]);
-                let st = (row.best.axis[l] == QUAD).then_some((row.best.s[l], row.best.tt[l]));
-                let a = self.looks[object as usize]
-                    .surface
-                    .albedo(p, n, st, &self.textures);
-                (albedo[0][l], albedo[1][l], albedo[2][l]) = (a.x, a.y, a.z);
-                lit[l] = mask(
-                    row.n_dot_l[l] > 0.0
-                        && needs_shadow
-                        && (row_casters.is_empty()
-                            || !self.blocked(
-                                &Ray {
-                                    origin: p + n * SHADOW_BIAS,
-                                    ..towards_light
-                                },
-                                row_casters,
-                                &mut last,
-                            )),
-                );
+                if object != NONE {
+                    let st = (row.best.axis[from] == QUAD).then_some((&row.best.s, &row.best.tt));
+                    self.looks[object as usize].surface.albedo_run(
+                        &row.p,
+                        &row.n,
+                        st,
+                        (from, to),
+                        &self.textures,
+                        &mut albedo,
+                    );
+                }
+                from = to;
             }
-            let bytes = light.bytes(&albedo, &row.n[1], &row.n_dot_l, &lit, &row.best.t);
+            let mut lit = [0u32; TILE];
+            if needs_shadow && row_casters.is_empty() {
+                // nothing can shade this row: every surface facing the light is lit
+                for l in 0..TILE {
+                    lit[l] = mask(row.best.object[l] != NONE) & mask(row.n_dot_l[l] > 0.0);
+                }
+            } else if needs_shadow {
+                for l in 0..w {
+                    if row.best.object[l] == NONE
+                        || row.n_dot_l[l].is_nan()
+                        || row.n_dot_l[l] <= 0.0
+                    {
+                        continue;
+                    }
+                    let p = Vec3::new(row.p[0][l], row.p[1][l], row.p[2][l]);
+                    let n = Vec3::new(row.n[0][l], row.n[1][l], row.n[2][l]);
+                    lit[l] = mask(!self.blocked(
+                        &Ray {
+                            origin: p + n * SHADOW_BIAS,
+                            ..towards_light
+                        },
+                        row_casters,
+                        &mut last,
+                    ));
+                }
+            }
+            let mut bytes = light.bytes(&albedo, &row.n[1], &row.n_dot_l, &lit, &row.best.t);
+            let bg = self.background;
+            for l in 0..TILE {
+                let none = row.best.object[l] == NONE;
+                for (k, c) in [bg.0, bg.1, bg.2].into_iter().enumerate() {
+                    bytes[k][l] = if none { c } else { bytes[k][l] };
+                }
+            }
             let start = (y * width + x0) * 3;
             for (l, px) in rows[start..start + w * 3].chunks_exact_mut(3).enumerate() {
-                if row.best.object[l] == NONE {
-                    let b = self.background;
-                    px.copy_from_slice(&[b.0, b.1, b.2]);
-                } else {
-                    px.copy_from_slice(&[bytes[0][l], bytes[1][l], bytes[2][l]]);
-                }
+                px.copy_from_slice(&[bytes[0][l], bytes[1][l], bytes[2][l]]);
             }
         }
     }
 
-    /// Casts the tile's primary rays into `scratch.seen` (row by row); returns the box
-    /// around the starting points of the shadow rays to come (and leaves each row's in
-    /// `scratch.row_boxes`).
-    fn primary(
+    /// Gathers into `scratch.candidates` the objects the pyramid of rays through the
+    /// pixels `x0..x1` × `y0..y0 + h` may touch, nearest possible first.
+    #[inline(always)]
+    fn gather(
         &self,
         view: &View,
         (x0, x1): (usize, usize),
         (y0, h): (usize, usize),
         scratch: &mut Scratch,
-    ) -> Aabb {
-        // the candidates: objects the tile's pyramid (widened by half a pixel) may touch,
-        // nearest possible first
+    ) {
         let frustum = view.frustum(x0 as f32, y0 as f32, x1 as f32, (y0 + h) as f32);
         let origin = view.origin;
         let Scratch {
-            stack,
-            candidates,
-            row_boxes,
-            seen,
-            ..
+            stack, candidates, ..
         } = scratch;
         candidates.clear();
         self.bvh.collect(
@@ -302,6 +399,28 @@ impl Prepared {
                                 y1,
                             }
                         }
+                        Geom::Sphere { center, r2, inv_r } => {
+                            let oc = origin - center;
+                            Test::Sphere {
+                                oc,
+                                c: oc.dot(oc) - r2,
+                                inv_r,
+                            }
+                        }
+                        Geom::Cone {
+                            cx,
+                            cz,
+                            r0,
+                            r1,
+                            k,
+                            y0,
+                            y1,
+                        } => Test::Cone {
+                            oy: origin.y,
+                            ox: origin.x - cx,
+                            oz: origin.z - cz,
+                            cone: [r0, r1, k, y0, y1],
+                        },
                         _ => Test::Other,
                     };
                     candidates.push(Candidate { near, object, test });
@@ -309,29 +428,39 @@ impl Prepared {
             },
         );
         candidates.sort_unstable_by(|a, b| a.near.total_cmp(&b.near).then(a.object.cmp(&b.object)));
+    }
+
+    /// Casts the primary rays of the tile `x0..x1` × `y0..y0 + h` against the gathered
+    /// candidates (a superset of what they can hit, see [`Prepared::gather`]) into
+    /// `scratch.seen` (row by row); returns the box around the starting points of the
+    /// shadow rays to come (and leaves each row's in `scratch.row_boxes`).
+    #[inline(always)]
+    fn primary(
+        &self,
+        view: &View,
+        (x0, x1): (usize, usize),
+        (y0, h): (usize, usize),
+        scratch: &mut Scratch,
+    ) -> Aabb {
+        let origin = view.origin;
+        let Scratch {
+            candidates,
+            row_boxes,
+            seen,
+            ..
+        } = scratch;
 
         // primary rays
-        seen.clear();
         let light = self.lighting;
         let needs_shadow = light.intensity > 0.0;
         // never more than a tile (saying so spares the lane loops their bounds checks)
         let w = (x1 - x0).min(TILE);
         let o = origin.to_array();
         let to_light = light.to_light.to_array();
-        for (y, row_box) in (y0..y0 + h).zip(row_boxes.iter_mut()) {
-            let mut row = Seen {
-                best: RowBest {
-                    t: [0.0; TILE],
-                    object: [NONE; TILE],
-                    axis: [0; TILE],
-                    s: [0.0; TILE],
-                    tt: [0.0; TILE],
-                    normal: [Vec3::ZERO; TILE],
-                },
-                p: [[0.0; TILE]; 3],
-                n: [[0.0; TILE]; 3],
-                n_dot_l: [0.0; TILE],
-            };
+        for (k, (y, row_box)) in (y0..y0 + h).zip(row_boxes.iter_mut()).enumerate() {
+            // written in place: every field a later step reads is set below (lanes that
+            // hit nothing keep stale values nobody reads)
+            let row = &mut seen[k];
             let (d, inv) = view.dirs::<TILE>(x0, y);
             self.nearest_in_row(origin, &d, &inv, w, candidates, &mut row.best);
             let best = &row.best;
@@ -384,7 +513,6 @@ impl Prepared {
                 }
             }
             *row_box = shadow_box;
-            seen.push(row);
         }
         row_boxes[..h]
             .iter()
@@ -399,6 +527,7 @@ impl Prepared {
     /// not depend on the order the candidates come in. Cuboids are tested on all lanes at
     /// once (on their eye-relative corners, branch-free, so the compiler can use vector
     /// instructions); their normal is made only for the hit that wins.
+    #[inline(always)]
     fn nearest_in_row(
         &self,
         origin: Vec3,
@@ -448,24 +577,19 @@ impl Prepared {
                     y0,
                     y1,
                 } => {
-                    for l in 0..w {
-                        let t_max = best.t[l];
-                        if c.near > t_max {
-                            continue;
-                        }
-                        let dir = Vec3::new(d[0][l], d[1][l], d[2][l]);
-                        let Some((t, normal)) =
-                            cylinder_from(oy, ox, oz, cc, dir, r2, y0, y1, t_max)
-                        else {
-                            continue;
-                        };
-                        if t < t_max || i < best.object[l] {
-                            best.t[l] = t;
-                            best.object[l] = i;
-                            best.normal[l] = normal;
-                            best.axis[l] = CURVED;
-                        }
-                    }
+                    curved_lanes(c.near, i, w, d, best, |dir, t_max| {
+                        cylinder_from(oy, ox, oz, cc, dir, r2, y0, y1, t_max)
+                    });
+                    continue;
+                }
+                Test::Sphere { oc, c: cc, inv_r } => {
+                    sphere_lanes(c.near, i, oc, cc, inv_r, d, best);
+                    continue;
+                }
+                Test::Cone { oy, ox, oz, cone } => {
+                    curved_lanes(c.near, i, w, d, best, |dir, t_max| {
+                        cone_from(oy, ox, oz, cone, dir, t_max)
+                    });
                     continue;
                 }
                 Test::Other => {}
@@ -501,6 +625,7 @@ impl Prepared {
 
     /// Whether any of `casters` blocks `ray` (which goes towards the light). Any blocker
     /// will do, so the one that blocked the previous ray (`last`) is tried first.
+    #[inline(always)]
     fn blocked(&self, ray: &Ray, casters: &[Caster], last: &mut usize) -> bool {
         let blocks = |c: &Caster| {
             if c.cuboid {
@@ -527,7 +652,7 @@ impl Prepared {
 
     /// Object `i`'s nearest hit along `ray` no farther than `t_max`, skipping
     /// transparent texels. Both the BVH walk and the tiles go through this.
-    #[inline]
+    #[inline(always)]
     pub(super) fn hit_object(&self, ray: &Ray, i: usize, t_max: f32) -> Option<Nearest> {
         match self.geoms[i] {
             Geom::Quad {
@@ -684,6 +809,75 @@ fn quad_lanes(
     }
 }
 
+/// A curved `object` (no hit nearer than `near`) against the first `w` lanes of a row,
+/// one lane at a time: `hit(direction, t_max)` is its one-ray test (a cylinder's or a
+/// cone's), and the (distance, object index) rule decides; the winner's normal is kept.
+#[inline(always)]
+fn curved_lanes(
+    near: f32,
+    object: i32,
+    w: usize,
+    d: &[[f32; TILE]; 3],
+    best: &mut RowBest,
+    hit: impl Fn(Vec3, f32) -> Option<(f32, Vec3)>,
+) {
+    for l in 0..w.min(TILE) {
+        let t_max = best.t[l];
+        if near > t_max {
+            continue;
+        }
+        let Some((t, normal)) = hit(Vec3::new(d[0][l], d[1][l], d[2][l]), t_max) else {
+            continue;
+        };
+        if t < t_max || object < best.object[l] {
+            best.t[l] = t;
+            best.object[l] = object;
+            best.normal[l] = normal;
+            best.axis[l] = CURVED;
+        }
+    }
+}
+
+/// Sphere `object` (`oc` the eye relative to its centre, `c = oc · oc - r²`; no hit
+/// nearer than `near`) against every lane of a row: `intersect::sphere_from` and the
+/// (distance, object index) rule, with lane masks instead of branches; the winner's
+/// normal is kept.
+#[inline(always)]
+fn sphere_lanes(
+    near: f32,
+    object: i32,
+    oc: Vec3,
+    c: f32,
+    inv_r: f32,
+    d: &[[f32; TILE]; 3],
+    best: &mut RowBest,
+) {
+    for l in 0..TILE {
+        let t_max = best.t[l];
+        let (dx, dy, dz) = (d[0][l], d[1][l], d[2][l]);
+        let h = oc.x * dx + oc.y * dy + oc.z * dz;
+        let disc = h * h - c;
+        let root = pick(mask(disc >= 0.0), disc, 0.0).sqrt();
+        let near_root = -h - root;
+        let t = pick(mask(near_root >= T_MIN), near_root, -h + root);
+        let take = !mask(near > t_max)
+            & mask(disc >= 0.0)
+            & mask(t >= T_MIN)
+            & mask(t <= t_max)
+            & (mask(t < t_max) | mask(object < best.object[l]));
+        best.t[l] = pick(take, t, t_max);
+        best.object[l] = (object & take as i32) | (best.object[l] & !(take as i32));
+        best.axis[l] = (CURVED & take) | (best.axis[l] & !take);
+        let n = Vec3::new(oc.x + t * dx, oc.y + t * dy, oc.z + t * dz) * inv_r;
+        let old = best.normal[l];
+        best.normal[l] = Vec3::new(
+            pick(take, n.x, old.x),
+            pick(take, n.y, old.y),
+            pick(take, n.z, old.z),
+        );
+    }
+}
+
 /// `n` turned to face against `dir`.
 #[inline]
 pub(super) fn facing(n: Vec3, dir: Vec3) -> Vec3 {
@@ -743,7 +937,7 @@ mod tests {
                 next().abs() * 0.2 + 0.01,
                 next().abs() * 0.2 + 0.01,
             );
-            let shape = match k % 3 {
+            let shape = match k % 5 {
                 0 => Shape::Cuboid {
                     min: c - e,
                     max: c + e,
@@ -752,6 +946,16 @@ mod tests {
                     base: c,
                     radius: e.x,
                     height: e.y * 4.0,
+                },
+                2 => Shape::Sphere {
+                    center: c,
+                    radius: e.y,
+                },
+                3 => Shape::Cone {
+                    base: c,
+                    radius: e.x,
+                    top: e.z * (k % 2) as f32,
+                    height: e.y * 3.0,
                 },
                 _ => Shape::Quad {
                     center: c,
@@ -787,27 +991,93 @@ mod tests {
         }
     }
 
+    /// Views of the jumble: from outside it, and from its middle (boxes beside and
+    /// behind the eye), narrow to the original's 147.8°.
+    fn cameras() -> Vec<Camera> {
+        [
+            (0.0, 0.0, 90.0, Vec3::new(0.3, 0.2, -6.0)),
+            (123.0, -40.0, 60.0, Vec3::new(0.3, 0.2, -6.0)),
+            (-70.0, 75.0, 150.0, Vec3::new(0.3, 0.2, -6.0)),
+            (200.0, -89.0, 20.0, Vec3::new(0.3, 0.2, -6.0)),
+            (30.0, 5.0, 147.8, Vec3::new(0.1, 0.0, 0.2)),
+            (250.0, -20.0, 120.0, Vec3::new(-1.3, 0.4, 1.1)),
+        ]
+        .into_iter()
+        .map(|(yaw, pitch, fov, position)| Camera {
+            position,
+            yaw,
+            pitch,
+            fov,
+        })
+        .collect()
+    }
+
+    #[test]
+    fn every_cpu_path_draws_the_same_bytes() {
+        let mut scene = jumble();
+        // every material, so every shading path is compared
+        let materials = [
+            Material::Wood {
+                light: Rgb(200, 150, 100),
+                dark: Rgb(120, 80, 40),
+                scale: 0.05,
+            },
+            Material::Tiles {
+                tile: Rgb(220, 220, 210),
+                grout: Rgb(90, 90, 90),
+                size: 0.3,
+            },
+            Material::Fabric {
+                base: Rgb(70, 100, 150),
+                weave: Rgb(50, 80, 120),
+            },
+            Material::Wallpaper {
+                base: Rgb(226, 214, 190),
+                stripe: Rgb(200, 190, 170),
+                stripe_width: 0.12,
+            },
+        ];
+        for (k, o) in scene.objects.iter_mut().enumerate() {
+            o.material = materials[k % materials.len()].clone();
+        }
+        let p = Prepared::new(&scene).unwrap();
+        let (w, h) = (160usize, 96usize);
+        for camera in cameras() {
+            let view = View::new(&camera, w as u32, h as u32);
+            let mut any = vec![0u8; w * 3 * h];
+            let mut best = vec![0u8; w * 3 * h];
+            let mut scratch = Scratch::new();
+            for (band, (a, b)) in any
+                .chunks_mut(w * 3 * TILE)
+                .zip(best.chunks_mut(w * 3 * TILE))
+                .enumerate()
+            {
+                p.draw_band_any(&view, w, band * TILE, a, &mut scratch);
+                p.draw_band(&view, w, band * TILE, b, &mut scratch);
+            }
+            let first = any.iter().zip(&best).position(|(a, b)| a != b);
+            assert_eq!(first, None, "{camera:?}: byte {first:?} differs");
+        }
+    }
+
     #[test]
     fn tiles_see_what_the_bvh_sees() {
         let p = Prepared::new(&jumble()).unwrap();
         let (w, h) = (96usize, 48usize);
-        for (yaw, pitch, fov) in [
-            (0.0, 0.0, 90.0),
-            (123.0, -40.0, 60.0),
-            (-70.0, 75.0, 150.0),
-            (200.0, -89.0, 20.0),
-        ] {
-            let camera = Camera {
-                position: Vec3::new(0.3, 0.2, -6.0),
-                yaw,
-                pitch,
-                fov,
-            };
+        for camera in cameras() {
             let view = View::new(&camera, w as u32, h as u32);
             let mut scratch = Scratch::new();
             for y0 in (0..h).step_by(TILE) {
                 for x0 in (0..w).step_by(TILE) {
                     let (x1, th) = ((x0 + TILE).min(w), TILE.min(h - y0));
+                    // gathered for the tile alone, and for a block around it
+                    let bx = x0 - x0 % (TILE * BLOCK);
+                    let wide = if (x0 / TILE).is_multiple_of(2) {
+                        (x0, x1)
+                    } else {
+                        (bx, (bx + TILE * BLOCK).min(w))
+                    };
+                    p.gather(&view, wide, (y0, th), &mut scratch);
                     p.primary(&view, (x0, x1), (y0, th), &mut scratch);
                     assert_eq!(scratch.seen.len(), th);
                     for (k, row) in scratch.seen.iter().enumerate() {

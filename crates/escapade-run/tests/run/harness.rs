@@ -207,7 +207,7 @@ fn a_failing_backend_leaves_retryable_rows_that_resume_replays() {
     assert!(all[5..].iter().all(|r| r.success && !r.retryable));
 
     // the report counts each episode once, with its later row
-    let r = report(std::slice::from_ref(&first.dir)).unwrap();
+    let r = report(std::slice::from_ref(&first.dir), &[]).unwrap();
     assert_eq!(r.runs.len(), 1);
     assert_eq!((r.runs[0].episodes, r.runs[0].errors), (5, 0));
     assert_eq!(r.overall["counter"].metrics["success"].mean, 1.0);
@@ -461,15 +461,15 @@ fn shards_are_disjoint_cover_the_run_and_report_like_it() {
     // equal reports mean something only if the rows differ
     assert!(whole_rows.iter().any(|r| r.success) && whole_rows.iter().any(|r| !r.success));
 
-    let merged = report(&dirs).unwrap();
-    let unsharded = report(std::slice::from_ref(&whole.dir)).unwrap();
+    let merged = report(&dirs, &[]).unwrap();
+    let unsharded = report(std::slice::from_ref(&whole.dir), &[]).unwrap();
     assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
     assert_eq!(merged.runs.len(), 1, "the shards are one run");
     assert_eq!(merged.runs[0].base_hash, unsharded.runs[0].base_hash);
     assert_eq!(merged.runs[0].base_hash, whole.config_hash);
     assert_eq!(timeless(&merged), timeless(&unsharded));
     // two shards alone are a partial run, with a warning
-    let partial = report(&dirs[..2]).unwrap();
+    let partial = report(&dirs[..2], &[]).unwrap();
     assert_eq!(partial.episodes(), 10);
     assert!(
         partial.warnings.iter().any(|w| w.contains("3/3 missing")),

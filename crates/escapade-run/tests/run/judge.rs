@@ -6,15 +6,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use escapade_core::judge::{JudgeRow, JudgeTask, StepView, Unit};
 use escapade_core::trajectory::LoggedObservation;
-use escapade_core::{Action, EpisodeRow, FORMAT_VERSION, StepRow, Usage};
-use escapade_llm::{ClientOptions, Part};
-use escapade_run::judge::{
-    JUDGE_DIR, JudgeRow, JudgeSpec, JudgeTask, Judgement, Reasoning, StepView, Unit, judge,
-    parse_units, task,
-};
+use escapade_core::{Action, EpisodeRow, FORMAT_VERSION, StepRow, Usage, World};
+use escapade_llm::ClientOptions;
+use escapade_run::judge::{JUDGE_DIR, JudgeSpec, Judgement, judge, task};
 use escapade_run::rundir::{RunConfig, RunDir, ScenarioRef};
 use escapade_run::{Progress, RunError};
+use escapade_vis::judge::{Reasoning, parse_units};
 use serde_json::json;
 
 use crate::fake::rows;
@@ -191,22 +190,7 @@ fn rendered(item_text: &str, action: &str) -> String {
     }];
     let item = &Reasoning.items("s", 0, &steps, 8000)[0];
     let request = Reasoning.request(item);
-    request
-        .messages
-        .iter()
-        .map(|m| {
-            let text: Vec<&str> = m
-                .parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text { text } => text.as_str(),
-                    Part::Image { .. } => "<image>",
-                })
-                .collect();
-            format!("[{:?}]\n{}\n", m.role, text.join("\n"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    format!("[System]\n{}\n\n[User]\n{}\n", request.system, request.user)
 }
 
 #[test]
@@ -230,7 +214,7 @@ fn the_reasoning_prompt_matches_its_golden_file() {
 
 #[test]
 fn unknown_tasks_and_options_are_refused_with_the_known_ones() {
-    let err = task("nope").err().unwrap();
+    let err = task(&worlds(), "nope").err().unwrap();
     assert_eq!(
         err.to_string(),
         "unknown judge task `nope`; known: reasoning, errors, intent, debrief"
@@ -240,6 +224,7 @@ fn unknown_tasks_and_options_are_refused_with_the_known_ones() {
         &spec("scripted/x.jsonl", "nope"),
         &quick(),
         Progress::quiet(),
+        &worlds(),
     )
     .unwrap_err();
     assert!(matches!(err, RunError::Unknown { .. }), "{err}");
@@ -391,8 +376,17 @@ pub(crate) fn spec(model: &str, task: &str) -> JudgeSpec {
     }
 }
 
+/// The worlds whose judge tasks these tests use (the tools world needs a python3).
+pub fn worlds() -> Vec<Box<dyn World>> {
+    vec![
+        Box::new(escapade_vis::VisWorld::new()),
+        Box::new(escapade_comma::CommaWorld),
+        Box::new(escapade_craft::CraftWorld::new()),
+    ]
+}
+
 fn run_judge(dirs: &[PathBuf], spec: &JudgeSpec) -> Judgement {
-    judge(dirs, spec, &quick(), Progress::quiet()).expect("judging finishes")
+    judge(dirs, spec, &quick(), Progress::quiet(), &worlds()).expect("judging finishes")
 }
 
 fn judge_rows(dir: &Path) -> Vec<JudgeRow> {
@@ -692,6 +686,7 @@ fn a_run_without_reasoning_judges_nothing_and_opens_no_backend() {
         &spec(&missing, "reasoning"),
         &quick(),
         Progress::quiet(),
+        &worlds(),
     )
     .unwrap_err();
     assert!(matches!(err, RunError::Backend { .. }), "{err}");
@@ -774,6 +769,7 @@ fn a_judge_file_being_written_is_refused() {
         &spec(&model, "reasoning"),
         &quick(),
         Progress::quiet(),
+        &worlds(),
     )
     .unwrap_err();
     assert!(matches!(err, RunError::JudgeLocked(_)), "{err}");

@@ -6,17 +6,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use escapade_core::judge::{EpisodeInfo, JudgeRow, JudgeTask, StepView};
 use escapade_core::trajectory::LoggedObservation;
 use escapade_core::{Action, EpisodeRow, FORMAT_VERSION, StepRow, Usage, World, hash};
-use escapade_craft::scenario::{Variant, generate};
-use escapade_craft::{CraftScenario, CraftWorld};
-use escapade_llm::Part;
-use escapade_run::judge::craft::{
+use escapade_craft::judge::{
     Debrief, Intent, ground_truth, parse_consistent, parse_score, successful_interactions,
 };
-use escapade_run::judge::{
-    EpisodeInfo, JUDGE_DIR, JudgeRow, JudgeSpec, JudgeTask, Judgement, StepView, judge, judge_with,
-};
+use escapade_craft::scenario::{Variant, generate};
+use escapade_craft::{CraftScenario, CraftWorld};
+use escapade_run::judge::{JUDGE_DIR, JudgeSpec, Judgement, judge, verdict_request};
 use escapade_run::rundir::{RunConfig, RunDir, ScenarioRef};
 use escapade_run::{Progress, RunError};
 use serde_json::json;
@@ -185,17 +183,8 @@ fn score(j: &Judgement, name: &str) -> (usize, Option<f64>) {
     (s.items, s.value)
 }
 
-fn text_of(request: &escapade_llm::ChatRequest) -> String {
-    request
-        .messages
-        .iter()
-        .flat_map(|m| &m.parts)
-        .map(|p| match p {
-            Part::Text { text } => text.as_str(),
-            Part::Image { .. } => "<image>",
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+fn text_of(request: &escapade_core::judge::JudgeRequest) -> String {
+    format!("{}\n{}", request.system, request.user)
 }
 
 // ---- intent ---------------------------------------------------------------------------
@@ -271,6 +260,7 @@ fn a_step_without_rationale_is_inconsistent_without_a_call() {
         &spec(&model, "intent"),
         &quick(),
         Progress::quiet(),
+        &worlds(),
     )
     .unwrap();
     let r = &j.runs[0];
@@ -301,6 +291,7 @@ fn a_step_without_rationale_is_inconsistent_without_a_call() {
         &spec("scripted/does-not-exist.jsonl", "intent"),
         &quick(),
         Progress::quiet(),
+        &worlds(),
     );
     assert!(matches!(again, Err(RunError::Backend { .. })), "{again:?}");
     // the same judge again: nothing is asked
@@ -309,6 +300,7 @@ fn a_step_without_rationale_is_inconsistent_without_a_call() {
         &spec(&model, "intent"),
         &quick(),
         Progress::quiet(),
+        &worlds(),
     )
     .unwrap();
     assert_eq!((j.runs[0].requests, j.runs[0].skipped), (0, 3));
@@ -336,6 +328,7 @@ fn bad_verdicts_are_error_rows_not_panics() {
         &spec(&model, "intent"),
         &quick(),
         Progress::quiet(),
+        &worlds(),
     )
     .unwrap();
     assert_eq!((j.runs[0].judged, j.runs[0].errors), (1, 2));
@@ -468,12 +461,22 @@ fn debrief_asks_the_storyteller_then_the_judge_and_resumes() {
     let mut s = spec(&judge_model, "debrief");
     s.storyteller = Some(storyteller.clone());
 
-    // without the worlds the scenarios cannot be found
-    let err = judge(std::slice::from_ref(&dir), &s, &quick(), Progress::quiet()).unwrap_err();
-    assert!(err.to_string().contains("reads the scenarios"), "{err}");
+    // without the craft world there is no debriefing to ask for
+    let err = judge(
+        std::slice::from_ref(&dir),
+        &s,
+        &quick(),
+        Progress::quiet(),
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown judge task `debrief`; known: (none)"
+    );
 
     let run = |s: &JudgeSpec| {
-        judge_with(
+        judge(
             std::slice::from_ref(&dir),
             s,
             &quick(),
@@ -533,7 +536,7 @@ fn a_debrief_without_its_scenario_is_a_warning() {
         "llm",
         &[("feed", 0, true, episode(true))],
     );
-    let j = judge_with(
+    let j = judge(
         std::slice::from_ref(&dir),
         &spec("scripted/never-opened.jsonl", "debrief"),
         &quick(),
@@ -549,4 +552,43 @@ fn a_debrief_without_its_scenario_is_a_warning() {
         "{:?}",
         j.warnings
     );
+}
+
+#[test]
+fn local_judges_answer_in_the_verdict_schema_and_it_parses() {
+    let spec = |model: &str, structured: &str| {
+        let mut s = JudgeSpec {
+            model: model.into(),
+            ..JudgeSpec::default()
+        };
+        s.apply_options(&BTreeMap::from([("structured".into(), structured.into())]))
+            .unwrap();
+        s
+    };
+    for (task, reply) in [
+        (&Intent as &dyn JudgeTask, r#"{"consistent": 1}"#),
+        (&Debrief as &dyn JudgeTask, r#"{"score": 4}"#),
+    ] {
+        let schema = task.verdict_schema().unwrap();
+        let asked =
+            |s: &JudgeSpec| verdict_request(task, s, escapade_core::judge::JudgeRequest::default());
+        assert_eq!(
+            asked(&spec("local/smollm2", "auto")).response_schema,
+            Some(schema.clone())
+        );
+        assert_eq!(asked(&spec("openai/gpt-4o", "auto")).response_schema, None);
+        assert_eq!(
+            asked(&spec("openai/gpt-4o", "on")).response_schema,
+            Some(schema)
+        );
+        assert_eq!(asked(&spec("local/smollm2", "off")).response_schema, None);
+        assert_eq!(asked(&spec("local/smollm2", "auto")).temperature, Some(0.0));
+        // what the schema lets a model say is a verdict
+        assert!(task.parse(reply).is_ok(), "{reply}");
+    }
+    let mut bad = JudgeSpec::default();
+    let e = bad
+        .apply_options(&BTreeMap::from([("structured".into(), "maybe".into())]))
+        .unwrap_err();
+    assert!(e.to_string().contains("expected auto, on or off"), "{e}");
 }

@@ -139,8 +139,13 @@ fn two_runs_make_three_pictures_in_both_formats() {
     let random = run(tmp.path(), "random", &["tools"], true);
     let oracle = run(tmp.path(), "oracle", &["tools"], true);
     let out = tmp.path().join("plots");
-    let written =
-        write_plots(&[random, oracle], &out, &[PlotFormat::Svg, PlotFormat::Png]).unwrap();
+    let written = write_plots(
+        &[random, oracle],
+        &out,
+        &[PlotFormat::Svg, PlotFormat::Png],
+        &[],
+    )
+    .unwrap();
     assert_eq!(
         names(&written),
         [
@@ -195,8 +200,8 @@ fn plots_are_byte_identical_across_calls() {
         run(tmp.path(), "oracle", &["tools"], true),
     ];
     let formats = [PlotFormat::Png, PlotFormat::Svg];
-    let a = write_plots(&dirs, &tmp.path().join("a"), &formats).unwrap();
-    let b = write_plots(&dirs, &tmp.path().join("b"), &formats).unwrap();
+    let a = write_plots(&dirs, &tmp.path().join("a"), &formats, &[]).unwrap();
+    let b = write_plots(&dirs, &tmp.path().join("b"), &formats, &[]).unwrap();
     assert_eq!(names(&a), names(&b));
     assert_eq!(a.len(), 6);
     for (x, y) in a.iter().zip(&b) {
@@ -213,7 +218,7 @@ fn several_worlds_get_a_set_each_and_absent_data_no_picture() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = run(tmp.path(), "random", &["counter", "vis"], false);
     let out = tmp.path().join("plots");
-    let written = write_plots(std::slice::from_ref(&dir), &out, &[PlotFormat::Svg]).unwrap();
+    let written = write_plots(std::slice::from_ref(&dir), &out, &[PlotFormat::Svg], &[]).unwrap();
     // no tool_calls metric: no scatter
     assert_eq!(
         names(&written),
@@ -227,7 +232,7 @@ fn several_worlds_get_a_set_each_and_absent_data_no_picture() {
     // a bare episodes.jsonl away from its trajectories: no progress picture
     let bare = tmp.path().join("bare.jsonl");
     std::fs::copy(dir.join("episodes.jsonl"), &bare).unwrap();
-    let written = write_plots(&[bare], &tmp.path().join("bare"), &[PlotFormat::Svg]).unwrap();
+    let written = write_plots(&[bare], &tmp.path().join("bare"), &[PlotFormat::Svg], &[]).unwrap();
     assert_eq!(
         names(&written),
         [
@@ -239,7 +244,13 @@ fn several_worlds_get_a_set_each_and_absent_data_no_picture() {
     let empty = tempfile::tempdir().unwrap();
     std::fs::write(empty.path().join("episodes.jsonl"), "").unwrap();
     let none = tmp.path().join("none");
-    let written = write_plots(&[empty.path().to_path_buf()], &none, &[PlotFormat::Png]).unwrap();
+    let written = write_plots(
+        &[empty.path().to_path_buf()],
+        &none,
+        &[PlotFormat::Png],
+        &[],
+    )
+    .unwrap();
     assert!(written.is_empty() && !none.exists());
 }
 

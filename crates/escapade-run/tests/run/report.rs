@@ -82,7 +82,7 @@ fn write(dir: &Path, rows: &[EpisodeRow]) -> PathBuf {
 #[test]
 fn groups_and_mean_se_are_exact() {
     let dir = tempfile::tempdir().unwrap();
-    let r = report(&[write(dir.path(), &hand_made())]).unwrap();
+    let r = report(&[write(dir.path(), &hand_made())], &[]).unwrap();
     let keys: Vec<(String, u32, usize)> = r
         .groups
         .iter()
@@ -139,13 +139,16 @@ fn groups_and_mean_se_are_exact() {
 #[test]
 fn json_has_the_documented_shape() {
     let dir = tempfile::tempdir().unwrap();
-    let r = report(&[write(dir.path(), &hand_made())]).unwrap();
+    let r = report(&[write(dir.path(), &hand_made())], &[]).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.render(Format::Json)).unwrap();
     let top: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(top, ["groups", "overall", "runs"]);
     let g = &v["groups"][0];
     let keys: Vec<&String> = g.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["world", "difficulty", "run", "n", "metrics"]);
+    assert_eq!(
+        keys,
+        ["world", "difficulty", "label", "run", "n", "metrics"]
+    );
     assert_eq!(g["world"], "counter");
     assert_eq!(g["run"], "random");
     assert_eq!(g["difficulty"], 1);
@@ -186,7 +189,7 @@ fn json_has_the_documented_shape() {
 #[test]
 fn csv_has_a_row_per_group_and_metric() {
     let dir = tempfile::tempdir().unwrap();
-    let r = report(&[write(dir.path(), &hand_made())]).unwrap();
+    let r = report(&[write(dir.path(), &hand_made())], &[]).unwrap();
     let csv = r.render(Format::Csv);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "world,difficulty,n,metric,mean,se,run");
@@ -203,7 +206,7 @@ fn csv_has_a_row_per_group_and_metric() {
 #[test]
 fn markdown_has_a_table_per_world_with_percent_metrics() {
     let dir = tempfile::tempdir().unwrap();
-    let r = report(&[write(dir.path(), &hand_made())]).unwrap();
+    let r = report(&[write(dir.path(), &hand_made())], &[]).unwrap();
     let md = r.render(Format::Markdown);
     assert!(md.contains("## counter\n"), "{md}");
     assert!(md.contains("## other\n"), "{md}");
@@ -244,8 +247,12 @@ fn markdown_has_a_table_per_world_with_percent_metrics() {
 fn inputs_of_one_config_merge_and_identical_rows_count_once() {
     let rows = hand_made();
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let one = report(&[write(a.path(), &rows)]).unwrap();
-    let split = report(&[write(a.path(), &rows[..3]), write(b.path(), &rows[2..])]).unwrap();
+    let one = report(&[write(a.path(), &rows)], &[]).unwrap();
+    let split = report(
+        &[write(a.path(), &rows[..3]), write(b.path(), &rows[2..])],
+        &[],
+    )
+    .unwrap();
     assert_eq!((&one.groups, &one.overall), (&split.groups, &split.overall));
     assert_eq!(split.runs.len(), 1);
     assert_eq!(split.runs[0].dirs.len(), 2);
@@ -257,14 +264,14 @@ fn inputs_of_one_config_merge_and_identical_rows_count_once() {
         "{w}"
     );
     // the same directory given twice is read once, without a warning
-    let only_a = report(&[a.path().to_path_buf()]).unwrap();
-    let twice = report(&[a.path().to_path_buf(), a.path().join(".")]).unwrap();
+    let only_a = report(&[a.path().to_path_buf()], &[]).unwrap();
+    let twice = report(&[a.path().to_path_buf(), a.path().join(".")], &[]).unwrap();
     assert_eq!(twice.groups, only_a.groups);
     assert!(twice.warnings.is_empty(), "{:?}", twice.warnings);
     // rows of another config are another run, compared side by side
     let mut other = rows[0].clone();
     other.config_hash = "cfg2".into();
-    let more = report(&[write(a.path(), &rows), write(b.path(), &[other])]).unwrap();
+    let more = report(&[write(a.path(), &rows), write(b.path(), &[other])], &[]).unwrap();
     let labels: Vec<&str> = more.runs.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels, ["random [cfg]", "random [cfg2]"]);
     let tier1: Vec<(&str, usize)> = more
@@ -284,7 +291,7 @@ fn a_torn_last_line_is_a_warning() {
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("{\"format_version\":1,\"sui");
     std::fs::write(&path, text).unwrap();
-    let r = report(&[dir.path().to_path_buf()]).unwrap();
+    let r = report(&[dir.path().to_path_buf()], &[]).unwrap();
     assert_eq!(r.episodes(), 5);
     assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
 }
@@ -293,14 +300,14 @@ fn a_torn_last_line_is_a_warning() {
 fn missing_and_empty_directories_fail_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
-    let err = report(std::slice::from_ref(&missing)).unwrap_err();
+    let err = report(std::slice::from_ref(&missing), &[]).unwrap_err();
     assert!(matches!(err, RunError::Io { .. }), "{err}");
     assert!(err.to_string().contains("nope"), "{err}");
-    let err = report(&[dir.path().to_path_buf()]).unwrap_err();
+    let err = report(&[dir.path().to_path_buf()], &[]).unwrap_err();
     assert!(matches!(err, RunError::NotARunDir { .. }), "{err}");
     assert!(err.to_string().contains("episodes.jsonl"), "{err}");
     std::fs::write(dir.path().join("episodes.jsonl"), "").unwrap();
-    let empty = report(&[dir.path().to_path_buf()]).unwrap();
+    let empty = report(&[dir.path().to_path_buf()], &[]).unwrap();
     assert!(empty.groups.is_empty());
     assert!(
         empty
@@ -392,9 +399,9 @@ fn shards_merge_into_the_unsharded_report() {
         &strip(odd),
     );
 
-    let unsharded = report(std::slice::from_ref(&whole)).unwrap();
+    let unsharded = report(std::slice::from_ref(&whole), &[]).unwrap();
     // shards given in any order make the same report
-    let merged = report(&[two.clone(), one.clone()]).unwrap();
+    let merged = report(&[two.clone(), one.clone()], &[]).unwrap();
     assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
     assert_eq!(merged.groups, unsharded.groups);
     assert_eq!(merged.overall, unsharded.overall);
@@ -412,7 +419,7 @@ fn shards_merge_into_the_unsharded_report() {
         "CSV does not name directories"
     );
     // the unsharded directory and a shard of it are one run too (they overlap)
-    let both = report(&[whole.clone(), two.clone()]).unwrap();
+    let both = report(&[whole.clone(), two.clone()], &[]).unwrap();
     assert_eq!(both.runs.len(), 1);
     assert_eq!(both.groups, unsharded.groups);
     assert_eq!(both.warnings.len(), 1, "{:?}", both.warnings);
@@ -422,7 +429,7 @@ fn shards_merge_into_the_unsharded_report() {
         both.warnings
     );
     // a shard on its own is the same run, with a warning that the rest is missing
-    let part = report(std::slice::from_ref(&one)).unwrap();
+    let part = report(std::slice::from_ref(&one), &[]).unwrap();
     assert_eq!(part.runs[0].base_hash, u.base_hash);
     assert_eq!(part.episodes(), 4);
     assert_eq!(part.warnings.len(), 1, "{:?}", part.warnings);
@@ -447,7 +454,7 @@ fn overlapping_and_missing_shards_are_warnings() {
         &config("random", 0, Some("3/3"), &rows),
         &rows[2..5],
     );
-    let r = report(&[first.clone(), third.clone()]).unwrap();
+    let r = report(&[first.clone(), third.clone()], &[]).unwrap();
     assert_eq!(r.episodes(), 5, "c2 counts once");
     assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
     let missing = &r.warnings[0];
@@ -479,7 +486,7 @@ fn a_retryable_error_is_replaced_by_a_later_row() {
         failed("c", "still down"),       // every attempt failed: the last one counts
     ];
     let dir = run_dir(tmp.path(), &config("random", 0, None, &rows), &rows);
-    let r = report(&[dir]).unwrap();
+    let r = report(&[dir], &[]).unwrap();
     let s = &r.overall["counter"];
     assert_eq!((s.n, s.errors), (3, 1));
     assert_eq!(s.metrics["success"].mean, 2.0 / 3.0);
@@ -518,7 +525,7 @@ fn two_runs_are_compared_side_by_side() {
     }
     let random = run_dir(tmp.path(), &config("random", 0, None, &rows), &rows);
     let oracle = run_dir(tmp.path(), &config("oracle", 0, None, &solved), &solved);
-    let r = report(&[random, oracle]).unwrap();
+    let r = report(&[random, oracle], &[]).unwrap();
     let groups: Vec<(u32, &str, usize, f64)> = r
         .groups
         .iter()
@@ -589,7 +596,7 @@ fn labels_name_the_model_and_tell_colliding_runs_apart() {
     let a = run_dir(tmp.path(), &config("random", 1, None, &rows), &rows);
     let b = run_dir(tmp.path(), &config("random", 2, None, &rows), &rows);
     let c = run_dir(tmp.path(), &llm, &rows);
-    let r = report(&[a, b, c]).unwrap();
+    let r = report(&[a, b, c], &[]).unwrap();
     let labels: Vec<&str> = r.runs.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels[2], "plain openai/gpt-4o");
     assert_eq!(r.runs[2].model.as_deref(), Some("openai/gpt-4o"));
@@ -604,7 +611,7 @@ fn usage_metrics_and_totals_are_exact() {
     let tmp = tempfile::tempdir().unwrap();
     let rows = episodes();
     let dir = run_dir(tmp.path(), &config("random", 0, None, &rows), &rows);
-    let r = report(&[dir]).unwrap();
+    let r = report(&[dir], &[]).unwrap();
     // tier 1: episodes 0, 2, 4, 6 with steps 2, 4, 6, 8 and latency 40 ms per step
     let g = &r.groups[0].metrics;
     assert_eq!(g["input_tokens"].mean, 300.0);

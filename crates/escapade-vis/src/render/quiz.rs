@@ -400,7 +400,8 @@ pub(super) fn draw_clue(c: &mut Canvas, quiz: &Quiz, item: &Item, r: R, full: bo
                 direction_arrow(c, *dir, cx, cy, half, Rgb(170, 30, 30));
             }
         }
-        QuizSpec::Clock { .. } => {}
+        // an imported clue is a picture of its own; drawn, it is a blank card
+        QuizSpec::Clock { .. } | QuizSpec::Pictured { .. } => {}
     }
 }
 
@@ -527,6 +528,7 @@ pub(crate) fn slot_count(spec: &QuizSpec) -> usize {
         QuizSpec::SymbolOrder { sequence, .. } => sequence.len(),
         QuizSpec::Clock { .. } => 4,
         QuizSpec::Arrows { arrows } => arrows.len(),
+        QuizSpec::Pictured { slots } => *slots,
     }
 }
 

@@ -62,3 +62,22 @@ pub fn play(args: &[&str], input: &str) -> (bool, String, String) {
         stderr(&o),
     )
 }
+
+/// Runs the oracle over `target` (a suite, file or directory) into `runs` and returns the
+/// rows of its `episodes.jsonl`.
+pub fn oracle_episodes(target: &Path, runs: &Path) -> Vec<serde_json::Value> {
+    ok(escapade(&[
+        "run",
+        target.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    std::fs::read_to_string(run_dir_under(runs).join("episodes.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}

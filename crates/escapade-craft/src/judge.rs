@@ -31,17 +31,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::CraftScenario;
+use crate::action::{CraftAction, parse_action};
+use crate::chain::{NoteLine, PropKind, Unlock};
+use crate::room::Support;
 use escapade_core::Action;
 use escapade_core::action::truncate_chars;
-use escapade_craft::CraftScenario;
-use escapade_craft::action::{CraftAction, parse_action};
-use escapade_craft::chain::{NoteLine, PropKind, Unlock};
-use escapade_craft::room::Support;
-use escapade_llm::ChatRequest;
 use serde_json::Value;
 
-use super::{
-    Aggregate, EpisodeInfo, Item, JudgeRow, JudgeTask, Score, StepView, Unit, aggregate_units, ask,
+use escapade_core::judge::{
+    Aggregate, EpisodeInfo, Item, JudgeRequest, JudgeRow, JudgeTask, Score, StepView, Unit,
+    aggregate_units,
 };
 
 /// The world these tasks judge.
@@ -223,7 +223,7 @@ impl JudgeTask for Intent {
          or a door opened)"
     }
 
-    fn request(&self, item: &Item) -> ChatRequest {
+    fn request(&self, item: &Item) -> JudgeRequest {
         let mut user = format!(
             "The agent's stated reason for its action:\n<<<\n{}\n>>>\n\nWhat the game \
              reported after the action:\n<<<\n{}\n>>>",
@@ -243,7 +243,7 @@ impl JudgeTask for Intent {
             ),
             _ => {}
         }
-        ask(INTENT_SYSTEM, user)
+        JudgeRequest::new(INTENT_SYSTEM, user)
     }
 
     fn verdict_schema(&self) -> Option<Value> {
@@ -607,25 +607,25 @@ impl JudgeTask for Debrief {
         Some("storyteller")
     }
 
-    fn prior(&self, item: &Item) -> Option<ChatRequest> {
+    fn prior(&self, item: &Item) -> Option<JudgeRequest> {
         let user = format!("The record of your game:\n<<<\n{}>>>", item.text);
-        Some(ask(STORYTELLER_SYSTEM, user))
+        Some(JudgeRequest::new(STORYTELLER_SYSTEM, user))
     }
 
     /// The judge's request with an empty account (the real one is
     /// [`request_after`](JudgeTask::request_after) the storyteller's reply).
-    fn request(&self, item: &Item) -> ChatRequest {
+    fn request(&self, item: &Item) -> JudgeRequest {
         self.request_after(item, "")
     }
 
-    fn request_after(&self, item: &Item, account: &str) -> ChatRequest {
-        let (account, _) = cut(account.trim(), super::DEFAULT_MAX_CHARS);
+    fn request_after(&self, item: &Item, account: &str) -> JudgeRequest {
+        let (account, _) = cut(account.trim(), escapade_core::judge::DEFAULT_MAX_CHARS);
         let user = format!(
             "The truth about the game:\n<<<\n{}>>>\n\nThe player's debriefing:\n<<<\n{}\n>>>",
             item.reference.as_deref().unwrap_or(""),
             account
         );
-        ask(DEBRIEF_SYSTEM, user)
+        JudgeRequest::new(DEBRIEF_SYSTEM, user)
     }
 
     fn verdict_schema(&self) -> Option<Value> {
@@ -804,45 +804,6 @@ pub fn parse_score(reply: &str) -> Result<u8, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn local_judges_answer_in_the_verdict_schema_and_it_parses() {
-        use super::super::{JudgeSpec, JudgeTask, verdict_request};
-        let spec = |model: &str, structured: &str| {
-            let mut s = JudgeSpec {
-                model: model.into(),
-                ..JudgeSpec::default()
-            };
-            s.apply_options(&BTreeMap::from([("structured".into(), structured.into())]))
-                .unwrap();
-            s
-        };
-        for (task, reply) in [
-            (&Intent as &dyn JudgeTask, r#"{"consistent": 1}"#),
-            (&Debrief as &dyn JudgeTask, r#"{"score": 4}"#),
-        ] {
-            let schema = task.verdict_schema().unwrap();
-            let asked = |s: &JudgeSpec| verdict_request(task, s, ChatRequest::default());
-            assert_eq!(
-                asked(&spec("local/smollm2", "auto")).response_schema,
-                Some(schema.clone())
-            );
-            assert_eq!(asked(&spec("openai/gpt-4o", "auto")).response_schema, None);
-            assert_eq!(
-                asked(&spec("openai/gpt-4o", "on")).response_schema,
-                Some(schema)
-            );
-            assert_eq!(asked(&spec("local/smollm2", "off")).response_schema, None);
-            assert_eq!(asked(&spec("local/smollm2", "auto")).temperature, Some(0.0));
-            // what the schema lets a model say is a verdict
-            assert!(task.parse(reply).is_ok(), "{reply}");
-        }
-        let mut bad = JudgeSpec::default();
-        let e = bad
-            .apply_options(&BTreeMap::from([("structured".into(), "maybe".into())]))
-            .unwrap_err();
-        assert!(e.to_string().contains("expected auto, on or off"), "{e}");
-    }
 
     #[test]
     fn consistent_verdicts_are_read_leniently() {
