@@ -100,11 +100,29 @@ pub(crate) enum Scene {
         pin: String,
         solved: bool,
     },
-    /// Telehealth's synthetic lesion: the case's number and its record as JSON.
-    Lesion {
-        idx: u64,
-        record: String,
-    },
+    /// Telehealth's synthetic lesion.
+    Lesion(Lesion),
+}
+
+/// A synthetic Telehealth lesion as its picture shows it: the findings of the case's
+/// record, reduced by the puzzle to what is drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Lesion {
+    /// The case's number: the picture's details (pores, the outline's wobble, where the
+    /// other colours and flecks sit) are drawn from it.
+    pub(crate) idx: u64,
+    /// The skin's colour (RGB).
+    pub(crate) skin: [u8; 3],
+    /// The two diameters in millimetres (`f32::to_bits`, so that a drawing is a key).
+    pub(crate) diameters: [u32; 2],
+    /// Colour names ([`lesion_colour`]), the main one first.
+    pub(crate) colours: Vec<&'static str>,
+    /// `sharp and regular`, `irregular and notched`, `vague`, `raised and rolled`, ….
+    pub(crate) border: &'static str,
+    /// Whether the outline is symmetric.
+    pub(crate) symmetric: bool,
+    /// Words for the surface (`scaly`, `crust`, `warty`, `vessels`, `sore` are drawn).
+    pub(crate) surface: &'static str,
 }
 
 impl Drawing {
@@ -151,11 +169,7 @@ impl Drawing {
                 pin,
                 solved,
             } => atm(heading, [&options[0], &options[1]], *pointer, pin, *solved),
-            Scene::Lesion { idx, record } => {
-                let record = serde_json::from_str(record)
-                    .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
-                crate::puzzles::telehealth::draw(*idx, &record)
-            }
+            Scene::Lesion(l) => lesion(l),
         }
     }
 }
@@ -988,4 +1002,142 @@ fn glyph(c: &mut Canvas, name: &str, cx: f32, cy: f32, s: f32, ink: Rgb, bg: Rgb
         }
         _ => label(c, cx, cy, s * 1.2, ink, "?"),
     }
+}
+
+/// The colour a lesion's record names; a mid brown for a name we do not know.
+fn lesion_colour(colour: &str) -> Rgb {
+    match colour {
+        "pink" => Rgb(226, 132, 140),
+        "red" => Rgb(190, 50, 50),
+        "pearly white" => Rgb(240, 222, 222),
+        "light brown" => Rgb(176, 120, 74),
+        "tan" => Rgb(196, 150, 100),
+        "brown" => Rgb(128, 76, 40),
+        "dark brown" => Rgb(78, 44, 24),
+        "black" => Rgb(28, 22, 20),
+        "blue-grey" => Rgb(96, 110, 130),
+        "yellow-brown" => Rgb(184, 146, 60),
+        _ => Rgb(150, 90, 60),
+    }
+}
+
+fn sin(a: f32) -> f32 {
+    on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).0
+}
+
+fn cos(a: f32) -> f32 {
+    -on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).1
+}
+
+/// Telehealth's synthetic case (COMMA's Telehealth shows a dermoscopy photograph; a
+/// synthetic case shows this labelled cartoon instead): the lesion on skin at 8 px a
+/// millimetre, its outline, colours and surface from the findings, a label band saying
+/// it is no photograph and a 5 mm scale bar, on a 360 × 360 canvas.
+fn lesion(l: &Lesion) -> Result<Vec<u8>, CommaError> {
+    use rand::{Rng, SeedableRng};
+    let skin = Rgb(l.skin[0], l.skin[1], l.skin[2]);
+    let (w, h) = (360.0f32, 360.0f32);
+    let mut c = Canvas::new(w as u32, h as u32, skin)
+        .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(l.idx ^ 0x5eed_1e51);
+    // skin texture: faint pores
+    for _ in 0..140 {
+        let (x, y) = (rng.random_range(0.0..w), rng.random_range(40.0..h));
+        c.fill_circle(x, y, 1.2, skin.mix(Rgb(120, 80, 60), 40));
+    }
+    // 8 px per mm
+    let px = 8.0f32;
+    let (d1, d2) = (
+        f32::from_bits(l.diameters[0]),
+        f32::from_bits(l.diameters[1]),
+    );
+    let (rx, ry) = (d1 * px / 2.0, d2 * px / 2.0);
+    let (cx, cy) = (w / 2.0, 40.0 + (h - 40.0) / 2.0);
+    let wobble = match l.border {
+        "sharp and regular" => 0.03,
+        "irregular and notched" => 0.22,
+        "vague" => 0.12,
+        _ => 0.08,
+    };
+    let phases: Vec<f32> = (0..4).map(|_| rng.random_range(0.0..1.0)).collect();
+    let stretch = if l.symmetric { 0.0 } else { 0.25 };
+    let blob = |scale: f32, ox: f32, oy: f32| -> Vec<(f32, f32)> {
+        (0..72)
+            .map(|i| {
+                let t = i as f32 / 72.0;
+                let a = t * std::f32::consts::TAU;
+                let mut k = 1.0;
+                for (j, ph) in phases.iter().enumerate() {
+                    let f = (j as f32 + 2.0) * std::f32::consts::TAU;
+                    k += wobble / (j as f32 + 1.0) * sin(f * (t + ph));
+                }
+                // asymmetry: one side bulges
+                k *= 1.0 + stretch * sin(a + phases[0] * std::f32::consts::TAU).max(0.0);
+                (
+                    cx + ox + scale * rx * k * sin(a),
+                    cy + oy - scale * ry * k * cos(a),
+                )
+            })
+            .collect()
+    };
+    let main = lesion_colour(l.colours[0]);
+    if l.border == "vague" {
+        c.fill_polygon(&blob(1.15, 0.0, 0.0), skin.mix(main, 110));
+    }
+    c.fill_polygon(&blob(1.0, 0.0, 0.0), main);
+    for (i, col) in l.colours.iter().enumerate().skip(1) {
+        let (ox, oy) = (
+            rng.random_range(-0.3..0.3) * rx,
+            rng.random_range(-0.3..0.3) * ry,
+        );
+        c.fill_polygon(&blob(0.55 / i as f32, ox, oy), lesion_colour(col));
+    }
+    if l.border == "raised and rolled" {
+        c.stroke_polygon(&blob(0.95, 0.0, 0.0), Rgb(245, 230, 230), 3.0);
+    }
+    let fleck = |rng: &mut rand_chacha::ChaCha8Rng, spread: f32| {
+        (
+            cx + rng.random_range(-spread..spread) * rx,
+            cy + rng.random_range(-spread..spread) * ry,
+        )
+    };
+    if l.surface.contains("scaly") {
+        for _ in 0..30 {
+            let (x, y) = fleck(&mut rng, 0.7);
+            c.line(x, y, x + 4.0, y + 1.5, Rgb(248, 240, 230), 1.5);
+        }
+    }
+    if l.surface.contains("crust") {
+        c.fill_polygon(
+            &blob(0.5, 0.0, 0.0),
+            lesion_colour("yellow-brown").mix(Rgb::BLACK, 40),
+        );
+    }
+    if l.surface.contains("warty") {
+        for _ in 0..40 {
+            let (x, y) = fleck(&mut rng, 0.7);
+            c.fill_circle(x, y, 1.8, main.mix(Rgb::BLACK, 80));
+        }
+    }
+    if l.surface.contains("vessels") {
+        for _ in 0..4 {
+            let pts: Vec<(f32, f32)> = (0..5).map(|_| fleck(&mut rng, 0.6)).collect();
+            c.stroke_polyline(&pts, Rgb(200, 40, 50), 1.0);
+        }
+    }
+    if l.surface.contains("sore") {
+        c.fill_circle(cx, cy, (rx.min(ry) * 0.2).max(2.0), Rgb(140, 20, 30));
+    }
+    // label band and 5 mm scale bar
+    c.fill_rect(0.0, 0.0, w, 34.0, Rgb(30, 30, 30));
+    c.text_centered(
+        w / 2.0,
+        6.0,
+        20.0,
+        Rgb(255, 220, 60),
+        "SYNTHETIC lesion (not a photograph)",
+    );
+    c.fill_rect(16.0, h - 20.0, 5.0 * px, 4.0, Rgb::BLACK);
+    c.text(16.0 + 5.0 * px + 6.0, h - 28.0, 14.0, Rgb::BLACK, "5 mm");
+    encode(&c)
 }
