@@ -107,7 +107,7 @@ pub struct CommaEnv {
     last_solver: String,
     last_expert: String,
     feedback: String,
-    /// The last picture drawn and the description it was drawn for.
+    /// The last picture that is no drawing, and the description it was taken for.
     last_picture: std::cell::RefCell<Option<(String, Image)>>,
     /// The most progress reached: a strike that resets a puzzle (Keypad, Memory) does
     /// not take back partial success (the paper's random row matches this reading).
@@ -268,10 +268,20 @@ impl CommaEnv {
         }
     }
 
-    /// The solver's picture, drawn again only when the description (which says
-    /// everything the picture shows) has changed since the last one.
+    /// The solver's picture, described exactly in its alt text: drawn once per distinct
+    /// [`crate::puzzle::Drawing`] and then taken from the shared cache
+    /// ([`crate::pictures`]); a picture that is no drawing (Telehealth's photograph) is
+    /// taken again only when the description has changed since the last one.
     fn picture(&self) -> Option<Image> {
         let described = self.puzzle.describe();
+        if let Some(drawing) = self.puzzle.drawing() {
+            let picture = crate::pictures::picture(&drawing).ok()?;
+            return Some(Image {
+                sha256: picture.sha256.clone(),
+                png: picture.png.clone(),
+                alt: Some(described),
+            });
+        }
         let mut last = self.last_picture.borrow_mut();
         if let Some((text, image)) = last.as_ref()
             && *text == described
@@ -742,6 +752,43 @@ mod tests {
         assert!(alt.contains("serial number 135790"), "{alt}");
         let heard = say(&mut e, "what do I do?").observation;
         assert!(!heard.text.contains("135790"));
+    }
+
+    /// The shared picture cache hands out what a fresh drawing of the state shows, with
+    /// its true address, in every episode (the second play of each scenario takes its
+    /// pictures from the cache).
+    #[test]
+    fn every_picture_is_the_state_drawn_afresh() {
+        use rand::{Rng, SeedableRng};
+        for kind in PuzzleKind::ALL {
+            for seed in 1..=3u64 {
+                let make = move |s| crate::puzzle::generate(kind, s).expect("generates");
+                let mut seen = Vec::new();
+                for _ in 0..2 {
+                    let mut e = CommaEnv::new(Box::new(move |_| make(seed)));
+                    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                    let mut o = e.reset(seed);
+                    let mut images = Vec::new();
+                    loop {
+                        if let Some(image) = o.images.first() {
+                            assert_eq!(image.png, e.puzzle().render().unwrap(), "{kind:?}");
+                            assert_eq!(image.sha256, escapade_core::hash::sha256_hex(&image.png));
+                            assert_eq!(image.alt.as_deref(), Some(e.puzzle().describe().as_str()));
+                            images.push(image.sha256.clone());
+                        }
+                        let actions = e.puzzle().actions();
+                        let said = actions[rng.random_range(0..actions.len())].clone();
+                        let s = say(&mut e, &said);
+                        if s.terminated || s.truncated {
+                            break;
+                        }
+                        o = s.observation;
+                    }
+                    seen.push(images);
+                }
+                assert_eq!(seen[0], seen[1], "{kind:?} {seed}");
+            }
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod bench; // escapade bench comma: puzzle step, picture, suite build
 pub mod env; // CommaEnv: the solver-expert protocol around any puzzle
 pub mod error; // CommaError
 pub mod judge; // COMMA §5.2: the error-type judge
+mod pictures; // the solver's pictures, drawn once per distinct drawing and shared
 pub mod puzzle; // the Puzzle trait, the ten kinds, import and generate
 pub mod puzzles; // one module per puzzle
 pub mod reader; // the talking oracle pair: an expert that knows only the solver's words

@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use crate::CommaError;
+pub use crate::render::Drawing;
 
 /// What one action did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -192,13 +193,24 @@ pub trait Puzzle: Send {
         None
     }
 
-    /// The solver's view as a PNG (deterministic: same state ⇒ same bytes). Puzzles
-    /// without a picture yet return an error and the solver gets the description only.
+    /// What the solver's picture shows now, as values ([`Drawing`]): equal drawings are
+    /// equal pictures, so the environment draws each distinct one once. `None` for a
+    /// puzzle whose picture is not drawn from its state (Telehealth's photograph).
+    fn drawing(&self) -> Option<Drawing> {
+        None
+    }
+
+    /// The solver's view as a PNG (deterministic: same state ⇒ same bytes): its
+    /// [`Puzzle::drawing`] drawn. A puzzle without a picture returns an error and the
+    /// solver gets the description only.
     fn render(&self) -> Result<Vec<u8>, CommaError> {
-        Err(CommaError::Invalid(format!(
-            "{} has no picture yet",
-            self.kind().name()
-        )))
+        match self.drawing() {
+            Some(drawing) => drawing.png(),
+            None => Err(CommaError::Invalid(format!(
+                "{} has no picture",
+                self.kind().name()
+            ))),
+        }
     }
 
     /// Private values the solver must not reveal (ATM's PIN and balance, Telehealth's

@@ -7,6 +7,9 @@
 //! private to them). Drawing uses only the canvas and `escapade_render::shapes`, so the
 //! same state gives the same PNG bytes on every machine.
 
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
+
 use escapade_render::shapes::{arc, crescent, on_circle, star};
 use escapade_render::{Canvas, Rgb};
 
@@ -43,14 +46,161 @@ fn named(name: &str) -> Rgb {
     }
 }
 
+/// What a puzzle's picture shows, as values: the one input its drawing reads, so equal
+/// drawings are the same picture, byte for byte. Puzzles hand one out with
+/// [`crate::Puzzle::drawing`]; the environment keys its picture cache by it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Drawing(Scene);
+
+/// The values of each puzzle's picture (the arguments of its drawing function below).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Scene {
+    Wire {
+        colours: Vec<String>,
+        serial: &'static str,
+        solved: bool,
+    },
+    Who {
+        display: String,
+        labels: Vec<String>,
+        solved: bool,
+    },
+    Led {
+        stages: usize,
+        now: Option<(usize, String, [char; 4])>,
+    },
+    Memory {
+        stages: usize,
+        now: Option<(usize, u8, [u8; 4])>,
+    },
+    Keypad {
+        symbols: [&'static str; 4],
+        pressed: [bool; 4],
+        solved: bool,
+    },
+    Password {
+        letters: [char; 5],
+        solved: bool,
+    },
+    Colour {
+        grid: [Option<&'static str>; 16],
+        solved: bool,
+    },
+    Maze {
+        grid: Vec<Vec<u8>>,
+        spheres: Vec<((usize, usize), &'static str)>,
+        mouse: (usize, usize),
+        torus: &'static str,
+        solved: bool,
+    },
+    Atm {
+        heading: Vec<String>,
+        options: [String; 2],
+        pointer: usize,
+        pin: String,
+        solved: bool,
+    },
+    /// Telehealth's synthetic lesion.
+    Lesion(Lesion),
+}
+
+/// A synthetic Telehealth lesion as its picture shows it: the findings of the case's
+/// record, reduced by the puzzle to what is drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Lesion {
+    /// The case's number: the picture's details (pores, the outline's wobble, where the
+    /// other colours and flecks sit) are drawn from it.
+    pub(crate) idx: u64,
+    /// The skin's colour (RGB).
+    pub(crate) skin: [u8; 3],
+    /// The two diameters in millimetres (`f32::to_bits`, so that a drawing is a key).
+    pub(crate) diameters: [u32; 2],
+    /// Colour names ([`lesion_colour`]), the main one first.
+    pub(crate) colours: Vec<&'static str>,
+    /// `sharp and regular`, `irregular and notched`, `vague`, `raised and rolled`, ….
+    pub(crate) border: &'static str,
+    /// Whether the outline is symmetric.
+    pub(crate) symmetric: bool,
+    /// Words for the surface (`scaly`, `crust`, `warty`, `vessels`, `sore` are drawn).
+    pub(crate) surface: &'static str,
+}
+
+impl Drawing {
+    pub(crate) fn new(scene: Scene) -> Drawing {
+        Drawing(scene)
+    }
+
+    /// The picture as PNG bytes.
+    pub fn png(&self) -> Result<Vec<u8>, CommaError> {
+        match &self.0 {
+            Scene::Wire {
+                colours,
+                serial,
+                solved,
+            } => wire(colours, serial, *solved),
+            Scene::Who {
+                display,
+                labels,
+                solved,
+            } => who(display, labels, *solved),
+            Scene::Led { stages, now } => led(
+                *stages,
+                now.as_ref().map(|(s, colour, l)| (*s, colour.as_str(), *l)),
+            ),
+            Scene::Memory { stages, now } => memory(*stages, *now),
+            Scene::Keypad {
+                symbols,
+                pressed,
+                solved,
+            } => keypad(*symbols, *pressed, *solved),
+            Scene::Password { letters, solved } => password(*letters, *solved),
+            Scene::Colour { grid, solved } => colour(*grid, *solved),
+            Scene::Maze {
+                grid,
+                spheres,
+                mouse,
+                torus,
+                solved,
+            } => maze(grid, spheres, *mouse, torus, *solved),
+            Scene::Atm {
+                heading,
+                options,
+                pointer,
+                pin,
+                solved,
+            } => atm(heading, [&options[0], &options[1]], *pointer, pin, *solved),
+            Scene::Lesion(l) => lesion(l),
+        }
+    }
+}
+
 fn encode(canvas: &Canvas) -> Result<Vec<u8>, CommaError> {
     canvas
         .png()
         .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))
 }
 
-/// The casing, the module panel, its title at the top left and the status lamp.
-fn module(title: &str, solved: bool) -> Result<Canvas, CommaError> {
+/// The casing, the module panel, its title at the top left and the status lamp: every
+/// picture starts with them, so each `(title, solved)` pair is drawn once and copied
+/// (a copy of the pixels is the same start as drawing them again; at most 20 pairs).
+fn module(title: &'static str, solved: bool) -> Result<Canvas, CommaError> {
+    type Bases = Mutex<BTreeMap<(&'static str, bool), Canvas>>;
+    static BASES: OnceLock<Bases> = OnceLock::new();
+    let bases = || {
+        BASES
+            .get_or_init(Bases::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    };
+    if let Some(base) = bases().get(&(title, solved)) {
+        return Ok(base.clone());
+    }
+    let base = draw_module(title, solved)?;
+    bases().insert((title, solved), base.clone());
+    Ok(base)
+}
+
+fn draw_module(title: &str, solved: bool) -> Result<Canvas, CommaError> {
     let mut c = Canvas::new(WIDTH, HEIGHT, CASING)
         .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
     c.fill_rounded_rect(8.0, 8.0, 496.0, 368.0, 14.0, PANEL);
@@ -103,7 +253,7 @@ fn screen(c: &mut Canvas, x: f32, y: f32, w: f32, h: f32) {
 
 /// Wire: the wires top to bottom in their colours, numbered, between two terminal
 /// strips, and the serial number.
-pub(crate) fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, CommaError> {
+fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("WIRES", solved)?;
     let n = colours.len().max(1) as f32;
     let (top, bottom) = (66.0, 300.0);
@@ -153,7 +303,7 @@ pub(crate) fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec
 }
 
 /// Who's on first: the display and six labelled buttons in three rows of two.
-pub(crate) fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<u8>, CommaError> {
+fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("WHO'S ON FIRST", solved)?;
     screen(&mut c, 106.0, 48.0, 300.0, 70.0);
     if !display.is_empty() {
@@ -170,10 +320,7 @@ pub(crate) fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<
 
 /// LED: the stage number at the top left, one LED per stage with the current stage's lit
 /// in its colour, and four lettered buttons in a 2×2 grid. `now` is `None` once solved.
-pub(crate) fn led(
-    stages: usize,
-    now: Option<(usize, &str, [char; 4])>,
-) -> Result<Vec<u8>, CommaError> {
+fn led(stages: usize, now: Option<(usize, &str, [char; 4])>) -> Result<Vec<u8>, CommaError> {
     let mut c = module("LED", now.is_none())?;
     c.fill_rounded_rect(30.0, 44.0, 64.0, 64.0, 6.0, SCREEN);
     if let Some((stage, _, _)) = now {
@@ -224,10 +371,7 @@ pub(crate) fn led(
 
 /// Memory: the display digit, the stage indicator and four labelled buttons left to right.
 /// `now` is `(stage 1-based, display, labels)`, `None` once solved.
-pub(crate) fn memory(
-    stages: usize,
-    now: Option<(usize, u8, [u8; 4])>,
-) -> Result<Vec<u8>, CommaError> {
+fn memory(stages: usize, now: Option<(usize, u8, [u8; 4])>) -> Result<Vec<u8>, CommaError> {
     let mut c = module("MEMORY", now.is_none())?;
     screen(&mut c, 100.0, 52.0, 250.0, 130.0);
     if let Some((_, display, _)) = now {
@@ -274,11 +418,7 @@ pub(crate) fn memory(
 
 /// Keypad: four buttons in a 2×2 grid, each with its symbol drawn (never named);
 /// a pressed button is darker and its light is green.
-pub(crate) fn keypad(
-    symbols: [&str; 4],
-    pressed: [bool; 4],
-    solved: bool,
-) -> Result<Vec<u8>, CommaError> {
+fn keypad(symbols: [&str; 4], pressed: [bool; 4], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("KEYPAD", solved)?;
     for (i, symbol) in symbols.iter().enumerate() {
         let (row, col) = ((i / 2) as f32, (i % 2) as f32);
@@ -313,7 +453,7 @@ pub(crate) fn keypad(
 
 /// Password: five letter wheels, each with an up button above and a down button below,
 /// and a SUBMIT button.
-pub(crate) fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, CommaError> {
+fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("PASSWORD", solved)?;
     for (i, l) in letters.iter().enumerate() {
         let cx = 96.0 + i as f32 * 80.0;
@@ -341,7 +481,7 @@ pub(crate) fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, Comm
 }
 
 /// Colour: the 4×4 grid (`None` is a white square), rows and columns numbered 0 to 3.
-pub(crate) fn colour(grid: [Option<&str>; 16], solved: bool) -> Result<Vec<u8>, CommaError> {
+fn colour(grid: [Option<&str>; 16], solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("COLOUR", solved)?;
     let (x0, y0, cell) = (140.0, 48.0, 78.0);
     c.fill_rect(
@@ -387,7 +527,7 @@ pub(crate) fn colour(grid: [Option<&str>; 16], solved: bool) -> Result<Vec<u8>, 
 /// Maze: the grid from above (walls dark, open squares white), the torus on its square in
 /// its colour, the coloured spheres, the grey mouse, rows and columns numbered from 1, and
 /// the round labyrinth button beside the maze.
-pub(crate) fn maze(
+fn maze(
     grid: &[Vec<u8>],
     spheres: &[((usize, usize), &str)],
     mouse: (usize, usize),
@@ -468,7 +608,7 @@ pub(crate) fn maze(
 }
 
 /// ATM: the screen (heading lines, two options with the pointer on one) and the keypad.
-pub(crate) fn atm(
+fn atm(
     heading: &[String],
     options: [&str; 2],
     pointer: usize,
@@ -862,4 +1002,142 @@ fn glyph(c: &mut Canvas, name: &str, cx: f32, cy: f32, s: f32, ink: Rgb, bg: Rgb
         }
         _ => label(c, cx, cy, s * 1.2, ink, "?"),
     }
+}
+
+/// The colour a lesion's record names; a mid brown for a name we do not know.
+fn lesion_colour(colour: &str) -> Rgb {
+    match colour {
+        "pink" => Rgb(226, 132, 140),
+        "red" => Rgb(190, 50, 50),
+        "pearly white" => Rgb(240, 222, 222),
+        "light brown" => Rgb(176, 120, 74),
+        "tan" => Rgb(196, 150, 100),
+        "brown" => Rgb(128, 76, 40),
+        "dark brown" => Rgb(78, 44, 24),
+        "black" => Rgb(28, 22, 20),
+        "blue-grey" => Rgb(96, 110, 130),
+        "yellow-brown" => Rgb(184, 146, 60),
+        _ => Rgb(150, 90, 60),
+    }
+}
+
+fn sin(a: f32) -> f32 {
+    on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).0
+}
+
+fn cos(a: f32) -> f32 {
+    -on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).1
+}
+
+/// Telehealth's synthetic case (COMMA's Telehealth shows a dermoscopy photograph; a
+/// synthetic case shows this labelled cartoon instead): the lesion on skin at 8 px a
+/// millimetre, its outline, colours and surface from the findings, a label band saying
+/// it is no photograph and a 5 mm scale bar, on a 360 × 360 canvas.
+fn lesion(l: &Lesion) -> Result<Vec<u8>, CommaError> {
+    use rand::{Rng, SeedableRng};
+    let skin = Rgb(l.skin[0], l.skin[1], l.skin[2]);
+    let (w, h) = (360.0f32, 360.0f32);
+    let mut c = Canvas::new(w as u32, h as u32, skin)
+        .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(l.idx ^ 0x5eed_1e51);
+    // skin texture: faint pores
+    for _ in 0..140 {
+        let (x, y) = (rng.random_range(0.0..w), rng.random_range(40.0..h));
+        c.fill_circle(x, y, 1.2, skin.mix(Rgb(120, 80, 60), 40));
+    }
+    // 8 px per mm
+    let px = 8.0f32;
+    let (d1, d2) = (
+        f32::from_bits(l.diameters[0]),
+        f32::from_bits(l.diameters[1]),
+    );
+    let (rx, ry) = (d1 * px / 2.0, d2 * px / 2.0);
+    let (cx, cy) = (w / 2.0, 40.0 + (h - 40.0) / 2.0);
+    let wobble = match l.border {
+        "sharp and regular" => 0.03,
+        "irregular and notched" => 0.22,
+        "vague" => 0.12,
+        _ => 0.08,
+    };
+    let phases: Vec<f32> = (0..4).map(|_| rng.random_range(0.0..1.0)).collect();
+    let stretch = if l.symmetric { 0.0 } else { 0.25 };
+    let blob = |scale: f32, ox: f32, oy: f32| -> Vec<(f32, f32)> {
+        (0..72)
+            .map(|i| {
+                let t = i as f32 / 72.0;
+                let a = t * std::f32::consts::TAU;
+                let mut k = 1.0;
+                for (j, ph) in phases.iter().enumerate() {
+                    let f = (j as f32 + 2.0) * std::f32::consts::TAU;
+                    k += wobble / (j as f32 + 1.0) * sin(f * (t + ph));
+                }
+                // asymmetry: one side bulges
+                k *= 1.0 + stretch * sin(a + phases[0] * std::f32::consts::TAU).max(0.0);
+                (
+                    cx + ox + scale * rx * k * sin(a),
+                    cy + oy - scale * ry * k * cos(a),
+                )
+            })
+            .collect()
+    };
+    let main = lesion_colour(l.colours[0]);
+    if l.border == "vague" {
+        c.fill_polygon(&blob(1.15, 0.0, 0.0), skin.mix(main, 110));
+    }
+    c.fill_polygon(&blob(1.0, 0.0, 0.0), main);
+    for (i, col) in l.colours.iter().enumerate().skip(1) {
+        let (ox, oy) = (
+            rng.random_range(-0.3..0.3) * rx,
+            rng.random_range(-0.3..0.3) * ry,
+        );
+        c.fill_polygon(&blob(0.55 / i as f32, ox, oy), lesion_colour(col));
+    }
+    if l.border == "raised and rolled" {
+        c.stroke_polygon(&blob(0.95, 0.0, 0.0), Rgb(245, 230, 230), 3.0);
+    }
+    let fleck = |rng: &mut rand_chacha::ChaCha8Rng, spread: f32| {
+        (
+            cx + rng.random_range(-spread..spread) * rx,
+            cy + rng.random_range(-spread..spread) * ry,
+        )
+    };
+    if l.surface.contains("scaly") {
+        for _ in 0..30 {
+            let (x, y) = fleck(&mut rng, 0.7);
+            c.line(x, y, x + 4.0, y + 1.5, Rgb(248, 240, 230), 1.5);
+        }
+    }
+    if l.surface.contains("crust") {
+        c.fill_polygon(
+            &blob(0.5, 0.0, 0.0),
+            lesion_colour("yellow-brown").mix(Rgb::BLACK, 40),
+        );
+    }
+    if l.surface.contains("warty") {
+        for _ in 0..40 {
+            let (x, y) = fleck(&mut rng, 0.7);
+            c.fill_circle(x, y, 1.8, main.mix(Rgb::BLACK, 80));
+        }
+    }
+    if l.surface.contains("vessels") {
+        for _ in 0..4 {
+            let pts: Vec<(f32, f32)> = (0..5).map(|_| fleck(&mut rng, 0.6)).collect();
+            c.stroke_polyline(&pts, Rgb(200, 40, 50), 1.0);
+        }
+    }
+    if l.surface.contains("sore") {
+        c.fill_circle(cx, cy, (rx.min(ry) * 0.2).max(2.0), Rgb(140, 20, 30));
+    }
+    // label band and 5 mm scale bar
+    c.fill_rect(0.0, 0.0, w, 34.0, Rgb(30, 30, 30));
+    c.text_centered(
+        w / 2.0,
+        6.0,
+        20.0,
+        Rgb(255, 220, 60),
+        "SYNTHETIC lesion (not a photograph)",
+    );
+    c.fill_rect(16.0, h - 20.0, 5.0 * px, 4.0, Rgb::BLACK);
+    c.text(16.0 + 5.0 * px + 6.0, h - 28.0, 14.0, Rgb::BLACK, "5 mm");
+    encode(&c)
 }

@@ -146,3 +146,62 @@ fn render_time() {
         println!("{:>9}: {ms:.2} ms per picture", kind.name());
     }
 }
+
+/// The picture's pixels as RGBA bytes, whatever colour type its PNG was written in.
+fn pixels(png: &[u8]) -> Vec<u8> {
+    let mut reader = png::Decoder::new(png).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        other => panic!("unexpected colour type {other:?}"),
+    }
+}
+
+/// Every golden picture, and every state the oracle and a seeded random walk pass
+/// through on 10 generated instances of each puzzle, keeps its pixels:
+/// `tests/golden/pixels.txt` holds one SHA-256 per golden and per instance over the SHA-256s
+/// of its pictures' RGBA pixels in order — not the PNG bytes, so an encoder change that keeps
+/// every pixel passes, and a drawing change (or a picture reused for a state it does not
+/// show) fails.
+#[test]
+fn the_pixels_of_every_state_are_pinned() {
+    use rand::{Rng, SeedableRng};
+    let mut lines = Vec::new();
+    for (kind, instance) in instances() {
+        let png = puzzle(kind, &instance).render().unwrap();
+        let sha = escapade_core::hash::sha256_hex(&pixels(&png));
+        lines.push(format!("golden {} {sha}", kind.name()));
+    }
+    for kind in PuzzleKind::ALL {
+        for seed in 1..=10u64 {
+            let mut all = String::new();
+            let mut count = 0;
+            let mut p = escapade_comma::puzzle::generate(kind, seed).unwrap();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let actions = p.actions();
+            for step in 0..20 {
+                all.push_str(&escapade_core::hash::sha256_hex(&pixels(
+                    &p.render().unwrap(),
+                )));
+                count += 1;
+                // the oracle's path first, then random actions (mistakes, resets)
+                let next = match p.correct_actions().into_iter().next() {
+                    Some(a) if step < 6 && !p.solved() => a,
+                    _ => actions[rng.random_range(0..actions.len())].clone(),
+                };
+                p.act(&next);
+            }
+            let sha = escapade_core::hash::sha256_hex(all.as_bytes());
+            lines.push(format!("{} {seed} {count} {sha}", kind.name()));
+        }
+    }
+    let got = lines.join("\n") + "\n";
+    escapade_testkit::golden::check_text(escapade_testkit::golden_dir!().join("pixels.txt"), &got);
+}

@@ -23,6 +23,7 @@
 
 pub mod canvas; // Canvas: shapes, text and PNG encoding
 pub mod error; // RenderError
+pub mod memo; // Memo: drawn pictures kept by key, bounded, least recently used forgotten
 pub mod ray; // the CPU ray caster: Prepared scenes, frames, picking
 pub mod scene; // the 3D scene description: shapes, materials, light, camera
 pub mod shapes; // polygon and star vertices, computed with libm

@@ -222,6 +222,9 @@ pub fn play_terminal_with(
                 retryable: false,
                 rejected: Vec::new(),
             };
+            if let Some(r) = recorder.as_mut() {
+                r.trajectory.finish()?;
+            }
             dir.append_episode(&row)?;
             dir.write_summary(world)?;
         }

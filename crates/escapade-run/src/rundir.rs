@@ -10,9 +10,10 @@
 //!   judge/<task>.jsonl                      verdicts of `escapade judge` (see `judge`)
 //! ```
 //!
-//! Rows are appended and flushed one at a time, so a killed run loses at most the line
-//! being written; [`RunDir::resume`] ignores such a torn last line with a warning and cuts
-//! it off. The config hash is the SHA-256 of the canonical JSON of [`RunConfig`] without
+//! Episode rows are appended and flushed one at a time, so a killed run loses at most the
+//! line being written; [`RunDir::resume`] ignores such a torn last line with a warning and
+//! cuts it off. Step rows are buffered per episode ([`TrajectoryWriter`]) and written
+//! before the episode's row. The config hash is the SHA-256 of the canonical JSON of [`RunConfig`] without
 //! its `source` (the scenarios enter through their content hashes) plus the format
 //! version; resuming refuses a directory whose hash differs, so configs never mix.
 
@@ -650,18 +651,31 @@ impl RunDir {
         std::fs::create_dir_all(&dir).map_err(|e| RunError::io("cannot create", &dir, e))?;
         let path = dir.join(format!("{epoch}.jsonl"));
         let file = File::create(&path).map_err(|e| RunError::io("cannot create", &path, e))?;
-        Ok(TrajectoryWriter { file, path })
+        Ok(TrajectoryWriter {
+            file: std::io::BufWriter::with_capacity(64 << 10, file),
+            path,
+            flushed: std::time::Instant::now(),
+        })
     }
 
     /// Stores images under `media/<sha256>.png` (each written once, atomically) and
     /// returns their addresses in order.
+    ///
+    /// An image whose address was already stored by this process is not hashed again:
+    /// its address is trusted ([`Image::sha256`] is the hash of its bytes, as
+    /// [`Image::from_png`] makes it). An address not seen yet is checked — the bytes are
+    /// hashed and stored under their true address — so a mislabelled image never names
+    /// a file that does not hold it.
     pub fn store_images(&self, images: &[Image]) -> Result<Vec<String>> {
         let mut shas = Vec::with_capacity(images.len());
         for image in images {
-            if image.png.is_empty() {
+            let known = image.png.is_empty()
+                || (self.media.lock().unwrap_or_else(|p| p.into_inner())).contains(&image.sha256);
+            if known {
                 shas.push(image.sha256.clone());
                 continue;
             }
+            // hashed outside the lock, so that episodes in flight hash in parallel
             let sha = hash::sha256_hex(&image.png);
             let mut written = self.media.lock().unwrap_or_else(|p| p.into_inner());
             if !written.contains(&sha) {
@@ -701,22 +715,45 @@ impl RunDir {
     }
 }
 
-/// Writes the [`StepRow`]s of one episode, one flushed line each.
+/// How long a step row may wait in a [`TrajectoryWriter`]'s buffer while more rows come.
+pub const TRAJECTORY_FLUSH: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Writes the [`StepRow`]s of one episode, one line each.
+///
+/// Rows that come in a burst (a baseline plays hundreds of steps a second) are buffered
+/// and reach the file together: when a row comes [`TRAJECTORY_FLUSH`] or more after the
+/// last write to the file, at [`TrajectoryWriter::finish`], or when the writer is
+/// dropped. A model's steps, seconds apart, reach the file one by one, so a running
+/// episode can still be followed. The runner finishes an episode's trajectory before it
+/// appends the episode's row, so a killed run loses at most the rows of episodes without
+/// a row — the episodes `resume` plays again from their start.
 #[derive(Debug)]
 pub struct TrajectoryWriter {
-    file: File,
+    file: std::io::BufWriter<File>,
     path: PathBuf,
+    flushed: std::time::Instant,
 }
 
 impl TrajectoryWriter {
-    /// Appends one step row and flushes it.
+    /// Appends one step row (see the type's docs for when it reaches the file).
     pub fn write(&mut self, row: &StepRow) -> Result<()> {
-        let mut line = serde_json::to_vec(row).expect("a step row always serializes");
-        line.push(b'\n');
+        serde_json::to_writer(&mut self.file, row).expect("a step row always serializes");
         self.file
-            .write_all(&line)
-            .and_then(|_| self.file.flush())
-            .map_err(|e| RunError::io("cannot write", &self.path, e))
+            .write_all(b"\n")
+            .map_err(|e| RunError::io("cannot write", &self.path, e))?;
+        if self.flushed.elapsed() >= TRAJECTORY_FLUSH {
+            self.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Writes every buffered row to the file.
+    pub fn finish(&mut self) -> Result<()> {
+        self.file
+            .flush()
+            .map_err(|e| RunError::io("cannot write", &self.path, e))?;
+        self.flushed = std::time::Instant::now();
+        Ok(())
     }
 
     /// The file being written.

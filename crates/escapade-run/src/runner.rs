@@ -12,9 +12,10 @@
 //! that episode with `error` set and `success` false; it never aborts the run. A model
 //! backend that kept failing on transient errors, or refused the account or model, marks
 //! the row `retryable`, and `resume` plays it again.
-//! Only failing to write the run directory stops the run. Rows are appended and flushed
-//! per episode, so a killed process loses at most the episodes in flight; resuming reruns
-//! them from their start (their partial trajectories are overwritten).
+//! Only failing to write the run directory stops the run. Episode rows are appended and
+//! flushed per episode, each after its trajectory's buffered steps, so a killed process
+//! loses at most the episodes in flight; resuming reruns them from their start (their
+//! partial trajectories are overwritten).
 //!
 //! Agents are made per episode by an [`AgentFactory`]; [`Baseline`] makes a world's own
 //! baseline agents (`oracle`, `random`), [`LlmFactory`] model agents (`llm`, and
@@ -793,6 +794,8 @@ async fn run_episode(
         retryable: played.retryable,
         rejected: played.rejected,
     };
+    // the steps reach the file before the row that says the episode finished
+    recorder.trajectory.finish()?;
     dir.append_episode(&row)?;
     Ok((row, played.history_cut))
 }

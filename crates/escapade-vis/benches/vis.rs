@@ -4,6 +4,11 @@
 //! 300-step episode spends under two seconds drawing).
 //! `env step`: one step of `VisEnv` without drawing, along the oracle's path of a suite
 //! room and for a reply that is not an action (target: p50 at most 20 µs).
+//! `agent loop`: one turn of an episode as a run plays it — the agent acts, the
+//! environment steps and hands back the next observation with its picture — over every
+//! room of `visescape@2`, episode after episode (target: at most 0.25 ms). Pictures come
+//! from the process-wide store once drawn, as in a run's later epochs and revisited
+//! views; `render` above is what a view costs the first time.
 //! `suite`: building `visescape@2` — generating, linting and solving 20 rooms — and
 //! verifying each through the world's oracle (target: at most 2 s).
 
@@ -146,5 +151,52 @@ fn suite(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, render_views, env_steps, suite);
+fn agent_loop(c: &mut Criterion) {
+    let world = VisWorld::new();
+    let rooms = world.build_suite("visescape@2").expect("suite builds");
+    let mut group = c.benchmark_group("agent loop");
+    for agent_kind in ["oracle", "random"] {
+        let mut room = 0;
+        let mut seed = 0;
+        let open = |room: usize, seed: u64| {
+            let mut env = world.env(&rooms[room], &Default::default()).expect("env");
+            let mut agent = world
+                .agent(agent_kind, &rooms[room], seed, &Default::default())
+                .expect("agent");
+            agent.reset(escapade_core::EpisodeStart::new(seed, "", &[]));
+            let observation = env.reset(seed);
+            (env, agent, observation)
+        };
+        // one episode of every room first: the views drawn once, as in a run's later
+        // epochs (a 3 s warm-up on a loaded machine may not reach every room)
+        for r in 0..rooms.len() {
+            let (mut env, mut agent, mut observation) = open(r, 0);
+            for _ in 0..300 {
+                let turn = agent.act(&observation, None).expect("acts");
+                let step = env.step(&turn.action).expect("step");
+                if step.terminated || step.truncated {
+                    break;
+                }
+                observation = step.observation;
+            }
+        }
+        let (mut env, mut agent, mut observation) = open(room, seed);
+        group.bench_function(format!("{agent_kind} step with picture"), |b| {
+            b.iter(|| {
+                let turn = agent.act(&observation, None).expect("acts");
+                let step = env.step(&turn.action).expect("step");
+                if step.terminated || step.truncated {
+                    room = (room + 1) % rooms.len();
+                    seed += 1;
+                    (env, agent, observation) = open(room, seed);
+                } else {
+                    observation = step.observation;
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, render_views, env_steps, agent_loop, suite);
 criterion_main!(benches);

@@ -19,9 +19,10 @@ pub struct OracleAgent {
 }
 
 impl OracleAgent {
-    /// The oracle for `game`'s room.
+    /// The oracle for `game`'s room (its search shared with the room's environment, see
+    /// [`oracle::solve_shared`]).
     pub fn new(game: &Game) -> Result<OracleAgent, crate::VisError> {
-        let solution = oracle::solve(game)?;
+        let solution = oracle::solve_shared(game)?;
         let plan = solution
             .moves
             .iter()

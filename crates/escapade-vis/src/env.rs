@@ -16,11 +16,12 @@
 //! `answer_attempts`, `brute_force_ratio`, `essential_views_seen`,
 //! `essential_views_seen_100`, `invalid_actions`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use escapade_core::env::{Env, Outcome, Step};
 use escapade_core::{Action, EnvError, Image, Observation, ToolSchema};
+use escapade_render::memo::{Memo, Picture};
 use rand::seq::SliceRandom;
 
 use crate::game::{ANSWER_TEMPLATE, Game, Move, State, View};
@@ -51,9 +52,26 @@ struct Reference {
 /// A scene: see [`Game::scene`].
 type Scene = (View, Vec<u8>);
 
+/// Bytes of pictures (PNG and description) [`PICTURES`] keeps at most.
+pub const PICTURE_BYTES: usize = 64 << 20;
+
+/// What a view's picture and description are drawn from: the room ([`oracle::room_key`]),
+/// the drawing style (labels) and the scene ([`Game::scene`]: states that differ only
+/// out of view show the same picture), with the whole state for a room that shows
+/// imported pictures (chosen by the original's own rules).
+type PictureKey = (String, bool, Scene, Option<State>);
+
+/// Every view's picture and description, drawn once per [`PictureKey`] in a process and
+/// shared by its environments: within an episode, across epochs, across the episodes in
+/// flight. A picture is a pure function of its key, so what this holds never changes an
+/// output, only how often the same bytes are made and hashed.
+static PICTURES: Memo<PictureKey> = Memo::new(PICTURE_BYTES);
+
 /// The environment for one room. See the module docs.
 pub struct VisEnv {
     game: Arc<Game>,
+    /// The room's [`oracle::room_key`].
+    key: String,
     reference: Reference,
     options: Options,
     images: bool,
@@ -69,7 +87,6 @@ pub struct VisEnv {
     labels: Vec<String>,
     moves: Vec<Move>,
     hint_showing: bool,
-    cache: HashMap<State, Image>,
     // metric counters
     reached_with_hint: u32,
     reached: u32,
@@ -86,10 +103,12 @@ pub struct VisEnv {
 }
 
 impl VisEnv {
-    /// An environment on `game`. Solves the room once to know the oracle's step count and
-    /// essential views; fails if the room cannot be escaped.
+    /// An environment on `game`. Solves the room (once per process, shared with its oracle
+    /// agent: [`oracle::solve_shared`]) to know the oracle's step count and essential
+    /// views; fails if the room cannot be escaped.
     pub fn new(game: Arc<Game>) -> Result<VisEnv, crate::VisError> {
-        let solution = oracle::solve(&game)?;
+        let key = oracle::room_key(&game);
+        let solution = oracle::solve_keyed(&key, &game)?;
         let essential = solution.states.iter().map(|s| game.scene(s)).collect();
         let reference = Reference {
             steps: solution.moves.len() as u32,
@@ -98,6 +117,7 @@ impl VisEnv {
         let state = game.start();
         Ok(VisEnv {
             game,
+            key,
             reference,
             options: Options::default(),
             images: true,
@@ -112,7 +132,6 @@ impl VisEnv {
             labels: Vec::new(),
             moves: Vec::new(),
             hint_showing: false,
-            cache: HashMap::new(),
             reached_with_hint: 0,
             reached: 0,
             invalid: 0,
@@ -132,9 +151,9 @@ impl VisEnv {
     pub fn with_options(mut self, options: Options) -> Self {
         if self.game.answer_rule() != options.answers {
             self.game = Arc::new((*self.game).clone().with_answers(options.answers));
+            self.key = oracle::room_key(&self.game);
         }
         self.options = options;
-        self.cache.clear();
         self
     }
 
@@ -212,29 +231,40 @@ impl VisEnv {
         format!("Step {} of {MAX_STEPS}. {title}", self.steps + 1)
     }
 
-    fn image(&mut self) -> Option<Image> {
+    /// The picture of the current view with its exact description, from [`PICTURES`] or
+    /// drawn and kept there.
+    fn image(&self) -> Option<Image> {
         if !self.images {
             return None;
         }
-        if let Some(image) = self.cache.get(&self.state) {
-            return Some(image.clone());
-        }
-        // the one place a view's picture is chosen: an imported room shows its own
-        // pictures; views it has none for are drawn
-        let png = match crate::pictures::png(&self.game, &self.state) {
-            Some(png) => png.to_vec(),
-            None => {
-                let style = render::Style {
-                    labels: self.options.labels,
+        let labels = self.options.labels;
+        let imported = self.game.room().pictures.is_some();
+        let key = (
+            self.key.clone(),
+            labels,
+            self.game.scene(&self.state),
+            imported.then(|| self.state.clone()),
+        );
+        let picture = PICTURES
+            .get_or_draw(&key, || {
+                // the one place a view's picture is chosen: an imported room shows its
+                // own pictures; views it has none for are drawn
+                let png = match crate::pictures::png(&self.game, &self.state) {
+                    Some(png) => png.to_vec(),
+                    None => render::render_with(&self.game, &self.state, render::Style { labels })?,
                 };
-                render::render_with(&self.game, &self.state, style).ok()?
-            }
-        };
-        let image = Image::with_alt(png, describe::describe(&self.game, &self.state));
-        if self.cache.len() < 4096 {
-            self.cache.insert(self.state.clone(), image.clone());
-        }
-        Some(image)
+                Ok::<_, crate::VisError>(Picture {
+                    sha256: escapade_core::hash::sha256_hex(&png),
+                    png,
+                    alt: Some(describe::describe(&self.game, &self.state)),
+                })
+            })
+            .ok()?;
+        Some(Image {
+            sha256: picture.sha256.clone(),
+            png: picture.png.clone(),
+            alt: picture.alt.clone(),
+        })
     }
 
     /// The observation (§4.1; the original's step prompt, App. A.5 Table 17): the side of

@@ -63,7 +63,7 @@ pub enum Move {
 pub const ANSWER_TEMPLATE: &str = "<ANSWER>your answer</ANSWER>";
 
 /// The state of one play: what is in view and everything that changed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State {
     view: View,
     receptacles: Vec<u8>,

@@ -18,7 +18,8 @@
 //! it says so ([`VisError::SearchLimit`]): a room too large to search is not a room that
 //! cannot be escaped.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use crate::VisError;
 use crate::game::{Game, Move, State, View};
@@ -250,6 +251,46 @@ fn bfs(
 /// [`VisError::SearchLimit`] when the bound was reached first.
 pub fn solve(game: &Game) -> Result<Solution, VisError> {
     solve_within(game, STATE_LIMIT)
+}
+
+/// A room's identity for the process-wide stores of solutions (here) and pictures
+/// ([`crate::VisEnv`]): the SHA-256 of its canonical JSON (its imported pictures
+/// included) and of the rule that compares answers. Two games with the same key play and
+/// draw alike.
+pub fn room_key(game: &Game) -> String {
+    let mut bytes = serde_json::to_vec(game.room()).unwrap_or_default();
+    bytes.extend_from_slice(format!("{:?}", game.answer_rule()).as_bytes());
+    escapade_core::hash::sha256_hex(&bytes)
+}
+
+/// Solutions kept by [`solve_shared`] at most; past it the store starts again empty (a
+/// suite has tens of rooms, a solution a few kilobytes).
+const SOLVED_MAX: usize = 4096;
+
+static SOLVED: Mutex<BTreeMap<String, Arc<Solution>>> = Mutex::new(BTreeMap::new());
+
+/// [`solve`], searched once per room in a process: an episode's environment (for the
+/// oracle's step count and essential views) and its oracle agent (for its plan) share
+/// the search, and so do the epochs of a run. A room that cannot be solved is searched
+/// again each time (its error is not kept).
+pub fn solve_shared(game: &Game) -> Result<Arc<Solution>, VisError> {
+    solve_keyed(&room_key(game), game)
+}
+
+/// [`solve_shared`] for a game whose [`room_key`] is `key`.
+pub(crate) fn solve_keyed(key: &str, game: &Game) -> Result<Arc<Solution>, VisError> {
+    let lock = || SOLVED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(found) = lock().get(key) {
+        return Ok(found.clone());
+    }
+    // searched outside the lock: environments of other rooms go on meanwhile
+    let solution = Arc::new(solve(game)?);
+    let mut solved = lock();
+    if solved.len() >= SOLVED_MAX {
+        solved.clear();
+    }
+    solved.insert(key.to_string(), solution.clone());
+    Ok(solution)
 }
 
 /// [`solve`] with a bound of `limit` states.

@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// The expert's manual, in our own words.
 pub const MANUAL: &str = "\
@@ -301,8 +302,8 @@ impl Atm {
         )
     }
 
-    /// The solver's screen and card as a PNG.
-    fn picture(&self) -> Result<Vec<u8>, CommaError> {
+    /// The solver's screen and card, to be drawn.
+    fn screen_drawing(&self) -> Drawing {
         let (heading, options) = match self.screen {
             Screen::Menu => (
                 vec![
@@ -329,13 +330,13 @@ impl Atm {
                 ],
             ),
         };
-        crate::render::atm(
-            &heading,
-            [&options[0], &options[1]],
-            self.pointer,
-            &self.pin,
-            self.solved,
-        )
+        Drawing::new(Scene::Atm {
+            heading,
+            options,
+            pointer: self.pointer,
+            pin: self.pin.clone(),
+            solved: self.solved,
+        })
     }
 }
 
@@ -437,8 +438,8 @@ impl Puzzle for Atm {
                 .is_some_and(|d| d.len() == 1 && d.as_bytes()[0].is_ascii_digit())
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        self.picture()
+    fn drawing(&self) -> Option<Drawing> {
+        Some(self.screen_drawing())
     }
 
     fn private(&self) -> Vec<String> {

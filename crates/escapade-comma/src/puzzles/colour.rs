@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// The five colours, in the manual's tie-break order.
 pub const COLOURS: [&str; 5] = ["Red", "Blue", "Green", "Yellow", "Magenta"];
@@ -352,9 +353,11 @@ impl Puzzle for Colour {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        let grid = self.grid.map(|square| square.map(|k| COLOURS[k]));
-        crate::render::colour(grid, self.solved())
+    fn drawing(&self) -> Option<Drawing> {
+        Some(Drawing::new(Scene::Colour {
+            grid: self.grid.map(|square| square.map(|k| COLOURS[k])),
+            solved: self.solved(),
+        }))
     }
 
     fn instance(&self) -> Value {

@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// The manual's six columns of six symbols, each top to bottom. Two columns share at most
 /// two symbols, so four symbols of one column fit in no other column.
@@ -346,14 +347,17 @@ impl Puzzle for Keypad {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        let symbols = [
-            self.symbol(0),
-            self.symbol(1),
-            self.symbol(2),
-            self.symbol(3),
-        ];
-        crate::render::keypad(symbols, self.pressed, self.solved())
+    fn drawing(&self) -> Option<Drawing> {
+        Some(Drawing::new(Scene::Keypad {
+            symbols: [
+                self.symbol(0),
+                self.symbol(1),
+                self.symbol(2),
+                self.symbol(3),
+            ],
+            pressed: self.pressed,
+            solved: self.solved(),
+        }))
     }
 
     fn instance(&self) -> Value {

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// LED colours and their multipliers.
 pub const MULTIPLIERS: [(&str, u8); 6] = [
@@ -242,13 +243,16 @@ impl Puzzle for Led {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
+    fn drawing(&self) -> Option<Drawing> {
         let now = (!self.solved()).then(|| {
             let l = self.letters;
             let letters = [letter(l[0]), letter(l[1]), letter(l[2]), letter(l[3])];
-            (self.stage, self.colours[self.stage].as_str(), letters)
+            (self.stage, self.colours[self.stage].clone(), letters)
         });
-        crate::render::led(self.colours.len(), now)
+        Some(Drawing::new(Scene::Led {
+            stages: self.colours.len(),
+            now,
+        }))
     }
 
     fn instance(&self) -> Value {

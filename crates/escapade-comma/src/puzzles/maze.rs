@@ -29,6 +29,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// The original's maze (its only layout; every instance of its evaluation set uses it).
 pub const LAYOUT: [[u8; 9]; 9] = [
@@ -376,15 +377,14 @@ impl Puzzle for Maze {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        let spheres: Vec<((usize, usize), &str)> = SPHERES.iter().copied().zip(COLOURS).collect();
-        crate::render::maze(
-            &self.grid,
-            &spheres,
-            self.at,
-            COLOURS[self.torus],
-            self.solved,
-        )
+    fn drawing(&self) -> Option<Drawing> {
+        Some(Drawing::new(Scene::Maze {
+            grid: self.grid.clone(),
+            spheres: SPHERES.iter().copied().zip(COLOURS).collect(),
+            mouse: self.at,
+            torus: COLOURS[self.torus],
+            solved: self.solved,
+        }))
     }
 
     fn instance(&self) -> Value {

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, MemoryLabels, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// Number of stages to pass.
 pub const STAGES: usize = 5;
@@ -280,9 +281,11 @@ impl Puzzle for Memory {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        let now = (!self.solved()).then_some((self.stage, self.display, self.labels));
-        crate::render::memory(STAGES, now)
+    fn drawing(&self) -> Option<Drawing> {
+        Some(Drawing::new(Scene::Memory {
+            stages: STAGES,
+            now: (!self.solved()).then_some((self.stage, self.display, self.labels)),
+        }))
     }
 
     fn instance(&self) -> Value {

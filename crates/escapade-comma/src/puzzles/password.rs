@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// The listed words (App. A; the original's `possible_words`).
 pub const WORDS: [&str; 35] = [
@@ -294,8 +295,11 @@ impl Puzzle for Password {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        crate::render::password(self.letters.map(letter), self.solved)
+    fn drawing(&self) -> Option<Drawing> {
+        Some(Drawing::new(Scene::Password {
+            letters: self.letters.map(letter),
+            solved: self.solved,
+        }))
     }
 
     fn instance(&self) -> Value {

@@ -38,7 +38,6 @@ use std::fmt::Write as _;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use escapade_render::{Canvas, Rgb};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -46,6 +45,7 @@ use serde_json::{Map, Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Lesion, Scene};
 
 /// The six diagnostic codes of PAD-UFES-20, in the original's action order.
 pub const DIAGNOSES: [&str; 6] = ["BCC", "SCC", "MEL", "ACK", "NEV", "SEK"];
@@ -388,22 +388,6 @@ struct Look {
     border: &'static str,
     symmetric: bool,
     surface: &'static str,
-}
-
-fn rgb_of(colour: &str) -> Rgb {
-    match colour {
-        "pink" => Rgb(226, 132, 140),
-        "red" => Rgb(190, 50, 50),
-        "pearly white" => Rgb(240, 222, 222),
-        "light brown" => Rgb(176, 120, 74),
-        "tan" => Rgb(196, 150, 100),
-        "brown" => Rgb(128, 76, 40),
-        "dark brown" => Rgb(78, 44, 24),
-        "black" => Rgb(28, 22, 20),
-        "blue-grey" => Rgb(96, 110, 130),
-        "yellow-brown" => Rgb(184, 146, 60),
-        _ => Rgb(150, 90, 60),
-    }
 }
 
 fn pick<'a, T>(rng: &mut ChaCha8Rng, xs: &'a [T]) -> &'a T {
@@ -881,140 +865,10 @@ impl Telehealth {
         }
         parts.join("; ")
     }
-
-    fn draw(&self) -> Result<Vec<u8>, CommaError> {
-        let err = |e: escapade_render::RenderError| CommaError::Invalid(format!("render: {e}"));
-        let r = &self.record;
-        let look = look_of(r, self.idx);
-        let skin = match known(&r.fitspatrick) {
-            Some("1") => Rgb(246, 216, 196),
-            Some("2") | None => Rgb(236, 196, 166),
-            Some("3") => Rgb(214, 168, 128),
-            Some("4") => Rgb(180, 130, 92),
-            Some("5") => Rgb(134, 90, 60),
-            _ => Rgb(96, 64, 44),
-        };
-        let (w, h) = (360.0f32, 360.0f32);
-        let mut c = Canvas::new(w as u32, h as u32, skin).map_err(err)?;
-        let mut rng = ChaCha8Rng::seed_from_u64(self.idx ^ 0x5eed_1e51);
-        // skin texture: faint pores
-        for _ in 0..140 {
-            let (x, y) = (rng.random_range(0.0..w), rng.random_range(40.0..h));
-            c.fill_circle(x, y, 1.2, skin.mix(Rgb(120, 80, 60), 40));
-        }
-        // 8 px per mm
-        let px = 8.0f32;
-        let d1 = mm(&r.diameter_1).unwrap_or(8.0).clamp(2.0, 36.0) as f32;
-        let d2 = mm(&r.diameter_2).map_or(d1, |d| d.clamp(2.0, 36.0) as f32);
-        let (rx, ry) = (d1 * px / 2.0, d2 * px / 2.0);
-        let (cx, cy) = (w / 2.0, 40.0 + (h - 40.0) / 2.0);
-        let wobble = match look.border {
-            "sharp and regular" => 0.03,
-            "irregular and notched" => 0.22,
-            "vague" => 0.12,
-            _ => 0.08,
-        };
-        let phases: Vec<f32> = (0..4).map(|_| rng.random_range(0.0..1.0)).collect();
-        let stretch = if look.symmetric { 0.0 } else { 0.25 };
-        let blob = |scale: f32, ox: f32, oy: f32| -> Vec<(f32, f32)> {
-            (0..72)
-                .map(|i| {
-                    let t = i as f32 / 72.0;
-                    let a = t * std::f32::consts::TAU;
-                    let mut k = 1.0;
-                    for (j, ph) in phases.iter().enumerate() {
-                        let f = (j as f32 + 2.0) * std::f32::consts::TAU;
-                        k += wobble / (j as f32 + 1.0) * libm_sin(f * (t + ph));
-                    }
-                    // asymmetry: one side bulges
-                    k *= 1.0 + stretch * libm_sin(a + phases[0] * std::f32::consts::TAU).max(0.0);
-                    (
-                        cx + ox + scale * rx * k * libm_sin(a),
-                        cy + oy - scale * ry * k * libm_cos(a),
-                    )
-                })
-                .collect()
-        };
-        let main = rgb_of(look.colours[0]);
-        if look.border == "vague" {
-            c.fill_polygon(&blob(1.15, 0.0, 0.0), skin.mix(main, 110));
-        }
-        c.fill_polygon(&blob(1.0, 0.0, 0.0), main);
-        for (i, col) in look.colours.iter().enumerate().skip(1) {
-            let (ox, oy) = (
-                rng.random_range(-0.3..0.3) * rx,
-                rng.random_range(-0.3..0.3) * ry,
-            );
-            c.fill_polygon(&blob(0.55 / i as f32, ox, oy), rgb_of(col));
-        }
-        if look.border == "raised and rolled" {
-            c.stroke_polygon(&blob(0.95, 0.0, 0.0), Rgb(245, 230, 230), 3.0);
-        }
-        if look.surface.contains("scaly") {
-            for _ in 0..30 {
-                let (x, y) = (
-                    cx + rng.random_range(-0.7..0.7) * rx,
-                    cy + rng.random_range(-0.7..0.7) * ry,
-                );
-                c.line(x, y, x + 4.0, y + 1.5, Rgb(248, 240, 230), 1.5);
-            }
-        }
-        if look.surface.contains("crust") {
-            c.fill_polygon(
-                &blob(0.5, 0.0, 0.0),
-                rgb_of("yellow-brown").mix(Rgb::BLACK, 40),
-            );
-        }
-        if look.surface.contains("warty") {
-            for _ in 0..40 {
-                let (x, y) = (
-                    cx + rng.random_range(-0.7..0.7) * rx,
-                    cy + rng.random_range(-0.7..0.7) * ry,
-                );
-                c.fill_circle(x, y, 1.8, main.mix(Rgb::BLACK, 80));
-            }
-        }
-        if look.surface.contains("vessels") {
-            for _ in 0..4 {
-                let pts: Vec<(f32, f32)> = (0..5)
-                    .map(|_| {
-                        (
-                            cx + rng.random_range(-0.6..0.6) * rx,
-                            cy + rng.random_range(-0.6..0.6) * ry,
-                        )
-                    })
-                    .collect();
-                c.stroke_polyline(&pts, Rgb(200, 40, 50), 1.0);
-            }
-        }
-        if look.surface.contains("sore") {
-            c.fill_circle(cx, cy, (rx.min(ry) * 0.2).max(2.0), Rgb(140, 20, 30));
-        }
-        // label band and 5 mm scale bar
-        c.fill_rect(0.0, 0.0, w, 34.0, Rgb(30, 30, 30));
-        c.text_centered(
-            w / 2.0,
-            6.0,
-            20.0,
-            Rgb(255, 220, 60),
-            "SYNTHETIC lesion (not a photograph)",
-        );
-        c.fill_rect(16.0, h - 20.0, 5.0 * px, 4.0, Rgb::BLACK);
-        c.text(16.0 + 5.0 * px + 6.0, h - 28.0, 14.0, Rgb::BLACK, "5 mm");
-        c.png().map_err(err)
-    }
 }
 
 // sine and cosine through escapade-render's libm-backed helper, so the drawing has the
 // same pixels on every machine
-fn libm_sin(a: f32) -> f32 {
-    escapade_render::shapes::on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).0
-}
-
-fn libm_cos(a: f32) -> f32 {
-    -escapade_render::shapes::on_circle(0.0, 0.0, 1.0, a / std::f32::consts::TAU).1
-}
-
 impl Puzzle for Telehealth {
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Telehealth
@@ -1124,10 +978,19 @@ impl Puzzle for Telehealth {
         )
     }
 
+    /// The synthetic drawing, by the case's number and record (the photograph of a
+    /// case that has one is no drawing).
+    fn drawing(&self) -> Option<Drawing> {
+        if self.picture.is_some() {
+            return None;
+        }
+        Some(Drawing::new(Scene::Lesion(lesion(self.idx, &self.record))))
+    }
+
     fn render(&self) -> Result<Vec<u8>, CommaError> {
         match &self.picture {
             Some(png) => Ok(png.clone()),
-            None => self.draw(),
+            None => Drawing::new(Scene::Lesion(lesion(self.idx, &self.record))).png(),
         }
     }
 
@@ -1185,9 +1048,36 @@ impl Puzzle for Telehealth {
     }
 }
 
+/// What the synthetic case's picture shows: the record's findings as the values
+/// [`crate::render`] draws its cartoon from (the details drawn from `idx`, not from the
+/// state: the lesion does not change in play).
+fn lesion(idx: u64, r: &Record) -> Lesion {
+    let look = look_of(r, idx);
+    let skin = match known(&r.fitspatrick) {
+        Some("1") => [246, 216, 196],
+        Some("2") | None => [236, 196, 166],
+        Some("3") => [214, 168, 128],
+        Some("4") => [180, 130, 92],
+        Some("5") => [134, 90, 60],
+        _ => [96, 64, 44],
+    };
+    let d1 = mm(&r.diameter_1).unwrap_or(8.0).clamp(2.0, 36.0) as f32;
+    let d2 = mm(&r.diameter_2).map_or(d1, |d| d.clamp(2.0, 36.0) as f32);
+    Lesion {
+        idx,
+        skin,
+        diameters: [d1.to_bits(), d2.to_bits()],
+        colours: look.colours,
+        border: look.border,
+        symmetric: look.symmetric,
+        surface: look.surface,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use escapade_render::{Canvas, Rgb};
 
     fn record(code: &str, extra: &[(&str, &str)]) -> Record {
         let mut r = Record {

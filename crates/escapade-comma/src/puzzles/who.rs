@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// The six button positions, in the original's order (row by row, left before right).
 pub const POSITIONS: [&str; 6] = [
@@ -319,8 +320,12 @@ impl Puzzle for Who {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        crate::render::who(&self.display, &self.labels, self.pressed)
+    fn drawing(&self) -> Option<Drawing> {
+        Some(Drawing::new(Scene::Who {
+            display: self.display.clone(),
+            labels: self.labels.clone(),
+            solved: self.pressed,
+        }))
     }
 
     fn instance(&self) -> Value {

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::CommaError;
 use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::render::{Drawing, Scene};
 
 /// The serial number printed on the module (the original's).
 pub const SERIAL: &str = "135790";
@@ -242,8 +243,12 @@ impl Puzzle for Wire {
         )
     }
 
-    fn render(&self) -> Result<Vec<u8>, CommaError> {
-        crate::render::wire(&self.colours, SERIAL, self.solved())
+    fn drawing(&self) -> Option<Drawing> {
+        Some(Drawing::new(Scene::Wire {
+            colours: self.colours.clone(),
+            serial: SERIAL,
+            solved: self.solved(),
+        }))
     }
 
     fn instance(&self) -> Value {

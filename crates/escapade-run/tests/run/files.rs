@@ -102,10 +102,11 @@ fn a_run_writes_every_file_with_valid_rows() {
 }
 
 /// Wraps the oracle and, before each episode and each turn, counts the rows already on
-/// disk: flushed rows are visible to another reader at once.
+/// disk; each turn takes `pause` (a model's think time).
 struct Peeking {
     out: std::path::PathBuf,
     seen: Arc<Mutex<Vec<(String, usize)>>>,
+    pause: std::time::Duration,
 }
 
 impl Peeking {
@@ -128,6 +129,7 @@ struct PeekingAgent {
     trajectory: std::path::PathBuf,
     seen: Arc<Mutex<Vec<(String, usize)>>>,
     turn: usize,
+    pause: std::time::Duration,
 }
 
 impl Agent for PeekingAgent {
@@ -148,6 +150,7 @@ impl Agent for PeekingAgent {
             .unwrap()
             .push((format!("turn {}", self.turn), n));
         self.turn += 1;
+        std::thread::sleep(self.pause);
         self.inner.act(obs, last)
     }
 }
@@ -176,36 +179,56 @@ impl AgentFactory for Peeking {
                 trajectory: dir.join(TRAJECTORIES).join(id).join("0.jsonl"),
                 seen: self.seen.clone(),
                 turn: 0,
+                pause: self.pause,
             },
         ))))
     }
 }
 
-#[test]
-fn rows_are_flushed_as_they_are_written() {
+/// Plays `suite` with a [`Peeking`] oracle taking `pause` a turn; what it saw.
+fn peek(suite: &[crate::fake::Counter], pause: std::time::Duration) -> Vec<(String, usize)> {
     let out = tempfile::tempdir().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let agents = Peeking {
         out: out.path().to_path_buf(),
         seen: seen.clone(),
+        pause,
     };
-    let suite = small_suite();
     escapade_run::run(
         &CounterWorld,
-        &labelled("counter@1", &suite),
+        &labelled("counter@1", suite),
         &spec("peek"),
         &agents,
         out.path(),
         Progress::quiet(),
     )
     .unwrap();
-    let seen = seen.lock().unwrap();
-    let mut expected = Vec::new();
-    for (k, s) in suite.iter().enumerate() {
-        expected.push(("episode".to_string(), k));
-        for t in 0..s.target as usize {
-            expected.push((format!("turn {t}"), t));
+    seen.lock().unwrap().clone()
+}
+
+#[test]
+fn episode_rows_are_flushed_at_once_and_step_rows_within_the_flush_interval() {
+    // A burst of steps (a baseline's) waits in the trajectory's buffer, but each episode
+    // row is on disk before the next episode starts.
+    let suite = small_suite();
+    let seen = peek(&suite, std::time::Duration::ZERO);
+    let mut episodes = 0;
+    for (what, n) in &seen {
+        if what == "episode" {
+            assert_eq!(*n, episodes, "{seen:?}");
+            episodes += 1;
+        } else {
+            let turn: usize = what["turn ".len()..].parse().unwrap();
+            assert!(*n <= turn, "{seen:?}");
         }
     }
-    assert_eq!(*seen, expected);
+    assert_eq!(episodes, suite.len());
+    // A model's steps, further apart than the flush interval, reach the file one by
+    // one: a running episode can be followed.
+    let slow = escapade_run::rundir::TRAJECTORY_FLUSH + std::time::Duration::from_millis(20);
+    let seen = peek(&suite[2..3], slow);
+    let expected: Vec<(String, usize)> = std::iter::once(("episode".to_string(), 0))
+        .chain((0..suite[2].target as usize).map(|t| (format!("turn {t}"), t)))
+        .collect();
+    assert_eq!(seen, expected);
 }

@@ -161,3 +161,30 @@ fn a_stopped_run_writes_its_summary_and_resume_plays_the_rest() {
     );
     assert_eq!(rows::<EpisodeRow>(&stopped.dir.join(EPISODES)).len(), 5);
 }
+
+#[test]
+fn a_finished_episode_has_its_whole_trajectory_on_disk() {
+    // A baseline plays its steps in a burst, so its rows wait in the trajectory buffer;
+    // the episode's row is appended only after they reach the file.
+    let out = tempfile::tempdir().unwrap();
+    let suite = labelled("counter@1", &small_suite());
+    let spec = RunSpec {
+        epochs: 3,
+        concurrency: 2,
+        ..spec("random")
+    };
+    let run = run_in(out.path(), &suite, &spec).unwrap();
+    let episodes: Vec<EpisodeRow> = rows(&run.dir.join(EPISODES));
+    assert_eq!(episodes.len(), 15);
+    for e in &episodes {
+        let path = run
+            .dir
+            .join(TRAJECTORIES)
+            .join(&e.scenario)
+            .join(format!("{}.jsonl", e.epoch));
+        let steps: Vec<StepRow> = rows(&path);
+        assert_eq!(steps.len() as u32, e.steps, "{}", path.display());
+        let numbers: Vec<u32> = steps.iter().map(|s| s.step).collect();
+        assert_eq!(numbers, (1..=e.steps).collect::<Vec<_>>());
+    }
+}
