@@ -26,4 +26,4 @@ command -v cargo >/dev/null || { echo "escapade needs cargo (rustup, toolchain i
 echo "escapade: building the release binary (cargo build --release; about 5 minutes on 2 cores the first time)" >&2
 cargo build --release -p escapade
 echo "escapade: installing the built-in local model (escapade setup)" >&2
-target/release/escapade setup
+"${CARGO_TARGET_DIR:-target}/release/escapade" setup

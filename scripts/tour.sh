@@ -15,11 +15,11 @@
 # two earlier ones, `my-room.toml` a room of crates/escapade-vis/rooms/. Interactive
 # `play` reads an empty stdin and must end cleanly.
 #
-# Usage: scripts/tour.sh [path/to/escapade]   (default: target/release/escapade)
+# Usage: scripts/tour.sh [path/to/escapade]   (default: $CARGO_TARGET_DIR or target, /release/escapade)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-bin=${1:-$root/target/release/escapade}
+bin=${1:-${CARGO_TARGET_DIR:-$root/target}/release/escapade}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 [ -x "$bin" ] || { echo "tour: no binary at $bin (cargo build --release -p escapade)" >&2; exit 2; }
 
