@@ -131,7 +131,7 @@ impl Maze {
         }
         if grid.get(start.0).and_then(|r| r.get(start.1)) != Some(&0) {
             return Err(CommaError::Format(format!(
-                "maze: the start ({}, {}) is not an open square",
+                "maze: the start (start_x {}, start_y {}) is not an open square",
                 start.0, start.1
             )));
         }
