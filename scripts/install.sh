@@ -23,7 +23,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
 fi
 command -v cargo >/dev/null || { echo "escapade needs cargo (rustup, toolchain in rust-toolchain.toml)" >&2; exit 1; }
-echo "escapade: building the release binary (cargo build --release; about 5 minutes on 2 cores the first time)" >&2
+echo "escapade: building the release binary (cargo build --release; about 10 minutes on 2 cores the first time)" >&2
 cargo build --release -p escapade
 echo "escapade: installing the built-in local model (escapade setup)" >&2
 "${CARGO_TARGET_DIR:-target}/release/escapade" setup
