@@ -110,6 +110,20 @@ impl StepView {
     }
 }
 
+/// `text` cut to `max` characters with a marker saying how many were left out, and
+/// whether it was cut: what every task sends of a long text.
+pub fn cut(text: &str, max: usize) -> (String, bool) {
+    let chars = text.chars().count();
+    if chars <= max {
+        return (text.to_string(), false);
+    }
+    let kept: String = text.chars().take(max).collect();
+    (
+        format!("{kept}\n[… {} more characters not shown]", chars - max),
+        true,
+    )
+}
+
 /// The reasoning a step carries: its `reasoning` field, else the `[THINK]` section of its
 /// raw reply (up to `[ACTION]`, case-insensitive; VisEscape App. A.5 asks agents to think
 /// in such a section) or a `<think>…</think>` block. `None` when there is none or it is

@@ -41,7 +41,7 @@ use serde_json::Value;
 
 use escapade_core::judge::{
     Aggregate, EpisodeInfo, Item, JudgeRequest, JudgeRow, JudgeTask, Score, StepView, Unit,
-    aggregate_units,
+    aggregate_units, cut,
 };
 
 /// The world these tasks judge.
@@ -126,19 +126,6 @@ pub fn successful_interactions(steps: &[StepView]) -> Vec<Interaction<'_>> {
         });
     }
     out
-}
-
-/// `text` cut to `max` characters with a marker, and whether it was cut.
-fn cut(text: &str, max: usize) -> (String, bool) {
-    let chars = text.chars().count();
-    if chars <= max {
-        return (text.to_string(), false);
-    }
-    let kept: String = text.chars().take(max).collect();
-    (
-        format!("{kept}\n[… {} more characters not shown]", chars - max),
-        true,
-    )
 }
 
 /// Intent–outcome consistency (MM-Escape §5.3): see the module docs.

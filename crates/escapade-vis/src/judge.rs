@@ -73,16 +73,7 @@ impl JudgeTask for Reasoning {
             .filter_map(|s| {
                 let text = reasoning_of(s)?;
                 let chars = text.chars().count();
-                let truncated = chars > max_chars;
-                let text = if truncated {
-                    let kept: String = text.chars().take(max_chars).collect();
-                    format!(
-                        "{kept}\n[… {} more characters not shown]",
-                        chars - max_chars
-                    )
-                } else {
-                    text
-                };
+                let (text, truncated) = escapade_core::judge::cut(&text, max_chars);
                 Some(Item {
                     scenario: scenario.to_string(),
                     epoch,
