@@ -551,6 +551,9 @@ impl World for CommaWorld {
             tier_label,
             breakdowns: breakdowns(),
             turn_curve: Some(turn_curve()),
+            // §4.2's metrics: success rate, partial success rate, average mistakes and
+            // average conversation length
+            key_metrics: &["success", "psr", "mistakes", "conversation_length"],
         }
     }
     fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
@@ -567,11 +570,6 @@ impl World for CommaWorld {
             ));
         }
         out
-    }
-    /// §4.2's metrics: success rate, partial success rate, average mistakes and average
-    /// conversation length.
-    fn key_metrics(&self) -> &'static [&'static str] {
-        &["success", "psr", "mistakes", "conversation_length"]
     }
 }
 

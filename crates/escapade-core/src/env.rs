@@ -244,7 +244,7 @@ pub struct OracleReport {
 /// | [`oracle`](World::oracle), [`check`](World::check) | no | solvability; checking an authored scenario |
 /// | [`paper_stats`](World::paper_stats), [`catalogue`](World::catalogue) | no | `escapade suite` / `list` extras |
 /// | [`retired_suites`](World::retired_suites) | no | old suite names and what replaced them |
-/// | [`report`](World::report) | no | tier labels, breakdowns, turn curve ([`ReportSpec`]) |
+/// | [`report`](World::report) | no | tier labels, breakdowns, turn curve, terminal columns ([`ReportSpec`]) |
 /// | [`judge_tasks`](World::judge_tasks) | no | `escapade judge --task NAME` |
 /// | [`bench`](World::bench) | no | `escapade bench <world>` |
 ///
@@ -335,7 +335,8 @@ pub trait World: Send + Sync {
         Vec::new()
     }
     /// What every report of this world's runs adds: tier labels, the paper's
-    /// breakdowns, its turn curve. By default tiers are numbers and nothing is added.
+    /// breakdowns, its turn curve, the terminal's key metrics. By default tiers are
+    /// numbers, nothing is added and the terminal shows every metric.
     fn report(&self) -> ReportSpec {
         ReportSpec::default()
     }
@@ -353,12 +354,6 @@ pub trait World: Send + Sync {
     ) -> Option<Result<crate::bench::BenchReport, CoreError>> {
         let _ = probe;
         None
-    }
-    /// The metrics the terminal report shows for this world, in order: the paper's
-    /// headline columns (`escapade report --wide`, `report.md`, CSV and JSON keep all).
-    /// Empty: every metric, cut to the terminal's width.
-    fn key_metrics(&self) -> &'static [&'static str] {
-        &[]
     }
 }
 

@@ -17,8 +17,9 @@ use serde::{Deserialize, Serialize};
 pub type TierLabel = fn(u32, &BTreeMap<String, f64>) -> String;
 
 /// Everything a world adds to the report of its runs ([`crate::World::report`]): how
-/// its tiers are named, its paper's own cuts of the results, and its turn curve.
-/// The default names tiers by number and adds nothing.
+/// its tiers are named, its paper's own cuts of the results, its turn curve, and the
+/// metrics the terminal shows. The default names tiers by number, adds nothing and
+/// shows every metric.
 #[derive(Debug, Clone)]
 pub struct ReportSpec {
     /// How tables name a tier (by default the number).
@@ -29,6 +30,10 @@ pub struct ReportSpec {
     /// Success against the turns allowed (COMMA Fig. 4); `None` for worlds whose paper
     /// has no such figure.
     pub turn_curve: Option<TurnCurve>,
+    /// The metrics the terminal report shows, in order: the paper's headline columns
+    /// (`escapade report --wide`, `report.md`, CSV and JSON keep all). Empty: every
+    /// metric, cut to the terminal's width.
+    pub key_metrics: &'static [&'static str],
 }
 
 impl Default for ReportSpec {
@@ -37,6 +42,7 @@ impl Default for ReportSpec {
             tier_label: |difficulty, _| difficulty.to_string(),
             breakdowns: Vec::new(),
             turn_curve: None,
+            key_metrics: &[],
         }
     }
 }
@@ -126,6 +132,7 @@ mod tests {
         let r = ReportSpec::default();
         assert_eq!(r.tier(7, &BTreeMap::new()), "7");
         assert!(r.breakdowns.is_empty() && r.turn_curve.is_none());
+        assert!(r.key_metrics.is_empty(), "every metric by default");
     }
 
     #[test]

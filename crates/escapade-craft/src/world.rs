@@ -303,6 +303,15 @@ impl World for CraftWorld {
             tier_label,
             breakdowns: breakdowns(),
             turn_curve: None,
+            // Table 2's columns: escape rate, prop gain, steps, grab success rate and
+            // grab ratio
+            key_metrics: &[
+                "success",
+                "prop_gain",
+                "steps",
+                "grab_success_rate",
+                "grab_ratio",
+            ],
         }
     }
     fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
@@ -320,16 +329,6 @@ impl World for CraftWorld {
         t.push_str("One reply, several keys: grab and read act at once on the view shown; the motions follow in the order written.\n");
         t.push_str("Two-room games: bootstrapped by default (room 1 shown escaped, Table 3); -W bootstrap=off plays both (App. F).\n");
         t
-    }
-    /// Table 2's columns: escape rate, prop gain, steps, grab success rate and grab ratio.
-    fn key_metrics(&self) -> &'static [&'static str] {
-        &[
-            "success",
-            "prop_gain",
-            "steps",
-            "grab_success_rate",
-            "grab_ratio",
-        ]
     }
 }
 

@@ -45,7 +45,7 @@
 //! "metrics"}`; CSV keeps only the tier and overall rows. The terminal
 //! ([`Format::Terminal`], what `escapade report` and `escapade run` print unless given
 //! `--wide`) shows the same markdown with each world's key metrics
-//! (`World::key_metrics`, the paper's headline columns) and no line over
+//! (`ReportSpec::key_metrics`, the paper's headline columns) and no line over
 //! [`TERMINAL_WIDTH`] characters: a table still wider loses columns from the right and
 //! says how many; `report.md` is always the full markdown.
 //!
@@ -240,7 +240,7 @@ pub struct Report {
     /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
     pub warnings: Vec<String>,
-    /// Each world's key metrics (`World::key_metrics`), for [`Format::Terminal`]; not
+    /// Each world's key metrics (`ReportSpec::key_metrics`), for [`Format::Terminal`]; not
     /// part of the JSON.
     #[serde(skip)]
     pub key_metrics: BTreeMap<String, Vec<String>>,
@@ -374,7 +374,7 @@ pub enum Format {
     Csv,
     /// The documented JSON shape.
     Json,
-    /// Markdown for a terminal: each world's key metrics (`World::key_metrics`), every
+    /// Markdown for a terminal: each world's key metrics (`ReportSpec::key_metrics`), every
     /// line at most [`TERMINAL_WIDTH`] characters (wider tables lose columns from the
     /// right, and say so; long sentences are wrapped).
     Terminal,
@@ -964,7 +964,12 @@ impl Report {
         let key_metrics = worlds
             .iter()
             .map(|w| {
-                let keys = w.key_metrics().iter().map(|k| k.to_string()).collect();
+                let keys = w
+                    .report()
+                    .key_metrics
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect();
                 (w.name().to_string(), keys)
             })
             .collect();

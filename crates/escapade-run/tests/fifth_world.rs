@@ -22,8 +22,8 @@ use escapade_core::{
 };
 use escapade_llm::ClientOptions;
 use escapade_run::{
-    Baseline, JudgeSpec, PlayOptions, Progress, RunSpec, build_suite, judge, play_terminal, report,
-    run, show,
+    Baseline, Format, JudgeSpec, PlayOptions, Progress, RunSpec, build_suite, judge, play_terminal,
+    report, run, show,
 };
 use serde_json::json;
 
@@ -145,6 +145,7 @@ impl World for Lamps {
                 metrics: vec!["success".into(), "mistakes".into()],
             }],
             turn_curve: None,
+            key_metrics: &["success", "mistakes"],
         }
     }
     fn judge_tasks(&self) -> Vec<&'static dyn JudgeTask> {
@@ -389,6 +390,16 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
         (clean.rows[0].group.as_str(), clean.rows[0].n),
         ("clean", 6)
     );
+    // the terminal shows its key metrics, in their order; report.md every metric
+    let header = |text: &str| {
+        let line = text.lines().find(|l| l.starts_with("| difficulty"));
+        let cells = line.unwrap_or("").split('|').map(|c| c.trim().to_string());
+        cells.filter(|c| !c.is_empty()).collect::<Vec<_>>()
+    };
+    let terminal = header(&r.render(Format::Terminal));
+    let full = header(&r.render(Format::Markdown));
+    assert_eq!(terminal, ["difficulty", "n", "success (%)", "mistakes"]);
+    assert!(full.iter().any(|c| c == "clean"), "{full:?}");
 
     // show: the first observation, with the options
     let out = tmp.path().join("show");

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
+use escapade_core::report::ReportSpec;
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::ToolsError;
@@ -338,15 +339,19 @@ impl World for ToolsWorld {
         }
         t
     }
-    /// Table 1's columns: success rate, sub-problem resolution and hidden-node discovery,
-    /// with the steps and tool calls spent.
-    fn key_metrics(&self) -> &'static [&'static str] {
-        &[
-            "success",
-            "sub_problem_resolution",
-            "hidden_discovery",
-            "steps",
-            "tool_calls",
-        ]
+    /// Tiers by number, no breakdown; the terminal shows Table 1's columns: success
+    /// rate, sub-problem resolution and hidden-node discovery, with the steps and tool
+    /// calls spent.
+    fn report(&self) -> ReportSpec {
+        ReportSpec {
+            key_metrics: &[
+                "success",
+                "sub_problem_resolution",
+                "hidden_discovery",
+                "steps",
+                "tool_calls",
+            ],
+            ..ReportSpec::default()
+        }
     }
 }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
+use escapade_core::report::ReportSpec;
 use escapade_core::{Agent, CoreError, Env, World};
 
 use crate::baseline::{OracleAgent, RandomAgent};
@@ -401,8 +402,12 @@ impl World for VisWorld {
         );
         t
     }
-    /// §4.2's metrics: success rate, goal completion, SPL and steps.
-    fn key_metrics(&self) -> &'static [&'static str] {
-        &["success", "gc", "spl", "steps"]
+    /// Tiers by number, no breakdown; the terminal shows §4.2's metrics: success rate,
+    /// goal completion, SPL and steps.
+    fn report(&self) -> ReportSpec {
+        ReportSpec {
+            key_metrics: &["success", "gc", "spl", "steps"],
+            ..ReportSpec::default()
+        }
     }
 }
