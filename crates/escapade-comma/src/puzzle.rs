@@ -206,10 +206,9 @@ pub trait Puzzle: Send {
     fn render(&self) -> Result<Vec<u8>, CommaError> {
         match self.drawing() {
             Some(drawing) => drawing.png(),
-            None => Err(CommaError::Invalid(format!(
-                "{} has no picture",
-                self.kind().name()
-            ))),
+            None => Err(CommaError::NoPicture {
+                puzzle: self.kind().name(),
+            }),
         }
     }
 
@@ -227,10 +226,10 @@ pub trait Puzzle: Send {
     /// the original drew at random. Others refuse.
     fn load_screen(&mut self, obs: &Value) -> Result<(), CommaError> {
         let _ = obs;
-        Err(CommaError::Format(format!(
-            "{} has no random screen to load",
-            self.kind().name()
-        )))
+        Err(CommaError::Screen {
+            puzzle: self.kind().name(),
+            reason: "the puzzle draws no screen at random".into(),
+        })
     }
 }
 

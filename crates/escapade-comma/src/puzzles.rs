@@ -66,8 +66,10 @@ pub fn fields(kind: PuzzleKind) -> &'static [&'static str] {
 /// Refuses an instance that is not an object or has a field its puzzle does not read: a
 /// misspelt field (`n_wire`) would otherwise be ignored without a word.
 fn check_fields(kind: PuzzleKind, instance: &Value) -> Result<(), CommaError> {
-    let obj = instance.as_object().ok_or_else(|| {
-        CommaError::Format(format!("{}: the instance must be an object", kind.name()))
+    let obj = instance.as_object().ok_or_else(|| CommaError::Format {
+        puzzle: kind.name(),
+        field: None,
+        reason: "the instance must be an object".into(),
     })?;
     let known = fields(kind);
     match obj.keys().find(|k| !known.contains(&k.as_str())) {

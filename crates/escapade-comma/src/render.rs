@@ -175,9 +175,7 @@ impl Drawing {
 }
 
 fn encode(canvas: &Canvas) -> Result<Vec<u8>, CommaError> {
-    canvas
-        .png()
-        .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))
+    canvas.png().map_err(CommaError::Render)
 }
 
 /// The casing, the module panel, its title at the top left and the status lamp: every
@@ -201,8 +199,7 @@ fn module(title: &'static str, solved: bool) -> Result<Canvas, CommaError> {
 }
 
 fn draw_module(title: &str, solved: bool) -> Result<Canvas, CommaError> {
-    let mut c = Canvas::new(WIDTH, HEIGHT, CASING)
-        .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
+    let mut c = Canvas::new(WIDTH, HEIGHT, CASING).map_err(CommaError::Render)?;
     c.fill_rounded_rect(8.0, 8.0, 496.0, 368.0, 14.0, PANEL);
     c.stroke_rounded_rect(8.0, 8.0, 496.0, 368.0, 14.0, EDGE, 2.0);
     c.text(22.0, 16.0, 15.0, Rgb(70, 70, 70), title);
@@ -1037,8 +1034,7 @@ fn lesion(l: &Lesion) -> Result<Vec<u8>, CommaError> {
     use rand::{Rng, SeedableRng};
     let skin = Rgb(l.skin[0], l.skin[1], l.skin[2]);
     let (w, h) = (360.0f32, 360.0f32);
-    let mut c = Canvas::new(w as u32, h as u32, skin)
-        .map_err(|e| CommaError::Invalid(format!("cannot draw the picture: {e}")))?;
+    let mut c = Canvas::new(w as u32, h as u32, skin).map_err(CommaError::Render)?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(l.idx ^ 0x5eed_1e51);
     // skin texture: faint pores
     for _ in 0..140 {

@@ -133,12 +133,18 @@ impl Atm {
             .get("PIN")
             .and_then(Value::as_str)
             .filter(|p| p.len() == 4 && p.bytes().all(|b| b.is_ascii_digit()))
-            .ok_or_else(|| CommaError::Format("atm: `PIN` must be a string of 4 digits".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "atm",
+                field: Some("PIN"),
+                reason: "must be a string of 4 digits".into(),
+            })?;
         let balance = instance
             .get("Balance")
             .and_then(Value::as_u64)
-            .ok_or_else(|| {
-                CommaError::Format("atm: `Balance` must be a whole number of dollars".into())
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "atm",
+                field: Some("Balance"),
+                reason: "must be a whole number of dollars".into(),
             })?;
         Ok(Atm::new(pin.to_string(), balance))
     }

@@ -183,7 +183,11 @@ impl Colour {
             .get("colors")
             .and_then(Value::as_array)
             .filter(|l| l.len() == 16)
-            .ok_or_else(|| CommaError::Format("colour: `colors` must list 16 colours".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "colour",
+                field: Some("colors"),
+                reason: "must list 16 colours".into(),
+            })?;
         let mut imported = [0usize; 16];
         for (o, v) in imported.iter_mut().zip(list) {
             *o = v
@@ -193,7 +197,11 @@ impl Colour {
                     Group::Colour(c) => Some(c),
                     _ => None,
                 })
-                .ok_or_else(|| CommaError::Format(format!("colour: unknown colour {v}")))?;
+                .ok_or_else(|| CommaError::Format {
+                    puzzle: "colour",
+                    field: None,
+                    reason: format!("unknown colour {v}"),
+                })?;
         }
         Ok(Colour::with(imported, seed))
     }
@@ -366,7 +374,10 @@ impl Puzzle for Colour {
 
     /// Reads `{grid_row_major: [16 names incl. White], previous_group: name or null}`.
     fn load_screen(&mut self, obs: &Value) -> Result<(), CommaError> {
-        let bad = |what: &str| CommaError::Format(format!("colour screen: {what}"));
+        let bad = |what: &str| CommaError::Screen {
+            puzzle: "colour",
+            reason: what.to_string(),
+        };
         let list = obs
             .get("grid_row_major")
             .and_then(Value::as_array)

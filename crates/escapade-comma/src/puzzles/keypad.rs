@@ -197,8 +197,11 @@ impl Keypad {
             .get("strip_num")
             .and_then(Value::as_u64)
             .filter(|s| *s < COLUMNS.len() as u64)
-            .ok_or_else(|| CommaError::Format("keypad: `strip_num` must be 0 to 5".into()))?
-            as usize;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "keypad",
+                field: Some("strip_num"),
+                reason: "must be 0 to 5".into(),
+            })? as usize;
         let nums: Vec<usize> = instance
             .get("image_nums")
             .and_then(Value::as_array)
@@ -207,17 +210,25 @@ impl Keypad {
                     .map(|n| n.as_u64().filter(|n| *n < 6).map(|n| n as usize))
                     .collect::<Option<_>>()
             })
-            .ok_or_else(|| CommaError::Format("keypad: `image_nums` must list 0 to 5".into()))?;
-        let image_nums: [usize; 4] = nums
-            .as_slice()
-            .try_into()
-            .map_err(|_| CommaError::Format("keypad: `image_nums` must hold four".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "keypad",
+                field: Some("image_nums"),
+                reason: "must list 0 to 5".into(),
+            })?;
+        let image_nums: [usize; 4] =
+            nums.as_slice().try_into().map_err(|_| CommaError::Format {
+                puzzle: "keypad",
+                field: Some("image_nums"),
+                reason: "must hold four".into(),
+            })?;
         let mut sorted = image_nums;
         sorted.sort_unstable();
         if sorted.windows(2).any(|w| w[0] == w[1]) {
-            return Err(CommaError::Format(
-                "keypad: the four symbols must differ".into(),
-            ));
+            return Err(CommaError::Format {
+                puzzle: "keypad",
+                field: None,
+                reason: "the four symbols must differ".into(),
+            });
         }
         Ok(Keypad {
             column,

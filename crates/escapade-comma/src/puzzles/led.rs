@@ -96,24 +96,41 @@ impl Led {
         let colours: Vec<String> = instance
             .get("led_colors")
             .and_then(Value::as_array)
-            .ok_or_else(|| CommaError::Format("led: `led_colors` must be a list".into()))?
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "led",
+                field: Some("led_colors"),
+                reason: "must be a list".into(),
+            })?
             .iter()
             .map(|c| c.as_str().map(|s| s.trim().to_lowercase()))
             .collect::<Option<_>>()
-            .ok_or_else(|| CommaError::Format("led: every colour must be a string".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "led",
+                field: None,
+                reason: "every colour must be a string".into(),
+            })?;
         if let Some(n) = crate::puzzles::count_in("led", instance, "num_stages", 2..=5)?
             && n != colours.len() as u64
         {
-            return Err(CommaError::Format(format!(
-                "led: num_stages is {n} but {} colours are given",
-                colours.len()
-            )));
+            return Err(CommaError::Format {
+                puzzle: "led",
+                field: Some("num_stages"),
+                reason: format!("is {n} but {} colours are given", colours.len()),
+            });
         }
         if !(2..=5).contains(&colours.len()) {
-            return Err(CommaError::Format("led: 2 to 5 stages".into()));
+            return Err(CommaError::Format {
+                puzzle: "led",
+                field: None,
+                reason: "2 to 5 stages".into(),
+            });
         }
         if let Some(c) = colours.iter().find(|c| multiplier(c).is_none()) {
-            return Err(CommaError::Format(format!("led: unknown colour `{c}`")));
+            return Err(CommaError::Format {
+                puzzle: "led",
+                field: None,
+                reason: format!("unknown colour `{c}`"),
+            });
         }
         Ok(Led::with(colours, seed))
     }
@@ -262,7 +279,10 @@ impl Puzzle for Led {
     /// Reads `{stage (0-based), led_color, letters_TL_TR_BL_BR}`; the colour must be the
     /// instance's colour for that stage.
     fn load_screen(&mut self, obs: &Value) -> Result<(), CommaError> {
-        let bad = |what: &str| CommaError::Format(format!("led screen: {what}"));
+        let bad = |what: &str| CommaError::Screen {
+            puzzle: "led",
+            reason: what.to_string(),
+        };
         let stage = obs
             .get("stage")
             .and_then(Value::as_u64)

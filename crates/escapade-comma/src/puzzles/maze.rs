@@ -125,21 +125,28 @@ impl Maze {
             .into_iter()
             .find(|&(r, c)| grid.get(r).and_then(|row| row.get(c)) != Some(&0))
         {
-            return Err(CommaError::Format(format!(
-                "maze: a sphere's square ({r}, {c}) is missing or not open"
-            )));
+            return Err(CommaError::Format {
+                puzzle: "maze",
+                field: None,
+                reason: format!("a sphere's square ({r}, {c}) is missing or not open"),
+            });
         }
         if grid.get(start.0).and_then(|r| r.get(start.1)) != Some(&0) {
-            return Err(CommaError::Format(format!(
-                "maze: the start (start_x {}, start_y {}) is not an open square",
-                start.0, start.1
-            )));
+            return Err(CommaError::Format {
+                puzzle: "maze",
+                field: None,
+                reason: format!(
+                    "the start (start_x {}, start_y {}) is not an open square",
+                    start.0, start.1
+                ),
+            });
         }
         let dist = distances(&grid, goal);
         if dist[start.0][start.1].is_none() {
-            return Err(CommaError::Invalid(
-                "maze: the accepting sphere cannot be reached from the start".into(),
-            ));
+            return Err(CommaError::Invalid {
+                puzzle: "maze",
+                reason: "the accepting sphere cannot be reached from the start".into(),
+            });
         }
         Ok(Maze {
             grid,
@@ -158,7 +165,11 @@ impl Maze {
         let grid: Vec<Vec<u8>> = instance
             .get("maze")
             .and_then(Value::as_array)
-            .ok_or_else(|| CommaError::Format("maze: `maze` must be a list of rows".into()))?
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "maze",
+                field: Some("maze"),
+                reason: "must be a list of rows".into(),
+            })?
             .iter()
             .map(|row| {
                 row.as_array()?
@@ -167,37 +178,57 @@ impl Maze {
                     .collect::<Option<Vec<u8>>>()
             })
             .collect::<Option<_>>()
-            .ok_or_else(|| {
-                CommaError::Format("maze: every row must be a list of 0, 1 or 2".into())
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "maze",
+                field: None,
+                reason: "every row must be a list of 0, 1 or 2".into(),
             })?;
         let width = grid.first().map_or(0, Vec::len);
         if width == 0 || grid.iter().any(|r| r.len() != width) {
-            return Err(CommaError::Format(
-                "maze: the grid must be non-empty and rectangular".into(),
-            ));
+            return Err(CommaError::Format {
+                puzzle: "maze",
+                field: None,
+                reason: "the grid must be non-empty and rectangular".into(),
+            });
         }
         if grid.len() > MAX_SIDE || width > MAX_SIDE {
-            return Err(CommaError::Format(format!(
-                "maze: the grid is {} × {width}; at most {MAX_SIDE} rows and columns",
-                grid.len()
-            )));
+            return Err(CommaError::Format {
+                puzzle: "maze",
+                field: None,
+                reason: format!(
+                    "the grid is {} × {width}; at most {MAX_SIDE} rows and columns",
+                    grid.len()
+                ),
+            });
         }
-        let coord = |k: &str| {
+        let coord = |k: &'static str| {
             instance
                 .get(k)
                 .and_then(Value::as_u64)
                 .and_then(|v| usize::try_from(v).ok())
-                .ok_or_else(|| CommaError::Format(format!("maze: `{k}` must be a whole number")))
+                .ok_or_else(|| CommaError::Format {
+                    puzzle: "maze",
+                    field: Some(k),
+                    reason: "must be a whole number".into(),
+                })
         };
         let start = (coord("start_x")?, coord("start_y")?);
         let colour = instance
             .get("torus_color")
             .and_then(Value::as_str)
-            .ok_or_else(|| CommaError::Format("maze: `torus_color` must be a string".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "maze",
+                field: Some("torus_color"),
+                reason: "must be a string".into(),
+            })?;
         let torus = COLOURS
             .iter()
             .position(|c| c.eq_ignore_ascii_case(colour))
-            .ok_or_else(|| CommaError::Format(format!("maze: unknown torus colour `{colour}`")))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "maze",
+                field: None,
+                reason: format!("unknown torus colour `{colour}`"),
+            })?;
         Maze::build(grid, start, torus)
     }
 

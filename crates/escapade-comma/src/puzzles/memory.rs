@@ -139,11 +139,17 @@ impl Memory {
         let display = instance
             .get("display_text")
             .and_then(display_of)
-            .ok_or_else(|| CommaError::Format("memory: `display_text` must be 1 to 4".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "memory",
+                field: Some("display_text"),
+                reason: "must be 1 to 4".into(),
+            })?;
         let labels = match instance.get("labels") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(labels_of(v).ok_or_else(|| {
-                CommaError::Format("memory: `labels` must be 1, 2, 3, 4 in some order".into())
+            Some(v) => Some(labels_of(v).ok_or_else(|| CommaError::Format {
+                puzzle: "memory",
+                field: Some("labels"),
+                reason: "must be 1, 2, 3, 4 in some order".into(),
             })?),
         };
         Ok(Memory::with(display, labels, seed, mode))
@@ -299,7 +305,10 @@ impl Puzzle for Memory {
     /// labels?}`; without `labels` the original's fixed layout [`ORIGINAL_LABELS`] is used,
     /// and each history label's position is its place in that layout.
     fn load_screen(&mut self, obs: &Value) -> Result<(), CommaError> {
-        let bad = |what: &str| CommaError::Format(format!("memory screen: {what}"));
+        let bad = |what: &str| CommaError::Screen {
+            puzzle: "memory",
+            reason: what.to_string(),
+        };
         let stage = obs
             .get("stage")
             .and_then(Value::as_u64)

@@ -91,34 +91,57 @@ impl Password {
         let words: Vec<&str> = instance
             .get("possible_words")
             .and_then(Value::as_array)
-            .ok_or_else(|| CommaError::Format("password: `possible_words` must be a list".into()))?
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "password",
+                field: Some("possible_words"),
+                reason: "must be a list".into(),
+            })?
             .iter()
             .map(Value::as_str)
             .collect::<Option<_>>()
-            .ok_or_else(|| CommaError::Format("password: every word must be a string".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "password",
+                field: None,
+                reason: "every word must be a string".into(),
+            })?;
         let mut sorted = words.clone();
         sorted.sort_unstable();
         sorted.dedup();
         if sorted != WORDS {
-            return Err(CommaError::Format(
-                "password: `possible_words` must be the manual's 35 words".into(),
-            ));
+            return Err(CommaError::Format {
+                puzzle: "password",
+                field: Some("possible_words"),
+                reason: "must be the manual's 35 words".into(),
+            });
         }
         let answer_word = instance
             .get("answer_word")
             .and_then(Value::as_str)
-            .ok_or_else(|| CommaError::Format("password: `answer_word` must be a string".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "password",
+                field: Some("answer_word"),
+                reason: "must be a string".into(),
+            })?;
         if !WORDS.contains(&answer_word) {
-            return Err(CommaError::Format(format!(
-                "password: `{answer_word}` is not a listed word"
-            )));
+            return Err(CommaError::Format {
+                puzzle: "password",
+                field: None,
+                reason: format!("`{answer_word}` is not a listed word"),
+            });
         }
-        let answer = parse_word(answer_word)
-            .ok_or_else(|| CommaError::Format("password: five lowercase letters".into()))?;
+        let answer = parse_word(answer_word).ok_or_else(|| CommaError::Format {
+            puzzle: "password",
+            field: None,
+            reason: "five lowercase letters".into(),
+        })?;
         let current: Vec<u8> = instance
             .get("current_letters")
             .and_then(Value::as_array)
-            .ok_or_else(|| CommaError::Format("password: `current_letters` must be a list".into()))?
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "password",
+                field: Some("current_letters"),
+                reason: "must be a list".into(),
+            })?
             .iter()
             .map(|l| {
                 l.as_str()
@@ -126,18 +149,26 @@ impl Password {
                     .and_then(|s| parse_one(&s))
             })
             .collect::<Option<_>>()
-            .ok_or_else(|| {
-                CommaError::Format("password: every current letter must be one letter".into())
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "password",
+                field: None,
+                reason: "every current letter must be one letter".into(),
             })?;
-        let letters: [u8; 5] = current
-            .try_into()
-            .map_err(|_| CommaError::Format("password: five current letters".into()))?;
+        let letters: [u8; 5] = current.try_into().map_err(|_| CommaError::Format {
+            puzzle: "password",
+            field: None,
+            reason: "five current letters".into(),
+        })?;
         if let Some(i) = (0..5).find(|&i| !wheel(answer[i]).contains(&letters[i])) {
-            return Err(CommaError::Format(format!(
-                "password: letter {} (`{}`) is not on its wheel",
-                i + 1,
-                letter(letters[i])
-            )));
+            return Err(CommaError::Format {
+                puzzle: "password",
+                field: None,
+                reason: format!(
+                    "letter {} (`{}`) is not on its wheel",
+                    i + 1,
+                    letter(letters[i])
+                ),
+            });
         }
         Ok(Password {
             answer,

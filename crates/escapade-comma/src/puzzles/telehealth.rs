@@ -269,11 +269,15 @@ impl Record {
             code = "SCC".into();
         }
         if !DIAGNOSES.contains(&code.as_str()) {
-            return Err(CommaError::Format(format!(
-                "telehealth: diagnostic `{}` is not one of {}",
-                self.diagnostic,
-                DIAGNOSES.join(", ")
-            )));
+            return Err(CommaError::Format {
+                puzzle: "telehealth",
+                field: None,
+                reason: format!(
+                    "diagnostic `{}` is not one of {}",
+                    self.diagnostic,
+                    DIAGNOSES.join(", ")
+                ),
+            });
         }
         self.diagnostic = code;
         Ok(self)
@@ -345,28 +349,28 @@ pub fn rows_from_csv(text: &str) -> Result<Vec<Result<Record, CommaError>>, Comm
         .map(|l| l.trim_end_matches('\r'))
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines
-        .next()
-        .ok_or_else(|| CommaError::Format("metadata.csv: empty".into()))?;
+    let (_, header) = lines.next().ok_or_else(|| CommaError::Metadata {
+        line: None,
+        reason: "empty".into(),
+    })?;
     let columns: Vec<String> = csv_fields(header)
         .into_iter()
         .map(|c| c.trim().trim_start_matches('\u{feff}').to_string())
         .collect();
     if !columns.iter().any(|c| c == "diagnostic") {
-        return Err(CommaError::Format(
-            "metadata.csv: no `diagnostic` column".into(),
-        ));
+        return Err(CommaError::Metadata {
+            line: None,
+            reason: "no `diagnostic` column".into(),
+        });
     }
     Ok(lines
         .map(|(i, line)| {
             let values = csv_fields(line);
             if values.len() != columns.len() {
-                return Err(CommaError::Format(format!(
-                    "metadata.csv line {}: {} fields, the header has {}",
-                    i + 1,
-                    values.len(),
-                    columns.len()
-                )));
+                return Err(CommaError::Metadata {
+                    line: Some(i + 1),
+                    reason: format!("{} fields, the header has {}", values.len(), columns.len()),
+                });
             }
             let mut r = Record::default();
             for (c, v) in columns.iter().zip(values) {
@@ -374,8 +378,10 @@ pub fn rows_from_csv(text: &str) -> Result<Vec<Result<Record, CommaError>>, Comm
                     *f = v.trim().to_string();
                 }
             }
-            r.checked()
-                .map_err(|e| CommaError::Format(format!("metadata.csv line {}: {e}", i + 1)))
+            r.checked().map_err(|e| CommaError::Metadata {
+                line: Some(i + 1),
+                reason: e.to_string(),
+            })
         })
         .collect())
 }
@@ -508,32 +514,44 @@ impl Telehealth {
     /// [`PICTURE_MAX`] pixels, is the lesion's photograph, shown instead of the synthetic
     /// drawing.
     pub fn import(instance: &Value) -> Result<Telehealth, CommaError> {
-        let obj = instance.as_object().ok_or_else(|| {
-            CommaError::Format("telehealth: the instance must be an object".into())
+        let obj = instance.as_object().ok_or_else(|| CommaError::Format {
+            puzzle: "telehealth",
+            field: None,
+            reason: "the instance must be an object".into(),
         })?;
         if let Some(k) = obj.keys().find(|k| {
             !["skin_lesion_idx", "record", "synthetic", "picture_png"].contains(&k.as_str())
         }) {
-            return Err(CommaError::Format(format!(
-                "telehealth: unknown field `{k}`"
-            )));
+            return Err(CommaError::Format {
+                puzzle: "telehealth",
+                field: None,
+                reason: format!("unknown field `{k}`"),
+            });
         }
         let idx = match obj.get("skin_lesion_idx") {
             None => 0,
-            Some(v) => v.as_u64().ok_or_else(|| {
-                CommaError::Format("telehealth: `skin_lesion_idx` must be a whole number".into())
+            Some(v) => v.as_u64().ok_or_else(|| CommaError::Format {
+                puzzle: "telehealth",
+                field: Some("skin_lesion_idx"),
+                reason: "must be a whole number".into(),
             })?,
         };
         let Some(raw) = obj.get("record") else {
-            return Err(CommaError::Format(format!(
-                "telehealth: no `record`; skin_lesion_idx {idx} names a row of PAD-UFES-20, \
+            return Err(CommaError::Format {
+                puzzle: "telehealth",
+                field: None,
+                reason: format!(
+                    "no `record`; skin_lesion_idx {idx} names a row of PAD-UFES-20, \
                  which is not bundled: supply that row of the dataset's metadata.csv as \
                  `record` (a user must provide the dataset)"
-            )));
+                ),
+            });
         };
-        let fields = raw
-            .as_object()
-            .ok_or_else(|| CommaError::Format("telehealth: `record` must be an object".into()))?;
+        let fields = raw.as_object().ok_or_else(|| CommaError::Format {
+            puzzle: "telehealth",
+            field: Some("record"),
+            reason: "must be an object".into(),
+        })?;
         let mut strings = Map::new();
         for (k, v) in fields {
             let s = match v {
@@ -542,33 +560,43 @@ impl Telehealth {
                 Value::Bool(b) => if *b { "True" } else { "False" }.to_string(),
                 Value::Null => String::new(),
                 _ => {
-                    return Err(CommaError::Format(format!(
-                        "telehealth: record field `{k}` must be a string, number or boolean"
-                    )));
+                    return Err(CommaError::Format {
+                        puzzle: "telehealth",
+                        field: None,
+                        reason: format!("record field `{k}` must be a string, number or boolean"),
+                    });
                 }
             };
             strings.insert(k.clone(), Value::String(s));
         }
-        let record: Record = serde_json::from_value(Value::Object(strings))
-            .map_err(|e| CommaError::Format(format!("telehealth: record: {e}")))?;
+        let record: Record =
+            serde_json::from_value(Value::Object(strings)).map_err(|e| CommaError::Record {
+                source: std::sync::Arc::new(e),
+            })?;
         let synthetic = match obj.get("synthetic") {
             None => false,
-            Some(v) => v.as_bool().ok_or_else(|| {
-                CommaError::Format("telehealth: `synthetic` must be true or false".into())
+            Some(v) => v.as_bool().ok_or_else(|| CommaError::Format {
+                puzzle: "telehealth",
+                field: Some("synthetic"),
+                reason: "must be true or false".into(),
             })?,
         };
         let p = Telehealth::from_record(idx, record.checked()?, synthetic);
         match obj.get("picture_png") {
             None => Ok(p),
             Some(Value::String(b64)) => {
-                let png = BASE64.decode(b64.trim()).map_err(|e| {
-                    CommaError::Format(format!("telehealth: `picture_png` is not base64: {e}"))
+                let png = BASE64.decode(b64.trim()).map_err(|e| CommaError::Format {
+                    puzzle: "telehealth",
+                    field: Some("picture_png"),
+                    reason: format!("is not base64: {e}"),
                 })?;
                 p.with_photo(png)
             }
-            Some(_) => Err(CommaError::Format(
-                "telehealth: `picture_png` must be a base64 string".into(),
-            )),
+            Some(_) => Err(CommaError::Format {
+                puzzle: "telehealth",
+                field: Some("picture_png"),
+                reason: "must be a base64 string".into(),
+            }),
         }
     }
 
@@ -601,14 +629,21 @@ impl Telehealth {
     /// [`Telehealth::with_picture`] after checking that `png` is a PNG of at most
     /// [`PICTURE_MAX`] pixels (what [`Telehealth::import`] accepts as `picture_png`).
     pub fn with_photo(self, png: Vec<u8>) -> Result<Telehealth, CommaError> {
-        let (w, h) = png_size(&png)
-            .ok_or_else(|| CommaError::Format("telehealth: the photograph is not a PNG".into()))?;
+        let (w, h) = png_size(&png).ok_or_else(|| CommaError::Format {
+            puzzle: "telehealth",
+            field: None,
+            reason: "the photograph is not a PNG".into(),
+        })?;
         let (mw, mh) = PICTURE_MAX;
         if w == 0 || h == 0 || w > mw || h > mh {
-            return Err(CommaError::Format(format!(
-                "telehealth: the photograph is {w}×{h} pixels; at most {mw}×{mh} (scale it \
+            return Err(CommaError::Format {
+                puzzle: "telehealth",
+                field: None,
+                reason: format!(
+                    "the photograph is {w}×{h} pixels; at most {mw}×{mh} (scale it \
                  down to fit)"
-            )));
+                ),
+            });
         }
         Ok(self.with_picture(png))
     }
@@ -640,10 +675,13 @@ impl Telehealth {
         let p = Telehealth::made_up(seed, idx, Some((&code, treatment)));
         let made = crate::puzzles::telehealth::treatment(&p.record);
         if made != treatment {
-            return Err(CommaError::Invalid(format!(
-                "telehealth: a {code} lesion cannot be treated with `{treatment}` (the rule \
+            return Err(CommaError::Invalid {
+                puzzle: "telehealth",
+                reason: format!(
+                    "a {code} lesion cannot be treated with `{treatment}` (the rule \
                  gives `{made}`)"
-            )));
+                ),
+            });
         }
         Ok(p)
     }

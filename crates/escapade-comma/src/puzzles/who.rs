@@ -162,19 +162,26 @@ fn step2(label: &str) -> Option<&'static [&'static str; 14]> {
 
 /// The position to press (index into [`POSITIONS`]), by App. A's two steps.
 fn solve(display: &str, labels: &[String]) -> Result<usize, CommaError> {
-    let read = step1(display)
-        .ok_or_else(|| CommaError::Format(format!("who: unknown display text `{display}`")))?;
-    let label = labels
-        .get(read)
-        .ok_or_else(|| CommaError::Format("who: six button labels".into()))?;
-    let list = step2(label).ok_or_else(|| {
-        CommaError::Invalid(format!(
-            "who: the label `{label}` that step 1 reads has no step 2 list"
-        ))
+    let read = step1(display).ok_or_else(|| CommaError::Format {
+        puzzle: "who",
+        field: None,
+        reason: format!("unknown display text `{display}`"),
+    })?;
+    let label = labels.get(read).ok_or_else(|| CommaError::Format {
+        puzzle: "who",
+        field: None,
+        reason: "six button labels".into(),
+    })?;
+    let list = step2(label).ok_or_else(|| CommaError::Invalid {
+        puzzle: "who",
+        reason: format!("the label `{label}` that step 1 reads has no step 2 list"),
     })?;
     list.iter()
         .find_map(|w| labels.iter().position(|l| l == w))
-        .ok_or_else(|| CommaError::Invalid("who: no button label is on the step 2 list".into()))
+        .ok_or_else(|| CommaError::Invalid {
+            puzzle: "who",
+            reason: "no button label is on the step 2 list".into(),
+        })
 }
 
 impl Who {
@@ -183,29 +190,48 @@ impl Who {
         let display = instance
             .get("display_text")
             .and_then(Value::as_str)
-            .ok_or_else(|| CommaError::Format("who: `display_text` must be a string".into()))?
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "who",
+                field: Some("display_text"),
+                reason: "must be a string".into(),
+            })?
             .to_string();
         let labels: Vec<String> = instance
             .get("button_texts")
             .and_then(Value::as_array)
-            .ok_or_else(|| CommaError::Format("who: `button_texts` must be a list".into()))?
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "who",
+                field: Some("button_texts"),
+                reason: "must be a list".into(),
+            })?
             .iter()
             .map(|l| l.as_str().map(str::to_string))
             .collect::<Option<_>>()
-            .ok_or_else(|| CommaError::Format("who: every button label must be a string".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "who",
+                field: None,
+                reason: "every button label must be a string".into(),
+            })?;
         if labels.len() != 6 {
-            return Err(CommaError::Format(format!(
-                "who: six button labels, not {}",
-                labels.len()
-            )));
+            return Err(CommaError::Format {
+                puzzle: "who",
+                field: None,
+                reason: format!("six button labels, not {}", labels.len()),
+            });
         }
         if let Some(l) = labels.iter().find(|l| step2(l).is_none()) {
-            return Err(CommaError::Format(format!(
-                "who: unknown button label `{l}`"
-            )));
+            return Err(CommaError::Format {
+                puzzle: "who",
+                field: None,
+                reason: format!("unknown button label `{l}`"),
+            });
         }
         if (1..6).any(|i| labels[..i].contains(&labels[i])) {
-            return Err(CommaError::Format("who: button labels must differ".into()));
+            return Err(CommaError::Format {
+                puzzle: "who",
+                field: None,
+                reason: "button labels must differ".into(),
+            });
         }
         let answer = solve(&display, &labels)?;
         Ok(Who {

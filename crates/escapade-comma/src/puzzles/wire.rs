@@ -73,28 +73,42 @@ impl Wire {
         let colours: Vec<String> = instance
             .get("colors")
             .and_then(Value::as_array)
-            .ok_or_else(|| CommaError::Format("wire: `colors` must be a list".into()))?
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "wire",
+                field: Some("colors"),
+                reason: "must be a list".into(),
+            })?
             .iter()
             .map(|c| c.as_str().map(str::to_lowercase))
             .collect::<Option<_>>()
-            .ok_or_else(|| CommaError::Format("wire: every colour must be a string".into()))?;
+            .ok_or_else(|| CommaError::Format {
+                puzzle: "wire",
+                field: None,
+                reason: "every colour must be a string".into(),
+            })?;
         // App. A: "3 to 6 colored wires"
         if let Some(n) = crate::puzzles::count_in("wire", instance, "n_wires", 3..=6)?
             && n != colours.len() as u64
         {
-            return Err(CommaError::Format(format!(
-                "wire: n_wires is {n} but {} colours are given",
-                colours.len()
-            )));
+            return Err(CommaError::Format {
+                puzzle: "wire",
+                field: Some("n_wires"),
+                reason: format!("is {n} but {} colours are given", colours.len()),
+            });
         }
         if !(3..=6).contains(&colours.len()) {
-            return Err(CommaError::Format(format!(
-                "wire: 3 to 6 wires, not {}",
-                colours.len()
-            )));
+            return Err(CommaError::Format {
+                puzzle: "wire",
+                field: None,
+                reason: format!("3 to 6 wires, not {}", colours.len()),
+            });
         }
         if let Some(c) = colours.iter().find(|c| !COLOURS.contains(&c.as_str())) {
-            return Err(CommaError::Format(format!("wire: unknown colour `{c}`")));
+            return Err(CommaError::Format {
+                puzzle: "wire",
+                field: None,
+                reason: format!("unknown colour `{c}`"),
+            });
         }
         Ok(Wire { colours, cut: None })
     }
