@@ -203,7 +203,10 @@ fn state_index(room: &Room, rec: usize, name: &str) -> Result<u8, VisError> {
         .iter()
         .position(|s| s == name)
         .map(|i| i as u8)
-        .ok_or_else(|| VisError::Invalid(format!("no state `{name}`")))
+        .ok_or_else(|| VisError::Invalid {
+            field: "receptacles",
+            reason: format!("no state `{name}`"),
+        })
 }
 
 impl Game {
@@ -211,7 +214,10 @@ impl Game {
     pub fn new(room: Room) -> Result<Game, VisError> {
         crate::validate::check_structure(&room)?;
         if room.receptacles.iter().any(|r| r.states.len() > 250) || room.items.len() > 4096 {
-            return Err(VisError::Invalid("room too large".into()));
+            return Err(VisError::Invalid {
+                field: "receptacles",
+                reason: "room too large".into(),
+            });
         }
         let mut triggers: Vec<String> = Vec::new();
         let mut intern = |name: String| -> usize {
@@ -266,8 +272,10 @@ impl Game {
         }
         let mut interactions = Vec::new();
         for x in &room.interactions {
-            let r = rec_index(&x.receptacle)
-                .ok_or_else(|| VisError::Invalid(format!("unknown `{}`", x.receptacle)))?;
+            let r = rec_index(&x.receptacle).ok_or_else(|| VisError::Invalid {
+                field: "receptacles",
+                reason: format!("unknown `{}`", x.receptacle),
+            })?;
             let cause = match &x.cause {
                 Cause::Verb { verb } => CCause::Verb(verb.trim().to_lowercase()),
                 Cause::Item { item } => CCause::Item(item_index(item).unwrap_or(usize::MAX)),
@@ -310,8 +318,10 @@ impl Game {
         for q in &room.quizzes {
             let mut views = Vec::new();
             for v in &q.clue_views {
-                let r = rec_index(&v.receptacle)
-                    .ok_or_else(|| VisError::Invalid(format!("unknown `{}`", v.receptacle)))?;
+                let r = rec_index(&v.receptacle).ok_or_else(|| VisError::Invalid {
+                    field: "receptacles",
+                    reason: format!("unknown `{}`", v.receptacle),
+                })?;
                 views.push((r, state_index(&room, r, &v.state)?));
             }
             clue_views.push(views);

@@ -74,9 +74,7 @@ const POWER_TRIGGER: &str = "power on";
 /// a solvable, lint-clean room (which would be a bug in this module).
 pub fn generate(difficulty: u32, seed: u64) -> Result<Room, VisError> {
     if !CLASSES.contains(&difficulty) {
-        return Err(VisError::Generation(format!(
-            "difficulty {difficulty} is not a size class (1 small, 2 medium, 3 large)"
-        )));
+        return Err(VisError::Difficulty { difficulty });
     }
     let mut last = String::new();
     for attempt in 0..MAX_ATTEMPTS {
@@ -93,9 +91,12 @@ pub fn generate(difficulty: u32, seed: u64) -> Result<Room, VisError> {
             Err(e) => last = e.to_string(),
         }
     }
-    Err(VisError::Generation(format!(
-        "no clean room for difficulty {difficulty}, seed {seed} after {MAX_ATTEMPTS} attempts ({last})"
-    )))
+    Err(VisError::Generation {
+        difficulty,
+        seed,
+        attempts: MAX_ATTEMPTS,
+        last,
+    })
 }
 
 /// The shape of one room, drawn from its size class.
@@ -961,8 +962,14 @@ mod tests {
 
     #[test]
     fn sizes_outside_the_classes_are_refused() {
-        assert!(matches!(generate(0, 1), Err(VisError::Generation(_))));
-        assert!(matches!(generate(4, 1), Err(VisError::Generation(_))));
+        assert!(matches!(
+            generate(0, 1),
+            Err(VisError::Difficulty { difficulty: 0 })
+        ));
+        assert!(matches!(
+            generate(4, 1),
+            Err(VisError::Difficulty { difficulty: 4 })
+        ));
     }
 
     #[test]

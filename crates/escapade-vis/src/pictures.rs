@@ -275,7 +275,12 @@ pub fn check(room: &Room) -> Result<(), VisError> {
     let Some(pictures) = &room.pictures else {
         return Ok(());
     };
-    let bad = |m: String| Err(VisError::Invalid(format!("pictures: {m}")));
+    let bad = |m: String| {
+        Err(VisError::Invalid {
+            field: "pictures",
+            reason: format!("pictures: {m}"),
+        })
+    };
     let check_shows = |s: &Shows| -> Result<(), VisError> {
         let Some(rec) = room.receptacle(&s.receptacle) else {
             return bad(format!("unknown receptacle `{}`", s.receptacle));

@@ -250,22 +250,29 @@ pub fn check(quiz: &Quiz) -> Result<(), crate::VisError> {
     let Some(kind) = QuizKind::of(&quiz.spec) else {
         return check_pictured(quiz);
     };
-    let expected = answer_of(&quiz.spec).ok_or_else(|| {
-        crate::VisError::Invalid(format!("quiz `{}` has a malformed spec", quiz.id))
+    let expected = answer_of(&quiz.spec).ok_or_else(|| crate::VisError::Invalid {
+        field: "quizzes",
+        reason: format!("quiz `{}` has a malformed spec", quiz.id),
     })?;
     if quiz.code != kind.code() {
-        return Err(crate::VisError::Invalid(format!(
-            "quiz `{}`: a {} quiz takes a {:?} code",
-            quiz.id,
-            kind.name(),
-            kind.code()
-        )));
+        return Err(crate::VisError::Invalid {
+            field: "quizzes",
+            reason: format!(
+                "quiz `{}`: a {} quiz takes a {:?} code",
+                quiz.id,
+                kind.name(),
+                kind.code()
+            ),
+        });
     }
     if crate::game::normalize_answer(&quiz.answer) != expected {
-        return Err(crate::VisError::Invalid(format!(
-            "quiz `{}`: the answer is `{}` but the clue and lock give `{expected}`",
-            quiz.id, quiz.answer
-        )));
+        return Err(crate::VisError::Invalid {
+            field: "quizzes",
+            reason: format!(
+                "quiz `{}`: the answer is `{}` but the clue and lock give `{expected}`",
+                quiz.id, quiz.answer
+            ),
+        });
     }
     Ok(())
 }
@@ -284,10 +291,13 @@ fn check_pictured(quiz: &Quiz) -> Result<(), crate::VisError> {
         CodeKind::Colour => answer.chars().all(|c| c.is_ascii_uppercase()),
     };
     if answer.is_empty() || answer.chars().count() != slots || !fits {
-        return Err(crate::VisError::Invalid(format!(
-            "quiz `{}`: the answer does not fit a {slots}-character {:?} lock",
-            quiz.id, quiz.code
-        )));
+        return Err(crate::VisError::Invalid {
+            field: "quizzes",
+            reason: format!(
+                "quiz `{}`: the answer does not fit a {slots}-character {:?} lock",
+                quiz.id, quiz.code
+            ),
+        });
     }
     Ok(())
 }

@@ -54,10 +54,10 @@ pub struct QuizTask {
 impl QuizTask {
     /// The first quiz of `room` as a task (App. C.2 takes one quiz per room).
     pub fn from_room(room: &Room, reasoning: bool) -> Result<QuizTask, VisError> {
-        let quiz = room
-            .quizzes
-            .first()
-            .ok_or_else(|| VisError::Invalid(format!("room {} has no quiz", room.id)))?;
+        let quiz = room.quizzes.first().ok_or_else(|| VisError::Invalid {
+            field: "quizzes",
+            reason: format!("room {} has no quiz", room.id),
+        })?;
         let find = |want_lock: bool| {
             room.items
                 .iter()
@@ -67,7 +67,10 @@ impl QuizTask {
                     _ => false,
                 })
                 .map(|i| i.id.clone())
-                .ok_or_else(|| VisError::Invalid(format!("quiz {} lacks a clue or lock", quiz.id)))
+                .ok_or_else(|| VisError::Invalid {
+                    field: "quizzes",
+                    reason: format!("quiz {} lacks a clue or lock", quiz.id),
+                })
         };
         let number = room.id.rsplit(['r', '-']).next().unwrap_or("0");
         Ok(QuizTask {
@@ -86,22 +89,27 @@ impl QuizTask {
 
     /// Reads a task from JSON.
     pub fn from_json(text: &str) -> Result<QuizTask, VisError> {
-        let task: QuizTask =
-            serde_json::from_str(text).map_err(|e| VisError::Format(e.to_string()))?;
+        let task: QuizTask = serde_json::from_str(text).map_err(|e| VisError::format(None, e))?;
         crate::validate::check_structure(&task.room)?;
         let clue = &task.room.items[task.item(&task.clue)?];
         let lock = &task.room.items[task.item(&task.lock)?];
         match (&clue.kind, &lock.kind) {
             (ItemKind::Clue { quiz: a }, ItemKind::Lock { quiz: b }) if a == b => {}
             _ => {
-                return Err(VisError::Invalid(format!(
-                    "`{}` must be the clue of the quiz that lock `{}` checks",
-                    task.clue, task.lock
-                )));
+                return Err(VisError::Invalid {
+                    field: "quizzes",
+                    reason: format!(
+                        "`{}` must be the clue of the quiz that lock `{}` checks",
+                        task.clue, task.lock
+                    ),
+                });
             }
         }
         if task.attempts == 0 || task.attempts > 100 {
-            return Err(VisError::Invalid("attempts must be 1 to 100".into()));
+            return Err(VisError::Invalid {
+                field: "attempts",
+                reason: "attempts must be 1 to 100".into(),
+            });
         }
         Ok(task)
     }
@@ -116,7 +124,10 @@ impl QuizTask {
             .items
             .iter()
             .position(|i| i.id == id)
-            .ok_or_else(|| VisError::Invalid(format!("unknown item `{id}`")))
+            .ok_or_else(|| VisError::Invalid {
+                field: "items",
+                reason: format!("unknown item `{id}`"),
+            })
     }
 
     /// The lock's answer (ground truth: never shown).
@@ -141,8 +152,9 @@ fn close_up(game: &Game, i: usize, style: render::Style) -> Result<Image, VisErr
         .states
         .iter()
         .position(|s| room.items[i].visible_in.contains(s))
-        .ok_or_else(|| {
-            VisError::Invalid(format!("item `{}` is never visible", room.items[i].id))
+        .ok_or_else(|| VisError::Invalid {
+            field: "items",
+            reason: format!("item `{}` is never visible", room.items[i].id),
         })?;
     state.set_receptacle(r, showing as u8);
     state.set_view(View::Item(i));
@@ -171,14 +183,18 @@ impl QuizEnv {
     /// An environment on `task` whose images are drawn in `style` (`labels=on`).
     pub fn with_style(task: QuizTask, style: render::Style) -> Result<QuizEnv, VisError> {
         let game = Game::new(task.room.clone())?;
-        let answer = task
-            .answer()
-            .ok_or_else(|| VisError::Invalid(format!("quiz task {} has no answer", task.id)))?;
+        let answer = task.answer().ok_or_else(|| VisError::Invalid {
+            field: "quizzes",
+            reason: format!("quiz task {} has no answer", task.id),
+        })?;
         let lock = task.item(&task.lock)?;
         let quiz = game
             .quiz_of(lock)
             .map(|q| game.room().quizzes[q].clone())
-            .ok_or_else(|| VisError::Invalid(format!("`{}` is not a lock", task.lock)))?;
+            .ok_or_else(|| VisError::Invalid {
+                field: "items",
+                reason: format!("`{}` is not a lock", task.lock),
+            })?;
         let images = vec![
             close_up(&game, task.item(&task.clue)?, style)?,
             close_up(&game, lock, style)?,

@@ -60,17 +60,14 @@ pub fn render(game: &Game, state: &State) -> Result<Vec<u8>, VisError> {
 
 /// [`render`] in `style`.
 pub fn render_with(game: &Game, state: &State, style: Style) -> Result<Vec<u8>, VisError> {
-    draw(game, state, style)?
-        .png()
-        .map_err(|e| VisError::Render(e.to_string()))
+    draw(game, state, style)?.png().map_err(VisError::Render)
 }
 
 /// The current view of `state` drawn in `style` on a canvas (what [`render_with`]
 /// encodes), for tools and tests that look at pixels.
 pub fn draw(game: &Game, state: &State, style: Style) -> Result<Canvas, VisError> {
     let room = game.room();
-    let mut c = Canvas::new(VIEW_SIZE.0, VIEW_SIZE.1, Rgb::WHITE)
-        .map_err(|e| VisError::Render(e.to_string()))?;
+    let mut c = Canvas::new(VIEW_SIZE.0, VIEW_SIZE.1, Rgb::WHITE).map_err(VisError::Render)?;
     match state.view() {
         View::Wall(w) => wall_view(&mut c, game, state, w, style),
         View::Receptacle(r) if r < room.receptacles.len() => {
@@ -78,10 +75,10 @@ pub fn draw(game: &Game, state: &State, style: Style) -> Result<Canvas, VisError
         }
         View::Item(i) if i < room.items.len() => item_view(&mut c, game, state, i, style),
         v => {
-            return Err(VisError::Render(format!(
-                "view {v:?} is not in room {}",
-                room.id
-            )));
+            return Err(VisError::NoView {
+                view: format!("{v:?}"),
+                room: room.id.clone(),
+            });
         }
     }
     Ok(c)

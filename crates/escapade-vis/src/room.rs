@@ -538,15 +538,14 @@ impl Room {
     /// Reads a room from JSON.
     pub fn from_json(text: &str) -> Result<Room, crate::VisError> {
         let room: Room =
-            serde_json::from_str(text).map_err(|e| crate::VisError::Format(e.to_string()))?;
+            serde_json::from_str(text).map_err(|e| crate::VisError::format(None, e))?;
         crate::validate::check_structure(&room)?;
         Ok(room)
     }
 
     /// Reads a room from TOML (the hand-authoring format).
     pub fn from_toml(text: &str) -> Result<Room, crate::VisError> {
-        let room: Room =
-            toml::from_str(text).map_err(|e| crate::VisError::Format(e.to_string()))?;
+        let room: Room = toml::from_str(text).map_err(|e| crate::VisError::format(None, e))?;
         crate::validate::check_structure(&room)?;
         Ok(room)
     }

@@ -59,12 +59,19 @@ pub const ROOMS: [Source; 20] = [
 
 /// Loads a hand-authored room and checks its quizzes' answers against their rules.
 pub fn load_hand_authored(file: &str, toml_text: &str) -> Result<Room, VisError> {
-    let room =
-        Room::from_toml(toml_text).map_err(|e| VisError::Format(format!("rooms/{file}: {e}")))?;
+    let room = Room::from_toml(toml_text).map_err(|e| in_file(file, e))?;
     for q in &room.quizzes {
-        quiz::check(q).map_err(|e| VisError::Invalid(format!("rooms/{file}: {e}")))?;
+        quiz::check(q).map_err(|e| in_file(file, e))?;
     }
     Ok(room)
+}
+
+/// `e`, met in the bundled room file `rooms/<file>`.
+fn in_file(file: &str, e: VisError) -> VisError {
+    VisError::InFile {
+        file: format!("rooms/{file}"),
+        source: Box::new(e),
+    }
 }
 
 /// The hand-authored rooms, as written (their own ids).

@@ -12,78 +12,90 @@ use crate::VisError;
 use crate::game::{Game, State};
 use crate::room::{Cause, ItemKind, Room, Rule};
 
-fn invalid(msg: String) -> VisError {
-    VisError::Invalid(msg)
+fn invalid(field: &'static str, reason: String) -> VisError {
+    VisError::Invalid { field, reason }
 }
 
 /// Checks that ids are unique and every reference in the room resolves.
 pub fn check_structure(room: &Room) -> Result<(), VisError> {
     if room.world != "vis" {
-        return Err(invalid(format!(
-            "world is `{}`, expected `vis`",
-            room.world
-        )));
+        return Err(invalid(
+            "world",
+            format!("world is `{}`, expected `vis`", room.world),
+        ));
     }
     let mut ids = BTreeSet::new();
     let mut names = BTreeSet::new();
     for r in &room.receptacles {
-        check_name("receptacle", &r.id, &r.name)?;
+        check_name("receptacles", "receptacle", &r.id, &r.name)?;
         if !ids.insert(r.id.as_str()) {
-            return Err(invalid(format!("duplicate id `{}`", r.id)));
+            return Err(invalid("receptacles", format!("duplicate id `{}`", r.id)));
         }
         if !names.insert(crate::interface::normalize(&r.name)) {
-            return Err(invalid(format!("duplicate name `{}`", r.name)));
+            return Err(invalid(
+                "receptacles",
+                format!("duplicate name `{}`", r.name),
+            ));
         }
         if r.states.is_empty() || !r.states.contains(&r.initial) {
-            return Err(invalid(format!(
-                "receptacle `{}`: initial state `{}` is not among its states",
-                r.id, r.initial
-            )));
+            return Err(invalid(
+                "receptacles",
+                format!(
+                    "receptacle `{}`: initial state `{}` is not among its states",
+                    r.id, r.initial
+                ),
+            ));
         }
     }
     for i in &room.items {
-        check_name("item", &i.id, &i.name)?;
+        check_name("items", "item", &i.id, &i.name)?;
         if !ids.insert(i.id.as_str()) {
-            return Err(invalid(format!("duplicate id `{}`", i.id)));
+            return Err(invalid("items", format!("duplicate id `{}`", i.id)));
         }
         if !names.insert(crate::interface::normalize(&i.name)) {
-            return Err(invalid(format!("duplicate name `{}`", i.name)));
+            return Err(invalid("items", format!("duplicate name `{}`", i.name)));
         }
         let r = room.receptacle(&i.receptacle).ok_or_else(|| {
-            invalid(format!(
-                "item `{}` is in unknown receptacle `{}`",
-                i.id, i.receptacle
-            ))
+            invalid(
+                "items",
+                format!(
+                    "item `{}` is in unknown receptacle `{}`",
+                    i.id, i.receptacle
+                ),
+            )
         })?;
         if let Some(s) = i.visible_in.iter().find(|s| !r.states.contains(s)) {
-            return Err(invalid(format!(
-                "item `{}` is visible in `{s}`, which `{}` does not have",
-                i.id, r.id
-            )));
+            return Err(invalid(
+                "items",
+                format!(
+                    "item `{}` is visible in `{s}`, which `{}` does not have",
+                    i.id, r.id
+                ),
+            ));
         }
         if let ItemKind::KeyLock { key } = &i.kind
             && room.item(key).is_none()
         {
-            return Err(invalid(format!(
-                "key lock `{}` names unknown item `{key}`",
-                i.id
-            )));
+            return Err(invalid(
+                "items",
+                format!("key lock `{}` names unknown item `{key}`", i.id),
+            ));
         }
         if let ItemKind::Clue { quiz } | ItemKind::Lock { quiz } = &i.kind
             && room.quiz(quiz).is_none()
         {
-            return Err(invalid(format!(
-                "item `{}` refers to unknown quiz `{quiz}`",
-                i.id
-            )));
+            return Err(invalid(
+                "items",
+                format!("item `{}` refers to unknown quiz `{quiz}`", i.id),
+            ));
         }
     }
     for q in &room.quizzes {
         if q.id.trim().is_empty() {
-            return Err(invalid("a quiz has an empty id".into()));
+            return Err(invalid("quizzes", "a quiz has an empty id".into()));
         }
         if !ids.insert(q.id.as_str()) {
-            return Err(invalid(format!("duplicate id `{}`", q.id)));
+            return Err(invalid("quizzes", format!("duplicate id `{}`", q.id)));
         }
         let locks = room
             .items
@@ -98,44 +110,56 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
         // an imported quiz may be read from the room's pictures alone
         let pictured = matches!(q.spec, crate::room::QuizSpec::Pictured { .. });
         if clues == 0 && !pictured {
-            return Err(invalid(format!("quiz `{}` has no clue item", q.id)));
+            return Err(invalid(
+                "quizzes",
+                format!("quiz `{}` has no clue item", q.id),
+            ));
         }
         if locks != 1 {
-            return Err(invalid(format!(
-                "quiz `{}` needs exactly one lock, has {locks}",
-                q.id
-            )));
+            return Err(invalid(
+                "quizzes",
+                format!("quiz `{}` needs exactly one lock, has {locks}", q.id),
+            ));
         }
         for v in &q.clue_views {
             if !room
                 .receptacle(&v.receptacle)
                 .is_some_and(|r| r.states.contains(&v.state))
             {
-                return Err(invalid(format!(
-                    "quiz `{}`: its clue view names `{}` in state `{}`, which does not exist",
-                    q.id, v.receptacle, v.state
-                )));
+                return Err(invalid(
+                    "quizzes",
+                    format!(
+                        "quiz `{}`: its clue view names `{}` in state `{}`, which does not exist",
+                        q.id, v.receptacle, v.state
+                    ),
+                ));
             }
         }
         if q.answer.trim().is_empty() {
-            return Err(invalid(format!("quiz `{}` has an empty answer", q.id)));
+            return Err(invalid(
+                "quizzes",
+                format!("quiz `{}` has an empty answer", q.id),
+            ));
         }
         // the answer must follow from what the clue and the lock face show
         crate::quiz::check(q)?;
     }
     for (n, x) in room.interactions.iter().enumerate() {
         let r = room.receptacle(&x.receptacle).ok_or_else(|| {
-            invalid(format!(
-                "interaction {n} names unknown receptacle `{}`",
-                x.receptacle
-            ))
+            invalid(
+                "interactions",
+                format!(
+                    "interaction {n} names unknown receptacle `{}`",
+                    x.receptacle
+                ),
+            )
         })?;
         for s in [&x.from, &x.to] {
             if !r.states.contains(s) {
-                return Err(invalid(format!(
-                    "interaction {n}: `{}` has no state `{s}`",
-                    r.id
-                )));
+                return Err(invalid(
+                    "interactions",
+                    format!("interaction {n}: `{}` has no state `{s}`", r.id),
+                ));
             }
         }
         match &x.cause {
@@ -143,59 +167,69 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
                 if crate::interface::normalize(verb).is_empty()
                     || verb.chars().any(char::is_control) =>
             {
-                return Err(invalid(format!(
-                    "interaction {n} has an empty verb (or one with a line break)"
-                )));
+                return Err(invalid(
+                    "interactions",
+                    format!("interaction {n} has an empty verb (or one with a line break)"),
+                ));
             }
             Cause::Item { item } if room.item(item).is_none() => {
-                return Err(invalid(format!(
-                    "interaction {n} uses unknown item `{item}`"
-                )));
+                return Err(invalid(
+                    "interactions",
+                    format!("interaction {n} uses unknown item `{item}`"),
+                ));
             }
             Cause::ItemVerb { verb, .. } if verb.trim().is_empty() => {
-                return Err(invalid(format!("interaction {n} has an empty verb")));
+                return Err(invalid(
+                    "interactions",
+                    format!("interaction {n} has an empty verb"),
+                ));
             }
             Cause::ItemVerb { item, .. } if room.item(item).is_none() => {
-                return Err(invalid(format!(
-                    "interaction {n} acts on unknown item `{item}`"
-                )));
+                return Err(invalid(
+                    "interactions",
+                    format!("interaction {n} acts on unknown item `{item}`"),
+                ));
             }
             Cause::Answer { lock }
                 if !room
                     .item(lock)
                     .is_some_and(|i| matches!(i.kind, ItemKind::Lock { .. })) =>
             {
-                return Err(invalid(format!(
-                    "interaction {n}: `{lock}` is not a lock item"
-                )));
+                return Err(invalid(
+                    "interactions",
+                    format!("interaction {n}: `{lock}` is not a lock item"),
+                ));
             }
             _ => {}
         }
         check_rule(room, &x.guard, n)?;
     }
     let exit = room.receptacle(&room.exit.receptacle).ok_or_else(|| {
-        invalid(format!(
-            "exit names unknown receptacle `{}`",
-            room.exit.receptacle
-        ))
+        invalid(
+            "exit",
+            format!("exit names unknown receptacle `{}`", room.exit.receptacle),
+        )
     })?;
     if !exit.states.contains(&room.exit.state) {
-        return Err(invalid(format!(
-            "exit state `{}` does not exist",
-            room.exit.state
-        )));
+        return Err(invalid(
+            "exit",
+            format!("exit state `{}` does not exist", room.exit.state),
+        ));
     }
     crate::pictures::check(room)?;
     if room.checkpoints.is_empty() {
-        return Err(invalid("a room needs at least one checkpoint".into()));
+        return Err(invalid(
+            "checkpoints",
+            "a room needs at least one checkpoint".into(),
+        ));
     }
     let mut triggers = BTreeSet::new();
     for c in &room.checkpoints {
         if !triggers.insert(c.trigger.as_str()) {
-            return Err(invalid(format!(
-                "checkpoint `{}` is listed twice",
-                c.trigger
-            )));
+            return Err(invalid(
+                "checkpoints",
+                format!("checkpoint `{}` is listed twice", c.trigger),
+            ));
         }
     }
     Ok(())
@@ -204,21 +238,24 @@ pub fn check_structure(room: &Room) -> Result<(), VisError> {
 /// A name players type in actions (`inspect <name>`, `pick up <name>`): not empty once
 /// read the way replies are read, and on one line (the action list is one action per
 /// line). Ids must not be empty either.
-fn check_name(what: &str, id: &str, name: &str) -> Result<(), VisError> {
+fn check_name(field: &'static str, what: &str, id: &str, name: &str) -> Result<(), VisError> {
     if id.trim().is_empty() {
-        return Err(invalid(format!(
-            "a {what} has an empty id (its name is `{name}`)"
-        )));
+        return Err(invalid(
+            field,
+            format!("a {what} has an empty id (its name is `{name}`)"),
+        ));
     }
     if crate::interface::normalize(name).is_empty() {
-        return Err(invalid(format!(
-            "{what} `{id}` has an empty name: players need a name to act on it"
-        )));
+        return Err(invalid(
+            field,
+            format!("{what} `{id}` has an empty name: players need a name to act on it"),
+        ));
     }
     if name.chars().any(char::is_control) {
-        return Err(invalid(format!(
-            "{what} `{id}`: its name has a line break or another control character"
-        )));
+        return Err(invalid(
+            field,
+            format!("{what} `{id}`: its name has a line break or another control character"),
+        ));
     }
     Ok(())
 }
@@ -227,9 +264,10 @@ fn check_rule(room: &Room, rule: &Rule, n: usize) -> Result<(), VisError> {
     match rule {
         Rule::Always | Rule::Trigger(_) => Ok(()),
         Rule::HasItem(item) => room.item(item).map(|_| ()).ok_or_else(|| {
-            invalid(format!(
-                "interaction {n}: guard needs unknown item `{item}`"
-            ))
+            invalid(
+                "interactions",
+                format!("interaction {n}: guard needs unknown item `{item}`"),
+            )
         }),
         Rule::And(rules) => rules.iter().try_for_each(|r| check_rule(room, r, n)),
         Rule::Not(r) => check_rule(room, r, n),

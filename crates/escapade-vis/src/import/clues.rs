@@ -35,11 +35,14 @@ pub(super) fn link_clues(
             && tried.insert(lock)
         {
             if let Some(&picture) = lost.first() {
-                return Err(VisError::Invalid(format!(
-                    "the code of `{}` cannot be read in this copy: the walkthrough reads it \
+                return Err(VisError::Invalid {
+                    field: "items",
+                    reason: format!(
+                        "the code of `{}` cannot be read in this copy: the walkthrough reads it \
                      after looking at `{}`, which this room never shows",
-                    room.items[lock].name, room.items[picture].name
-                )));
+                        room.items[lock].name, room.items[picture].name
+                    ),
+                });
             }
             let holder = game.item_receptacle(lock);
             if window.is_empty()

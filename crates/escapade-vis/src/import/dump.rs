@@ -22,12 +22,9 @@ impl Dump {
     /// Reads the dumper's JSON.
     pub fn from_json(text: &str) -> Result<Dump, crate::VisError> {
         let dump: Dump = serde_json::from_str(text)
-            .map_err(|e| crate::VisError::Format(format!("not a dump of VisEscape rooms: {e}")))?;
+            .map_err(|e| crate::VisError::format(Some("the dump of VisEscape rooms".into()), e))?;
         if dump.format != 1 {
-            return Err(crate::VisError::Format(format!(
-                "dump format {} is not 1",
-                dump.format
-            )));
+            return Err(crate::VisError::DumpFormat { found: dump.format });
         }
         Ok(dump)
     }

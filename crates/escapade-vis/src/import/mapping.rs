@@ -67,7 +67,7 @@ pub(super) fn pictures(b: &mut Builder<'_>, room: &Room) -> Result<Pictures, Vis
     };
     let read = |path: &str| -> Result<SceneFile, VisError> {
         serde_json::from_str(&files.mappings[path])
-            .map_err(|e| VisError::Format(format!("mapping/{path}: {e}")))
+            .map_err(|e| VisError::format(Some(format!("mapping/{path}")), e))
     };
     for (path, _) in files.mappings.iter() {
         let Some((view, file)) = path.split_once('/') else {
@@ -85,7 +85,7 @@ pub(super) fn pictures(b: &mut Builder<'_>, room: &Room) -> Result<Pictures, Vis
                 for s in read(path)?.scene_states {
                     let map: BTreeMap<String, ObjectState> =
                         serde_json::from_value(s.object_states)
-                            .map_err(|e| VisError::Format(format!("mapping/{path}: {e}")))?;
+                            .map_err(|e| VisError::format(Some(format!("mapping/{path}")), e))?;
                     let mut shows = Vec::new();
                     let mut ok = true;
                     for (rid, st) in map {
@@ -133,7 +133,7 @@ pub(super) fn pictures(b: &mut Builder<'_>, room: &Room) -> Result<Pictures, Vis
                 };
                 for s in read(path)?.scene_states {
                     let st: ObjectState = serde_json::from_value(s.object_states)
-                        .map_err(|e| VisError::Format(format!("mapping/{path}: {e}")))?;
+                        .map_err(|e| VisError::format(Some(format!("mapping/{path}")), e))?;
                     let items: Option<Vec<String>> = st
                         .items
                         .iter()

@@ -219,9 +219,10 @@ impl<'a> Builder<'a> {
             ),
             DumpedRule::Not(r) => Rule::Not(Box::new(self.rule(r)?)),
             DumpedRule::Unknown(what) => {
-                return Err(VisError::Invalid(format!(
-                    "a transition rule escapade does not know: {what}"
-                )));
+                return Err(VisError::Invalid {
+                    field: "interactions",
+                    reason: format!("a transition rule escapade does not know: {what}"),
+                });
             }
         })
     }
@@ -239,7 +240,10 @@ impl<'a> Builder<'a> {
 pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     let dump = files.dump;
     if let Some(e) = &dump.error {
-        return Err(VisError::Invalid(format!("its config.py failed: {e}")));
+        return Err(VisError::Invalid {
+            field: "config.py",
+            reason: format!("its config.py failed: {e}"),
+        });
     }
     let mut b = Builder {
         files,
@@ -265,10 +269,10 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     for r in &dump.receptacles {
         if b.rec_ids.contains_key(&r.id) {
-            return Err(VisError::Invalid(format!(
-                "two receptacles are called `{}`",
-                r.id
-            )));
+            return Err(VisError::Invalid {
+                field: "receptacles",
+                reason: format!("two receptacles are called `{}`", r.id),
+            });
         }
         let id = unique(snake(&r.id), &mut taken_ids);
         b.rec_ids.insert(r.id.clone(), id);
@@ -278,10 +282,10 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     }
     for item in &dump.items {
         if b.items.insert(item.name.clone(), item).is_some() {
-            return Err(VisError::Invalid(format!(
-                "two items are called `{}`",
-                item.name
-            )));
+            return Err(VisError::Invalid {
+                field: "items",
+                reason: format!("two items are called `{}`", item.name),
+            });
         }
         let id = unique(snake(&item.name), &mut taken_ids);
         b.item_ids.insert(item.name.clone(), id);
@@ -305,23 +309,29 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     let mut receptacles = Vec::new();
     let mut wall_of_rec: BTreeMap<String, Wall> = BTreeMap::new();
     for w in &dump.walls {
-        let wall = wall_of(&w.wall)
-            .ok_or_else(|| VisError::Invalid(format!("unknown wall `{}`", w.wall)))?;
+        let wall = wall_of(&w.wall).ok_or_else(|| VisError::Invalid {
+            field: "receptacles",
+            reason: format!("unknown wall `{}`", w.wall),
+        })?;
         for rid in &w.receptacles {
             wall_of_rec.insert(rid.clone(), wall);
         }
     }
     for r in &dump.receptacles {
-        let wall = *wall_of_rec
-            .get(&r.id)
-            .ok_or_else(|| VisError::Invalid(format!("`{}` is on no wall", r.id)))?;
+        let wall = *wall_of_rec.get(&r.id).ok_or_else(|| VisError::Invalid {
+            field: "receptacles",
+            reason: format!("`{}` is on no wall", r.id),
+        })?;
         if !r.states.contains(&r.initial) {
-            return Err(VisError::Invalid(format!(
-                "`{}` starts in `{}`, which is not one of its states ({})",
-                r.id,
-                r.initial,
-                r.states.join(", ")
-            )));
+            return Err(VisError::Invalid {
+                field: "receptacles",
+                reason: format!(
+                    "`{}` starts in `{}`, which is not one of its states ({})",
+                    r.id,
+                    r.initial,
+                    r.states.join(", ")
+                ),
+            });
         }
         receptacles.push(Receptacle {
             id: b.rec_ids[&r.id].clone(),
@@ -341,16 +351,19 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     for r in &dump.receptacles {
         for held in &r.items {
             let Some(item) = b.items.get(&held.name).copied() else {
-                return Err(VisError::Invalid(format!(
-                    "`{}` holds `{}`, which the dump does not describe",
-                    r.id, held.name
-                )));
+                return Err(VisError::Invalid {
+                    field: "items",
+                    reason: format!(
+                        "`{}` holds `{}`, which the dump does not describe",
+                        r.id, held.name
+                    ),
+                });
             };
             if let Some(other) = holder.insert(held.name.clone(), r.id.clone()) {
-                return Err(VisError::Invalid(format!(
-                    "`{}` is held by both `{other}` and `{}`",
-                    held.name, r.id
-                )));
+                return Err(VisError::Invalid {
+                    field: "items",
+                    reason: format!("`{}` is held by both `{other}` and `{}`", held.name, r.id),
+                });
             }
             let mut visible_in = Vec::new();
             for s in &held.states {
@@ -371,7 +384,10 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
             let id = b.item_ids[&held.name].clone();
             let inspect = format!("inspect {}", item.name);
             let inspectable = item.actions.iter().any(|a| a == &inspect);
-            let (kind, single_use) = match item.role().map_err(VisError::Invalid)? {
+            let (kind, single_use) = match item.role().map_err(|reason| VisError::Invalid {
+                field: "items",
+                reason,
+            })? {
                 ItemRole::Pickable => (ItemKind::Applicable, true),
                 ItemRole::CodeLock(answer) => {
                     let quiz = format!("quiz_{id}");
@@ -380,10 +396,13 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
                     } else if answer.chars().all(char::is_alphabetic) {
                         CodeKind::Letter
                     } else {
-                        return Err(VisError::Invalid(format!(
-                            "the lock `{}` takes `{answer}`, neither digits nor letters",
-                            item.name
-                        )));
+                        return Err(VisError::Invalid {
+                            field: "items",
+                            reason: format!(
+                                "the lock `{}` takes `{answer}`, neither digits nor letters",
+                                item.name
+                            ),
+                        });
                     };
                     quizzes.push(Quiz {
                         id: quiz.clone(),
@@ -424,26 +443,37 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     let interactions = logic::interactions(&mut b)?;
 
     // the clear condition
-    let clear = dump
-        .clear
-        .as_ref()
-        .ok_or_else(|| VisError::Invalid("the room has no clear condition".into()))?;
-    let (Some(exit_rec), Some(exit_state)) = (&clear.receptacle, &clear.state) else {
-        return Err(VisError::Invalid(
-            "the clear condition is incomplete".into(),
-        ));
-    };
-    let exit_id = b.rec_ids.get(exit_rec).cloned().ok_or_else(|| {
-        VisError::Invalid(format!("the clear condition names unknown `{exit_rec}`"))
+    let clear = dump.clear.as_ref().ok_or_else(|| VisError::Invalid {
+        field: "exit",
+        reason: "the room has no clear condition".into(),
     })?;
+    let (Some(exit_rec), Some(exit_state)) = (&clear.receptacle, &clear.state) else {
+        return Err(VisError::Invalid {
+            field: "exit",
+            reason: "the clear condition is incomplete".into(),
+        });
+    };
+    let exit_id = b
+        .rec_ids
+        .get(exit_rec)
+        .cloned()
+        .ok_or_else(|| VisError::Invalid {
+            field: "exit",
+            reason: format!("the clear condition names unknown `{exit_rec}`"),
+        })?;
     if !b.has_state(exit_rec, exit_state) {
-        return Err(VisError::Invalid(format!(
-            "the room clears when `{exit_rec}` is `{exit_state}`, a state it does not have"
-        )));
+        return Err(VisError::Invalid {
+            field: "exit",
+            reason: format!(
+                "the room clears when `{exit_rec}` is `{exit_state}`, a state it does not have"
+            ),
+        });
     }
 
-    let start = wall_of(&dump.start)
-        .ok_or_else(|| VisError::Invalid(format!("unknown start wall `{}`", dump.start)))?;
+    let start = wall_of(&dump.start).ok_or_else(|| VisError::Invalid {
+        field: "receptacles",
+        reason: format!("unknown start wall `{}`", dump.start),
+    })?;
     let difficulty = match receptacles.len() {
         0..=5 => 1,
         6..=7 => 2,
@@ -474,7 +504,7 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     };
 
     let walk_actions: Vec<String> = match files.walkthrough {
-        Some(text) => walkthrough_actions(text).map_err(VisError::Format)?,
+        Some(text) => walkthrough_actions(text)?,
         None => Vec::new(),
     };
 
@@ -505,9 +535,10 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
     }
 
     clues::link_clues(&mut room, &names, &walk_actions).map_err(|e| match e {
-        VisError::Invalid(m) if !b.notes.is_empty() => {
-            VisError::Invalid(format!("{m} ({})", b.notes.join("; ")))
-        }
+        VisError::Invalid { field, reason } if !b.notes.is_empty() => VisError::Invalid {
+            field,
+            reason: format!("{reason} ({})", b.notes.join("; ")),
+        },
         other => other,
     })?;
 
@@ -543,7 +574,7 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
             .collect()
     };
     let recorded = match files.walkthrough {
-        Some(text) => recorded_pictures(text).map_err(VisError::Format)?,
+        Some(text) => recorded_pictures(text)?,
         None => Vec::new(),
     };
     let walkthrough = files.walkthrough.map(|_| {
@@ -585,18 +616,21 @@ struct WalkStep {
     image_path: Option<String>,
 }
 
+/// A walkthrough that is not a list of steps.
+fn walkthrough_error(e: serde_json::Error) -> VisError {
+    VisError::format(Some("walkthrough_oracle.json (a list of steps)".into()), e)
+}
+
 /// The actions of a `walkthrough_oracle.json`.
-pub fn walkthrough_actions(text: &str) -> Result<Vec<String>, String> {
-    let steps: Vec<WalkStep> = serde_json::from_str(text)
-        .map_err(|e| format!("walkthrough_oracle.json is not a list of steps: {e}"))?;
+pub fn walkthrough_actions(text: &str) -> Result<Vec<String>, VisError> {
+    let steps: Vec<WalkStep> = serde_json::from_str(text).map_err(walkthrough_error)?;
     Ok(steps.into_iter().map(|s| s.chosen_action).collect())
 }
 
 /// The pictures a `walkthrough_oracle.json` recorded after each step, as paths under the
 /// room directory (`image/...`).
-fn recorded_pictures(text: &str) -> Result<Vec<Option<String>>, String> {
-    let steps: Vec<WalkStep> = serde_json::from_str(text)
-        .map_err(|e| format!("walkthrough_oracle.json is not a list of steps: {e}"))?;
+fn recorded_pictures(text: &str) -> Result<Vec<Option<String>>, VisError> {
+    let steps: Vec<WalkStep> = serde_json::from_str(text).map_err(walkthrough_error)?;
     Ok(steps
         .into_iter()
         .map(|s| {
