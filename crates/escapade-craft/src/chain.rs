@@ -268,7 +268,7 @@ impl Chain {
     /// # Errors
     /// [`CraftError::InvalidChain`] naming the first broken rule.
     pub fn validate(&self) -> Result<(), CraftError> {
-        let bad = |m: String| Err(CraftError::InvalidChain(m));
+        let bad = |reason: String| Err(CraftError::InvalidChain { room: None, reason });
         let mut ids = BTreeSet::new();
         for p in &self.props {
             if p.id.is_empty() || p.id == EXIT {
@@ -282,12 +282,8 @@ impl Chain {
         let expect = |id: &str, kind: &str, by: &str| -> Result<(), CraftError> {
             match kind_of(id) {
                 Some(k) if k == kind => Ok(()),
-                Some(k) => Err(CraftError::InvalidChain(format!(
-                    "{by} names `{id}` as a {kind}, but it is a {k}"
-                ))),
-                None => Err(CraftError::InvalidChain(format!(
-                    "{by} names `{id}`, which does not exist"
-                ))),
+                Some(k) => bad(format!("{by} names `{id}` as a {kind}, but it is a {k}")),
+                None => bad(format!("{by} names `{id}`, which does not exist")),
             }
         };
         let check_lock = |lock: &Unlock, by: &str| -> Result<(), CraftError> {
@@ -674,11 +670,14 @@ pub struct ChainSpec {
 /// box (as in the original's Difficulty-3 levels).
 ///
 /// # Errors
-/// [`CraftError::Input`] when `hops` is 0 or shorter than the order's
+/// [`CraftError::Hops`] when `hops` is 0 or shorter than the order's
 /// [`Order::min_hops`].
 pub fn generate(spec: &ChainSpec) -> Result<Chain, CraftError> {
     if spec.hops == 0 {
-        return Err(CraftError::Input("a chain needs at least one hop".into()));
+        return Err(CraftError::Hops {
+            hops: 0,
+            reason: "a chain needs at least one hop".into(),
+        });
     }
     if spec.hops == 1 {
         return Ok(Chain {
@@ -687,12 +686,15 @@ pub fn generate(spec: &ChainSpec) -> Result<Chain, CraftError> {
         });
     }
     if spec.hops < spec.order.min_hops() {
-        return Err(CraftError::Input(format!(
-            "order {:?} needs at least {} hops, got {}",
-            spec.order,
-            spec.order.min_hops(),
-            spec.hops
-        )));
+        return Err(CraftError::Hops {
+            hops: spec.hops,
+            reason: format!(
+                "order {:?} needs at least {} hops, got {}",
+                spec.order,
+                spec.order.min_hops(),
+                spec.hops
+            ),
+        });
     }
     #[derive(Clone, Copy, PartialEq)]
     enum Secret {
@@ -968,7 +970,7 @@ mod tests {
             };
         }
         link_keys(&mut c);
-        assert!(matches!(c.validate(), Err(CraftError::InvalidChain(_))));
+        assert!(matches!(c.validate(), Err(CraftError::InvalidChain { .. })));
 
         let mut d = generate(&spec(2, Order::KeyFirst)).unwrap();
         d.props[0].show = false; // a hidden key in no box

@@ -451,7 +451,10 @@ impl CraftEnv {
         let first = scenario
             .rooms
             .first()
-            .ok_or_else(|| CraftError::InvalidChain("a scenario needs a room".into()))?;
+            .ok_or_else(|| CraftError::InvalidChain {
+                room: None,
+                reason: "a scenario needs a room".into(),
+            })?;
         let mut env = CraftEnv {
             cap: step_cap(&scenario),
             body: Body::start(first),

@@ -3,25 +3,81 @@
 //! One enum for the whole crate so callers can match on what went wrong; a bad *agent*
 //! action is never an error here (the environment turns it into feedback).
 
+use std::sync::Arc;
+
 /// What can go wrong building, importing or validating a craft scenario.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum CraftError {
-    /// Occurs when a level, scene or scenario file is not valid JSON for its format.
-    #[error("bad file: {0}")]
-    Format(String),
-    /// Occurs when a prop chain breaks a rule: a dangling reference, a cycle, a lock
-    /// nothing opens, a prop nobody can reach, a repeated id.
-    #[error("invalid prop chain: {0}")]
-    InvalidChain(String),
-    /// Occurs when a generator is asked for inputs it does not make (difficulty 0, a
-    /// variant that needs a longer chain, an unknown variant name).
-    #[error("bad generator input: {0}")]
-    Input(String),
+    /// Occurs when a scenario, level or scene file is not valid JSON for its format;
+    /// `source` is the parser's error.
+    #[error("bad file: {file}: {source}")]
+    Parse {
+        /// What the text should have been (`craft scenario`, `level file`, `scene file`).
+        file: &'static str,
+        /// The parse failure.
+        #[source]
+        source: Arc<serde_json::Error>,
+    },
+    /// Occurs when a level file parses but says something the format does not allow (an
+    /// unknown item or lock type, a lock without its opener's id, a note naming no
+    /// password).
+    #[error("bad file: {part}: {reason}")]
+    Level {
+        /// The part of the level at fault (`item `box1``, `the exit`).
+        part: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Occurs when a prop chain or a scenario breaks a rule: a dangling reference, a
+    /// cycle, a lock nothing opens, a prop nobody can reach, a repeated id, a room
+    /// without its exit. `room` is the room at fault (0 the first) when the rule is one
+    /// room's.
+    #[error("invalid prop chain: {reason}")]
+    InvalidChain {
+        /// The room at fault, if one is.
+        room: Option<usize>,
+        /// The rule broken, naming the props.
+        reason: String,
+    },
+    /// Occurs when a chain is asked for a length its order cannot have (0 hops, or
+    /// fewer than the order's minimum).
+    #[error("bad generator input: {reason}")]
+    Hops {
+        /// The hops asked for.
+        hops: u32,
+        /// What the order needs.
+        reason: String,
+    },
+    /// Occurs when a scenario is asked for a difficulty its variant does not make.
+    #[error("bad generator input: {reason}")]
+    Difficulty {
+        /// The difficulty asked for.
+        difficulty: u32,
+        /// What the variant takes.
+        reason: String,
+    },
+    /// Occurs when a variant name is not one of the generator's.
+    #[error("bad generator input: unknown variant `{name}`; known: {known}")]
+    UnknownVariant {
+        /// The name given.
+        name: String,
+        /// The known names.
+        known: String,
+    },
     /// Occurs when no attempt of the room generator produced a layout that passes its own
     /// checks (a bug in the generator if it ever happens).
-    #[error("layout failed: {0}")]
-    Layout(String),
+    #[error(
+        "layout failed: no playable room for seed {seed} after {attempts} attempts (last: {last})"
+    )]
+    Layout {
+        /// The room's seed.
+        seed: u64,
+        /// How many layouts were tried.
+        attempts: u64,
+        /// Why the last one failed.
+        last: String,
+    },
     /// Occurs when a room index or an id given to a lookup does not exist.
     #[error("no such {what}: {name}")]
     Unknown {
@@ -38,9 +94,57 @@ pub enum CraftError {
 impl From<CraftError> for escapade_core::CoreError {
     fn from(e: CraftError) -> Self {
         match e {
-            CraftError::Format(m) => escapade_core::CoreError::InvalidScenario(m),
-            CraftError::InvalidChain(m) => escapade_core::CoreError::InvalidScenario(m),
+            e @ (CraftError::Parse { .. }
+            | CraftError::Level { .. }
+            | CraftError::InvalidChain { .. }) => {
+                escapade_core::CoreError::InvalidScenario(e.to_string())
+            }
             other => escapade_core::CoreError::Generation(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{CraftScenario, Variant, generate};
+
+    #[test]
+    fn a_parse_failure_keeps_the_parser_error_as_its_source() {
+        let e = CraftScenario::from_json("{\"world\": ").unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                CraftError::Parse {
+                    file: "craft scenario",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let source = std::error::Error::source(&e).expect("the parser's error");
+        assert!(e.to_string().ends_with(&source.to_string()), "{e}");
+    }
+
+    #[test]
+    fn a_rule_of_one_room_names_the_room() {
+        let mut s = generate(2, 3, Variant::Standard).unwrap();
+        s.rooms[0].props.clear();
+        let e = CraftScenario::from_json(&s.to_json()).unwrap_err();
+        assert!(
+            matches!(&e, CraftError::InvalidChain { room: Some(0), .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn generator_inputs_carry_the_value_asked_for() {
+        let e = generate(1, 0, Variant::TwoKey).unwrap_err();
+        assert!(
+            matches!(e, CraftError::Difficulty { difficulty: 1, .. }),
+            "{e:?}"
+        );
+        let e = Variant::parse("spiral").unwrap_err();
+        assert!(matches!(&e, CraftError::UnknownVariant { name, .. } if name == "spiral"));
     }
 }

@@ -111,10 +111,11 @@ pub fn furnish(req: &RoomRequest) -> Result<Room, CraftError> {
             Err(why) => last = why,
         }
     }
-    Err(CraftError::Layout(format!(
-        "no playable room for seed {} after {MAX_ATTEMPTS} attempts (last: {last})",
-        req.seed
-    )))
+    Err(CraftError::Layout {
+        seed: req.seed,
+        attempts: MAX_ATTEMPTS,
+        last,
+    })
 }
 
 type R = escapade_core::seed::Rng;

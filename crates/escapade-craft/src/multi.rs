@@ -20,13 +20,18 @@ use crate::story;
 /// `exit_visible_at_start` is room 1's (room 2's is stored on the room).
 ///
 /// # Errors
-/// [`CraftError::Input`] when either room has 0 hops; [`CraftError::Layout`] if a room
+/// [`CraftError::Hops`] when either room has 0 hops; [`CraftError::Layout`] if a room
 /// cannot be furnished.
 pub fn generate_multi(first: u32, second: u32, seed: u64) -> Result<CraftScenario, CraftError> {
     let Some(difficulty) = crate::scenario::tier(&[first, second]) else {
-        return Err(CraftError::Input(format!(
-            "each room needs 1 to 9 hops, got {first} and {second}"
-        )));
+        return Err(CraftError::Hops {
+            hops: if (1..=9).contains(&first) {
+                second
+            } else {
+                first
+            },
+            reason: format!("each room needs 1 to 9 hops, got {first} and {second}"),
+        });
     };
     let story = story::pick(seed);
     let mut rooms: Vec<Room> = Vec::new();

@@ -66,16 +66,14 @@ impl Variant {
     /// The variant with this name.
     ///
     /// # Errors
-    /// [`CraftError::Input`] for an unknown name.
+    /// [`CraftError::UnknownVariant`] for an unknown name.
     pub fn parse(name: &str) -> Result<Variant, CraftError> {
         Variant::ALL
             .into_iter()
             .find(|v| v.name() == name)
-            .ok_or_else(|| {
-                CraftError::Input(format!(
-                    "unknown variant `{name}`; known: {}",
-                    Variant::ALL.map(Variant::name).join(", ")
-                ))
+            .ok_or_else(|| CraftError::UnknownVariant {
+                name: name.to_string(),
+                known: Variant::ALL.map(Variant::name).join(", "),
             })
     }
 
@@ -131,11 +129,13 @@ impl CraftScenario {
     /// Reads a scenario from JSON and validates it.
     ///
     /// # Errors
-    /// [`CraftError::Format`] for text that is not a craft scenario;
+    /// [`CraftError::Parse`] for text that is not a craft scenario;
     /// [`CraftError::InvalidChain`] when it does not [`validate`](Self::validate).
     pub fn from_json(json: &str) -> Result<CraftScenario, CraftError> {
-        let s: CraftScenario = serde_json::from_str(json)
-            .map_err(|e| CraftError::Format(format!("craft scenario: {e}")))?;
+        let s: CraftScenario = serde_json::from_str(json).map_err(|e| CraftError::Parse {
+            file: "craft scenario",
+            source: std::sync::Arc::new(e),
+        })?;
         s.validate()?;
         Ok(s)
     }
@@ -164,7 +164,13 @@ impl CraftScenario {
     /// # Errors
     /// [`CraftError::InvalidChain`] naming the first problem.
     pub fn validate(&self) -> Result<(), CraftError> {
-        let bad = |m: String| Err(CraftError::InvalidChain(m));
+        let bad = |reason: String| Err(CraftError::InvalidChain { room: None, reason });
+        let bad_in = |n: usize, reason: String| {
+            Err(CraftError::InvalidChain {
+                room: Some(n),
+                reason,
+            })
+        };
         if self.world != WORLD {
             return bad(format!("world is `{}`, not `{WORLD}`", self.world));
         }
@@ -179,7 +185,10 @@ impl CraftScenario {
         for (n, room) in self.rooms.iter().enumerate() {
             room.check_geometry()
                 .and_then(|()| room.check_furniture())
-                .map_err(|m| CraftError::InvalidChain(format!("room {n}: {m}")))?;
+                .map_err(|m| CraftError::InvalidChain {
+                    room: Some(n),
+                    reason: format!("room {n}: {m}"),
+                })?;
             hops.push(room.chain.hops()?);
             for p in &room.chain.props {
                 if !ids.insert(p.id.as_str()) {
@@ -192,23 +201,27 @@ impl CraftScenario {
                 .filter(|d| d.role == crate::room::DoorRole::Exit)
                 .count();
             if exits != 1 {
-                return bad(format!("room {n} has {exits} exits"));
+                return bad_in(n, format!("room {n} has {exits} exits"));
             }
             if n > 0 && room.entry().is_none() {
-                return bad(format!("room {n} has no entry door"));
+                return bad_in(n, format!("room {n} has no entry door"));
             }
             let wanted: Vec<&str> = room.chain.placed().map(|p| p.id.as_str()).collect();
             let placed: Vec<&str> = room.props.iter().map(|p| p.id.as_str()).collect();
             if wanted != placed {
-                return bad(format!(
-                    "room {n} places {placed:?} but its chain shows {wanted:?}"
-                ));
+                return bad_in(
+                    n,
+                    format!("room {n} places {placed:?} but its chain shows {wanted:?}"),
+                );
             }
             for p in &room.props {
                 if let crate::room::Support::On { furniture, .. } = &p.support
                     && room.furniture(furniture).is_none()
                 {
-                    return bad(format!("prop `{}` stands on missing `{furniture}`", p.id));
+                    return bad_in(
+                        n,
+                        format!("prop `{}` stands on missing `{furniture}`", p.id),
+                    );
                 }
             }
         }
@@ -303,29 +316,38 @@ pub fn tier(hops: &[u32]) -> Option<u32> {
 /// seed. Same inputs, same bytes.
 ///
 /// # Errors
-/// [`CraftError::Input`] when `difficulty` is below the variant's
+/// [`CraftError::Difficulty`] when `difficulty` is below the variant's
 /// [`Variant::min_difficulty`]; [`CraftError::Layout`] if no room could be furnished.
 pub fn generate(difficulty: u32, seed: u64, variant: Variant) -> Result<CraftScenario, CraftError> {
     if variant != Variant::MultiRoom && difficulty > MAX_HOPS {
-        return Err(CraftError::Input(format!(
-            "a room's chain has at most {MAX_HOPS} hops, got {difficulty} (two-room games: \
-             --variant multi-room with 10 a + b)"
-        )));
+        return Err(CraftError::Difficulty {
+            difficulty,
+            reason: format!(
+                "a room's chain has at most {MAX_HOPS} hops, got {difficulty} (two-room games: \
+                 --variant multi-room with 10 a + b)"
+            ),
+        });
     }
     if difficulty < variant.min_difficulty() {
-        return Err(CraftError::Input(format!(
-            "variant {} needs difficulty {} or more, got {difficulty}",
-            variant.name(),
-            variant.min_difficulty()
-        )));
+        return Err(CraftError::Difficulty {
+            difficulty,
+            reason: format!(
+                "variant {} needs difficulty {} or more, got {difficulty}",
+                variant.name(),
+                variant.min_difficulty()
+            ),
+        });
     }
     if variant == Variant::MultiRoom {
         let (a, b) = (difficulty / 10, difficulty % 10);
         if !(1..=9).contains(&a) || b == 0 {
-            return Err(CraftError::Input(format!(
-                "a two-room game's difficulty is 10 a + b for rooms of a and b hops (1 to 9 \
-                 each, e.g. 12 for D1 + D2), got {difficulty}"
-            )));
+            return Err(CraftError::Difficulty {
+                difficulty,
+                reason: format!(
+                    "a two-room game's difficulty is 10 a + b for rooms of a and b hops (1 to 9 \
+                     each, e.g. 12 for D1 + D2), got {difficulty}"
+                ),
+            });
         }
         return crate::multi::generate_multi(a, b, seed);
     }
@@ -454,7 +476,7 @@ mod tests {
         }
         assert!(matches!(
             generate(1, 0, Variant::TwoKey),
-            Err(CraftError::Input(_))
+            Err(CraftError::Difficulty { difficulty: 1, .. })
         ));
         assert!(generate(0, 0, Variant::Standard).is_err());
     }

@@ -70,7 +70,7 @@ const POWER_TRIGGER: &str = "power on";
 /// is `vis-gen-<difficulty>-<seed>`; suites rename it.
 ///
 /// # Errors
-/// [`VisError::Generation`] when `difficulty` is not 1, 2 or 3, or when no attempt gives
+/// [`VisError::Difficulty`] when `difficulty` is not 1, 2 or 3; [`VisError::Generation`] when no attempt gives
 /// a solvable, lint-clean room (which would be a bug in this module).
 pub fn generate(difficulty: u32, seed: u64) -> Result<Room, VisError> {
     if !CLASSES.contains(&difficulty) {

@@ -76,32 +76,34 @@ struct RawUnlock {
 
 fn unlock(kind: &str, id: Option<&str>, whose: &str) -> Result<Unlock, CraftError> {
     let need = || {
-        id.map(str::to_string).ok_or_else(|| {
-            CraftError::Format(format!(
-                "{whose}: a `{kind}` lock needs the id of what opens it"
-            ))
+        id.map(str::to_string).ok_or_else(|| CraftError::Level {
+            part: whose.to_string(),
+            reason: format!("a `{kind}` lock needs the id of what opens it"),
         })
     };
     match kind {
         "interact" => Ok(Unlock::Interact),
         "key" => Ok(Unlock::Key { key: need()? }),
         "password" => Ok(Unlock::Password { password: need()? }),
-        other => Err(CraftError::Format(format!(
-            "{whose}: unknown lock type `{other}` (expected interact, key or password)"
-        ))),
+        other => Err(CraftError::Level {
+            part: whose.to_string(),
+            reason: format!("unknown lock type `{other}` (expected interact, key or password)"),
+        }),
     }
 }
 
 /// Reads a level file; password digits are derived from `seed`.
 ///
 /// # Errors
-/// [`CraftError::Format`] when the text is not a level file (bad JSON, an unknown item
-/// or lock type, a note content that is neither a password id nor a story or image);
+/// [`CraftError::Parse`] for text that is not JSON, [`CraftError::Level`] for an unknown item
+/// or lock type, a note content that is neither a password id nor a story or image;
 /// [`CraftError::InvalidChain`] when the level's chain breaks a rule of
 /// [`Chain::validate`].
 pub fn parse_level(json: &str, seed: u64) -> Result<ImportedLevel, CraftError> {
-    let raw: RawLevel =
-        serde_json::from_str(json).map_err(|e| CraftError::Format(format!("level file: {e}")))?;
+    let raw: RawLevel = serde_json::from_str(json).map_err(|e| CraftError::Parse {
+        file: "level file",
+        source: std::sync::Arc::new(e),
+    })?;
     let exit = unlock(
         &raw.room.exit.kind,
         raw.room.exit.unlock_item_id.as_deref(),
@@ -138,9 +140,12 @@ pub fn parse_level(json: &str, seed: u64) -> Result<ImportedLevel, CraftError> {
                     .contents
                     .iter()
                     .map(|c| {
-                        c.as_str().map(str::to_string).ok_or_else(|| {
-                            CraftError::Format(format!("{whose}: box contents must be item ids"))
-                        })
+                        c.as_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| CraftError::Level {
+                                part: whose.to_string(),
+                                reason: "box contents must be item ids".into(),
+                            })
                     })
                     .collect::<Result<_, _>>()?;
                 PropKind::Box { lock, contents }
@@ -154,9 +159,12 @@ pub fn parse_level(json: &str, seed: u64) -> Result<ImportedLevel, CraftError> {
                 PropKind::Note { lines }
             }
             other => {
-                return Err(CraftError::Format(format!(
-                    "{whose}: unknown item type `{other}` (expected key, box, paper or password)"
-                )));
+                return Err(CraftError::Level {
+                    part: whose.to_string(),
+                    reason: format!(
+                        "unknown item type `{other}` (expected key, box, paper or password)"
+                    ),
+                });
             }
         };
         let is_password = matches!(kind, PropKind::Password { .. });
@@ -206,9 +214,10 @@ fn note_line(c: &Value, kinds: &[(&str, &str)], whose: &str) -> Result<NoteLine,
             Some((_, "password")) => Ok(NoteLine::Password {
                 password: id.to_string(),
             }),
-            _ => Err(CraftError::Format(format!(
-                "{whose}: a note's item content must name a password, `{id}` does not"
-            ))),
+            _ => Err(CraftError::Level {
+                part: whose.to_string(),
+                reason: format!("a note's item content must name a password, `{id}` does not"),
+            }),
         };
     }
     let field = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_string);
@@ -220,9 +229,10 @@ fn note_line(c: &Value, kinds: &[(&str, &str)], whose: &str) -> Result<NoteLine,
             image_path: field("image_path").unwrap_or_default(),
             password: field("password_id"),
         }),
-        other => Err(CraftError::Format(format!(
-            "{whose}: unknown note content type {other:?} (expected story or image)"
-        ))),
+        other => Err(CraftError::Level {
+            part: whose.to_string(),
+            reason: format!("unknown note content type {other:?} (expected story or image)"),
+        }),
     }
 }
 
@@ -261,14 +271,17 @@ mod tests {
             r#"{"room":{"exit":{"type":"interact"},"items":[{"id":"n","type":"paper","contents":["k"]},{"id":"k","type":"key"}]}}"#,
         ] {
             assert!(
-                matches!(parse_level(bad, 0), Err(CraftError::Format(_))),
+                matches!(
+                    parse_level(bad, 0),
+                    Err(CraftError::Parse { .. } | CraftError::Level { .. })
+                ),
                 "{bad}"
             );
         }
         let dangling = r#"{"room":{"exit":{"type":"key","unlock_item_id":"key_9"}}}"#;
         assert!(matches!(
             parse_level(dangling, 0),
-            Err(CraftError::InvalidChain(_))
+            Err(CraftError::InvalidChain { .. })
         ));
     }
 }

@@ -136,11 +136,13 @@ fn unit_scale() -> [f32; 3] {
 /// Reads a scene file.
 ///
 /// # Errors
-/// [`CraftError::Format`] when the text is not JSON of the scene format (no `agent`, a
+/// [`CraftError::Parse`] when the text is not JSON of the scene format (no `agent`, a
 /// position that is not three numbers…).
 pub fn parse_scene(json: &str) -> Result<SceneFile, CraftError> {
-    let raw: RawScene =
-        serde_json::from_str(json).map_err(|e| CraftError::Format(format!("scene file: {e}")))?;
+    let raw: RawScene = serde_json::from_str(json).map_err(|e| CraftError::Parse {
+        file: "scene file",
+        source: std::sync::Arc::new(e),
+    })?;
     Ok(SceneFile {
         agent: Pose {
             position: raw.agent.position,
