@@ -134,7 +134,7 @@ impl CraftScenario {
     pub fn from_json(json: &str) -> Result<CraftScenario, CraftError> {
         let s: CraftScenario = serde_json::from_str(json).map_err(|e| CraftError::Parse {
             file: "craft scenario",
-            source: std::sync::Arc::new(e),
+            error: std::sync::Arc::new(e),
         })?;
         s.validate()?;
         Ok(s)

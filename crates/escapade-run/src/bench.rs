@@ -365,8 +365,9 @@ impl HarnessBench {
     /// and the replies of `reply`.
     pub fn new(difficulty: u32, scenarios: usize, reply: BenchReply) -> Result<Self> {
         if scenarios == 0 {
-            return Err(RunError::Invalid(
-                "the bench needs at least 1 scenario".into(),
+            return Err(RunError::invalid(
+                "scenarios",
+                "the bench needs at least 1 scenario",
             ));
         }
         let world = CountingWorld;
@@ -426,8 +427,12 @@ impl HarnessBench {
                 })
             })
             .collect();
-        let backend = ScriptedBackend::from_lines(self.model(), lines)
-            .map_err(|e| RunError::Invalid(format!("bench script: {e}")))?;
+        let backend = ScriptedBackend::from_lines(self.model(), lines).map_err(|error| {
+            RunError::Backend {
+                model: self.model(),
+                error,
+            }
+        })?;
         let options = ClientOptions {
             concurrency: concurrency.max(1),
             ..ClientOptions::default()
@@ -438,8 +443,10 @@ impl HarnessBench {
     /// The model agents' settings (the defaults of a `scripted/…` model: full history,
     /// text protocol, delta request logs).
     pub fn config(&self) -> Result<LlmConfig> {
-        LlmConfig::from_options(&self.model(), &BTreeMap::new())
-            .map_err(|e| RunError::Invalid(format!("bench agent: {e}")))
+        LlmConfig::from_options(&self.model(), &BTreeMap::new()).map_err(|error| RunError::Agent {
+            context: "bench agent".into(),
+            error,
+        })
     }
 
     /// A model agent over [`Self::client`] (zero latency), for measuring it alone.
@@ -463,8 +470,9 @@ impl HarnessBench {
     ) -> Result<RunFigures> {
         let n = self.scenarios.len();
         let epochs = episodes.max(1).div_ceil(n);
-        let epochs = u32::try_from(epochs)
-            .map_err(|_| RunError::Invalid(format!("too many bench episodes: {episodes}")))?;
+        let epochs = u32::try_from(epochs).map_err(|_| {
+            RunError::invalid("episodes", format!("too many bench episodes: {episodes}"))
+        })?;
         let agents = LlmFactory::new(self.config()?, self.client(delay_ms, concurrency)?);
         let mut agent_options = BTreeMap::new();
         agent_options.insert("model".to_string(), self.model());
@@ -565,9 +573,10 @@ pub fn world_bench(worlds: &[&dyn World], name: &str) -> Result<escapade_core::b
     };
     match world.bench(&probe()) {
         Some(report) => Ok(report?),
-        None => Err(RunError::Invalid(format!(
-            "world `{name}` has no bench; `escapade bench harness` measures the harness"
-        ))),
+        None => Err(RunError::invalid(
+            "world",
+            format!("world `{name}` has no bench; `escapade bench harness` measures the harness"),
+        )),
     }
 }
 
@@ -584,9 +593,10 @@ pub fn harness_benchmarks(options: &BenchOptions) -> Result<BenchReport> {
         ("in-flight episodes", options.flight_episodes),
     ] {
         if value == 0 {
-            return Err(RunError::Invalid(format!(
-                "bench {name} must be at least 1"
-            )));
+            return Err(RunError::invalid(
+                name,
+                format!("bench {name} must be at least 1"),
+            ));
         }
     }
     let bench = HarnessBench::new(options.difficulty, options.scenarios, options.reply)?;

@@ -127,9 +127,25 @@ pub enum RunError {
         /// The other world met.
         second: String,
     },
-    /// Occurs when a run setting is out of range (`--epochs 0`, `--concurrency 0`).
-    #[error("invalid setting: {0}")]
-    Invalid(String),
+    /// Occurs when a setting is out of range or does not fit the others (`--epochs 0`,
+    /// a bad `--shard`, `-A max_tokens=x`, `--role` for a one-role world).
+    #[error("invalid setting: {reason}")]
+    Invalid {
+        /// The setting at fault, as the user gives it (`epochs`, `shard`, `role`,
+        /// `max_tokens`, `scenarios`).
+        setting: String,
+        /// What is wrong and what it takes.
+        reason: String,
+    },
+    /// Occurs when agents, a team of agents or their options cannot be made (a partner
+    /// for `play`, a judge's client options, the bench's model agent).
+    #[error("{context}: {error}")]
+    Agent {
+        /// What was being made (`cannot make the expert`).
+        context: String,
+        /// Why not (in the message, not the error chain, so that it is printed once).
+        error: escapade_agents::AgentError,
+    },
     /// Occurs when a plot cannot be drawn, encoded or written (see `plots`).
     #[error("cannot draw {}: {message}", path.display())]
     Plot {
@@ -144,6 +160,14 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// A [`RunError::Invalid`] of `setting`.
+    pub fn invalid(setting: impl Into<String>, reason: impl Into<String>) -> Self {
+        RunError::Invalid {
+            setting: setting.into(),
+            reason: reason.into(),
+        }
+    }
+
     /// Wraps an I/O error with what was being done and where.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         RunError::Io {

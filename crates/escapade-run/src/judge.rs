@@ -136,23 +136,28 @@ impl JudgeSpec {
             let positive = || -> Result<usize> {
                 match value.trim().parse::<usize>() {
                     Ok(n) if n > 0 => Ok(n),
-                    _ => Err(RunError::Invalid(format!(
-                        "bad value `{value}` for {key}: expected a positive whole number"
-                    ))),
+                    _ => Err(RunError::invalid(
+                        key.as_str(),
+                        format!("bad value `{value}` for {key}: expected a positive whole number"),
+                    )),
                 }
             };
             match key.as_str() {
                 "max_chars" => self.max_chars = positive()?,
                 "max_tokens" => {
                     self.max_tokens = u32::try_from(positive()?).map_err(|_| {
-                        RunError::Invalid(format!("bad value `{value}` for max_tokens: too large"))
+                        RunError::invalid(
+                            "max_tokens",
+                            format!("bad value `{value}` for max_tokens: too large"),
+                        )
                     })?;
                 }
                 "storyteller" => {
                     if !value.contains('/') {
-                        return Err(RunError::Invalid(format!(
-                            "bad value `{value}` for storyteller: expected provider/model"
-                        )));
+                        return Err(RunError::invalid(
+                            "storyteller",
+                            format!("bad value `{value}` for storyteller: expected provider/model"),
+                        ));
                     }
                     self.storyteller = Some(value.trim().to_string());
                 }
@@ -162,9 +167,12 @@ impl JudgeSpec {
                         "on" => Structured::On,
                         "off" => Structured::Off,
                         _ => {
-                            return Err(RunError::Invalid(format!(
-                                "bad value `{value}` for structured: expected auto, on or off"
-                            )));
+                            return Err(RunError::invalid(
+                                "structured",
+                                format!(
+                                    "bad value `{value}` for structured: expected auto, on or off"
+                                ),
+                            ));
                         }
                     }
                 }
@@ -179,30 +187,40 @@ impl JudgeSpec {
                 }
             }
         }
-        client_options(&client, ClientOptions::default())
-            .map_err(|e| RunError::Invalid(e.to_string()))
+        client_options(&client, ClientOptions::default()).map_err(|error| RunError::Agent {
+            context: "invalid setting".into(),
+            error,
+        })
     }
 
     fn check(&self, worlds: &[Box<dyn World>]) -> Result<&'static dyn JudgeTask> {
         let task = task(worlds, &self.task)?;
         if self.concurrency == 0 {
-            return Err(RunError::Invalid("concurrency must be at least 1".into()));
+            return Err(RunError::invalid(
+                "concurrency",
+                "concurrency must be at least 1",
+            ));
         }
         if self.max_chars == 0 || self.max_tokens == 0 {
-            return Err(RunError::Invalid(
-                "max_chars and max_tokens must be at least 1".into(),
+            return Err(RunError::invalid(
+                "max_chars",
+                "max_chars and max_tokens must be at least 1",
             ));
         }
         if self.model.trim().is_empty() {
-            return Err(RunError::Invalid(
-                "a judge needs a model: --model provider/model".into(),
+            return Err(RunError::invalid(
+                "model",
+                "a judge needs a model: --model provider/model",
             ));
         }
         if self.storyteller.is_some() && task.prior_role().is_none() {
-            return Err(RunError::Invalid(format!(
-                "the `{}` task asks no storyteller: -A storyteller is for `debrief`",
-                task.name()
-            )));
+            return Err(RunError::invalid(
+                "storyteller",
+                format!(
+                    "the `{}` task asks no storyteller: -A storyteller is for `debrief`",
+                    task.name()
+                ),
+            ));
         }
         Ok(task)
     }
@@ -506,10 +524,13 @@ fn plan(
     let set = read_runs(dirs)?;
     warnings.extend(set.warnings);
     if task.needs_scenarios() && worlds.is_empty() {
-        return Err(RunError::Invalid(format!(
-            "the `{}` task reads the scenarios: judge with the worlds that made them",
-            task.name()
-        )));
+        return Err(RunError::invalid(
+            "task",
+            format!(
+                "the `{}` task reads the scenarios: judge with the worlds that made them",
+                task.name()
+            ),
+        ));
     }
     let mut index = ScenarioIndex::default();
     let mut planned = Vec::with_capacity(set.runs.len());

@@ -128,10 +128,16 @@ pub fn play_terminal_with(
                 let agent = p
                     .agents
                     .make(world, scenario_json, options.seed, &options.world_options)
-                    .map_err(|e| RunError::Invalid(format!("cannot make the {role}: {e}")))?;
+                    .map_err(|error| RunError::Agent {
+                        context: format!("cannot make the {role}"),
+                        error,
+                    })?;
                 members.push((role.clone(), agent));
             }
-            let team = Team::new(members).map_err(|e| RunError::Invalid(e.to_string()))?;
+            let team = Team::new(members).map_err(|error| RunError::Agent {
+                context: "cannot make the partner team".into(),
+                error,
+            })?;
             Some((team, p.runtime, p.agents.name()))
         }
         _ => None,
@@ -247,22 +253,27 @@ fn seat(
     world: &dyn World,
 ) -> Result<Option<String>> {
     match role {
-        None if partner => Err(RunError::Invalid(
-            "an agent for the other role needs the role you play (--role)".into(),
+        None if partner => Err(RunError::invalid(
+            "role",
+            "an agent for the other role needs the role you play (--role)",
         )),
         None => Ok(None),
-        Some(r) if roles.is_empty() => Err(RunError::Invalid(format!(
-            "world `{}` has one role; --role `{r}` applies only to worlds whose roles take \
+        Some(r) if roles.is_empty() => Err(RunError::invalid(
+            "role",
+            format!(
+                "world `{}` has one role; --role `{r}` applies only to worlds whose roles take \
              turns (comma)",
-            world.name()
-        ))),
+                world.name()
+            ),
+        )),
         Some(r) if !roles.iter().any(|x| x == r) => Err(RunError::unknown(
             "role",
             r,
             roles.iter().map(String::as_str),
         )),
-        Some(_) if !partner => Err(RunError::Invalid(
-            "playing one role needs an agent for the others".into(),
+        Some(_) if !partner => Err(RunError::invalid(
+            "role",
+            "playing one role needs an agent for the others",
         )),
         Some(r) => Ok(Some(r.to_string())),
     }

@@ -125,9 +125,10 @@ impl std::str::FromStr for Shard {
 
     fn from_str(s: &str) -> Result<Self> {
         let bad = || {
-            RunError::Invalid(format!(
-                "bad shard `{s}`: expected i/N with 1 <= i <= N, e.g. 1/4"
-            ))
+            RunError::invalid(
+                "shard",
+                format!("bad shard `{s}`: expected i/N with 1 <= i <= N, e.g. 1/4"),
+            )
         };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
@@ -153,7 +154,10 @@ impl Shard {
             env(name)
                 .map(|v| {
                     v.trim().parse::<u32>().map_err(|_| {
-                        RunError::Invalid(format!("--shard {arg}: {name}=`{v}` is not a number"))
+                        RunError::invalid(
+                            "shard",
+                            format!("--shard {arg}: {name}=`{v}` is not a number"),
+                        )
                     })
                 })
                 .transpose()
@@ -166,38 +170,38 @@ impl Shard {
             (None, Some(id)) => {
                 let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
                 let i = id.checked_sub(min).ok_or_else(|| {
-                    RunError::Invalid(format!(
-                        "--shard {arg}: SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"
-                    ))
+                    RunError::invalid("shard", format!("--shard {arg}: SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"))
                 })?;
                 (i, "SLURM_ARRAY_TASK_ID")
             }
             (None, None) => {
-                return Err(RunError::Invalid(format!(
-                    "--shard {arg}: no scheduler index found (set JOB_COMPLETION_INDEX, as a \
+                return Err(RunError::invalid(
+                    "shard",
+                    format!(
+                        "--shard {arg}: no scheduler index found (set JOB_COMPLETION_INDEX, as a \
                      Kubernetes indexed job does, or run in a Slurm job array); give i/N instead"
-                )));
+                    ),
+                ));
             }
         };
         let count = match rest.strip_prefix('/') {
             Some(n) => n.trim().parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                RunError::Invalid(format!("bad shard `{arg}`: expected auto or auto/N with N >= 1"))
+                RunError::invalid("shard", format!("bad shard `{arg}`: expected auto or auto/N with N >= 1"))
             })?,
             None if rest.trim().is_empty() => number("SLURM_ARRAY_TASK_COUNT")?.ok_or_else(|| {
-                RunError::Invalid(format!(
-                    "--shard {arg}: the shard count is unknown outside a Slurm array; give auto/N"
-                ))
+                RunError::invalid("shard", format!("--shard {arg}: the shard count is unknown outside a Slurm array; give auto/N"))
             })?,
             None => {
-                return Err(RunError::Invalid(format!(
-                    "bad shard `{arg}`: expected auto or auto/N with N >= 1"
-                )));
+                return Err(RunError::invalid("shard", format!("bad shard `{arg}`: expected auto or auto/N with N >= 1")));
             }
         };
         if index >= count {
-            return Err(RunError::Invalid(format!(
-                "--shard {arg}: {from} {index} is not below the shard count {count} (indices start at 0)"
-            )));
+            return Err(RunError::invalid(
+                "shard",
+                format!(
+                    "--shard {arg}: {from} {index} is not below the shard count {count} (indices start at 0)"
+                ),
+            ));
         }
         Ok(Shard {
             index: index + 1,

@@ -445,13 +445,19 @@ pub async fn run_async_until(
     stop: &Stop,
 ) -> Result<RunSummary> {
     if spec.epochs == 0 {
-        return Err(RunError::Invalid("epochs must be at least 1".into()));
+        return Err(RunError::invalid("epochs", "epochs must be at least 1"));
     }
     if spec.concurrency == 0 {
-        return Err(RunError::Invalid("concurrency must be at least 1".into()));
+        return Err(RunError::invalid(
+            "concurrency",
+            "concurrency must be at least 1",
+        ));
     }
     if spec.max_steps == 0 {
-        return Err(RunError::Invalid("max steps must be at least 1".into()));
+        return Err(RunError::invalid(
+            "max_steps",
+            "max steps must be at least 1",
+        ));
     }
     // environments and baseline agents alike are made with the run's world options
     let scenarios = prepare(world, scenarios, spec.limit)?;
@@ -642,11 +648,14 @@ fn prepare<'a>(
         // that map to one directory would overwrite each other's steps
         let stem = crate::suite::file_stem(&header.id).to_lowercase();
         if let Some(other) = stems.insert(stem.clone(), header.id.clone()) {
-            return Err(RunError::Invalid(format!(
-                "scenarios `{other}` and `{}` would share the trajectory directory `{stem}`; \
+            return Err(RunError::invalid(
+                "scenarios",
+                format!(
+                    "scenarios `{other}` and `{}` would share the trajectory directory `{stem}`; \
                  rename one",
-                header.id
-            )));
+                    header.id
+                ),
+            ));
         }
         out.push(Scenario {
             label,

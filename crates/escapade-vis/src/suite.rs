@@ -70,7 +70,7 @@ pub fn load_hand_authored(file: &str, toml_text: &str) -> Result<Room, VisError>
 fn in_file(file: &str, e: VisError) -> VisError {
     VisError::InFile {
         file: format!("rooms/{file}"),
-        source: Box::new(e),
+        error: Box::new(e),
     }
 }
 

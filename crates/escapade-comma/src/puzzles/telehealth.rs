@@ -571,7 +571,7 @@ impl Telehealth {
         }
         let record: Record =
             serde_json::from_value(Value::Object(strings)).map_err(|e| CommaError::Record {
-                source: std::sync::Arc::new(e),
+                error: std::sync::Arc::new(e),
             })?;
         let synthetic = match obj.get("synthetic") {
             None => false,

@@ -102,7 +102,7 @@ fn unlock(kind: &str, id: Option<&str>, whose: &str) -> Result<Unlock, CraftErro
 pub fn parse_level(json: &str, seed: u64) -> Result<ImportedLevel, CraftError> {
     let raw: RawLevel = serde_json::from_str(json).map_err(|e| CraftError::Parse {
         file: "level file",
-        source: std::sync::Arc::new(e),
+        error: std::sync::Arc::new(e),
     })?;
     let exit = unlock(
         &raw.room.exit.kind,

@@ -141,7 +141,7 @@ fn unit_scale() -> [f32; 3] {
 pub fn parse_scene(json: &str) -> Result<SceneFile, CraftError> {
     let raw: RawScene = serde_json::from_str(json).map_err(|e| CraftError::Parse {
         file: "scene file",
-        source: std::sync::Arc::new(e),
+        error: std::sync::Arc::new(e),
     })?;
     Ok(SceneFile {
         agent: Pose {

@@ -231,7 +231,7 @@ fn bad_settings_and_names_are_refused() {
     };
     assert!(matches!(
         run_in(out.path(), &suite, &zero),
-        Err(RunError::Invalid(_))
+        Err(RunError::Invalid { setting, .. }) if setting == "epochs"
     ));
     let none = RunSpec {
         limit: Some(0),
