@@ -718,6 +718,11 @@ impl Env for ToolsEnv {
 
     fn secrets(&self) -> Vec<String> {
         let s = &self.scenario;
+        // what the interface says in any scenario: its prompt and its replies to malformed
+        // actions; an output inside them is one of its words, not ground truth
+        let fixed: Vec<String> = std::iter::once(self.system_prompt())
+            .chain(interface::fixed_replies())
+            .collect();
         // values the agent is shown for free: seeded clues and item payloads; an output
         // contained in one of them (a regex match of a given text) is not a secret
         let public: Vec<&str> = s
@@ -736,6 +741,7 @@ impl Env for ToolsEnv {
                     .map(|p| p.value.as_str());
                 seeded.chain(items)
             })
+            .chain(fixed.iter().map(String::as_str))
             .collect();
         let mut out = vec![s.answer.clone()];
         for n in &s.nodes {

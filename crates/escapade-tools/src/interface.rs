@@ -440,6 +440,35 @@ fn parse_key_values(args: &str) -> Result<Map<String, Value>, String> {
     Ok(params)
 }
 
+/// What the interface answers whatever the scenario: its replies to a reply with no
+/// action and to each function called with no, empty or broken arguments. A scenario's
+/// value inside one of them is a word of the interface (`missing`, as in "… is missing
+/// the node_id field"), not ground truth an error could give away, so
+/// [`crate::env::ToolsEnv`] does not count it as a secret.
+pub fn fixed_replies() -> Vec<String> {
+    let mut out = Vec::new();
+    for name in [
+        "investigate",
+        "call_tool",
+        "call",
+        "submit_answer",
+        "give_up",
+        "",
+    ] {
+        for arguments in ["", "{}", "[]", "{oops", "{\"node_id\": 1}"] {
+            if let Err(ParseError(e)) = parse_call(name, arguments) {
+                out.push(e);
+            }
+        }
+    }
+    for text in ["", "call", "investigate", "submit_answer"] {
+        if let Err(ParseError(e)) = parse(&Action::text(text)) {
+            out.push(e);
+        }
+    }
+    out
+}
+
 fn parse_call(name: &str, arguments: &str) -> Result<ToolsAction, ParseError> {
     check_size(arguments.len() + name.len())?;
     let args: Value = if arguments.trim().is_empty() {

@@ -620,3 +620,36 @@ fn a_drop_event_reveals_hidden_nodes() {
     );
     assert_eq!(env.outcome().metrics["hidden_discovery"], 1.0);
 }
+
+/// A computed output that is a word of the interface (`missing`, which the reply to a
+/// call without `node_id` says) is no secret; the answer and other outputs still are,
+/// and `check_env` still catches them.
+#[test]
+fn a_word_the_interface_prints_is_not_a_secret() {
+    let mut s = rich_scenario();
+    let (n, port) = s
+        .nodes
+        .iter()
+        .enumerate()
+        .find_map(|(i, n)| {
+            let callable = n.kind.is_callable() && !n.hidden;
+            let port = n.outputs.iter().find(|(_, p)| !p.ty.is_physical());
+            port.filter(|_| callable).map(|(k, _)| (i, k.clone()))
+        })
+        .expect("a callable node with a value output");
+    s.nodes[n].outputs.get_mut(&port).unwrap().value = "missing".into();
+    let env = env_for(&s);
+    let secrets = env.secrets();
+    assert!(!secrets.contains(&"missing".to_string()), "{secrets:?}");
+    assert!(secrets.contains(&s.answer), "{secrets:?}");
+    // the interface does say it, so counting it would be a false leak
+    let mut env = env_for(&s);
+    env.reset(0);
+    let step = env.step(&Action::call("investigate", "{}")).unwrap();
+    assert!(
+        step.observation.text.contains("missing"),
+        "{}",
+        step.observation.text
+    );
+    assert!(check_env(&mut env, 1, &[Action::call("investigate", "{}")]).is_ok());
+}

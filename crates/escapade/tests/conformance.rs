@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use escapade_core::check::{CheckError, check_env};
+use escapade_core::check::check_env;
 use escapade_core::{Action, Env, World};
 
 // The registry itself, so that what is checked is what `escapade run` plays.
@@ -50,17 +50,6 @@ fn quick(world: &dyn World) -> BTreeMap<String, String> {
     options
 }
 
-/// Leaks `check_env` reports that are not leaks: the world, the secret and why. The
-/// scenario is then checked again without the junk that provokes it (calls with no
-/// arguments), so everything else is still checked.
-const NOT_LEAKS: [(&str, &str, &str); 1] = [(
-    "tools",
-    "missing",
-    "some tools' output is the word `missing` (a CSV cell), which the world's own error \
-     message for a call without arguments says (\"… is missing the node_id field\"): a \
-     plain word, not ground truth an error could give away",
-)];
-
 /// Checks one scenario; `Err` says which and why.
 fn check_one(
     world: &dyn World,
@@ -73,21 +62,7 @@ fn check_one(
         .unwrap_or_default();
     let mut env = world.env(json, options).map_err(|e| format!("{id}: {e}"))?;
     let actions = junk(env.as_mut());
-    match check_env(env.as_mut(), 1, &actions) {
-        Ok(()) => Ok(()),
-        Err(CheckError::Leak { secret, .. })
-            if NOT_LEAKS
-                .iter()
-                .any(|(w, s, _)| *w == world.name() && *s == secret) =>
-        {
-            let calm: Vec<Action> = actions
-                .into_iter()
-                .filter(|a| !matches!(a, Action::Call { arguments, .. } if arguments == "{}"))
-                .collect();
-            check_env(env.as_mut(), 1, &calm).map_err(|e| format!("{id}: {e}"))
-        }
-        Err(e) => Err(format!("{id}: {e}")),
-    }
+    check_env(env.as_mut(), 1, &actions).map_err(|e| format!("{id}: {e}"))
 }
 
 /// Checks every scenario of every suite world `name` lists, on as many threads as the
@@ -141,6 +116,20 @@ fn check_world(name: &str) -> usize {
 fn every_world_of_the_registry_is_checked() {
     let names: Vec<&str> = worlds::worlds().unwrap().iter().map(|w| w.name()).collect();
     assert_eq!(names, CHECKED, "add a test below for each new world");
+}
+
+#[test]
+fn a_world_that_shows_a_secret_fails_the_check() {
+    use escapade_testkit::counter::{CounterWorld, Fault, scenario};
+    let mut leaky = scenario("leaky", 2);
+    leaky.secret = Some("swordfish".into());
+    let clean = leaky.json();
+    assert_eq!(check_one(&CounterWorld, &BTreeMap::new(), &clean), Ok(()));
+    for fault in [Fault::LeaksInText, Fault::LeaksInPicture] {
+        leaky.fault = Some(fault);
+        let e = check_one(&CounterWorld, &BTreeMap::new(), &leaky.json()).unwrap_err();
+        assert!(e.starts_with("leaky: ") && e.contains("swordfish"), "{e}");
+    }
 }
 
 #[test]
