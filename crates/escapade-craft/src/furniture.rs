@@ -716,27 +716,27 @@ impl Builder<'_> {
         self.cuboid(x0, y0, z, x1, y1, z + 0.012, panel);
         let (cx, w) = ((x0 + x1) / 2.0, x1 - x0);
         let hy = y1 - (y1 - y0) * 0.25;
-        if w > 0.3 {
-            self.cuboid(
-                cx - 0.07,
-                hy - 0.008,
-                z + 0.012,
-                cx + 0.07,
-                hy + 0.008,
-                z + 0.03,
-                metal,
-            );
+        let (half_w, half_h) = if w > 0.3 {
+            (0.07, 0.008)
         } else {
-            self.cuboid(
-                cx - 0.012,
-                hy - 0.012,
-                z + 0.012,
-                cx + 0.012,
-                hy + 0.012,
-                z + 0.03,
-                metal,
-            );
-        }
+            (0.012, 0.012)
+        };
+        self.handle(cx, hy, half_w, half_h, z, metal);
+    }
+
+    /// A handle centred on `(x, y)`, `2 half_w` wide and `2 half_h` high, standing proud
+    /// of a front whose face is at `z` (a front's panel is 12 mm thick; the handle stands
+    /// 18 mm beyond it).
+    fn handle(&mut self, x: f32, y: f32, half_w: f32, half_h: f32, z: f32, metal: &Material) {
+        self.cuboid(
+            x - half_w,
+            y - half_h,
+            z + 0.012,
+            x + half_w,
+            y + half_h,
+            z + 0.03,
+            metal,
+        );
     }
 
     /// A door front with its handle near the edge `side` (-1 left, +1 right, seen
@@ -756,15 +756,7 @@ impl Builder<'_> {
         self.cuboid(x0, y0, z, x1, y1, z + 0.012, panel);
         let hx = if side > 0.0 { x0 + 0.05 } else { x1 - 0.05 };
         let (ym, hh) = ((y0 + y1) / 2.0, ((y1 - y0) * 0.15).min(0.12));
-        self.cuboid(
-            hx - 0.01,
-            ym - hh,
-            z + 0.012,
-            hx + 0.01,
-            ym + hh,
-            z + 0.03,
-            metal,
-        );
+        self.handle(hx, ym, 0.01, hh, z, metal);
     }
 
     /// Two doors side by side between `x0` and `x1`, meeting in the middle, their

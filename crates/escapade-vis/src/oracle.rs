@@ -244,6 +244,33 @@ fn bfs(
     Search { solution, complete }
 }
 
+/// The oracle's moves in `room` with every code replaced by a wrong one, then junk (an
+/// unknown verb, a broken call, bytes that are not UTF-8, a megabyte reply): play that
+/// earns no code, so nothing the agent reads may hold an answer. What the conformance
+/// checks of the vis suites and of imported rooms play.
+///
+/// # Errors
+/// What [`Game::new`] and [`solve`] return for the room.
+pub fn junk(room: &crate::Room) -> Result<Vec<escapade_core::Action>, VisError> {
+    use escapade_core::Action;
+    let game = Game::new(room.clone())?;
+    let mut out: Vec<Action> = solve(&game)?
+        .moves
+        .iter()
+        .map(|m| match m {
+            Move::Answer(_) => Action::text("<ANSWER>wrong</ANSWER>"),
+            other => Action::text(game.label(other)),
+        })
+        .collect();
+    out.extend([
+        Action::text("dance"),
+        Action::call("act", "{oops"),
+        Action::Bytes { bytes: vec![0xff] },
+        Action::text("y".repeat(1 << 20)),
+    ]);
+    Ok(out)
+}
+
 /// The shortest solution of `game`'s room, searching at most [`STATE_LIMIT`] states.
 ///
 /// # Errors

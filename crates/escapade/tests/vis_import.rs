@@ -323,24 +323,8 @@ fn hint_mode_gives_the_originals_hints() {
 
 /// The oracle's path with wrong codes, then junk: nothing an agent sees may hold a code.
 fn junk(json: &str) -> Vec<escapade_core::Action> {
-    use escapade_core::Action;
-    use escapade_vis::{Game, Move, oracle};
-    let game = Game::new(escapade_vis::Room::from_json(json).unwrap()).unwrap();
-    let mut out: Vec<Action> = oracle::solve(&game)
-        .unwrap()
-        .moves
-        .iter()
-        .map(|m| match m {
-            Move::Answer(_) => Action::text("<ANSWER>wrong</ANSWER>"),
-            other => Action::text(game.label(other)),
-        })
-        .collect();
-    out.extend([
-        Action::text("press everything"),
-        Action::call("act", "{oops"),
-        Action::Bytes { bytes: vec![0xff] },
-    ]);
-    out
+    let room = escapade_vis::Room::from_json(json).unwrap();
+    escapade_vis::oracle::junk(&room).unwrap()
 }
 
 #[test]
