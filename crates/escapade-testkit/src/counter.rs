@@ -10,13 +10,15 @@
 //! `panic_at` (the env panics there), `reask_limit` (the parser rejects anything but
 //! `inc`/`dec` and agents are re-asked up to that many times), `secret` (a string no
 //! agent may see) and `fault` (a broken contract, see [`Fault`]).
+//! Suites: `counter@1` (five counters), `counter-broken@1` (one the oracle cannot play),
+//! `counter-paper@1` (with its paper's run settings); `counter@0` is retired.
 //! Agents: `oracle` (always `inc`), `random` (seeded inc/dec/junk, reports usage),
 //! `broken` (fails on its second turn), `down` (always `dec`, never finishes), `panicky`
 //! (panics on its third turn), `stammer` (a junk reply, then fails).
 
 use std::collections::BTreeMap;
 
-use escapade_core::env::{Outcome, SuiteSpec};
+use escapade_core::env::{Outcome, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::{
     Action, Agent, AgentTurn, CoreError, Env, EnvError, Image, Observation, Step, ToolSchema,
     Usage, World,
@@ -142,7 +144,28 @@ impl World for CounterWorld {
                 tiers: vec![(2, 2)],
                 ..Default::default()
             },
+            SuiteSpec {
+                name: "counter-paper@1".into(),
+                world: "counter".into(),
+                description: "one counter, with its paper's run settings".into(),
+                tiers: vec![(1, 1)],
+                settings: SuiteSettings {
+                    epochs: Some(2),
+                    agent: BTreeMap::from([("temperature".into(), "0.7".into())]),
+                    source: "the counter paper §1".into(),
+                },
+            },
         ]
+    }
+    fn retired_suites(&self) -> Vec<RetiredSuite> {
+        vec![RetiredSuite {
+            name: "counter@0".into(),
+            replaced_by: "counter@1".into(),
+            why: "counting starts at one now".into(),
+        }]
+    }
+    fn catalogue(&self) -> String {
+        "actions: inc, dec\n".into()
     }
     fn generate(
         &self,
@@ -150,6 +173,11 @@ impl World for CounterWorld {
         seed: u64,
         _options: &escapade_core::Options,
     ) -> Result<String, CoreError> {
+        if difficulty == 0 {
+            return Err(CoreError::Generation(
+                "difficulty must be at least 1".into(),
+            ));
+        }
         let mut s = scenario(&format!("c-d{difficulty}-s{seed}"), difficulty);
         s.seed = seed;
         Ok(s.json())
@@ -162,10 +190,11 @@ impl World for CounterWorld {
                 bad.fail_at = Some(1);
                 Ok(vec![scenario("good", 2).json(), bad.json()])
             }
+            "counter-paper@1" => Ok(vec![scenario("p", 1).json()]),
             _ => Err(CoreError::Unknown {
                 what: "suite",
                 name: suite.into(),
-                known: "counter@1".into(),
+                known: "counter@1, counter-broken@1, counter-paper@1".into(),
             }),
         }
     }

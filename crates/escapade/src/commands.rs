@@ -1,5 +1,5 @@
 //! One function per subcommand. Each takes the world registry and where to print, so
-//! tests can drive them with a demo world and read what they printed.
+//! tests can drive them with a toy world and read what they printed.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};

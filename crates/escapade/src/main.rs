@@ -8,7 +8,7 @@ mod commands; // one function per subcommand
 mod worlds; // the world registry
 
 #[cfg(test)]
-mod tests; // every subcommand against the demo world
+mod tests; // every subcommand against the testkit's counter world
 
 use std::io::Write;
 use std::process::ExitCode;

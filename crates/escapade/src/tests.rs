@@ -1,4 +1,4 @@
-//! Every subcommand against the demo world, with output captured.
+//! Every subcommand against the testkit's counter world, with output captured.
 
 use std::path::Path;
 
@@ -9,11 +9,11 @@ use crate::cli::{
     GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SuiteArgs,
 };
 use crate::commands::{self, Ctx};
-use crate::worlds::demo::{Demo, scenario};
+use escapade_testkit::counter::{CounterWorld, scenario};
 
-/// Runs a command against the demo world; returns its result and what it printed.
+/// Runs a command against the counter world; returns its result and what it printed.
 fn call(f: impl FnOnce(&mut Ctx<'_>) -> Result<()>) -> (Result<()>, String) {
-    let worlds: Vec<Box<dyn World>> = vec![Box::new(Demo)];
+    let worlds: Vec<Box<dyn World>> = vec![Box::new(CounterWorld)];
     let mut out = Vec::new();
     let result = f(&mut Ctx {
         worlds: &worlds,
@@ -75,23 +75,23 @@ fn list_names_worlds_suites_and_agents() {
         )
     });
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["worlds"][0]["name"], "demo");
+    assert_eq!(v["worlds"][0]["name"], "counter");
     assert_eq!(
         v["worlds"][0]["agents"],
-        serde_json::json!(["oracle", "random"])
+        serde_json::json!(["oracle", "random", "broken", "down", "panicky", "stammer"])
     );
     assert_eq!(
         v["model_agents"],
         serde_json::json!(["llm", "base", "visescaper"])
     );
-    assert_eq!(v["suites"][0]["name"], "demo@1");
+    assert_eq!(v["suites"][0]["name"], "counter@1");
     assert_eq!(
         v["suites"][0]["tiers"][0],
         serde_json::json!({"difficulty": 1, "count": 2})
     );
     assert!(v.get("catalogue").is_none());
     let one = ListArgs {
-        world: Some("demo".into()),
+        world: Some("counter".into()),
         json: true,
     };
     let v: serde_json::Value = serde_json::from_str(&ok(|c| commands::list(c, &one))).unwrap();
@@ -100,13 +100,13 @@ fn list_names_worlds_suites_and_agents() {
         commands::list(
             c,
             &ListArgs {
-                world: Some("demo".into()),
+                world: Some("counter".into()),
                 json: false,
             },
         )
     });
     assert!(
-        text.contains("demo@1") && text.contains("actions: inc, dec"),
+        text.contains("counter@1") && text.contains("actions: inc, dec"),
         "{text}"
     );
     assert!(
@@ -122,13 +122,13 @@ fn list_names_worlds_suites_and_agents() {
             },
         )
     });
-    assert_eq!(e, "unknown world `nope`; known: demo");
+    assert_eq!(e, "unknown world `nope`; known: counter");
 }
 
 #[test]
 fn gen_prints_or_writes_scenarios() {
     let args = |count, out: Option<&Path>| GenArgs {
-        world: "demo".into(),
+        world: "counter".into(),
         difficulty: Some(2),
         options: Vec::new(),
         puzzle: None,
@@ -139,7 +139,7 @@ fn gen_prints_or_writes_scenarios() {
     };
     let v: serde_json::Value =
         serde_json::from_str(&ok(|c| commands::gen_scenarios(c, &args(1, None)))).unwrap();
-    assert_eq!(v["id"], "demo-d2-s5");
+    assert_eq!(v["id"], "c-d2-s5");
     let v: serde_json::Value =
         serde_json::from_str(&ok(|c| commands::gen_scenarios(c, &args(3, None)))).unwrap();
     let seeds: Vec<u64> = v
@@ -153,14 +153,15 @@ fn gen_prints_or_writes_scenarios() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("sub/one.json");
     ok(|c| commands::gen_scenarios(c, &args(1, Some(&file))));
-    assert_eq!(
-        std::fs::read_to_string(&file).unwrap(),
-        scenario("demo-d2-s5", 2, 5, false)
-    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), {
+        let mut s = scenario("c-d2-s5", 2);
+        s.seed = 5;
+        s.json()
+    });
     let many = dir.path().join("many");
     let out = ok(|c| commands::gen_scenarios(c, &args(2, Some(&many))));
     assert_eq!(out.lines().count(), 2);
-    assert!(many.join("demo-d2-s6.json").is_file());
+    assert!(many.join("c-d2-s6.json").is_file());
 
     let e = err(|c| {
         commands::gen_scenarios(
@@ -172,14 +173,14 @@ fn gen_prints_or_writes_scenarios() {
         )
     });
     assert!(e.contains("difficulty must be at least 1"), "{e}");
-    // no --difficulty: the world's own default (the demo declares none, so 1)
+    // no --difficulty: the world's own default (the counter declares none, so 1)
     let plain = GenArgs {
         difficulty: None,
         ..args(1, None)
     };
     let v: serde_json::Value =
         serde_json::from_str(&ok(|c| commands::gen_scenarios(c, &plain))).unwrap();
-    assert_eq!(v["id"], "demo-d1-s5");
+    assert_eq!(v["id"], "c-d1-s5");
     // an option the world's generator does not take is refused by name
     let e = err(|c| {
         commands::gen_scenarios(
@@ -191,7 +192,7 @@ fn gen_prints_or_writes_scenarios() {
         )
     });
     assert!(
-        e.contains("world `demo` takes no generation option `colour` (it takes none)"),
+        e.contains("world `counter` takes no generation option `colour` (it takes none)"),
         "{e}"
     );
     let e = err(|c| {
@@ -203,7 +204,7 @@ fn gen_prints_or_writes_scenarios() {
             },
         )
     });
-    assert!(e.contains("unknown world `vis`; known: demo"), "{e}");
+    assert!(e.contains("unknown world `vis`; known: counter"), "{e}");
 }
 
 #[test]
@@ -214,21 +215,21 @@ fn suite_prints_stats_and_fails_on_unsolved_scenarios() {
         json,
     };
     let v: serde_json::Value =
-        serde_json::from_str(&ok(|c| commands::suite(c, &args("demo@1", true, None)))).unwrap();
-    assert_eq!(v["suite"], "demo@1");
+        serde_json::from_str(&ok(|c| commands::suite(c, &args("counter@1", true, None)))).unwrap();
+    assert_eq!(v["suite"], "counter@1");
     assert_eq!(
         v["scenarios"][2]["oracle"],
         serde_json::json!({"solved": true, "steps": 3})
     );
-    assert_eq!(v["stats"]["count"], 3);
-    let text = ok(|c| commands::suite(c, &args("demo", false, None)));
-    assert!(text.contains("3 scenarios, 3 solved"), "{text}");
+    assert_eq!(v["stats"]["count"], 5);
+    let text = ok(|c| commands::suite(c, &args("counter", false, None)));
+    assert!(text.contains("5 scenarios, 5 solved"), "{text}");
     assert!(text.contains("suite hash: "), "{text}");
 
-    let (r, out) = call(|c| commands::suite(c, &args("demo-stuck@1", true, None)));
+    let (r, out) = call(|c| commands::suite(c, &args("counter-broken@1", true, None)));
     let e = format!("{:#}", r.unwrap_err());
     assert!(
-        e.contains("1 of 2 scenarios of demo-stuck@1 are not solved") && e.contains("st"),
+        e.contains("1 of 2 scenarios of counter-broken@1 are not solved") && e.ends_with(": bad"),
         "{e}"
     );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -237,12 +238,12 @@ fn suite_prints_stats_and_fails_on_unsolved_scenarios() {
     let e = err(|c| commands::suite(c, &args("agentescape@2", false, None)));
     assert_eq!(
         e,
-        "unknown suite `agentescape@2`; known: demo@1, demo-stuck@1, demo-paper@1"
+        "unknown suite `agentescape@2`; known: counter@1, counter-broken@1, counter-paper@1"
     );
 
     let dir = tempfile::tempdir().unwrap();
-    ok(|c| commands::suite(c, &args("demo@1", false, Some(dir.path()))));
-    assert!(dir.path().join("suite.json").is_file() && dir.path().join("c.json").is_file());
+    ok(|c| commands::suite(c, &args("counter@1", false, Some(dir.path()))));
+    assert!(dir.path().join("suite.json").is_file() && dir.path().join("c4.json").is_file());
 }
 
 #[test]
@@ -250,7 +251,7 @@ fn run_resume_and_report() {
     let runs = tempfile::tempdir().unwrap();
     let args = RunArgs {
         epochs: Some(2),
-        ..run_args("demo@1", "random", runs.path())
+        ..run_args("counter@1", "random", runs.path())
     };
     let out = ok(|c| commands::run(c, &args));
     let dir = run_dir(&out);
@@ -259,7 +260,7 @@ fn run_resume_and_report() {
         "{out}"
     );
     assert!(
-        out.contains("## demo") && out.contains("| all | 6 |"),
+        out.contains("## counter") && out.contains("| all | 10 |"),
         "{out}"
     );
 
@@ -299,9 +300,9 @@ fn run_resume_and_report() {
         commands::report(c, &report(ReportFormat::Md, true))
     }))
     .unwrap();
-    assert_eq!(v["overall"]["demo"]["n"], 6);
+    assert_eq!(v["overall"]["counter"]["n"], 10);
     // --per-scenario (set with Md here): one group per scenario in the JSON and a table
-    assert_eq!(v["scenarios"].as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!(v["scenarios"].as_array().map(Vec::len), Some(5), "{v}");
     let csv = ok(|c| commands::report(c, &report(ReportFormat::Csv, false)));
     assert!(
         csv.starts_with("world,difficulty,n,metric,mean,se,run\n"),
@@ -309,8 +310,8 @@ fn run_resume_and_report() {
     );
     let md = ok(|c| commands::report(c, &report(ReportFormat::Md, false)));
     assert!(md.contains("| 1 | 4 |"), "{md}");
-    assert!(md.contains("### demo, per scenario"), "{md}");
-    assert!(md.contains("| a | 2 |"), "{md}");
+    assert!(md.contains("### counter, per scenario"), "{md}");
+    assert!(md.contains("| c0 | 2 |"), "{md}");
     let e = err(|c| {
         commands::report(
             c,
@@ -334,7 +335,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
         commands::suite(
             c,
             &SuiteArgs {
-                name: "demo@1".into(),
+                name: "counter@1".into(),
                 out: Some(suite_dir.clone()),
                 json: false,
             },
@@ -355,7 +356,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
         dir.file_name()
             .unwrap()
             .to_string_lossy()
-            .contains("-demo@1-oracle-"),
+            .contains("-counter@1-oracle-"),
         "{out}"
     );
     assert!(out.contains("| all | 2 | 100.0 ± 0.0 |"), "{out}");
@@ -382,7 +383,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
     );
 
     let file = tmp.path().join("one.json");
-    std::fs::write(&file, scenario("one", 2, 0, false)).unwrap();
+    std::fs::write(&file, scenario("one", 2).json()).unwrap();
     let out = ok(|c| commands::run(c, &run_args(file.to_str().unwrap(), "oracle", &runs)));
     assert!(
         run_dir(&out)
@@ -391,14 +392,15 @@ fn runs_from_files_and_directories_resume_from_their_path() {
         "{out}"
     );
 
-    let e = err(|c| commands::run(c, &run_args("demo@1", "genius", &runs)));
+    let e = err(|c| commands::run(c, &run_args("counter@1", "genius", &runs)));
     assert_eq!(
         e,
-        "unknown agent `genius`; known: oracle, random, llm, base, visescaper"
+        "unknown agent `genius`; known: oracle, random, broken, down, panicky, stammer, llm, base, \
+         visescaper"
     );
     let e = err(|c| commands::run(c, &run_args("nowhere@3", "oracle", &runs)));
     assert!(
-        e.contains("unknown suite, scenario file or directory `nowhere@3`; known: demo@1"),
+        e.contains("unknown suite, scenario file or directory `nowhere@3`; known: counter@1"),
         "{e}"
     );
     let e = err(|c| {
@@ -422,7 +424,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
 #[test]
 fn play_reads_actions_and_records() {
     let args = |scenario: Option<&str>, record: Option<&Path>| PlayArgs {
-        source: "demo@1".into(),
+        source: "counter@1".into(),
         scenario: scenario.map(String::from),
         seed: 0,
         record: record.map(Path::to_path_buf),
@@ -433,7 +435,7 @@ fn play_reads_actions_and_records() {
         expert_model: None,
         expert_options: Vec::new(),
     };
-    let worlds: Vec<Box<dyn World>> = vec![Box::new(Demo)];
+    let worlds: Vec<Box<dyn World>> = vec![Box::new(CounterWorld)];
     let mut printed = Vec::new();
     let mut ctx = Ctx {
         worlds: &worlds,
@@ -442,9 +444,9 @@ fn play_reads_actions_and_records() {
     };
     let dir = tempfile::tempdir().unwrap();
     let mut input: &[u8] = b"dec\ninc\ninc\ninc\n";
-    commands::play(&mut ctx, &args(Some("c"), Some(dir.path())), &mut input).unwrap();
+    commands::play(&mut ctx, &args(Some("c2"), Some(dir.path())), &mut input).unwrap();
     let text = String::from_utf8(printed).unwrap();
-    assert!(text.starts_with("Type inc to count up."), "{text}");
+    assert!(text.starts_with("Send inc or dec."), "{text}");
     assert!(
         text.contains("episode over: escaped after 4 steps"),
         "{text}"
@@ -459,7 +461,10 @@ fn play_reads_actions_and_records() {
     };
     let mut input: &[u8] = b"";
     let e = commands::play(&mut ctx, &args(Some("zz"), None), &mut input).unwrap_err();
-    assert_eq!(e.to_string(), "unknown scenario `zz`; known: a, b, c");
+    assert_eq!(
+        e.to_string(),
+        "unknown scenario `zz`; known: c0, c1, c2, c3, c4"
+    );
 }
 
 #[test]
@@ -477,18 +482,18 @@ fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
         std::fs::read_to_string(dir.join("run.toml")).unwrap()
     };
     // a baseline takes the suite's epochs; it takes no model options
-    let out = ok(|c| commands::run(c, &run_args("demo-paper@1", "random", runs.path())));
+    let out = ok(|c| commands::run(c, &run_args("counter-paper@1", "random", runs.path())));
     let toml = toml_of(&out);
     assert!(toml.contains("epochs = 2"), "{toml}");
     assert!(
-        toml.contains("[config.suite_settings]") && toml.contains("the demo paper §1"),
+        toml.contains("[config.suite_settings]") && toml.contains("the counter paper §1"),
         "{toml}"
     );
     assert!(!out.contains("Not the paper's settings"), "{out}");
     // a flag wins, and the report says the run departs from the paper
     let one = RunArgs {
         epochs: Some(1),
-        ..run_args("demo-paper@1", "random", runs.path())
+        ..run_args("counter-paper@1", "random", runs.path())
     };
     let out = ok(|c| commands::run(c, &one));
     assert!(
@@ -501,7 +506,7 @@ fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
     let model = format!("scripted/{}", script.display());
     let llm = RunArgs {
         model: Some(model.clone()),
-        ..run_args("demo-paper@1", "llm", runs.path())
+        ..run_args("counter-paper@1", "llm", runs.path())
     };
     let out = ok(|c| commands::run(c, &llm));
     assert!(
@@ -517,7 +522,7 @@ fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
     let out = ok(|c| commands::run(c, &cold));
     assert!(out.contains("temperature 0 (suite: 0.7)"), "{out}");
     // a suite without settings records none
-    let out = ok(|c| commands::run(c, &run_args("demo@1", "random", runs.path())));
+    let out = ok(|c| commands::run(c, &run_args("counter@1", "random", runs.path())));
     assert!(!toml_of(&out).contains("suite_settings"));
     // list names the settings and their source
     let text = ok(|c| {
@@ -530,7 +535,7 @@ fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
         )
     });
     assert!(
-        text.contains("paper settings (the demo paper §1): epochs 2, -A temperature=0.7"),
+        text.contains("paper settings (the counter paper §1): epochs 2, -A temperature=0.7"),
         "{text}"
     );
 }
@@ -538,22 +543,22 @@ fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
 #[test]
 fn a_retired_suite_names_its_replacement() {
     let runs = tempfile::tempdir().unwrap();
-    let e = err(|c| commands::run(c, &run_args("demo@0", "random", runs.path())));
+    let e = err(|c| commands::run(c, &run_args("counter@0", "random", runs.path())));
     assert_eq!(
         e,
-        "suite `demo@0` was replaced by `demo@1` (counting starts at one now); run `demo@1`"
+        "suite `counter@0` was replaced by `counter@1` (counting starts at one now); run `counter@1`"
     );
     let e = err(|c| {
         commands::suite(
             c,
             &SuiteArgs {
-                name: "demo@0".into(),
+                name: "counter@0".into(),
                 json: false,
                 out: None,
             },
         )
     });
-    assert!(e.contains("was replaced by `demo@1`"), "{e}");
+    assert!(e.contains("was replaced by `counter@1`"), "{e}");
 }
 
 #[test]
@@ -561,7 +566,7 @@ fn a_scenario_id_that_cannot_name_a_file_is_refused_before_anything_is_written()
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
     let file = dir.path().join("long.json");
-    std::fs::write(&file, scenario(&"x".repeat(300), 1, 0, false)).unwrap();
+    std::fs::write(&file, scenario(&"x".repeat(300), 1).json()).unwrap();
     let e = err(|c| commands::run(c, &run_args(file.to_str().unwrap(), "oracle", &runs)));
     assert!(
         e.contains("300 bytes long (at most 128)") && e.len() < 200,
@@ -580,7 +585,7 @@ fn a_scenario_id_that_cannot_name_a_file_is_refused_before_anything_is_written()
     );
     // a file that does not parse says why, not that it names no world
     let broken = dir.path().join("broken.json");
-    std::fs::write(&broken, "{\"world\": \"demo\", \"id\": }").unwrap();
+    std::fs::write(&broken, "{\"world\": \"counter\", \"id\": }").unwrap();
     let e = err(|c| commands::check(c, &check(&broken)));
     assert!(
         e.contains("not valid JSON") && e.contains("line 1 column"),
@@ -600,7 +605,7 @@ fn tuning_is_not_identity_and_resume_may_change_it() {
     let llm = |options: &[&str], out: &Path| RunArgs {
         model: Some(format!("scripted/{}", script.display())),
         agent_options: options.iter().map(|s| s.to_string()).collect(),
-        ..run_args("demo@1", "llm", out)
+        ..run_args("counter@1", "llm", out)
     };
     let out = ok(|c| commands::run(c, &llm(&["timeout=30"], runs.path())));
     let dir = run_dir(&out);
@@ -634,7 +639,7 @@ fn a_scripted_model_is_recorded_by_absolute_path_and_content() {
     let relative = pathdiff(&script, &cwd);
     let args = RunArgs {
         model: Some(format!("scripted/{relative}")),
-        ..run_args("demo@1", "llm", runs.path())
+        ..run_args("counter@1", "llm", runs.path())
     };
     let out = ok(|c| commands::run(c, &args));
     let dir = run_dir(&out);
@@ -674,7 +679,7 @@ fn a_price_file_is_recorded_by_absolute_path_and_content() {
     let args = RunArgs {
         model: Some(format!("scripted/{}", script.display())),
         agent_options: vec![format!("prices={}", pathdiff(&prices, &cwd))],
-        ..run_args("demo@1", "llm", runs.path())
+        ..run_args("counter@1", "llm", runs.path())
     };
     let out = ok(|c| commands::run(c, &args));
     let dir = run_dir(&out);
@@ -716,7 +721,7 @@ fn a_bad_world_option_fails_before_a_run_directory_is_made() {
     let runs = dir.path().join("runs");
     let args = RunArgs {
         world_options: vec!["size=huge".into()],
-        ..run_args("demo@1", "oracle", &runs)
+        ..run_args("counter@1", "oracle", &runs)
     };
     let e = err(|c| commands::run(c, &args));
     assert!(e.contains("unknown world option `size`"), "{e}");
