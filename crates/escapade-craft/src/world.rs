@@ -17,6 +17,7 @@ use escapade_core::env::{
 use escapade_core::report::{Breakdown, Grouping, ReportSpec};
 use escapade_core::{Agent, CoreError, Env, World};
 
+use crate::CraftError;
 use crate::baseline::{OracleAgent, RandomAgent};
 use crate::env::{CraftEnv, EnvOptions, step_cap};
 use crate::scenario::{CraftScenario, Variant, generate};
@@ -139,8 +140,12 @@ impl World for CraftWorld {
     ) -> Result<String, CoreError> {
         escapade_core::options::check_keys(options, &GENERATION)?;
         let variant = match options.get("variant") {
-            Some(name) => Variant::parse(name)
-                .map_err(|e| escapade_core::options::bad("variant", name, e.to_string()))?,
+            Some(name) => Variant::parse(name).map_err(|e| match e {
+                CraftError::UnknownVariant { known, .. } => {
+                    escapade_core::options::bad("variant", name, format!("one of {known}"))
+                }
+                other => other.into(),
+            })?,
             None => Variant::Standard,
         };
         Ok(generate(difficulty, seed, variant)?.to_json())

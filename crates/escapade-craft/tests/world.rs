@@ -171,3 +171,15 @@ fn the_suite_declares_the_papers_decoding_settings() {
         spec.description
     );
 }
+
+#[test]
+fn an_unknown_variant_is_a_bad_option_naming_the_known_ones() {
+    let options = BTreeMap::from([("variant".to_string(), "spiral".to_string())]);
+    let world = CraftWorld::with_options(EnvOptions::small());
+    let e = world.generate(1, 0, &options).unwrap_err();
+    let escapade_core::CoreError::BadOption { key, expected, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(key, "variant");
+    assert!(expected.starts_with("one of standard, note-first"), "{e}");
+}
