@@ -1,0 +1,193 @@
+//! The pages in a real browser: Debian's headless Chromium driven over WebDriver
+//! (`/usr/bin/chromedriver`, fantoccini). Screenshots are kept under
+//! `target/browser-artifacts/`. Without chromedriver these tests skip with a message,
+//! unless `CI=true`, where they fail (`.ci/run` installs the browser).
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+use crate::support;
+
+const DRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// A headless Chromium session and the chromedriver behind it (stopped on drop).
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// Where screenshots go: `target/browser-artifacts/` of this workspace.
+pub fn artifacts() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let dir = target.join("browser-artifacts");
+    std::fs::create_dir_all(&dir).expect("artifacts folder");
+    dir
+}
+
+impl Browser {
+    /// Starts chromedriver and a browser; `None` (with a message) when there is no
+    /// chromedriver here, a panic instead when `CI=true`.
+    pub async fn start() -> Option<Browser> {
+        if !std::path::Path::new(DRIVER).exists() {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true but {DRIVER} is missing: install chromium and chromium-driver (.ci/run does)"
+            );
+            eprintln!(
+                "skipping a browser test: {DRIVER} is missing (apt-get install chromium chromium-driver)"
+            );
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let driver = Command::new(DRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let profile = tempfile::tempdir().expect("a profile folder");
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    "--window-size=1280,900",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            }),
+        );
+        let url = format!("http://127.0.0.1:{port}");
+        let mut last = String::new();
+        for _ in 0..100 {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            match ClientBuilder::new(connector)
+                .capabilities(caps.clone())
+                .connect(&url)
+                .await
+            {
+                Ok(client) => {
+                    return Some(Browser {
+                        client,
+                        driver,
+                        _profile: profile,
+                    });
+                }
+                Err(e) => last = e.to_string(),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("chromedriver did not start a session: {last}");
+    }
+
+    /// Saves a screenshot as `target/browser-artifacts/<name>.png`.
+    pub async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.expect("a screenshot");
+        std::fs::write(artifacts().join(format!("{name}.png")), png).expect("saved");
+    }
+
+    /// Waits (up to 10 s) until `css` matches an element, and returns it.
+    pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no `{css}` on the page: {e}"))
+    }
+
+    /// Ends the session.
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+}
+
+/// A loopback server over `dirs` on a free port; returns its address.
+pub async fn serve(dirs: &[PathBuf]) -> String {
+    let options = escapade_web::ViewOptions {
+        dirs: dirs.to_vec(),
+        host: None,
+        port: 0,
+    };
+    let site = support::site(dirs, escapade_web::auth::Access::Loopback);
+    let server = escapade_web::Server::bind(&options, site)
+        .await
+        .expect("binds");
+    let url = server.url().trim_end_matches('/').to_string();
+    tokio::spawn(server.serve());
+    url
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_page_lists_and_filters_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = [tmp.path().to_path_buf()];
+    let (a, b) = (tmp.path().to_path_buf(), tmp.path().to_path_buf());
+    let (vis, comma) = tokio::task::spawn_blocking(move || {
+        (
+            support::baseline_run("vis", "oracle", 1, &a),
+            support::baseline_run("comma", "oracle", 1, &b),
+        )
+    })
+    .await
+    .unwrap();
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    browser.client.goto(&format!("{url}/")).await.unwrap();
+    browser.wait_for("#runs tbody tr").await;
+    let rows = browser
+        .client
+        .find_all(Locator::Css("#runs tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    let text = browser
+        .client
+        .find(Locator::Css("#runs"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for dir in [&vis, &comma] {
+        let name = dir.file_name().unwrap().to_string_lossy();
+        assert!(text.contains(&*name), "{name} missing from {text}");
+    }
+    browser.screenshot("runs-page").await;
+    // the filter hides the runs that do not match
+    let filter = browser.wait_for("#filter").await;
+    filter.send_keys("comma").await.unwrap();
+    let visible = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#runs tbody tr')].filter(r => r.offsetParent !== null).length",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(visible, serde_json::json!(1));
+    browser.screenshot("runs-page-filtered").await;
+    browser.close().await;
+}
