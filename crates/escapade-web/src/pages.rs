@@ -17,6 +17,15 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("templates/base.html")),
     ("problem.html", include_str!("templates/problem.html")),
     ("runs.html", include_str!("templates/runs.html")),
+    ("run.html", include_str!("templates/run.html")),
+    (
+        "episode_row.html",
+        include_str!("templates/episode_row.html"),
+    ),
+    ("report.html", include_str!("templates/report.html")),
+    ("episode.html", include_str!("templates/episode.html")),
+    ("steps.html", include_str!("templates/steps.html")),
+    ("compare.html", include_str!("templates/compare.html")),
 ];
 
 fn environment() -> &'static Environment<'static> {

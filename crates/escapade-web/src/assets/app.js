@@ -30,7 +30,89 @@ function setUpCompare() {
   update();
 }
 
+// A select with data-outcome="<selector>" shows all rows, or only failed / succeeded.
+function setUpOutcome() {
+  const select = document.querySelector("select[data-outcome]");
+  if (!select) return;
+  const apply = () => {
+    document.querySelectorAll(select.dataset.outcome).forEach((row) => {
+      row.classList.toggle("off", select.value !== "all" && row.dataset.success !== select.value);
+    });
+  };
+  select.addEventListener("change", apply);
+  apply();
+  return apply;
+}
+
+// Episode pages: one current step; arrows or j/k move, e jumps to the first error, the
+// number box jumps to a step. The address keeps the step (#step-N).
+function setUpSteps() {
+  if (!document.body.dataset.steps) return;
+  const steps = [...document.querySelectorAll(".step")];
+  if (steps.length === 0) return;
+  let current = 0;
+  const show = (i) => {
+    current = Math.max(0, Math.min(steps.length - 1, i));
+    steps.forEach((s, k) => s.classList.toggle("current", k === current));
+    steps[current].scrollIntoView({ block: "start" });
+    history.replaceState(null, "", "#" + steps[current].id);
+    const box = document.getElementById("goto");
+    if (box) box.value = steps[current].dataset.step;
+  };
+  const byNumber = (n) => steps.findIndex((s) => s.dataset.step === String(n));
+  const firstError = () => steps.findIndex((s) => s.dataset.valid === "false");
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target.matches("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === "ArrowRight" || ev.key === "j") { show(current + 1); ev.preventDefault(); }
+    else if (ev.key === "ArrowLeft" || ev.key === "k") { show(current - 1); ev.preventDefault(); }
+    else if (ev.key === "e") { const i = firstError(); if (i >= 0) show(i); }
+  });
+  const button = document.getElementById("first-error");
+  if (button) button.addEventListener("click", () => show(firstError()));
+  const box = document.getElementById("goto");
+  if (box) box.addEventListener("change", () => { const i = byNumber(box.value); if (i >= 0) show(i); });
+  const fromHash = location.hash.startsWith("#step-") ? byNumber(location.hash.slice(6)) : -1;
+  show(fromHash >= 0 ? fromHash : 0);
+}
+
+// Run pages of a run in progress: new episodes and figures arrive as server-sent events.
+function setUpLive(reapply) {
+  const run = document.body.dataset.liveRun;
+  if (!run) return;
+  const from = Number(document.body.dataset.liveFrom);
+  const planned = Number(document.body.dataset.livePlanned);
+  if (planned > 0 && from >= planned) return;
+  const source = new EventSource(`/events?run=${encodeURIComponent(run)}&from=${from}`);
+  const body = document.querySelector("#episodes tbody");
+  const state = document.getElementById("live-state");
+  source.addEventListener("episode", (ev) => {
+    body.insertAdjacentHTML("beforeend", ev.data);
+    body.lastElementChild.classList.add("new");
+    if (reapply) reapply();
+    document.querySelectorAll("input[data-filter]").forEach((b) => b.dispatchEvent(new Event("input")));
+  });
+  source.addEventListener("figures", (ev) => {
+    const f = JSON.parse(ev.data);
+    const set = (id, v) => { const el = document.getElementById(id); if (el) el.textContent = v; };
+    set("fig-done", f.done);
+    set("fig-success", f.success || "—");
+    set("fig-tokens", f.tokens || "—");
+    set("fig-cost", f.cost || "—");
+    set("fig-errors", f.errors);
+    const bar = document.getElementById("fig-bar");
+    if (bar) bar.style.width = f.done_pct + "%";
+  });
+  source.addEventListener("done", () => {
+    if (state) state.textContent = "finished";
+    source.close();
+  });
+  source.onerror = () => { if (state) state.textContent = "reconnecting…"; };
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   setUpFilters();
   setUpCompare();
+  const reapply = setUpOutcome();
+  setUpSteps();
+  setUpLive(reapply);
 });

@@ -18,11 +18,23 @@ use axum::routing::get;
 use crate::error::Problem;
 use crate::server::Site;
 
+pub mod episode; // an episode step by step, two runs side by side, the pictures
+pub mod live; // server-sent events following a run in progress
+pub mod markdown; // the report's Markdown as HTML
+pub mod report; // the report of one or more runs, plots inline
+pub mod run; // one run: settings, live figures, episodes
 pub mod runs; // the runs page and each run's one-line summary
 
 /// The viewer's routes.
 pub fn routes() -> Router<Arc<Site>> {
-    Router::new().route("/", get(runs::page))
+    Router::new()
+        .route("/", get(runs::page))
+        .route("/run", get(run::page))
+        .route("/report", get(report::page))
+        .route("/episode", get(episode::page))
+        .route("/compare", get(episode::compare))
+        .route("/media", get(episode::media))
+        .route("/events", get(live::events))
 }
 
 /// The query string as `(key, value)` pairs in order (keys may repeat: `run=a&run=b`).

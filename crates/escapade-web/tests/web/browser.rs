@@ -191,3 +191,159 @@ async fn runs_page_lists_and_filters_runs() {
     browser.screenshot("runs-page-filtered").await;
     browser.close().await;
 }
+
+/// The `data-step` of the step marked current.
+async fn current_step(browser: &Browser) -> String {
+    let el = browser.wait_for(".step.current").await;
+    el.attr("data-step").await.unwrap().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_steps_by_keyboard() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = [tmp.path().to_path_buf()];
+    let out = tmp.path().to_path_buf();
+    let run = tokio::task::spawn_blocking(move || support::baseline_run("vis", "random", 1, &out))
+        .await
+        .unwrap();
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
+    // from the run page, find the failing episode and open it
+    browser
+        .client
+        .goto(&format!("{url}/run?id={}", id.replace('@', "%40")))
+        .await
+        .unwrap();
+    let outcome = browser.wait_for("#outcome").await;
+    outcome.select_by_value("false").await.unwrap();
+    browser.screenshot("run-page-failed-only").await;
+    browser
+        .wait_for("#episodes tbody tr[data-success=false] a")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for(".step.current").await;
+    assert_eq!(current_step(&browser).await, "1");
+    let body = browser.client.find(Locator::Css("body")).await.unwrap();
+    for (key, expect) in [
+        ("\u{E014}", "2"), // →
+        ("\u{E014}", "3"),
+        ("j", "4"),
+        ("\u{E012}", "3"), // ←
+        ("k", "2"),
+    ] {
+        body.send_keys(key).await.unwrap();
+        assert_eq!(current_step(&browser).await, expect, "after {key:?}");
+    }
+    assert!(
+        browser
+            .client
+            .current_url()
+            .await
+            .unwrap()
+            .as_str()
+            .ends_with("#step-2")
+    );
+    // a step by number
+    let goto = browser.wait_for("#goto").await;
+    goto.clear().await.unwrap();
+    goto.send_keys("7\n").await.unwrap();
+    browser
+        .client
+        .execute(
+            "document.getElementById('goto').dispatchEvent(new Event('change'))",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(current_step(&browser).await, "7");
+    // the picture the agent saw is loaded
+    let loaded = browser
+        .client
+        .execute(
+            "const i = document.querySelector('.step.current img'); return i ? (i.complete && i.naturalWidth > 0) : null",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(loaded, serde_json::json!(true));
+    browser.screenshot("episode-step-7").await;
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_run_gains_an_episode_without_reloading() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = [tmp.path().to_path_buf()];
+    let out = tmp.path().to_path_buf();
+    let run = tokio::task::spawn_blocking(move || support::baseline_run("vis", "oracle", 2, &out))
+        .await
+        .unwrap();
+    // the run as it was after its first episode: the second row arrives while the page is open
+    let episodes = run.join("episodes.jsonl");
+    let full = std::fs::read_to_string(&episodes).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    assert_eq!(lines.len(), 2);
+    std::fs::write(&episodes, format!("{}\n", lines[0])).unwrap();
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
+    browser
+        .client
+        .goto(&format!("{url}/run?id={}", id.replace('@', "%40")))
+        .await
+        .unwrap();
+    browser.wait_for("#episodes tbody tr").await;
+    let text = |css: &'static str| {
+        let b = &browser;
+        async move { b.wait_for(css).await.text().await.unwrap() }
+    };
+    assert_eq!(text("#fig-done").await, "1");
+    assert_eq!(text("#live-state").await, "following the run…");
+    // mark the page so a reload would show
+    browser
+        .client
+        .execute("window.notReloaded = true", vec![])
+        .await
+        .unwrap();
+    browser.screenshot("live-before").await;
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&episodes)
+            .unwrap();
+        writeln!(f, "{}", lines[1]).unwrap();
+    }
+    browser
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#episodes tbody tr:nth-child(2)"))
+        .await
+        .expect("the second episode appears");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while text("#live-state").await != "finished" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the page never says finished"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(text("#fig-done").await, "2");
+    assert_eq!(text("#fig-success").await, "100.0%");
+    let same_page = browser
+        .client
+        .execute("return window.notReloaded === true", vec![])
+        .await
+        .unwrap();
+    assert_eq!(same_page, serde_json::json!(true), "the page was reloaded");
+    browser.screenshot("live-after").await;
+    browser.close().await;
+}

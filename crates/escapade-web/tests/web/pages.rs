@@ -140,3 +140,272 @@ async fn with_a_host_every_request_needs_the_token() {
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
+
+/// Every file under `dir` with its length and modification time.
+fn snapshot(dir: &std::path::Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                stack.push(e.path());
+            }
+            out.push((e.path(), m.len(), m.modified().unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn enc(s: &str) -> String {
+    serde_urlencoded::to_string([("x", s)]).unwrap()[2..].to_string()
+}
+
+#[tokio::test]
+async fn every_page_of_real_runs_and_the_viewer_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_path_buf();
+    let (vis, vis2, comma) = tokio::task::spawn_blocking(move || {
+        (
+            support::baseline_run("vis", "random", 2, &out),
+            support::baseline_run("vis", "oracle", 1, &out),
+            support::baseline_run("comma", "oracle", 1, &out),
+        )
+    })
+    .await
+    .unwrap();
+    let before = snapshot(tmp.path());
+    let app = support::app(&[tmp.path().to_path_buf()]);
+    let id = |d: &std::path::Path| format!("0/{}", d.file_name().unwrap().to_string_lossy());
+    let (vis_id, vis2_id, comma_id) = (id(&vis), id(&vis2), id(&comma));
+
+    // a run: its episodes, findable by outcome
+    let (status, _, body) = get(&app, &format!("/run?id={}", enc(&vis_id))).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(
+        body.contains("vis-r01") && body.contains("vis-r02"),
+        "{body}"
+    );
+    assert_eq!(
+        body.matches("data-success=\"false\"").count(),
+        2,
+        "random fails both: {body}"
+    );
+    assert!(body.contains("failed only (2)"), "{body}");
+
+    // the report: the same tables as escapade report, and plots inline
+    let (status, _, body) = get(
+        &app,
+        &format!("/report?run={}&run={}", enc(&vis_id), enc(&vis2_id)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let set = escapade_run::report::read_runs(&[vis.clone(), vis2.clone()]).unwrap();
+    let worlds = support::worlds();
+    let refs: Vec<&dyn escapade_core::World> = worlds.iter().map(|w| w.as_ref()).collect();
+    let report = escapade_run::Report::from_runs(&set, &refs).with_usual_extras(&set, &refs);
+    let md = report.render(escapade_run::Format::Markdown);
+    for row in md
+        .lines()
+        .filter(|l| l.starts_with("| 1 |") || l.starts_with("| all |"))
+    {
+        let first_cells: Vec<&str> = row
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .take(3)
+            .collect();
+        let html_row = first_cells
+            .iter()
+            .map(|c| format!(">{}</td>", c))
+            .collect::<Vec<_>>();
+        for cell in html_row {
+            assert!(body.contains(&cell), "{cell} of {row} missing");
+        }
+    }
+    assert!(body.contains("data:image/svg+xml;base64,"), "plots inline");
+    assert!(body.contains("success_by_difficulty"), "{body}");
+
+    // an episode with its pictures and their descriptions
+    let uri = format!("/episode?run={}&scenario=vis-r01&epoch=0", enc(&vis2_id));
+    let (status, _, body) = get(&app, &uri).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let rows = std::fs::read_to_string(vis2.join("trajectories/vis-r01/0.jsonl")).unwrap();
+    let steps: Vec<escapade_core::StepRow> = rows
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(body.matches("<section class=\"step").count(), steps.len());
+    let sha = &steps[0].observation.images[0];
+    assert!(
+        body.contains(&format!("sha={sha}")),
+        "the first picture is shown"
+    );
+    let (status, headers, _) = get(&app, &format!("/media?run={}&sha={sha}", enc(&vis2_id))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers[header::CONTENT_TYPE], "image/png");
+    // the other run that played the scenario is offered side by side
+    let other = vis.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(body.contains(&format!(">{other}</option>")), "{body}");
+    let (status, _, body) = get(
+        &app,
+        &format!(
+            "/compare?a={}&b={}&scenario=vis-r01&epoch=0",
+            enc(&vis_id),
+            enc(&vis2_id)
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body.matches("class=\"steps").count(), 2);
+
+    // a two-role world reads as a chat with each role's view
+    let scenario = std::fs::read_dir(comma.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    let scenario = scenario.to_string_lossy();
+    let (status, _, body) = get(
+        &app,
+        &format!(
+            "/episode?run={}&scenario={}&epoch=0",
+            enc(&comma_id),
+            enc(&scenario)
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("steps chat"), "{body}");
+    assert!(
+        body.contains("role-solver") && body.contains("role-expert"),
+        "{body}"
+    );
+
+    // live events of a finished run: its rows, its figures, done
+    let (status, headers, body) = get(&app, &format!("/events?run={}&from=0", enc(&vis_id))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers[header::CONTENT_TYPE], "text/event-stream");
+    assert_eq!(body.matches("event: episode").count(), 2, "{body}");
+    assert!(
+        body.contains("event: figures") && body.contains("\"done\":2"),
+        "{body}"
+    );
+    assert!(body.contains("event: done"), "{body}");
+
+    // the runs page again, then: not one file was added, changed or touched
+    assert_eq!(get(&app, "/").await.0, StatusCode::OK);
+    assert_eq!(
+        before,
+        snapshot(tmp.path()),
+        "the viewer wrote into a run directory"
+    );
+}
+
+#[tokio::test]
+async fn malformed_requests_get_clear_4xx_pages_and_the_server_keeps_serving() {
+    let (tmp, dir) = vis_folder().await;
+    let app = support::app(&[tmp.path().to_path_buf()]);
+    let id = format!("0/{}", dir.file_name().unwrap().to_string_lossy());
+    let cases: Vec<(String, StatusCode, &str)> = vec![
+        ("/run".into(), StatusCode::BAD_REQUEST, "id=…"),
+        (
+            "/run?id=nonsense".into(),
+            StatusCode::BAD_REQUEST,
+            "malformed run id",
+        ),
+        (
+            "/run?id=0/no-such-run".into(),
+            StatusCode::NOT_FOUND,
+            "no such run",
+        ),
+        (
+            "/run?id=0/..".into(),
+            StatusCode::BAD_REQUEST,
+            "plain folder name",
+        ),
+        (
+            "/run?id=0%2F..%2F..%2Fetc".into(),
+            StatusCode::BAD_REQUEST,
+            "plain folder name",
+        ),
+        ("/run?id=7/x".into(), StatusCode::NOT_FOUND, "no such run"),
+        ("/run?id=%ZZ".into(), StatusCode::BAD_REQUEST, "malformed"),
+        (
+            format!("/episode?run={}&scenario=vis-r01&epoch=abc", enc(&id)),
+            StatusCode::BAD_REQUEST,
+            "not an epoch number",
+        ),
+        (
+            format!("/episode?run={}&scenario=vis-r01&epoch=9", enc(&id)),
+            StatusCode::NOT_FOUND,
+            "no such episode",
+        ),
+        (
+            format!(
+                "/episode?run={}&scenario=..%2F..%2Frun.toml&epoch=0",
+                enc(&id)
+            ),
+            StatusCode::NOT_FOUND,
+            "no such episode",
+        ),
+        (
+            format!("/episode?run={}", enc(&id)),
+            StatusCode::BAD_REQUEST,
+            "scenario=…",
+        ),
+        (
+            format!("/media?run={}&sha=..%2Frun.toml", enc(&id)),
+            StatusCode::BAD_REQUEST,
+            "SHA-256",
+        ),
+        (
+            format!("/media?run={}&sha={}", enc(&id), "0".repeat(64)),
+            StatusCode::NOT_FOUND,
+            "no such picture",
+        ),
+        ("/report".into(), StatusCode::BAD_REQUEST, "no run chosen"),
+        (
+            "/report?run=0/../..".into(),
+            StatusCode::BAD_REQUEST,
+            "malformed run id",
+        ),
+        (
+            format!("/events?run={}&from=-1", enc(&id)),
+            StatusCode::BAD_REQUEST,
+            "count of episodes",
+        ),
+        (
+            "/events?run=0/nope".into(),
+            StatusCode::NOT_FOUND,
+            "no such run",
+        ),
+        (
+            format!("/compare?a={}&scenario=vis-r01", enc(&id)),
+            StatusCode::BAD_REQUEST,
+            "b=…",
+        ),
+    ];
+    for (uri, status, says) in cases {
+        let (got, headers, body) = get(&app, &uri).await;
+        assert_eq!(got, status, "{uri}: {body}");
+        assert!(
+            headers[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html"),
+            "{uri}"
+        );
+        assert!(body.contains(says), "{uri}: expected `{says}` in {body}");
+        assert!(
+            !body.contains("run.toml\n") && !body.contains(&tmp.path().display().to_string()),
+            "{uri} shows a path: {body}"
+        );
+    }
+    let (status, _, body) = get(&app, "/").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains(&*dir.file_name().unwrap().to_string_lossy()));
+}
