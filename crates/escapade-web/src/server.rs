@@ -52,6 +52,9 @@ pub struct Site {
     pub access: Access,
     /// The worlds (for reports: each world's breakdowns and key metrics).
     pub worlds: Worlds,
+    /// Each run's summary line, kept while its files are unchanged (see
+    /// [`crate::view::runs::LineCache`]).
+    pub lines: crate::view::runs::LineCache,
 }
 
 impl std::fmt::Debug for Site {
@@ -77,6 +80,7 @@ impl Site {
                 Some(_) => Access::new_token(),
             },
             worlds,
+            lines: Default::default(),
         })
     }
 
@@ -224,4 +228,51 @@ pub fn view(
             })
             .await
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(host: Option<&str>) -> (tempfile::TempDir, ViewOptions) {
+        let tmp = tempfile::tempdir().unwrap();
+        let options = ViewOptions {
+            dirs: vec![tmp.path().to_path_buf()],
+            host: host.map(str::to_string),
+            port: 0,
+        };
+        (tmp, options)
+    }
+
+    #[tokio::test]
+    async fn loopback_without_a_host_and_a_token_with_one() {
+        let (_tmp, plain) = options(None);
+        let server = Server::bind(&plain, Site::new(&plain, Arc::new(Vec::new())).unwrap())
+            .await
+            .unwrap();
+        assert!(
+            server.url().starts_with("http://127.0.0.1:"),
+            "{}",
+            server.url()
+        );
+        assert!(!server.url().contains("token"));
+        let (_tmp, shared) = options(Some("0.0.0.0"));
+        let site = Site::new(&shared, Arc::new(Vec::new())).unwrap();
+        let token = site.access.token().unwrap().to_string();
+        let server = Server::bind(&shared, site).await.unwrap();
+        assert!(
+            server.url().ends_with(&format!("/?token={token}")),
+            "{}",
+            server.url()
+        );
+        assert_ne!(server.port(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_bad_host_is_refused_by_name() {
+        let (_tmp, bad) = options(Some("my laptop"));
+        let site = Site::new(&bad, Arc::new(Vec::new())).unwrap();
+        let e = Server::bind(&bad, site).await.err().unwrap();
+        assert!(e.to_string().contains("my laptop"), "{e}");
+    }
 }

@@ -85,18 +85,9 @@ pub struct StepView {
     pub results: Vec<String>,
 }
 
-/// An action as one line of text.
+/// An action as text, whole (the log's summary without a length limit).
 pub fn action_text(action: &Action) -> String {
-    match action {
-        Action::Text { text } => text.clone(),
-        Action::Call { name, arguments } => format!("{name}({arguments})"),
-        Action::Bytes { bytes } => String::from_utf8_lossy(bytes).into_owned(),
-        Action::Calls { calls } => calls
-            .iter()
-            .map(|c| format!("{}({})", c.name, c.arguments))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
+    action.summary(usize::MAX)
 }
 
 fn pretty(v: &Value) -> String {

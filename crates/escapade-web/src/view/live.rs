@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use axum::extract::{RawQuery, State};
 use axum::response::sse::{Event, KeepAlive, Sse};
+use escapade_run::runner::human_count;
 use futures::Stream;
 use serde::Serialize;
 
@@ -42,14 +43,6 @@ pub struct LiveFigures {
     pub cost: String,
     /// Episodes that ended with an error.
     pub errors: usize,
-}
-
-fn human_count(n: u64) -> String {
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
-        _ => format!("{:.2}M", n as f64 / 1e6),
-    }
 }
 
 /// The figures `escapade run`'s progress bar shows, for `planned` episodes.

@@ -145,13 +145,51 @@ pub fn run_line(id: &str, dir: &Path) -> RunLine {
     line
 }
 
+/// What a run's line was read from: the length and modification time of its
+/// `run.toml` and `episodes.jsonl`.
+type Stamp = [Option<(u64, std::time::SystemTime)>; 2];
+
+fn stamp(dir: &Path) -> Stamp {
+    let of = |name: &str| {
+        std::fs::metadata(dir.join(name))
+            .ok()
+            .and_then(|m| Some((m.len(), m.modified().ok()?)))
+    };
+    [of(escapade_run::rundir::RUN_TOML), of(EPISODES)]
+}
+
+/// Run lines by directory, each with the stamp of the files it was read from: the runs
+/// page reads a run's episodes again only when they changed (episodes are appended, so
+/// a finished run is read once).
+#[derive(Debug, Default)]
+pub struct LineCache(
+    std::sync::Mutex<std::collections::BTreeMap<std::path::PathBuf, (Stamp, RunLine)>>,
+);
+
+impl LineCache {
+    /// The line of the run `id` in `dir`, from the cache when its files are unchanged.
+    pub fn line(&self, id: &str, dir: &Path) -> RunLine {
+        let now = stamp(dir);
+        let lock = || self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, line)) = lock().get(dir)
+            && *seen == now
+            && line.id == id
+        {
+            return line.clone();
+        }
+        let line = run_line(id, dir);
+        lock().insert(dir.to_path_buf(), (now, line.clone()));
+        line
+    }
+}
+
 /// Every run under the site's folders, newest first.
 pub fn run_lines(site: &Site) -> Vec<RunLine> {
     let mut lines: Vec<RunLine> = site
         .folders
         .list()
         .iter()
-        .map(|f| run_line(&f.id, &f.path))
+        .map(|f| site.lines.line(&f.id, &f.path))
         .collect();
     lines.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| a.id.cmp(&b.id)));
     lines

@@ -200,12 +200,8 @@ async fn current_step(browser: &Browser) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_episode_steps_by_keyboard() {
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, run) = support::baseline_run_async("vis", "random", 1).await;
     let dirs = [tmp.path().to_path_buf()];
-    let out = tmp.path().to_path_buf();
-    let run = tokio::task::spawn_blocking(move || support::baseline_run("vis", "random", 1, &out))
-        .await
-        .unwrap();
     let Some(browser) = Browser::start().await else {
         return;
     };
@@ -277,18 +273,9 @@ async fn an_episode_steps_by_keyboard() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_run_gains_an_episode_without_reloading() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dirs = [tmp.path().to_path_buf()];
-    let out = tmp.path().to_path_buf();
-    let run = tokio::task::spawn_blocking(move || support::baseline_run("vis", "oracle", 2, &out))
-        .await
-        .unwrap();
     // the run as it was after its first episode: the second row arrives while the page is open
-    let episodes = run.join("episodes.jsonl");
-    let full = std::fs::read_to_string(&episodes).unwrap();
-    let lines: Vec<&str> = full.lines().collect();
-    assert_eq!(lines.len(), 2);
-    std::fs::write(&episodes, format!("{}\n", lines[0])).unwrap();
+    let (tmp, run, second) = support::half_finished_run().await;
+    let dirs = [tmp.path().to_path_buf()];
     let Some(browser) = Browser::start().await else {
         return;
     };
@@ -313,14 +300,7 @@ async fn a_live_run_gains_an_episode_without_reloading() {
         .await
         .unwrap();
     browser.screenshot("live-before").await;
-    {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&episodes)
-            .unwrap();
-        writeln!(f, "{}", lines[1]).unwrap();
-    }
+    support::append_episode(&run, &second);
     browser
         .client
         .wait()

@@ -39,12 +39,7 @@ pub async fn send(
 
 /// A folder with one finished vis oracle run (its episode has pictures).
 pub async fn vis_folder() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().to_path_buf();
-    let dir = tokio::task::spawn_blocking(move || support::baseline_run("vis", "oracle", 1, &out))
-        .await
-        .unwrap();
-    (tmp, dir)
+    support::baseline_run_async("vis", "oracle", 1).await
 }
 
 #[tokio::test]
@@ -408,4 +403,18 @@ async fn malformed_requests_get_clear_4xx_pages_and_the_server_keeps_serving() {
     let (status, _, body) = get(&app, "/").await;
     assert_eq!(status, StatusCode::OK);
     assert!(body.contains(&*dir.file_name().unwrap().to_string_lossy()));
+}
+
+#[tokio::test]
+async fn the_runs_page_follows_a_growing_run() {
+    let (tmp, dir, second) = support::half_finished_run().await;
+    let app = support::app(&[tmp.path().to_path_buf()]);
+    let (_, _, body) = get(&app, "/").await;
+    assert!(body.contains("1 / 2"), "{body}");
+    support::append_episode(&dir, &second);
+    let (_, _, body) = get(&app, "/").await;
+    assert!(
+        body.contains("2 / 2"),
+        "the page still shows the old count: {body}"
+    );
 }

@@ -72,3 +72,39 @@ pub fn site(dirs: &[PathBuf], access: Access) -> Site {
 pub fn app(dirs: &[PathBuf]) -> axum::Router {
     router(Arc::new(site(dirs, Access::Loopback)))
 }
+
+/// A finished baseline run of `world` into a temporary folder, off the async threads.
+pub async fn baseline_run_async(
+    world: &'static str,
+    agent: &'static str,
+    limit: usize,
+) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_path_buf();
+    let dir = tokio::task::spawn_blocking(move || baseline_run(world, agent, limit, &out))
+        .await
+        .unwrap();
+    (tmp, dir)
+}
+
+/// A vis oracle run of two rooms as it was after its first episode, and the row of its
+/// second (to append, as the runner would).
+pub async fn half_finished_run() -> (tempfile::TempDir, PathBuf, String) {
+    let (tmp, dir) = baseline_run_async("vis", "oracle", 2).await;
+    let episodes = dir.join("episodes.jsonl");
+    let full = std::fs::read_to_string(&episodes).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    assert_eq!(lines.len(), 2);
+    std::fs::write(&episodes, format!("{}\n", lines[0])).unwrap();
+    (tmp, dir, format!("{}\n", lines[1]))
+}
+
+/// Appends `row` to the run's `episodes.jsonl`.
+pub fn append_episode(dir: &Path, row: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("episodes.jsonl"))
+        .unwrap();
+    f.write_all(row.as_bytes()).unwrap();
+}
