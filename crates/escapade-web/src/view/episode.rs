@@ -97,6 +97,19 @@ fn pretty(v: &Value) -> String {
 /// The part of `now` that `before` did not have: the messages after a common prefix,
 /// when both are lists of messages (or `{"messages": [...]}`) and `before` is a prefix.
 pub fn request_delta(before: Option<&Value>, now: &Value) -> (String, bool) {
+    // the runner logs a request as its size, hash and the messages new since the role's
+    // previous call (`{"messages", "sha256", "system"?, "new"}`): that is the delta
+    if let Some(new) = now.get("new").filter(|n| n.is_array()) {
+        let mut shown = serde_json::Map::new();
+        if let Some(total) = now.get("messages") {
+            shown.insert("messages in all".into(), total.clone());
+        }
+        if let Some(system) = now.get("system") {
+            shown.insert("system".into(), system.clone());
+        }
+        shown.insert("new".into(), new.clone());
+        return (pretty(&Value::Object(shown)), true);
+    }
     fn messages(v: &Value) -> Option<&Vec<Value>> {
         v.as_array()
             .or_else(|| v.get("messages").and_then(Value::as_array))
@@ -373,6 +386,15 @@ mod tests {
         assert!(!request_delta(None, &now).1);
         // a hash of the request is shown as it is
         assert_eq!(request_delta(None, &json!("sha256:ab")).0, "\"sha256:ab\"");
+        // the runner's own record of a request: its new messages
+        let logged =
+            json!({"messages": 6, "sha256": "ab", "new": [{"role": "env", "text": "West side"}]});
+        let (text, delta) = request_delta(None, &logged);
+        assert!(
+            delta && text.contains("West side") && text.contains("\"messages in all\": 6"),
+            "{text}"
+        );
+        assert!(!text.contains("\"ab\""), "{text}");
     }
 
     #[test]

@@ -418,3 +418,51 @@ async fn the_runs_page_follows_a_growing_run() {
         "the page still shows the old count: {body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_episode_shows_request_reply_reasoning_and_reasks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = support::scripted_model_run(tmp.path()).await;
+    let app = support::app(&[tmp.path().join("runs")]);
+    let id = format!("0/{}", dir.file_name().unwrap().to_string_lossy());
+    let (status, _, body) = get(
+        &app,
+        &format!("/episode?run={}&scenario=vis-r01&epoch=0", enc(&id)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let body = unescape(&body);
+    // step 1: the reply, its reasoning, the parsed action, the usage
+    let step1 = &body[body.find("id=\"step-1\"").unwrap()..body.find("id=\"step-2\"").unwrap()];
+    assert!(
+        step1.contains("Looking around first. [ACTION] turn to west"),
+        "{step1}"
+    );
+    assert!(step1.contains("the room is new, so I turn"), "{step1}");
+    assert!(step1.contains("120 in / 12 out tokens"), "{step1}");
+    assert!(step1.contains("what was added since"), "{step1}");
+    // step 2: the rejected reply, the message the agent was re-asked with, then the action
+    let step2 = &body[body.find("id=\"step-2\"").unwrap()..body.find("id=\"step-3\"").unwrap()];
+    assert!(
+        step2.contains("re-asked (1)") && step2.contains("hmm, no idea"),
+        "{step2}"
+    );
+    assert!(
+        step2.contains("is not one of the available actions"),
+        "{step2}"
+    );
+    assert!(step2.contains("[ACTION] turn to east"), "{step2}");
+    // the request delta of step 2 holds the model's previous reply, not the system prompt
+    let delta = &step2[step2.find("<pre>").unwrap()..];
+    assert!(delta.contains("Looking around first."), "{delta}");
+}
+
+/// HTML text as read (the entities minijinja writes, undone).
+fn unescape(html: &str) -> String {
+    html.replace("&#x2f;", "/")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}

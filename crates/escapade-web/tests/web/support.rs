@@ -108,3 +108,44 @@ pub fn append_episode(dir: &Path, row: &str) {
         .unwrap();
     f.write_all(row.as_bytes()).unwrap();
 }
+
+/// A run of the generic model agent on the first vis room, its model a script: a reply
+/// with reasoning, a reply the world's parser rejects (a re-ask), a valid reply, again.
+pub async fn scripted_model_run(out: &Path) -> PathBuf {
+    let script = out.join("script.jsonl");
+    std::fs::write(
+        &script,
+        concat!(
+            r#"{"text": "Looking around first. [ACTION] turn to west", "reasoning": "the room is new, so I turn", "usage": {"input": 120, "output": 12}}"#, "\n",
+            r#"{"text": "hmm, no idea", "usage": {"input": 130, "output": 4}}"#, "\n",
+            r#"{"text": "[ACTION] turn to east", "usage": {"input": 140, "output": 6}}"#, "\n",
+        ),
+    )
+    .unwrap();
+    let model = format!("scripted/{}", script.display());
+    let options = std::collections::BTreeMap::from([("model".to_string(), model.clone())]);
+    let client = escapade_llm::open(&model, &escapade_llm::ClientOptions::default())
+        .await
+        .expect("the script opens");
+    let config = escapade_agents::LlmConfig::from_options(&model, &options).unwrap();
+    let factory = escapade_run::LlmFactory::new(config, client);
+    let world = escapade_vis::VisWorld::new();
+    let spec = RunSpec {
+        agent: "llm".into(),
+        agent_options: options,
+        seed: 7,
+        ..Default::default()
+    };
+    let runs = out.join("runs");
+    escapade_run::run_async(
+        &world,
+        &scenarios(&world, 1),
+        &spec,
+        &factory,
+        &runs,
+        Progress::quiet(),
+    )
+    .await
+    .expect("the run finishes")
+    .dir
+}
