@@ -129,10 +129,27 @@ fn bench(c: &mut Criterion) {
             res.into_body().collect().await.unwrap().to_bytes().len()
         })
     };
+    // a first visit reads every run's files
+    let found = escapade_web::folders::Folders::new(std::slice::from_ref(&served))
+        .unwrap()
+        .list();
+    c.bench_function(
+        &format!("runs listing, first visit ({RUNS} runs x {EPISODES} episodes)"),
+        |b| {
+            b.iter(|| {
+                found
+                    .iter()
+                    .map(|f| escapade_web::view::runs::run_line(&f.id, &f.path).done)
+                    .sum::<usize>()
+            })
+        },
+    );
     let bytes = get("/".into());
     eprintln!("runs page: {RUNS} runs of {EPISODES} episodes, {bytes} bytes");
     c.bench_function(
-        &format!("runs page ({RUNS} runs x {EPISODES} episodes)"),
+        &format!(
+            "runs page, runs unchanged since the last visit ({RUNS} runs x {EPISODES} episodes)"
+        ),
         |b| b.iter(|| get("/".into())),
     );
     let episode = "/episode?run=0%2Frun-00&scenario=long&epoch=0".to_string();
