@@ -109,7 +109,25 @@ function setUpLive(reapply) {
   source.onerror = () => { if (state) state.textContent = "reconnecting…"; };
 }
 
+// The runs page: each row's figures follow its run (one event stream for the page).
+function setUpRunsLive() {
+  const table = document.getElementById("runs");
+  if (!table) return;
+  const source = new EventSource("/events/runs");
+  source.addEventListener("run", (ev) => {
+    const f = JSON.parse(ev.data);
+    const row = [...table.querySelectorAll("tbody tr")].find((r) => r.dataset.run === f.id);
+    if (!row) return;
+    const set = (css, v) => { const el = row.querySelector(css); if (el && el.textContent !== v) { el.textContent = v; row.classList.add("new"); } };
+    set(".episodes", f.episodes);
+    set(".success", f.success);
+    set(".cost", f.cost);
+    set(".errors", f.errors ? `(${f.errors} errors)` : "");
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  setUpRunsLive();
   setUpFilters();
   setUpCompare();
   const reapply = setUpOutcome();

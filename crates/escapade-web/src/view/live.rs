@@ -141,3 +141,68 @@ pub async fn events(
     use futures::StreamExt;
     Ok(Sse::new(stream.flatten()).keep_alive(KeepAlive::default()))
 }
+
+/// One run's figures on the runs page, sent when they change.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunFigures {
+    /// The run's id (the row's `data-run`).
+    pub id: String,
+    /// `done / planned`.
+    pub episodes: String,
+    /// `50.0%`, or `—`.
+    pub success: String,
+    /// `$0.0123`, or `—`.
+    pub cost: String,
+    /// Episodes that ended with an error.
+    pub errors: usize,
+}
+
+/// `GET /events/runs`: the runs page's rows as they change (a `run` event with
+/// [`RunFigures`] for each run whose figures differ from the last sent; all of them
+/// first). Runs unchanged on disk cost a file-length look each time.
+pub async fn runs_events(
+    State(site): State<Arc<Site>>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let stream = futures::stream::unfold(
+        std::collections::BTreeMap::<String, RunFigures>::new(),
+        move |mut sent| {
+            let site = site.clone();
+            async move {
+                loop {
+                    let s = site.clone();
+                    let lines = tokio::task::spawn_blocking(move || super::runs::run_lines(&s))
+                        .await
+                        .unwrap_or_default();
+                    let mut events = Vec::new();
+                    for l in lines {
+                        let f = RunFigures {
+                            id: l.id.clone(),
+                            episodes: format!("{} / {}", l.done, l.planned),
+                            success: l
+                                .success_pct()
+                                .map_or("—".to_string(), |p| format!("{p:.1}%")),
+                            cost: if l.cost_usd > 0.0 {
+                                format!("${:.4}", l.cost_usd)
+                            } else {
+                                "—".to_string()
+                            },
+                            errors: l.errors,
+                        };
+                        if sent.get(&l.id) != Some(&f) {
+                            if let Ok(ev) = Event::default().event("run").json_data(&f) {
+                                events.push(Ok(ev));
+                            }
+                            sent.insert(l.id, f);
+                        }
+                    }
+                    if !events.is_empty() {
+                        return Some((futures::stream::iter(events), sent));
+                    }
+                    tokio::time::sleep(POLL * 2).await;
+                }
+            }
+        },
+    );
+    use futures::StreamExt;
+    Sse::new(stream.flatten()).keep_alive(KeepAlive::default())
+}

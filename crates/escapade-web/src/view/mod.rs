@@ -6,7 +6,8 @@
 //! - `/episode?run=…&scenario=…&epoch=…` — a trajectory step by step;
 //! - `/compare?a=…&b=…&scenario=…&epoch=…` — two runs side by side on one scenario;
 //! - `/media?run=…&sha=…` — a picture an agent saw;
-//! - `/events?run=…` — live updates of a run in progress (server-sent events).
+//! - `/events?run=…` — live updates of a run in progress (server-sent events);
+//! - `/events/runs` — the runs page's figures as runs progress (server-sent events).
 //!
 //! Every handler only reads; none writes to a run directory.
 
@@ -35,6 +36,7 @@ pub fn routes() -> Router<Arc<Site>> {
         .route("/compare", get(episode::compare))
         .route("/media", get(episode::media))
         .route("/events", get(live::events))
+        .route("/events/runs", get(live::runs_events))
 }
 
 /// The query string as `(key, value)` pairs in order (keys may repeat: `run=a&run=b`).

@@ -116,6 +116,24 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no `{css}` on the page: {e}"))
     }
 
+    /// Marks the page, so that [`Browser::assert_same_page`] can tell it was not reloaded.
+    pub async fn mark_page(&self) {
+        self.client
+            .execute("window.notReloaded = true", vec![])
+            .await
+            .unwrap();
+    }
+
+    /// Fails when the page marked by [`Browser::mark_page`] was reloaded or left.
+    pub async fn assert_same_page(&self) {
+        let same = self
+            .client
+            .execute("return window.notReloaded === true", vec![])
+            .await
+            .unwrap();
+        assert_eq!(same, serde_json::json!(true), "the page was reloaded");
+    }
+
     /// Ends the session.
     pub async fn close(self) {
         let _ = self.client.clone().close().await;
@@ -294,11 +312,7 @@ async fn a_live_run_gains_an_episode_without_reloading() {
     assert_eq!(text("#fig-done").await, "1");
     assert_eq!(text("#live-state").await, "following the run…");
     // mark the page so a reload would show
-    browser
-        .client
-        .execute("window.notReloaded = true", vec![])
-        .await
-        .unwrap();
+    browser.mark_page().await;
     browser.screenshot("live-before").await;
     support::append_episode(&run, &second);
     browser
@@ -318,12 +332,39 @@ async fn a_live_run_gains_an_episode_without_reloading() {
     }
     assert_eq!(text("#fig-done").await, "2");
     assert_eq!(text("#fig-success").await, "100.0%");
-    let same_page = browser
-        .client
-        .execute("return window.notReloaded === true", vec![])
-        .await
-        .unwrap();
-    assert_eq!(same_page, serde_json::json!(true), "the page was reloaded");
+    browser.assert_same_page().await;
     browser.screenshot("live-after").await;
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runs_page_follows_a_live_run() {
+    let (tmp, run, second) = support::half_finished_run().await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    browser.client.goto(&format!("{url}/")).await.unwrap();
+    let cell = browser.wait_for("#runs tbody tr .episodes").await;
+    assert_eq!(cell.text().await.unwrap(), "1 / 2");
+    browser.mark_page().await;
+    // give the page's event stream time to connect before the run moves
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    support::append_episode(&run, &second);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let cell = browser.wait_for("#runs tbody tr .episodes").await;
+        if cell.text().await.unwrap() == "2 / 2" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the runs page never showed 2 / 2"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    browser.assert_same_page().await;
+    browser.screenshot("runs-page-live").await;
     browser.close().await;
 }
