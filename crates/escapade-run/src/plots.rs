@@ -519,6 +519,38 @@ fn tool_calls(world: &str, series: &[Series]) -> Option<Figure> {
     })
 }
 
+/// Draws `figure` as SVG text.
+fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(&root, figure).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// The plots of runs already read with [`read_runs`], drawn as SVG in memory: `(file
+/// stem, SVG text)` in the order [`write_plots_for`] writes them. For a viewer that shows
+/// them inline and must not write into run directories.
+pub fn svg_plots(set: &RunSet, worlds: Worlds<'_>) -> Result<Vec<(String, String)>> {
+    let figures = figures(set, worlds);
+    if !figures.is_empty() {
+        register_font();
+    }
+    figures
+        .into_iter()
+        .map(|(stem, figure)| {
+            render_svg(&figure)
+                .map(|svg| (stem.clone(), svg))
+                .map_err(|message| RunError::Plot {
+                    path: PathBuf::from(format!("{stem}.svg")),
+                    message,
+                })
+        })
+        .collect()
+}
+
 /// Draws `figure` into `path` in `format`.
 fn render(figure: &Figure, format: PlotFormat, path: &Path) -> Result<()> {
     let fail = |e: String| RunError::Plot {
@@ -527,12 +559,7 @@ fn render(figure: &Figure, format: PlotFormat, path: &Path) -> Result<()> {
     };
     match format {
         PlotFormat::Svg => {
-            let mut svg = String::new();
-            {
-                let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-                draw(&root, figure).map_err(|e| fail(e.to_string()))?;
-                root.present().map_err(|e| fail(e.to_string()))?;
-            }
+            let svg = render_svg(figure).map_err(fail)?;
             std::fs::write(path, svg).map_err(|e| RunError::io("cannot write", path, e))
         }
         PlotFormat::Png => {

@@ -408,7 +408,8 @@ impl Live {
     }
 }
 
-fn human_count(n: u64) -> String {
+/// A token count as the progress bar shows it (`950`, `12.3k`, `1.25M`).
+pub fn human_count(n: u64) -> String {
     match n {
         0..1_000 => n.to_string(),
         1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),

@@ -42,6 +42,9 @@ pub enum Command {
     Show(ShowArgs),
     /// Play a scenario yourself in the terminal.
     Play(PlayArgs),
+    /// Browse run directories in a web browser: runs, reports with plots, episodes step
+    /// by step, runs in progress live. Serves on 127.0.0.1 unless given --host.
+    View(ViewArgs),
     /// Check a scenario written by hand (vis rooms: JSON or TOML) and convert it to JSON.
     Check(CheckArgs),
     /// Print the JSON Schema of the run-directory rows.
@@ -349,6 +352,21 @@ pub struct ReportArgs {
     /// `plots/` inside the first run directory).
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     pub plots: Option<Option<PathBuf>>,
+}
+
+/// `escapade view`.
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// Folders to find runs in (searched recursively for run directories).
+    #[arg(default_value = "runs")]
+    pub dirs: Vec<PathBuf>,
+    /// Listen on this address (e.g. 0.0.0.0, or this machine's address on your network)
+    /// instead of 127.0.0.1; every request then needs the access token printed at start.
+    #[arg(long, value_name = "ADDRESS")]
+    pub host: Option<String>,
+    /// The port (0: any free port).
+    #[arg(long, default_value_t = escapade_web::server::DEFAULT_PORT)]
+    pub port: u16,
 }
 
 /// `escapade judge`.

@@ -21,7 +21,7 @@ use serde_json::json;
 
 use crate::cli::{
     BenchArgs, CheckArgs, GenArgs, ImportArgs, JudgeArgs, ListArgs, PlayArgs, ReportArgs,
-    ReportFormat, ResumeArgs, RunArgs, SetupArgs, ShowArgs, SuiteArgs,
+    ReportFormat, ResumeArgs, RunArgs, SetupArgs, ShowArgs, SuiteArgs, ViewArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -1234,5 +1234,18 @@ fn show_bench<R: serde::Serialize + std::fmt::Display>(
     if !pass {
         bail!("a benchmark missed its target");
     }
+    Ok(())
+}
+
+/// `escapade view`: serves the run directories under `args.dirs` until Ctrl-C.
+pub fn view(ctx: &mut Ctx<'_>, args: &ViewArgs) -> Result<()> {
+    let options = escapade_web::ViewOptions {
+        dirs: args.dirs.clone(),
+        host: args.host.clone(),
+        port: args.port,
+    };
+    // the server outlives this borrow of the registry: it gets a registry of its own
+    let worlds = std::sync::Arc::new(crate::worlds::worlds()?);
+    escapade_web::server::view(&options, worlds, ctx.out)?;
     Ok(())
 }

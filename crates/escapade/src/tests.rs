@@ -727,3 +727,14 @@ fn a_bad_world_option_fails_before_a_run_directory_is_made() {
     assert!(e.contains("unknown world option `size`"), "{e}");
     assert!(!runs.exists(), "a refused run leaves no run directory");
 }
+
+#[test]
+fn view_refuses_a_missing_folder_by_name() {
+    let args = crate::cli::ViewArgs {
+        dirs: vec!["/no/such/runs/folder".into()],
+        host: None,
+        port: 0,
+    };
+    let e = err(|ctx| commands::view(ctx, &args));
+    assert!(e.contains("/no/such/runs/folder"), "{e}");
+}

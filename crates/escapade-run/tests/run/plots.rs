@@ -214,6 +214,29 @@ fn plots_are_byte_identical_across_calls() {
 }
 
 #[test]
+fn plots_in_memory_are_the_files_write_plots_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = [
+        run(tmp.path(), "random", &["tools"], true),
+        run(tmp.path(), "oracle", &["tools"], true),
+    ];
+    let files = write_plots(&dirs, &tmp.path().join("p"), &[PlotFormat::Svg], &[]).unwrap();
+    let set = escapade_run::report::read_runs(&dirs).unwrap();
+    let svgs = escapade_run::plots::svg_plots(&set, &[]).unwrap();
+    assert_eq!(svgs.len(), files.len());
+    for ((stem, svg), file) in svgs.iter().zip(&files) {
+        assert_eq!(
+            file.file_name().unwrap().to_string_lossy(),
+            format!("{stem}.svg")
+        );
+        assert!(
+            *svg == std::fs::read_to_string(file).unwrap(),
+            "{stem} differs"
+        );
+    }
+}
+
+#[test]
 fn several_worlds_get_a_set_each_and_absent_data_no_picture() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = run(tmp.path(), "random", &["counter", "vis"], false);

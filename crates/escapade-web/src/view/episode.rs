@@ -1,0 +1,411 @@
+//! An episode step by step, two runs side by side on one scenario, and the pictures.
+//!
+//! Each step shows what the agent saw (text, pictures and their descriptions), what was
+//! sent to the model since its previous step (the request delta), the raw reply and
+//! reasoning, the parsed action, whether it was valid, the world's feedback, progress and
+//! usage; replies the parser rejected (re-asks) come first. In a two-role world the steps
+//! read as a chat, each role's turn showing that role's view.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{RawQuery, State};
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
+use escapade_core::{Action, StepRow};
+use escapade_run::rundir::{JsonlFile, read_jsonl};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{query_pairs, required};
+use crate::error::Problem;
+use crate::folders::{media_path, trajectory_path};
+use crate::pages;
+use crate::server::Site;
+
+/// A picture the agent saw.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Picture {
+    /// Its SHA-256 (its address under `media/`).
+    pub sha: String,
+    /// The world's exact description of it, when it has one.
+    pub description: Option<String>,
+}
+
+/// A reply the parser rejected before the step's action.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReaskView {
+    /// The raw reply.
+    pub reply: Option<String>,
+    /// The action it was read as.
+    pub action: String,
+    /// The message the agent was re-asked with.
+    pub error: String,
+}
+
+/// One step as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepView {
+    /// Step number, from 1.
+    pub step: u32,
+    /// Who acted.
+    pub role: String,
+    /// Observation text.
+    pub text: String,
+    /// Pictures.
+    pub pictures: Vec<Picture>,
+    /// What was sent to the model beyond what it was sent at this role's previous step
+    /// (pretty JSON), or the whole request when it is not a growing list of messages.
+    pub request: Option<String>,
+    /// Whether `request` is only the new part.
+    pub request_is_delta: bool,
+    /// The raw reply.
+    pub reply: Option<String>,
+    /// Exposed reasoning.
+    pub reasoning: Option<String>,
+    /// The action as sent to the world.
+    pub action: String,
+    /// Whether it parsed and was legal.
+    pub valid: bool,
+    /// The world's feedback.
+    pub feedback: String,
+    /// The world's error kind.
+    pub error: Option<String>,
+    /// Progress after the step, in percent.
+    pub progress: f64,
+    /// The task ended here.
+    pub terminated: bool,
+    /// A limit ended the episode here.
+    pub truncated: bool,
+    /// `in / out tokens, $cost, latency` (empty for baselines).
+    pub usage: String,
+    /// Re-asks before this step's action.
+    pub reasks: Vec<ReaskView>,
+    /// Answers to each action of a reply with several, as text.
+    pub results: Vec<String>,
+}
+
+/// An action as text, whole (the log's summary without a length limit).
+pub fn action_text(action: &Action) -> String {
+    action.summary(usize::MAX)
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// The part of `now` that `before` did not have: the messages after a common prefix,
+/// when both are lists of messages (or `{"messages": [...]}`) and `before` is a prefix.
+pub fn request_delta(before: Option<&Value>, now: &Value) -> (String, bool) {
+    // the runner logs a request as its size, hash and the messages new since the role's
+    // previous call (`{"messages", "sha256", "system"?, "new"}`): that is the delta
+    if let Some(new) = now.get("new").filter(|n| n.is_array()) {
+        let mut shown = serde_json::Map::new();
+        if let Some(total) = now.get("messages") {
+            shown.insert("messages in all".into(), total.clone());
+        }
+        if let Some(system) = now.get("system") {
+            shown.insert("system".into(), system.clone());
+        }
+        shown.insert("new".into(), new.clone());
+        return (pretty(&Value::Object(shown)), true);
+    }
+    fn messages(v: &Value) -> Option<&Vec<Value>> {
+        v.as_array()
+            .or_else(|| v.get("messages").and_then(Value::as_array))
+    }
+    if let (Some(b), Some(n)) = (before.and_then(messages), messages(now))
+        && b.len() <= n.len()
+        && n[..b.len()] == b[..]
+    {
+        return (pretty(&Value::Array(n[b.len()..].to_vec())), true);
+    }
+    (pretty(now), false)
+}
+
+/// The steps of one trajectory, as the page shows them.
+pub fn step_views(rows: &[StepRow]) -> Vec<StepView> {
+    let mut last_request: std::collections::BTreeMap<&str, &Value> = Default::default();
+    rows.iter()
+        .map(|r| {
+            let (request, request_is_delta) = match &r.request {
+                Some(now) if !now.is_null() => {
+                    let (text, delta) =
+                        request_delta(last_request.get(r.role.as_str()).copied(), now);
+                    last_request.insert(&r.role, now);
+                    (Some(text), delta)
+                }
+                _ => (None, false),
+            };
+            let u = &r.usage;
+            let usage = if u.input + u.output > 0 || u.cost_usd > 0.0 {
+                format!(
+                    "{} in / {} out tokens{}, {} ms",
+                    u.input,
+                    u.output,
+                    if u.cost_usd > 0.0 {
+                        format!(", ${:.5}", u.cost_usd)
+                    } else {
+                        String::new()
+                    },
+                    u.latency_ms
+                )
+            } else {
+                String::new()
+            };
+            StepView {
+                step: r.step,
+                role: r.role.clone(),
+                text: r.observation.text.clone(),
+                pictures: r
+                    .observation
+                    .images
+                    .iter()
+                    .enumerate()
+                    .map(|(i, sha)| Picture {
+                        sha: sha.clone(),
+                        description: r
+                            .observation
+                            .descriptions
+                            .get(i)
+                            .filter(|d| !d.is_empty())
+                            .cloned(),
+                    })
+                    .collect(),
+                request,
+                request_is_delta,
+                reply: r.raw_response.clone(),
+                reasoning: r.reasoning.clone().filter(|s| !s.is_empty()),
+                action: action_text(&r.action),
+                valid: r.valid,
+                feedback: r.feedback.clone(),
+                error: r.error.clone(),
+                progress: r.progress * 100.0,
+                terminated: r.terminated,
+                truncated: r.truncated,
+                usage,
+                reasks: r
+                    .reasks
+                    .iter()
+                    .map(|q| ReaskView {
+                        reply: q.raw_response.clone(),
+                        action: action_text(&q.action),
+                        error: q.error.clone(),
+                    })
+                    .collect(),
+                results: r
+                    .results
+                    .iter()
+                    .map(|x| serde_json::to_string(x).unwrap_or_default())
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// Reads the trajectory of `(scenario, epoch)` of the run in `dir`.
+pub fn read_trajectory(dir: &Path, scenario: &str, epoch: u32) -> Result<Vec<StepRow>, Problem> {
+    let path = trajectory_path(dir, scenario, epoch);
+    if !path.is_file() {
+        return Err(Problem::not_found(
+            "no such episode",
+            format!("this run has no trajectory for scenario `{scenario}`, epoch {epoch}"),
+        ));
+    }
+    read_jsonl::<StepRow>(&path)
+        .map(|f: JsonlFile<StepRow>| f.rows)
+        .map_err(|e| Problem::internal(e.to_string()))
+}
+
+fn epoch_of(pairs: &[(String, String)], key: &str) -> Result<u32, Problem> {
+    match pairs.iter().find(|(k, _)| k == key) {
+        None => Ok(0),
+        Some((_, v)) => v.parse().map_err(|_| {
+            Problem::bad_request(
+                "malformed parameter",
+                format!("{key}=`{v}` is not an epoch number"),
+            )
+        }),
+    }
+}
+
+/// The step views and whether the world has two roles (a chat), for one episode.
+fn episode_of(
+    site: &Site,
+    run: &str,
+    scenario: &str,
+    epoch: u32,
+) -> Result<(Vec<StepView>, bool), Problem> {
+    let dir = site.folders.resolve(run)?;
+    let rows = read_trajectory(&dir, scenario, epoch)?;
+    let chat = rows.iter().any(|r| r.role != "agent");
+    Ok((step_views(&rows), chat))
+}
+
+/// The other runs that played `scenario` (for the side-by-side picker).
+fn others_with(site: &Site, run: &str, scenario: &str, epoch: u32) -> Vec<(String, String)> {
+    site.folders
+        .list()
+        .into_iter()
+        .filter(|f| f.id != run && trajectory_path(&f.path, scenario, epoch).is_file())
+        .map(|f| {
+            let name = f
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (f.id, name)
+        })
+        .collect()
+}
+
+/// `GET /episode?run=…&scenario=…&epoch=…`.
+pub async fn page(
+    State(site): State<Arc<Site>>,
+    RawQuery(query): RawQuery,
+) -> Result<Html<String>, Problem> {
+    let pairs = query_pairs(query.as_deref())?;
+    let run = required(&pairs, "run")?.to_string();
+    let scenario = required(&pairs, "scenario")?.to_string();
+    let epoch = epoch_of(&pairs, "epoch")?;
+    let (steps, chat, others, run_name) = tokio::task::spawn_blocking(move || {
+        let (steps, chat) = episode_of(&site, &run, &scenario, epoch)?;
+        let others = others_with(&site, &run, &scenario, epoch);
+        let name = site
+            .folders
+            .resolve(&run)?
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok::<_, Problem>((steps, chat, others, name))
+    })
+    .await
+    .map_err(|e| Problem::internal(e.to_string()))??;
+    let run = required(&pairs, "run")?;
+    let scenario = required(&pairs, "scenario")?;
+    let first_error = steps
+        .iter()
+        .find(|s| !s.valid || s.error.is_some())
+        .map(|s| s.step);
+    pages::page(
+        "episode.html",
+        minijinja::context! {
+            title => format!("{scenario} · epoch {epoch}"),
+            run => run,
+            run_name => run_name,
+            scenario => scenario,
+            epoch => epoch,
+            steps => steps,
+            chat => chat,
+            first_error => first_error,
+            others => others,
+        },
+    )
+}
+
+/// `GET /compare?a=…&b=…&scenario=…&epoch=…`: two runs side by side on one scenario.
+pub async fn compare(
+    State(site): State<Arc<Site>>,
+    RawQuery(query): RawQuery,
+) -> Result<Html<String>, Problem> {
+    let pairs = query_pairs(query.as_deref())?;
+    let a = required(&pairs, "a")?.to_string();
+    let b = required(&pairs, "b")?.to_string();
+    let scenario = required(&pairs, "scenario")?.to_string();
+    let epoch = epoch_of(&pairs, "epoch")?;
+    let (left, right) = tokio::task::spawn_blocking({
+        let (a, b, scenario) = (a.clone(), b.clone(), scenario.clone());
+        move || {
+            Ok::<_, Problem>((
+                episode_of(&site, &a, &scenario, epoch)?,
+                episode_of(&site, &b, &scenario, epoch)?,
+            ))
+        }
+    })
+    .await
+    .map_err(|e| Problem::internal(e.to_string()))??;
+    pages::page(
+        "compare.html",
+        minijinja::context! {
+            title => format!("{scenario} · two runs"),
+            scenario => scenario,
+            epoch => epoch,
+            sides => vec![
+                minijinja::context! { run => a, steps => left.0, chat => left.1 },
+                minijinja::context! { run => b, steps => right.0, chat => right.1 },
+            ],
+        },
+    )
+}
+
+/// `GET /media?run=…&sha=…`: a picture of the run.
+pub async fn media(
+    State(site): State<Arc<Site>>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, Problem> {
+    let pairs = query_pairs(query.as_deref())?;
+    let dir = site.folders.resolve(required(&pairs, "run")?)?;
+    let path = media_path(&dir, required(&pairs, "sha")?)?;
+    let bytes = tokio::fs::read(&path).await.map_err(|_| {
+        Problem::not_found(
+            "no such picture",
+            "this run has no picture with that address",
+        )
+    })?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/png"),
+            // a picture's address is its content's hash: it never changes
+            (header::CACHE_CONTROL, "max-age=31536000, immutable"),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_delta_is_what_was_added() {
+        let before = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "a"}]);
+        let now = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]);
+        let (text, delta) = request_delta(Some(&before), &now);
+        assert!(delta);
+        assert!(
+            text.contains("\"c\"") && text.contains("\"b\"") && !text.contains("\"s\""),
+            "{text}"
+        );
+        // a window that dropped old messages is not a delta: the whole request shows
+        let cut = json!([{"role": "system", "content": "s"}, {"role": "user", "content": "c"}]);
+        let (text, delta) = request_delta(Some(&now), &cut);
+        assert!(!delta && text.contains("\"s\""), "{text}");
+        // the first request is whole
+        assert!(!request_delta(None, &now).1);
+        // a hash of the request is shown as it is
+        assert_eq!(request_delta(None, &json!("sha256:ab")).0, "\"sha256:ab\"");
+        // the runner's own record of a request: its new messages
+        let logged =
+            json!({"messages": 6, "sha256": "ab", "new": [{"role": "env", "text": "West side"}]});
+        let (text, delta) = request_delta(None, &logged);
+        assert!(
+            delta && text.contains("West side") && text.contains("\"messages in all\": 6"),
+            "{text}"
+        );
+        assert!(!text.contains("\"ab\""), "{text}");
+    }
+
+    #[test]
+    fn actions_read_as_one_line() {
+        assert_eq!(action_text(&Action::text("look")), "look");
+        assert_eq!(
+            action_text(&Action::Call {
+                name: "f".into(),
+                arguments: "{\"x\":1}".into()
+            }),
+            "f({\"x\":1})"
+        );
+    }
+}

@@ -1,0 +1,370 @@
+//! The pages in a real browser: Debian's headless Chromium driven over WebDriver
+//! (`/usr/bin/chromedriver`, fantoccini). Screenshots are kept under
+//! `target/browser-artifacts/`. Without chromedriver these tests skip with a message,
+//! unless `CI=true`, where they fail (`.ci/run` installs the browser).
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+use crate::support;
+
+const DRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// A headless Chromium session and the chromedriver behind it (stopped on drop).
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// Where screenshots go: `target/browser-artifacts/` of this workspace.
+pub fn artifacts() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let dir = target.join("browser-artifacts");
+    std::fs::create_dir_all(&dir).expect("artifacts folder");
+    dir
+}
+
+impl Browser {
+    /// Starts chromedriver and a browser; `None` (with a message) when there is no
+    /// chromedriver here, a panic instead when `CI=true`.
+    pub async fn start() -> Option<Browser> {
+        if !std::path::Path::new(DRIVER).exists() {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true but {DRIVER} is missing: install chromium and chromium-driver (.ci/run does)"
+            );
+            eprintln!(
+                "skipping a browser test: {DRIVER} is missing (apt-get install chromium chromium-driver)"
+            );
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let driver = Command::new(DRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let profile = tempfile::tempdir().expect("a profile folder");
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": CHROMIUM,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    "--window-size=1280,900",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            }),
+        );
+        let url = format!("http://127.0.0.1:{port}");
+        let mut last = String::new();
+        for _ in 0..100 {
+            let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+            match ClientBuilder::new(connector)
+                .capabilities(caps.clone())
+                .connect(&url)
+                .await
+            {
+                Ok(client) => {
+                    return Some(Browser {
+                        client,
+                        driver,
+                        _profile: profile,
+                    });
+                }
+                Err(e) => last = e.to_string(),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("chromedriver did not start a session: {last}");
+    }
+
+    /// Saves a screenshot as `target/browser-artifacts/<name>.png`.
+    pub async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.expect("a screenshot");
+        std::fs::write(artifacts().join(format!("{name}.png")), png).expect("saved");
+    }
+
+    /// Waits (up to 10 s) until `css` matches an element, and returns it.
+    pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no `{css}` on the page: {e}"))
+    }
+
+    /// Marks the page, so that [`Browser::assert_same_page`] can tell it was not reloaded.
+    pub async fn mark_page(&self) {
+        self.client
+            .execute("window.notReloaded = true", vec![])
+            .await
+            .unwrap();
+    }
+
+    /// Fails when the page marked by [`Browser::mark_page`] was reloaded or left.
+    pub async fn assert_same_page(&self) {
+        let same = self
+            .client
+            .execute("return window.notReloaded === true", vec![])
+            .await
+            .unwrap();
+        assert_eq!(same, serde_json::json!(true), "the page was reloaded");
+    }
+
+    /// Ends the session.
+    pub async fn close(self) {
+        let _ = self.client.clone().close().await;
+    }
+}
+
+/// A loopback server over `dirs` on a free port; returns its address.
+pub async fn serve(dirs: &[PathBuf]) -> String {
+    let options = escapade_web::ViewOptions {
+        dirs: dirs.to_vec(),
+        host: None,
+        port: 0,
+    };
+    let site = support::site(dirs, escapade_web::auth::Access::Loopback);
+    let server = escapade_web::Server::bind(&options, site)
+        .await
+        .expect("binds");
+    let url = server.url().trim_end_matches('/').to_string();
+    tokio::spawn(server.serve());
+    url
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_page_lists_and_filters_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = [tmp.path().to_path_buf()];
+    let (a, b) = (tmp.path().to_path_buf(), tmp.path().to_path_buf());
+    let (vis, comma) = tokio::task::spawn_blocking(move || {
+        (
+            support::baseline_run("vis", "oracle", 1, &a),
+            support::baseline_run("comma", "oracle", 1, &b),
+        )
+    })
+    .await
+    .unwrap();
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    browser.client.goto(&format!("{url}/")).await.unwrap();
+    browser.wait_for("#runs tbody tr").await;
+    let rows = browser
+        .client
+        .find_all(Locator::Css("#runs tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    let text = browser
+        .client
+        .find(Locator::Css("#runs"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for dir in [&vis, &comma] {
+        let name = dir.file_name().unwrap().to_string_lossy();
+        assert!(text.contains(&*name), "{name} missing from {text}");
+    }
+    browser.screenshot("runs-page").await;
+    // the filter hides the runs that do not match
+    let filter = browser.wait_for("#filter").await;
+    filter.send_keys("comma").await.unwrap();
+    let visible = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#runs tbody tr')].filter(r => r.offsetParent !== null).length",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(visible, serde_json::json!(1));
+    browser.screenshot("runs-page-filtered").await;
+    browser.close().await;
+}
+
+/// The `data-step` of the step marked current.
+async fn current_step(browser: &Browser) -> String {
+    let el = browser.wait_for(".step.current").await;
+    el.attr("data-step").await.unwrap().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_steps_by_keyboard() {
+    let (tmp, run) = support::baseline_run_async("vis", "random", 1).await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
+    // from the run page, find the failing episode and open it
+    browser
+        .client
+        .goto(&format!("{url}/run?id={}", id.replace('@', "%40")))
+        .await
+        .unwrap();
+    let outcome = browser.wait_for("#outcome").await;
+    outcome.select_by_value("false").await.unwrap();
+    browser.screenshot("run-page-failed-only").await;
+    browser
+        .wait_for("#episodes tbody tr[data-success=false] a")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for(".step.current").await;
+    assert_eq!(current_step(&browser).await, "1");
+    let body = browser.client.find(Locator::Css("body")).await.unwrap();
+    for (key, expect) in [
+        ("\u{E014}", "2"), // →
+        ("\u{E014}", "3"),
+        ("j", "4"),
+        ("\u{E012}", "3"), // ←
+        ("k", "2"),
+    ] {
+        body.send_keys(key).await.unwrap();
+        assert_eq!(current_step(&browser).await, expect, "after {key:?}");
+    }
+    assert!(
+        browser
+            .client
+            .current_url()
+            .await
+            .unwrap()
+            .as_str()
+            .ends_with("#step-2")
+    );
+    // a step by number
+    let goto = browser.wait_for("#goto").await;
+    goto.clear().await.unwrap();
+    goto.send_keys("7\n").await.unwrap();
+    browser
+        .client
+        .execute(
+            "document.getElementById('goto').dispatchEvent(new Event('change'))",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(current_step(&browser).await, "7");
+    // the picture the agent saw is loaded
+    let loaded = browser
+        .client
+        .execute(
+            "const i = document.querySelector('.step.current img'); return i ? (i.complete && i.naturalWidth > 0) : null",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(loaded, serde_json::json!(true));
+    browser.screenshot("episode-step-7").await;
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_run_gains_an_episode_without_reloading() {
+    // the run as it was after its first episode: the second row arrives while the page is open
+    let (tmp, run, second) = support::half_finished_run().await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
+    browser
+        .client
+        .goto(&format!("{url}/run?id={}", id.replace('@', "%40")))
+        .await
+        .unwrap();
+    browser.wait_for("#episodes tbody tr").await;
+    let text = |css: &'static str| {
+        let b = &browser;
+        async move { b.wait_for(css).await.text().await.unwrap() }
+    };
+    assert_eq!(text("#fig-done").await, "1");
+    assert_eq!(text("#live-state").await, "following the run…");
+    // mark the page so a reload would show
+    browser.mark_page().await;
+    browser.screenshot("live-before").await;
+    support::append_episode(&run, &second);
+    browser
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#episodes tbody tr:nth-child(2)"))
+        .await
+        .expect("the second episode appears");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while text("#live-state").await != "finished" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the page never says finished"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(text("#fig-done").await, "2");
+    assert_eq!(text("#fig-success").await, "100.0%");
+    browser.assert_same_page().await;
+    browser.screenshot("live-after").await;
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runs_page_follows_a_live_run() {
+    let (tmp, run, second) = support::half_finished_run().await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    browser.client.goto(&format!("{url}/")).await.unwrap();
+    let cell = browser.wait_for("#runs tbody tr .episodes").await;
+    assert_eq!(cell.text().await.unwrap(), "1 / 2");
+    browser.mark_page().await;
+    // give the page's event stream time to connect before the run moves
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    support::append_episode(&run, &second);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let cell = browser.wait_for("#runs tbody tr .episodes").await;
+        if cell.text().await.unwrap() == "2 / 2" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the runs page never showed 2 / 2"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    browser.assert_same_page().await;
+    browser.screenshot("runs-page-live").await;
+    browser.close().await;
+}
