@@ -13,7 +13,9 @@
 # target, which says something about the machine, not the tour, so that counts as run.
 # Placeholders are filled in: `runs/<dir>` is the newest run directory, `runs/a runs/b`
 # two earlier ones, `my-room.toml` a room of crates/escapade-vis/rooms/. Interactive
-# `play` reads an empty stdin and must end cleanly.
+# `play` reads an empty stdin and must end cleanly. A browser server (`view`, `play --web`)
+# must print its address within a minute and answer a page there with 200; it is then
+# stopped with Ctrl-C (SIGINT) and must exit cleanly.
 #
 # Usage: scripts/tour.sh [path/to/escapade]   (default: $CARGO_TARGET_DIR or target, /release/escapade)
 set -euo pipefail
@@ -32,6 +34,33 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY OPENAI_BASE_URL
 # the tour's commands: the lines of the first ```sh block after "## A short tour"
 mapfile -t lines < <(awk '/^## A short tour/{t=1} t&&/^```sh/{b=1;next} b&&/^```/{exit} b' "$root/README.md")
 [ ${#lines[@]} -gt 10 ] || { echo "tour: found no tour in README.md" >&2; exit 2; }
+
+# starts a browser server, fetches the address it prints, stops it with SIGINT; prints
+# what went wrong, or nothing
+serve_once() {
+  local log url code
+  log=$(mktemp)
+  bash -c "exec $1" </dev/null >"$log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 120); do
+    url=$(grep -o 'http://[^ ]*' "$log" | head -n1 || true)
+    [ -n "$url" ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.5
+  done
+  if [ -z "$url" ]; then
+    kill -INT $pid 2>/dev/null; wait $pid 2>/dev/null
+    echo "printed no address: $(tail -n 3 "$log" | tr '\n' ' ')"; rm -f "$log"; return
+  fi
+  code=$(curl -s -o /dev/null -w '%{http_code}' "$url" || true)
+  kill -INT $pid 2>/dev/null
+  local status=0
+  wait $pid 2>/dev/null || status=$?
+  if [ "$code" != 200 ]; then echo "$url answered $code"
+  elif [ $status -ne 0 ] && [ $status -ne 130 ]; then echo "exit $status after Ctrl-C"
+  fi
+  rm -f "$log"
+}
 
 newest_run() { ls -1dt runs/*/ 2>/dev/null | head -n1 || true; }
 failures=0
@@ -57,7 +86,17 @@ for line in "${lines[@]}"; do
     *' openai/'* | *' anthropic/'* | *'-model openai/'* | *'-model anthropic/'*) expect=no-key ;;
     *VisEscape-demo/* | *PAD-UFES-20/* | *puzzles.json* | *level.json*) expect=no-data ;;
     "$bin bench"*) expect=bench ;;
+    "$bin view"* | "$bin play --web"*) expect=server ;;
   esac
+  if [ $expect = server ]; then
+    verdict=$(serve_once "$cmd")
+    if [ -n "$verdict" ]; then
+      failures=$((failures + 1)); echo "FAIL (server: $verdict): $line" >&2
+    else
+      echo "ok (server): ${line%%#*}"
+    fi
+    continue
+  fi
   before=$(ls -1d runs/*/ 2>/dev/null | wc -l || true)
   set +e
   out=$(timeout 600 bash -c "$cmd" </dev/null 2>&1)
