@@ -17,6 +17,8 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("templates/base.html")),
     ("problem.html", include_str!("templates/problem.html")),
     ("runs.html", include_str!("templates/runs.html")),
+    ("play_start.html", include_str!("templates/play_start.html")),
+    ("play_game.html", include_str!("templates/play_game.html")),
 ];
 
 fn environment() -> &'static Environment<'static> {

@@ -52,6 +52,8 @@ pub struct Site {
     pub access: Access,
     /// The worlds (for reports: each world's breakdowns and key metrics).
     pub worlds: Worlds,
+    /// The games of `play --web` (`None`: this server does not play).
+    pub play: Option<Arc<crate::play::Lobby>>,
 }
 
 impl std::fmt::Debug for Site {
@@ -77,6 +79,7 @@ impl Site {
                 Some(_) => Access::new_token(),
             },
             worlds,
+            play: None,
         })
     }
 
@@ -91,6 +94,10 @@ pub fn router(site: Arc<Site>) -> Router {
     Router::new()
         .merge(crate::view::routes())
         .nest("/play", crate::play::routes())
+        .route(
+            "/play/",
+            get(|| async { axum::response::Redirect::permanent("/play") }),
+        )
         .route("/assets/{name}", get(crate::assets::asset))
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(
