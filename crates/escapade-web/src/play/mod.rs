@@ -110,7 +110,38 @@ pub struct Lobby {
     ids: Vec<String>,
     roles: Vec<String>,
     worlds: Worlds,
+    /// Scenarios people played in an earlier server over the same record folder (by
+    /// index): the picker offers them last.
+    played: Vec<usize>,
     games: Mutex<BTreeMap<String, Entry>>,
+}
+
+/// The scenarios (indices into `hashes`, the scenarios' SHA-256) that a person has an
+/// episode of in a run directory directly under `record`.
+fn played_before(record: &std::path::Path, hashes: &[String]) -> Vec<usize> {
+    let Ok(entries) = std::fs::read_dir(record) else {
+        return Vec::new();
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for dir in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+        if !escapade_run::rundir::is_run_dir(&dir) {
+            continue;
+        }
+        let Ok(toml) = escapade_run::rundir::read_run_toml(&dir) else {
+            continue;
+        };
+        let human = escapade_run::play::HUMAN;
+        if toml.config.agent != human && toml.config.expert.as_deref() != Some(human) {
+            continue;
+        }
+        let path = dir.join(escapade_run::rundir::EPISODES);
+        if let Ok(file) = escapade_run::rundir::read_episodes(&path) {
+            seen.extend(file.rows.into_iter().map(|r| r.scenario_hash));
+        }
+    }
+    (0..hashes.len())
+        .filter(|i| seen.contains(&hashes[*i]))
+        .collect()
 }
 
 impl std::fmt::Debug for Lobby {
@@ -167,11 +198,18 @@ impl Lobby {
                 "--role needs --partner: without one, two people play the two roles".into(),
             ));
         }
+        let hashes: Vec<String> = setup
+            .scenarios
+            .iter()
+            .map(|j| escapade_core::hash::sha256_hex(j.as_bytes()))
+            .collect();
+        let played = played_before(&setup.record, &hashes);
         Ok(Lobby {
             setup,
             ids,
             roles,
             worlds,
+            played,
             games: Mutex::new(BTreeMap::new()),
         })
     }
@@ -196,13 +234,18 @@ impl Lobby {
         }
     }
 
-    /// The scenarios no game here has been started on, in order.
+    /// The scenarios no game here has been started on, in order, those people played
+    /// in an earlier server over the same record folder last.
     fn unplayed(&self, games: &BTreeMap<String, Entry>) -> Vec<usize> {
         match self.setup.fixed {
             Some(i) => vec![i],
-            None => (0..self.ids.len())
-                .filter(|i| !games.values().any(|e| e.index == *i))
-                .collect(),
+            None => {
+                let mut free: Vec<usize> = (0..self.ids.len())
+                    .filter(|i| !games.values().any(|e| e.index == *i))
+                    .collect();
+                free.sort_by_key(|i| self.played.contains(i));
+                free
+            }
         }
     }
 

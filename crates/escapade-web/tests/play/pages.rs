@@ -55,6 +55,7 @@ async fn play_through(
     limit: usize,
 ) -> usize {
     let secrets = shadow.secrets();
+    assert!(!secrets.is_empty(), "a scenario without secrets tests nothing");
     let mut typed = 0;
     while !shadow.over && typed < limit {
         let (role, text) = shadow.next();
@@ -96,22 +97,61 @@ async fn play_through(
     typed
 }
 
+/// A play server over the first `n` scenarios of world `name` (with `tweak` applied to
+/// its setup), recorded in a temporary folder, and a shadow of its first scenario.
+struct Bench {
+    tmp: tempfile::TempDir,
+    worlds: escapade_web::server::Worlds,
+    app: axum::Router,
+    lobby: Arc<escapade_web::play::Lobby>,
+    shadow: Shadow,
+    /// The first scenario, its world options and seed (for a fresh shadow).
+    first: (String, BTreeMap<String, String>, u64),
+}
+
+fn bench(name: &str, n: usize, tweak: impl FnOnce(&mut escapade_web::play::PlaySetup)) -> Bench {
+    let tmp = tempfile::tempdir().unwrap();
+    let worlds = kit::worlds();
+    let mut setup = kit::setup(&worlds, name, n, tmp.path());
+    tweak(&mut setup);
+    let shadow = Shadow::new(
+        kit::world(&worlds, name),
+        &setup.scenarios[0],
+        setup.seed,
+        &setup.world_options,
+    );
+    let first = (
+        setup.scenarios[0].clone(),
+        setup.world_options.clone(),
+        setup.seed,
+    );
+    let (site, lobby) = kit::site(setup, worlds.clone());
+    Bench {
+        first,
+        tmp,
+        app: router(Arc::new(site)),
+        worlds,
+        lobby,
+        shadow,
+    }
+}
+
 fn toml(dir: &std::path::Path) -> String {
     std::fs::read_to_string(dir.join("run.toml")).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_played_to_the_end_is_recorded_once_as_human() {
-    let tmp = tempfile::tempdir().unwrap();
-    let worlds = kit::worlds();
-    let setup = kit::setup(&worlds, "tools", 2, tmp.path());
-    let json = setup.scenarios[0].clone();
-    let (options, seed) = (setup.world_options.clone(), setup.seed);
-    let (site, lobby) = kit::site(setup, worlds.clone());
-    let app = router(Arc::new(site));
+    let Bench {
+        tmp,
+        worlds,
+        app,
+        lobby,
+        mut shadow,
+        first,
+    } = bench("tools", 2, |_| {});
     let (seat, scenario) = start(&app, "alice", None).await;
-    assert!(json.contains(&format!("\"{scenario}\"")));
-    let mut shadow = Shadow::new(kit::world(&worlds, "tools"), &json, seed, &options);
+    assert!(first.0.contains(&format!("\"{scenario}\"")));
     let seats = BTreeMap::from([(String::new(), seat.clone())]);
     let moves = play_through(&app, &mut shadow, &seats, 200).await;
     assert!(shadow.over && moves > 2, "{moves} moves");
@@ -152,17 +192,23 @@ async fn tools_played_to_the_end_is_recorded_once_as_human() {
     assert_eq!(r.status, StatusCode::CONFLICT);
     lobby.stop();
     assert_eq!(kit::episodes(&dirs[0]).len(), 1);
+    // a new server over the same folder offers the unplayed scenario first
+    let (again, _lobby) = kit::site(kit::setup(&worlds, "tools", 2, tmp.path()), worlds.clone());
+    let page = send(&router(Arc::new(again)), "GET", "/play", None).await;
+    let offered = kit::first_offered(&page.body);
+    assert!(offered != scenario && page.body.contains(&format!("\"{scenario}\"")));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn comma_two_people_each_see_only_their_role() {
-    let tmp = tempfile::tempdir().unwrap();
-    let worlds = kit::worlds();
-    let setup = kit::setup(&worlds, "comma", 1, tmp.path());
-    let json = setup.scenarios[0].clone();
-    let (options, seed) = (setup.world_options.clone(), setup.seed);
-    let (site, _lobby) = kit::site(setup, worlds.clone());
-    let app = router(Arc::new(site));
+    let Bench {
+        tmp,
+        worlds,
+        app,
+        mut shadow,
+        first: (json, options, seed),
+        ..
+    } = bench("comma", 1, |_| {});
     let (solver, _) = start(&app, "alice", Some("solver")).await;
     // the game waits for the expert; the seat is offered on the start page
     let wait = send(&app, "GET", &solver.page, None).await;
@@ -205,7 +251,6 @@ async fn comma_two_people_each_see_only_their_role() {
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let expert = seat_url(r.location.as_deref().unwrap());
     // a seat cannot move out of turn
-    let mut shadow = Shadow::new(kit::world(&worlds, "comma"), &json, seed, &options);
     let (first, _) = shadow.next();
     let other = if first == "solver" { &expert } else { &solver };
     let r = send(&app, "POST", &other.act, Some(&form(&[("text", "hello")]))).await;
@@ -247,18 +292,18 @@ async fn comma_two_people_each_see_only_their_role() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn comma_with_the_oracle_in_the_other_role() {
-    let tmp = tempfile::tempdir().unwrap();
-    let worlds = kit::worlds();
-    let mut setup = kit::setup(&worlds, "comma", 1, tmp.path());
-    let comma = kit::world(&worlds, "comma");
-    setup.role = Some("solver".into());
-    setup.partner = Some(Arc::new(
-        escapade_run::Baseline::new(comma, "oracle").unwrap(),
-    ));
-    let json = setup.scenarios[0].clone();
-    let (options, seed) = (setup.world_options.clone(), setup.seed);
-    let (site, _lobby) = kit::site(setup, worlds.clone());
-    let app = router(Arc::new(site));
+    let Bench {
+        tmp,
+        app,
+        mut shadow,
+        ..
+    } = bench("comma", 1, |setup| {
+        let comma = escapade_comma::CommaWorld;
+        setup.role = Some("solver".into());
+        setup.partner = Some(Arc::new(
+            escapade_run::Baseline::new(&comma, "oracle").unwrap(),
+        ));
+    });
     let (solver, _) = start(&app, "carol", Some("solver")).await;
     // an expert seat does not exist here
     let r = send(
@@ -273,7 +318,6 @@ async fn comma_with_the_oracle_in_the_other_role() {
     )
     .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
-    let mut shadow = Shadow::new(comma, &json, seed, &options);
     let seats = BTreeMap::from([("solver".to_string(), solver.clone())]);
     play_through(&app, &mut shadow, &seats, 200).await;
     let page = send(&app, "GET", &solver.page, None).await;
@@ -290,15 +334,14 @@ async fn comma_with_the_oracle_in_the_other_role() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vis_actions_are_buttons_and_pictures_only_for_the_seat() {
-    let tmp = tempfile::tempdir().unwrap();
-    let worlds = kit::worlds();
-    let setup = kit::setup(&worlds, "vis", 1, tmp.path());
-    let json = setup.scenarios[0].clone();
-    let (options, seed) = (setup.world_options.clone(), setup.seed);
-    let (site, lobby) = kit::site(setup, worlds.clone());
-    let app = router(Arc::new(site));
+    let Bench {
+        tmp,
+        app,
+        lobby,
+        mut shadow,
+        ..
+    } = bench("vis", 1, |_| {});
     let (seat, _) = start(&app, "dana", None).await;
-    let mut shadow = Shadow::new(kit::world(&worlds, "vis"), &json, seed, &options);
     let page = send(&app, "GET", &seat.page, None).await;
     // every available action is a button
     for a in shadow.observation.actions.clone().unwrap() {
@@ -357,15 +400,14 @@ async fn vis_actions_are_buttons_and_pictures_only_for_the_seat() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn craft_a_click_on_the_frame_is_look_at() {
-    let tmp = tempfile::tempdir().unwrap();
-    let worlds = kit::worlds();
-    let setup = kit::setup(&worlds, "craft", 1, tmp.path());
-    let json = setup.scenarios[0].clone();
-    let (options, seed) = (setup.world_options.clone(), setup.seed);
-    let (site, lobby) = kit::site(setup, worlds.clone());
-    let app = router(Arc::new(site));
+    let Bench {
+        tmp,
+        app,
+        lobby,
+        shadow,
+        ..
+    } = bench("craft", 1, |_| {});
     let (seat, _) = start(&app, "erin", None).await;
-    let shadow = Shadow::new(kit::world(&worlds, "craft"), &json, seed, &options);
     let secrets = shadow.secrets();
     let page = send(&app, "GET", &seat.page, None).await;
     assert!(
@@ -435,11 +477,7 @@ async fn craft_a_click_on_the_frame_is_look_at() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_a_clear_page_and_the_game_goes_on() {
-    let tmp = tempfile::tempdir().unwrap();
-    let worlds = kit::worlds();
-    let setup = kit::setup(&worlds, "vis", 2, tmp.path());
-    let (site, lobby) = kit::site(setup, worlds.clone());
-    let app = router(Arc::new(site));
+    let Bench { app, lobby, .. } = bench("vis", 2, |_| {});
     let check = |r: Reply, status: StatusCode, words: &str| {
         assert_eq!(r.status, status, "{}", r.body);
         assert!(r.body.contains(words), "`{words}` missing: {}", r.body);
