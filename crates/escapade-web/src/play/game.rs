@@ -151,7 +151,7 @@ impl Game {
         Ok(())
     }
 
-    /// Closes the channel (the thread records the episode as given up) and waits for
+    /// Closes the channel (the thread records the episode, ended by the stop) and waits for
     /// the thread.
     pub fn stop(&self) {
         self.input.lock().unwrap_or_else(|p| p.into_inner()).take();

@@ -249,7 +249,7 @@ impl Lobby {
         }
     }
 
-    /// Stops every game (each is recorded as given up) and waits for their threads.
+    /// Stops every game (each is recorded, ended by the stop) and waits for their threads.
     pub fn stop(&self) {
         let games: Vec<Arc<Game>> = self
             .games()
@@ -960,7 +960,7 @@ pub struct PlayServe {
 }
 
 /// `escapade play --web`: serves the lobby until Ctrl-C, after writing the address to
-/// `out`; then stops every game in progress (each is recorded as given up).
+/// `out`; then stops every game in progress (each is recorded, ended by the stop).
 pub fn serve(
     setup: PlaySetup,
     how: &PlayServe,
@@ -1005,7 +1005,7 @@ pub fn serve(
         }
         let _ = writeln!(
             out,
-            "Ctrl-C stops the server (games in progress are recorded as given up)"
+            "Ctrl-C stops the server (a game in progress is recorded as ended by the stop)"
         );
         let _ = out.flush();
         server
