@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use escapade_core::{
     Action, Agent, AgentTurn, CoreError, Env, FORMAT_VERSION, Observation, ScenarioHeader, Step,
-    World, hash,
+    ToolSchema, World, hash,
 };
 
 use escapade_agents::{AsyncAgent, EpisodeStart, Team, TurnInput};
@@ -32,6 +32,10 @@ use crate::runner::{AgentFactory, DEFAULT_MAX_STEPS, Played, Recorder};
 
 /// The agent name of a person playing.
 pub const HUMAN: &str = "human";
+
+/// What takes the function schemas of the current state before each of a person's turns
+/// ([`play_person`]).
+pub type Schemas<'a> = &'a mut dyn FnMut(Vec<ToolSchema>);
 
 /// How the observation starts that answers a reply the world cannot read (no step is
 /// spent; the person types again).
@@ -139,7 +143,7 @@ pub fn play_terminal_with(
             shown: Vec::new(),
             last_full: String::new(),
         };
-        let (played, dir) = play_person(world, scenario_json, options, partner, &mut human)?;
+        let (played, dir) = play_person(world, scenario_json, options, partner, &mut human, None)?;
         (played, dir, human.quit, human.eof)
     };
     print_ending(output, &played, quit, end_of_input);
@@ -156,13 +160,16 @@ pub fn play_terminal_with(
 /// in the other roles, recorded as a run directory under [`PlayOptions::record`] when
 /// set, exactly as [`play_terminal_with`] records. Returns the episode and the run
 /// directory written. A reply the world cannot read reaches `person` again as an
-/// observation that says why, without a step.
+/// observation that says why, without a step. With `schemas`, the world's function
+/// schemas for the current state are handed to it before each of the person's turns (a
+/// page offers a form per function; the tools world adds one per node investigated).
 pub fn play_person(
     world: &dyn World,
     scenario_json: &str,
     options: &PlayOptions,
     partner: Option<Partner<'_>>,
     person: &mut dyn Agent,
+    schemas: Option<Schemas<'_>>,
 ) -> Result<(Played, Option<PathBuf>)> {
     let header = ScenarioHeader::parse(scenario_json)?;
     let mut env = world.env(scenario_json, &options.world_options)?;
@@ -226,7 +233,7 @@ pub fn play_person(
     };
     let played = play_sync(
         env.as_mut(),
-        person,
+        (person, schemas),
         table,
         options.seed,
         options.max_steps,
@@ -437,7 +444,7 @@ struct Seats<'a> {
 /// A partner's turns are driven with `block_on`.
 fn play_sync(
     env: &mut dyn Env,
-    agent: &mut dyn Agent,
+    (agent, mut schemas): (&mut dyn Agent, Option<Schemas<'_>>),
     mut seats: Seats<'_>,
     seed: u64,
     max_steps: u32,
@@ -496,6 +503,9 @@ fn play_sync(
                 }))
                 .map_err(|e| e.to_string())
         } else {
+            if let Some(hand) = schemas.as_deref_mut() {
+                hand(env.tool_schemas());
+            }
             agent
                 .act(&observation, played.last.as_ref())
                 .map_err(|e| match e {

@@ -261,6 +261,9 @@ fn run(game: Arc<Game>, rx: mpsc::Receiver<Input>, start: Start) {
         Some((_, None)) => own.as_ref().map(|rt| rt.handle().clone()),
         None => None,
     };
+    // the functions of the current state, for the page's forms
+    let shared = game.clone();
+    let mut schemas = move |tools: Vec<escapade_core::ToolSchema>| shared.table().tools = tools;
     let result = match (&partner, &handle) {
         (Some((agents, _)), Some(runtime)) => escapade_run::play_person(
             world.as_ref(),
@@ -271,11 +274,19 @@ fn run(game: Arc<Game>, rx: mpsc::Receiver<Input>, start: Start) {
                 runtime,
             }),
             &mut person,
+            Some(&mut schemas),
         ),
         (Some(_), None) => Err(escapade_run::RunError::Invalid(
             "cannot start a runtime for the partner".into(),
         )),
-        (None, _) => escapade_run::play_person(world.as_ref(), &json, &options, None, &mut person),
+        (None, _) => escapade_run::play_person(
+            world.as_ref(),
+            &json,
+            &options,
+            None,
+            &mut person,
+            Some(&mut schemas),
+        ),
     };
     let mut table = game.table();
     table.waiting = None;

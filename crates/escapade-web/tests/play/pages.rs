@@ -214,6 +214,29 @@ async fn tools_played_to_the_end_is_recorded_once_as_human() {
     assert_eq!(r.status, StatusCode::CONFLICT);
     lobby.stop();
     assert_eq!(kit::episodes(&dirs[0]).len(), 1);
+    // the function forms follow the state: a node investigated gets a form of its own
+    let (_, jsons) = kit::scenarios(kit::world(&worlds, "tools"), 2);
+    let tools = kit::world(&worlds, "tools");
+    let mut second = Shadow::new(tools, &jsons[1], first.2, &first.1);
+    let (seat2, _) = start(&app, "bob", None).await;
+    let mut node = None;
+    for _ in 0..5 {
+        let (_, text) = second.next();
+        let r = send(&app, "POST", &seat2.act, Some(&form(&[("text", &text)]))).await;
+        assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+        second.play(&text);
+        if let Some(id) = text.strip_prefix("investigate ") {
+            node = Some(id.trim().to_string());
+            break;
+        }
+    }
+    let node = node.expect("the oracle investigates a node first");
+    let page = send(&app, "GET", &seat2.page, None).await;
+    assert!(
+        page.body.contains(&format!("data-call=\"{node}\"")),
+        "no form for {node}: {}",
+        page.body
+    );
     // a new server over the same folder offers the unplayed scenario first
     let (again, _lobby) = kit::site(kit::setup(&worlds, "tools", 2, tmp.path()), worlds.clone());
     let page = send(&router(Arc::new(again)), "GET", "/play", None).await;
