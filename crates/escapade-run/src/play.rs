@@ -15,12 +15,13 @@
 //! role as a [`Team`]. The partner is async; the loop stays synchronous (a terminal
 //! blocks on input) and drives it with `block_on` on the partner's runtime.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use escapade_core::{
     Action, Agent, AgentTurn, CoreError, Env, FORMAT_VERSION, Observation, ScenarioHeader, Step,
-    World, hash,
+    ToolSchema, World, hash,
 };
 
 use escapade_agents::{AsyncAgent, EpisodeStart, Team, TurnInput};
@@ -31,6 +32,14 @@ use crate::runner::{AgentFactory, DEFAULT_MAX_STEPS, Played, Recorder};
 
 /// The agent name of a person playing.
 pub const HUMAN: &str = "human";
+
+/// What takes the function schemas of the current state before each of a person's turns
+/// ([`play_person`]).
+pub type Schemas<'a> = &'a mut dyn FnMut(Vec<ToolSchema>);
+
+/// How the observation starts that answers a reply the world cannot read (no step is
+/// spent; the person types again).
+pub const UNREADABLE: &str = "That reply cannot be read: ";
 
 /// Settings of [`play_terminal`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +61,12 @@ pub struct PlayOptions {
     /// the [`Partner`]'s); `None`: every role.
     pub role: Option<String>,
     /// The world's environment options (`-W key=value`).
-    pub world_options: std::collections::BTreeMap<String, String>,
+    pub world_options: BTreeMap<String, String>,
+    /// Who played, as labels the people typed, keyed by role (`agent` in one-role
+    /// worlds): recorded in `run.toml` as the seat's `participant` option, and naming
+    /// the run directory. A label for `expert` with no [`PlayOptions::role`] means two
+    /// people played the two roles.
+    pub participants: BTreeMap<String, String>,
 }
 
 /// Who plays the roles the person does not: agents made by `agents`, driven on
@@ -60,8 +74,8 @@ pub struct PlayOptions {
 pub struct Partner<'a> {
     /// Makes the agent of each other role.
     pub agents: &'a dyn AgentFactory,
-    /// Runs the agents' turns.
-    pub runtime: &'a tokio::runtime::Runtime,
+    /// Runs the agents' turns (from the thread that plays, outside the runtime).
+    pub runtime: &'a tokio::runtime::Handle,
 }
 
 impl Default for PlayOptions {
@@ -75,6 +89,7 @@ impl Default for PlayOptions {
             images: PathBuf::from("escapade-play"),
             role: None,
             world_options: Default::default(),
+            participants: Default::default(),
         }
     }
 }
@@ -115,6 +130,47 @@ pub fn play_terminal_with(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> Result<PlayResult> {
+    let (played, dir, quit, end_of_input) = {
+        let mut human = Human {
+            input,
+            output: &mut *output,
+            prompt: String::new(),
+            quit: false,
+            eof: false,
+            images: options.images.clone(),
+            // every role is the person's: each turn names its role (one-role worlds name none)
+            show_role: options.role.is_none(),
+            shown: Vec::new(),
+            last_full: String::new(),
+        };
+        let (played, dir) = play_person(world, scenario_json, options, partner, &mut human, None)?;
+        (played, dir, human.quit, human.eof)
+    };
+    print_ending(output, &played, quit, end_of_input);
+    Ok(PlayResult {
+        played,
+        quit,
+        end_of_input,
+        dir,
+    })
+}
+
+/// Plays `scenario_json` of `world` with `person` — an [`Agent`] that stands for a person
+/// (a terminal, a browser) — in [`PlayOptions::role`] (`None`: every role) and `partner`
+/// in the other roles, recorded as a run directory under [`PlayOptions::record`] when
+/// set, exactly as [`play_terminal_with`] records. Returns the episode and the run
+/// directory written. A reply the world cannot read reaches `person` again as an
+/// observation that says why, without a step. With `schemas`, the world's function
+/// schemas for the current state are handed to it before each of the person's turns (a
+/// page offers a form per function; the tools world adds one per node investigated).
+pub fn play_person(
+    world: &dyn World,
+    scenario_json: &str,
+    options: &PlayOptions,
+    partner: Option<Partner<'_>>,
+    person: &mut dyn Agent,
+    schemas: Option<Schemas<'_>>,
+) -> Result<(Played, Option<PathBuf>)> {
     let header = ScenarioHeader::parse(scenario_json)?;
     let mut env = world.env(scenario_json, &options.world_options)?;
     let roles = env.roles();
@@ -168,81 +224,55 @@ pub fn play_terminal_with(
         }
         None => None,
     };
-    let (played, quit, end_of_input) = {
-        let mut human = Human {
-            input,
-            output: &mut *output,
-            prompt: String::new(),
-            quit: false,
-            eof: false,
-            images: options.images.clone(),
-            show_role: seat.is_none() && !roles.is_empty(),
-            shown: Vec::new(),
-            last_full: String::new(),
-        };
-        let mut recorder = match &recording {
-            Some(dir) => Some(Recorder {
-                dir,
-                trajectory: dir.trajectory(&header.id, 0)?,
-            }),
-            None => None,
-        };
-        let start = std::time::Instant::now();
-        let table = Seats {
-            mine: seat.clone(),
-            roles: roles.clone(),
-            partner: team.map(|(t, rt, _)| (t, rt)),
-        };
-        let played = play_sync(
-            env.as_mut(),
-            &mut human,
-            table,
-            options.seed,
-            options.max_steps,
-            recorder.as_mut(),
-        )?;
-        if let Some(dir) = &recording {
-            let row = escapade_core::EpisodeRow {
-                format_version: FORMAT_VERSION,
-                suite: options.suite.clone(),
-                scenario: header.id.clone(),
-                scenario_hash: hash::sha256_hex(scenario_json.as_bytes()),
-                world: world.name().to_string(),
-                difficulty: header.difficulty,
-                epoch: 0,
-                seed: options.seed,
-                agent: agent_name.clone(),
-                config_hash: dir.config_hash().to_string(),
-                success: played.outcome.success && played.error.is_none(),
-                steps: played.outcome.steps,
-                metrics: played
-                    .outcome
-                    .metrics
-                    .iter()
-                    .filter(|(_, v)| v.is_finite())
-                    .map(|(k, v)| (k.clone(), *v))
-                    .collect(),
-                usage: played.usage,
-                duration_ms: start.elapsed().as_millis() as u64,
-                error: played.error.clone(),
-                retryable: false,
-                rejected: Vec::new(),
-            };
-            if let Some(r) = recorder.as_mut() {
-                r.trajectory.finish()?;
-            }
-            dir.append_episode(&row)?;
-            dir.write_summary(world)?;
-        }
-        (played, human.quit, human.eof)
+    let mut recorder = match &recording {
+        Some(dir) => Some(Recorder {
+            dir,
+            trajectory: dir.trajectory(&header.id, 0)?,
+        }),
+        None => None,
     };
-    print_ending(output, &played, quit, end_of_input);
-    Ok(PlayResult {
-        played,
-        quit,
-        end_of_input,
-        dir: recording.map(|d| d.path().to_path_buf()),
-    })
+    let start = std::time::Instant::now();
+    let table = Seats {
+        mine: seat.clone(),
+        roles: roles.clone(),
+        partner: team.map(|(t, rt, _)| (t, rt)),
+    };
+    let played = play_sync(
+        env.as_mut(),
+        (person, schemas),
+        table,
+        options.seed,
+        options.max_steps,
+        recorder.as_mut(),
+    )?;
+    if let Some(dir) = &recording {
+        let row = escapade_core::EpisodeRow {
+            format_version: FORMAT_VERSION,
+            suite: options.suite.clone(),
+            scenario: header.id.clone(),
+            scenario_hash: hash::sha256_hex(scenario_json.as_bytes()),
+            world: world.name().to_string(),
+            difficulty: header.difficulty,
+            epoch: 0,
+            seed: options.seed,
+            agent: agent_name.clone(),
+            config_hash: dir.config_hash().to_string(),
+            success: played.outcome.success && played.error.is_none(),
+            steps: played.outcome.steps,
+            metrics: crate::runner::finite(played.outcome.metrics.clone()),
+            usage: played.usage,
+            duration_ms: start.elapsed().as_millis() as u64,
+            error: played.error.clone(),
+            retryable: false,
+            rejected: Vec::new(),
+        };
+        if let Some(r) = recorder.as_mut() {
+            r.trajectory.finish()?;
+        }
+        dir.append_episode(&row)?;
+        dir.write_summary(world)?;
+    }
+    Ok((played, recording.map(|d| d.path().to_path_buf())))
 }
 
 /// The role the person plays (`None`: every role), checked against the world's roles.
@@ -281,12 +311,56 @@ fn seat(
 
 /// `agent` and `expert` of a recorded play: the person alone is `human`; with a partner
 /// the solver's seat is `agent` and the expert's `expert` (as `escapade run --expert`).
-fn seats_config(seat: Option<&str>, partner: Option<&str>) -> (String, Option<String>) {
+/// With [`PlayOptions::participants`] naming the expert, two people played both roles:
+/// the expert's seat is `human` too.
+fn seats_config(
+    seat: Option<&str>,
+    partner: Option<&str>,
+    participants: &BTreeMap<String, String>,
+) -> (String, Option<String>) {
     match (seat, partner) {
         (Some("expert"), Some(other)) => (other.to_string(), Some(HUMAN.into())),
         (Some(_), Some(other)) => (HUMAN.to_string(), Some(other.to_string())),
+        (None, _) if participants.contains_key(EXPERT) => (HUMAN.to_string(), Some(HUMAN.into())),
         _ => (HUMAN.to_string(), None),
     }
+}
+
+/// The expert's role name (COMMA), the seat `run.toml` records as `expert`.
+const EXPERT: &str = "expert";
+
+/// The participant key of run.toml's agent and expert options.
+pub const PARTICIPANT: &str = "participant";
+
+/// `(agent_options, expert_options)` of a recorded play: each human seat's participant
+/// label as `participant` (the agent seat's label is keyed by its role, or `agent` in
+/// one-role worlds; the expert's by `expert`).
+fn participant_options(
+    agent_is_human: bool,
+    expert_is_human: bool,
+    participants: &BTreeMap<String, String>,
+) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    let label = |k: Option<&String>| {
+        k.filter(|l| !l.trim().is_empty())
+            .map(|l| BTreeMap::from([(PARTICIPANT.to_string(), l.trim().to_string())]))
+            .unwrap_or_default()
+    };
+    let agent = participants
+        .iter()
+        .find(|(k, _)| k.as_str() != EXPERT)
+        .map(|(_, v)| v);
+    (
+        if agent_is_human {
+            label(agent)
+        } else {
+            BTreeMap::new()
+        },
+        if expert_is_human {
+            label(participants.get(EXPERT))
+        } else {
+            BTreeMap::new()
+        },
+    )
 }
 
 fn record_dir(
@@ -297,15 +371,25 @@ fn record_dir(
     (seat, partner): (Option<&str>, Option<&str>),
     parent: &Path,
 ) -> Result<RunDir> {
-    let (agent, expert) = seats_config(seat, partner);
+    let (agent, expert) = seats_config(seat, partner, &options.participants);
+    let (agent_options, expert_options) = participant_options(
+        agent == HUMAN,
+        expert.as_deref() == Some(HUMAN),
+        &options.participants,
+    );
+    // the directory is named after the person when there is one label
+    let name = match agent_options.get(PARTICIPANT) {
+        Some(p) => format!("{agent}-{p}"),
+        None => agent.clone(),
+    };
     let config = RunConfig {
         suite: options.suite.clone(),
         world: world.name().to_string(),
         source: options.source.clone(),
         agent,
-        agent_options: Default::default(),
+        agent_options,
         expert,
-        expert_options: Default::default(),
+        expert_options,
         world_options: options.world_options.clone(),
         epochs: 1,
         suite_settings: Default::default(),
@@ -319,7 +403,7 @@ fn record_dir(
         }],
         shard: None,
     };
-    RunDir::create(parent, &config)
+    RunDir::create_named(parent, &config, &name)
 }
 
 fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {
@@ -360,7 +444,7 @@ fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {
 struct Seats<'a> {
     mine: Option<String>,
     roles: Vec<String>,
-    partner: Option<(Team, &'a tokio::runtime::Runtime)>,
+    partner: Option<(Team, &'a tokio::runtime::Handle)>,
 }
 
 /// The episode loop for a person: synchronous, because a terminal blocks on input and a
@@ -371,7 +455,7 @@ struct Seats<'a> {
 /// A partner's turns are driven with `block_on`.
 fn play_sync(
     env: &mut dyn Env,
-    agent: &mut dyn Agent,
+    (agent, mut schemas): (&mut dyn Agent, Option<Schemas<'_>>),
     mut seats: Seats<'_>,
     seed: u64,
     max_steps: u32,
@@ -430,6 +514,9 @@ fn play_sync(
                 }))
                 .map_err(|e| e.to_string())
         } else {
+            if let Some(hand) = schemas.as_deref_mut() {
+                hand(env.tool_schemas());
+            }
             agent
                 .act(&observation, played.last.as_ref())
                 .map_err(|e| match e {
@@ -447,7 +534,7 @@ fn play_sync(
         let mut gave_up = None;
         while !theirs && let Err(message) = env.check_action(&turn.action) {
             let again = Observation {
-                text: format!("That reply cannot be read: {message}"),
+                text: format!("{UNREADABLE}{message}"),
                 ..Observation::default()
             };
             match agent.act(&again, played.last.as_ref()) {

@@ -558,9 +558,18 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                 let run = building.entry(key.clone()).or_insert_with(|| Building {
                     base_hash: key,
                     agent: config.agent.clone(),
-                    model: config.agent_options.get("model").cloned(),
+                    // a model's name, or the label of the person who played (play --record)
+                    model: config
+                        .agent_options
+                        .get("model")
+                        .or_else(|| config.agent_options.get(crate::play::PARTICIPANT))
+                        .cloned(),
                     expert: config.expert.as_ref().map(|e| {
-                        match config.expert_options.get("model") {
+                        match config
+                            .expert_options
+                            .get("model")
+                            .or_else(|| config.expert_options.get(crate::play::PARTICIPANT))
+                        {
                             Some(m) => format!("{e} {m}"),
                             None => e.clone(),
                         }

@@ -810,7 +810,8 @@ async fn run_episode(
     Ok((row, played.history_cut))
 }
 
-fn finite(metrics: BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+/// The metrics an episode row records: the finite ones (JSON has no NaN).
+pub fn finite(metrics: BTreeMap<String, f64>) -> BTreeMap<String, f64> {
     metrics.into_iter().filter(|(_, v)| v.is_finite()).collect()
 }
 

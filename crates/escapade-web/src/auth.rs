@@ -48,7 +48,7 @@ impl Access {
 }
 
 /// Compares two strings in time that does not depend on where they first differ.
-fn same(a: &str, b: &str) -> bool {
+pub fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())

@@ -34,6 +34,13 @@ pub enum WebError {
     /// Occurs when serving stops on an I/O error.
     #[error("the server stopped")]
     Serve(#[source] std::io::Error),
+    /// Occurs when `play --web` cannot play what it was given (no scenario, a role or
+    /// partner the world does not take).
+    #[error("cannot play: {message}")]
+    Play {
+        /// What is wrong.
+        message: String,
+    },
     /// Occurs when a template fails to render (a bug in a template).
     #[error("template {name}: {message}")]
     Template {

@@ -26,6 +26,8 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("episode.html", include_str!("templates/episode.html")),
     ("steps.html", include_str!("templates/steps.html")),
     ("compare.html", include_str!("templates/compare.html")),
+    ("play_start.html", include_str!("templates/play_start.html")),
+    ("play_game.html", include_str!("templates/play_game.html")),
 ];
 
 fn environment() -> &'static Environment<'static> {

@@ -55,6 +55,8 @@ pub struct Site {
     /// Each run's summary line, kept while its files are unchanged (see
     /// [`crate::view::runs::LineCache`]).
     pub lines: crate::view::runs::LineCache,
+    /// The games of `play --web` (`None`: this server does not play).
+    pub play: Option<Arc<crate::play::Lobby>>,
 }
 
 impl std::fmt::Debug for Site {
@@ -81,6 +83,7 @@ impl Site {
             },
             worlds,
             lines: Default::default(),
+            play: None,
         })
     }
 
@@ -95,6 +98,10 @@ pub fn router(site: Arc<Site>) -> Router {
     Router::new()
         .merge(crate::view::routes())
         .nest("/play", crate::play::routes())
+        .route(
+            "/play/",
+            get(|| async { axum::response::Redirect::permanent("/play") }),
+        )
         .route("/assets/{name}", get(crate::assets::asset))
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(

@@ -457,7 +457,8 @@ pub struct PlayArgs {
     /// Seed given to the environment.
     #[arg(long, short, default_value_t = 0)]
     pub seed: u64,
-    /// Also write a run directory (agent `human`) under this directory.
+    /// Also write a run directory (agent `human`) under this directory (with --web:
+    /// where every game is recorded, default `runs`).
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Where pictures of the views are written (`current.png` is the view in front of
@@ -473,8 +474,9 @@ pub struct PlayArgs {
     #[arg(long)]
     pub role: Option<String>,
     /// The agent of the role you do not play: a baseline of the world (`oracle`, the
-    /// default, or `random`) or a model agent (`llm`, with --expert-model).
-    #[arg(long, value_name = "SPEC")]
+    /// default, or `random`) or a model agent (`llm`, with --expert-model; with --web
+    /// also `provider/model`). With --web and no partner, two people play the two roles.
+    #[arg(long, value_name = "SPEC", visible_alias = "partner")]
     pub expert: Option<String>,
     /// The other role's model, as `provider/model` (implies `--expert llm`).
     #[arg(long, value_name = "PROVIDER/MODEL")]
@@ -482,4 +484,20 @@ pub struct PlayArgs {
     /// The other role's agent and backend options as key=value (repeatable).
     #[arg(short = 'E', long = "expert-option", value_name = "KEY=VALUE")]
     pub expert_options: Vec<String>,
+    /// Your name or a label, recorded with the run (`participant` in run.toml; `escapade
+    /// report` shows it beside `human`). With --web each person types theirs.
+    #[arg(long, conflicts_with = "web")]
+    pub participant: Option<String>,
+    /// Play in the browser: serve pages where people play the scenarios (each game
+    /// recorded under --record, default `runs`); prints the address to open.
+    #[arg(long)]
+    pub web: bool,
+    /// With --web: the address to listen on (e.g. 0.0.0.0 to let a colleague join from
+    /// another machine); then every request needs the access token printed at start.
+    /// Without it, this machine only.
+    #[arg(long, requires = "web")]
+    pub host: Option<String>,
+    /// With --web: the port (0: any free port).
+    #[arg(long, requires = "web", default_value_t = 8641)]
+    pub port: u16,
 }

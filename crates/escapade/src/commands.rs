@@ -1027,6 +1027,9 @@ pub fn show(ctx: &mut Ctx<'_>, args: &ShowArgs) -> Result<()> {
 
 /// `escapade play <source> [--scenario ID] [--record DIR]`.
 pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Result<()> {
+    if args.web {
+        return play_web(ctx, args);
+    }
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     let (label, json) = pick(&source, &args.source, args.scenario.as_deref())?;
     let options = PlayOptions {
@@ -1037,6 +1040,16 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
         images: args.images.clone(),
         role: args.role.clone(),
         world_options: world_options(&args.world_options)?,
+        participants: args
+            .participant
+            .iter()
+            .map(|p| {
+                (
+                    args.role.clone().unwrap_or_else(|| "agent".into()),
+                    p.clone(),
+                )
+            })
+            .collect(),
         ..PlayOptions::default()
     };
     let partner = expert_options(
@@ -1067,7 +1080,7 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
             let factory = rt.block_on(single_agent(source.world, &spec, &spec_options, None))?;
             let partner = escapade_run::Partner {
                 agents: factory.as_ref(),
-                runtime: &rt,
+                runtime: rt.handle(),
             };
             escapade_run::play_terminal_with(
                 source.world,
@@ -1082,6 +1095,62 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
     if let Some(dir) = result.dir {
         writeln!(ctx.out, "recorded in {}", dir.display())?;
     }
+    Ok(())
+}
+
+/// `escapade play --web <source> [--scenario ID] [--role R] [--partner SPEC]`: serves
+/// the scenarios to people in the browser until Ctrl-C, each game recorded under
+/// `--record` (default `runs`).
+fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
+    let source = escapade_run::resolve(ctx.worlds, &args.source)?;
+    let fixed = match &args.scenario {
+        None => None,
+        Some(id) => {
+            let ids = source.ids();
+            Some(
+                ids.iter()
+                    .position(|i| i == id)
+                    .ok_or_else(|| escapade_run::RunError::unknown("scenario", id, &ids))?,
+            )
+        }
+    };
+    // `--partner provider/model` is a model agent
+    let (expert, model) = match (args.expert.as_deref(), args.expert_model.as_deref()) {
+        (Some(spec), None) if spec.contains('/') => (None, Some(spec)),
+        pair => pair,
+    };
+    let partner = expert_options(expert, model, &args.expert_options, None)?;
+    let rt = runtime()?;
+    let factory = match &partner {
+        Some((spec, spec_options)) => Some(std::sync::Arc::<dyn AgentFactory>::from(
+            rt.block_on(single_agent(source.world, spec, spec_options, None))?,
+        )),
+        None if args.role.is_some() => Some(std::sync::Arc::<dyn AgentFactory>::from(Box::new(
+            Baseline::new(source.world, "oracle")?,
+        )
+            as Box<dyn AgentFactory>)),
+        None => None,
+    };
+    let setup = escapade_web::play::PlaySetup {
+        world: source.world.name().to_string(),
+        label: source.label.clone(),
+        origin: source.origin.clone(),
+        scenarios: source.scenarios.iter().map(|(_, j)| j.clone()).collect(),
+        fixed,
+        role: args.role.clone(),
+        partner: factory,
+        partner_runtime: Some(rt.handle().clone()),
+        record: args.record.clone().unwrap_or_else(|| PathBuf::from("runs")),
+        world_options: world_options(&args.world_options)?,
+        seed: args.seed,
+    };
+    // the server's registry of its own, as `view`'s
+    let worlds = std::sync::Arc::new(crate::worlds::worlds()?);
+    let how = escapade_web::play::PlayServe {
+        host: args.host.clone(),
+        port: args.port,
+    };
+    escapade_web::play::serve(setup, &how, worlds, &rt, ctx.out)?;
     Ok(())
 }
 

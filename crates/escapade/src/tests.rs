@@ -434,6 +434,10 @@ fn play_reads_actions_and_records() {
         expert: None,
         expert_model: None,
         expert_options: Vec::new(),
+        participant: None,
+        web: false,
+        host: None,
+        port: 0,
     };
     let worlds: Vec<Box<dyn World>> = vec![Box::new(CounterWorld)];
     let mut printed = Vec::new();
