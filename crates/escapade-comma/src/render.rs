@@ -7,9 +7,7 @@
 //! private to them). Drawing uses only the canvas and `escapade_render::shapes`, so the
 //! same state gives the same PNG bytes on every machine.
 
-use std::collections::BTreeMap;
-use std::sync::{Mutex, OnceLock};
-
+use escapade_render::memo::Bases;
 use escapade_render::shapes::{arc, crescent, on_circle, star};
 use escapade_render::{Canvas, Rgb};
 
@@ -178,24 +176,44 @@ fn encode(canvas: &Canvas) -> Result<Vec<u8>, CommaError> {
     canvas.png().map_err(CommaError::Render)
 }
 
-/// The casing, the module panel, its title at the top left and the status lamp: every
-/// picture starts with them, so each `(title, solved)` pair is drawn once and copied
-/// (a copy of the pixels is the same start as drawing them again; at most 20 pairs).
+/// What a picture starts from: the parts of a puzzle's picture that do not change with its
+/// state, drawn once per key and copied (a copy of the pixels is the same start as
+/// drawing them again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Base {
+    /// The casing, the module panel, its title and the status lamp: every picture's start.
+    Module(&'static str, bool),
+    /// Who's on first: the display window and the bodies of `n` buttons.
+    Who { n: usize, solved: bool },
+    /// LED: the stage window, the rims of `stages` LEDs and the four button bodies.
+    Led { stages: usize, solved: bool },
+    /// Keypad: the four button bodies (darker when pressed) and their lamps.
+    Keypad { pressed: [bool; 4], solved: bool },
+    /// Password: the up and down buttons with their arrows, the letter windows, SUBMIT.
+    Password { solved: bool },
+    /// ATM: the card (without its PIN), the screen window and the keypad.
+    Atm { solved: bool },
+}
+
+/// The canvas of `key`, drawn by `draw` the first time (at most a few dozen keys a
+/// process: the titles, the LED stage counts, the keypad's 16 pressed patterns, each
+/// solved or not).
+///
+/// A drawing that starts from a base and then adds the state's parts gives the same
+/// pixels as drawing everything in the original order, because the parts added later
+/// touch no pixel that a base part drawn after them in that order touches: each function
+/// below says why for its parts.
+fn base(
+    key: Base,
+    draw: impl FnOnce() -> Result<Canvas, CommaError>,
+) -> Result<Canvas, CommaError> {
+    static BASES: Bases<Base> = Bases::new();
+    BASES.get_or_draw(key, draw)
+}
+
+/// The casing, the module panel, its title at the top left and the status lamp.
 fn module(title: &'static str, solved: bool) -> Result<Canvas, CommaError> {
-    type Bases = Mutex<BTreeMap<(&'static str, bool), Canvas>>;
-    static BASES: OnceLock<Bases> = OnceLock::new();
-    let bases = || {
-        BASES
-            .get_or_init(Bases::default)
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-    };
-    if let Some(base) = bases().get(&(title, solved)) {
-        return Ok(base.clone());
-    }
-    let base = draw_module(title, solved)?;
-    bases().insert((title, solved), base.clone());
-    Ok(base)
+    base(Base::Module(title, solved), || draw_module(title, solved))
 }
 
 fn draw_module(title: &str, solved: bool) -> Result<Canvas, CommaError> {
@@ -232,10 +250,21 @@ fn label(c: &mut Canvas, cx: f32, cy: f32, size: f32, color: Rgb, text: &str) {
 /// A raised button with `text` on it (fitted to its width); `pressed` darkens it.
 #[allow(clippy::too_many_arguments)] // the rectangle's four numbers, like the canvas's
 fn button(c: &mut Canvas, x: f32, y: f32, w: f32, h: f32, text: &str, size: f32, pressed: bool) {
+    button_body(c, x, y, w, h, pressed);
+    button_text(c, x, y, w, h, text, size);
+}
+
+/// A button without its text: its shadow, face and edge.
+fn button_body(c: &mut Canvas, x: f32, y: f32, w: f32, h: f32, pressed: bool) {
     let face = if pressed { Rgb(176, 172, 160) } else { BUTTON };
     c.fill_rounded_rect(x + 3.0, y + 4.0, w, h, 8.0, Rgb(120, 120, 116));
     c.fill_rounded_rect(x, y, w, h, 8.0, face);
     c.stroke_rounded_rect(x, y, w, h, 8.0, EDGE, 2.0);
+}
+
+/// The text of a button drawn by [`button_body`], fitted to its width.
+#[allow(clippy::too_many_arguments)] // the rectangle's four numbers, like the canvas's
+fn button_text(c: &mut Canvas, x: f32, y: f32, w: f32, h: f32, text: &str, size: f32) {
     if !text.is_empty() {
         let s = fit(text, size, w - 12.0);
         label(c, x + w / 2.0, y + h / 2.0, s, INK, text);
@@ -301,16 +330,32 @@ fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, Comma
 
 /// Who's on first: the display and six labelled buttons in three rows of two.
 fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<u8>, CommaError> {
-    let mut c = module("WHO'S ON FIRST", solved)?;
-    screen(&mut c, 106.0, 48.0, 300.0, 70.0);
+    // the texts sit inside the display and their own buttons, which do not overlap
+    let labels = &labels[..labels.len().min(6)];
+    let at = |i: usize| {
+        let (row, col) = ((i / 2) as f32, (i % 2) as f32);
+        (76.0 + col * 190.0, 146.0 + row * 76.0)
+    };
+    let key = Base::Who {
+        n: labels.len(),
+        solved,
+    };
+    let mut c = base(key, || {
+        let mut c = module("WHO'S ON FIRST", solved)?;
+        screen(&mut c, 106.0, 48.0, 300.0, 70.0);
+        for i in 0..labels.len() {
+            let (x, y) = at(i);
+            button_body(&mut c, x, y, 170.0, 58.0, false);
+        }
+        Ok(c)
+    })?;
     if !display.is_empty() {
         let s = fit(display, 34.0, 280.0);
         label(&mut c, 256.0, 83.0, s, SCREEN_TEXT, display);
     }
-    for (i, text) in labels.iter().enumerate().take(6) {
-        let (row, col) = ((i / 2) as f32, (i % 2) as f32);
-        let (x, y) = (76.0 + col * 190.0, 146.0 + row * 76.0);
-        button(&mut c, x, y, 170.0, 58.0, text, 24.0, false);
+    for (i, text) in labels.iter().enumerate() {
+        let (x, y) = at(i);
+        button_text(&mut c, x, y, 170.0, 58.0, text, 24.0);
     }
     encode(&c)
 }
@@ -318,8 +363,29 @@ fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<u8>, CommaE
 /// LED: the stage number at the top left, one LED per stage with the current stage's lit
 /// in its colour, and four lettered buttons in a 2×2 grid. `now` is `None` once solved.
 fn led(stages: usize, now: Option<(usize, &str, [char; 4])>) -> Result<Vec<u8>, CommaError> {
-    let mut c = module("LED", now.is_none())?;
-    c.fill_rounded_rect(30.0, 44.0, 64.0, 64.0, 6.0, SCREEN);
+    // the stage number sits inside its window, each LED's light inside its rim and each
+    // letter on its button: none of them reaches another part (the LEDs are 56 pixels
+    // apart, the buttons below them)
+    let gap = 56.0;
+    let x0 = 300.0 - gap * (stages as f32 - 1.0) / 2.0;
+    let led_x = |i: usize| x0 + gap * i as f32;
+    let at = |i: usize| {
+        let (row, col) = ((i / 2) as f32, (i % 2) as f32);
+        (136.0 + col * 130.0, 136.0 + row * 116.0)
+    };
+    let solved = now.is_none();
+    let mut c = base(Base::Led { stages, solved }, || {
+        let mut c = module("LED", solved)?;
+        c.fill_rounded_rect(30.0, 44.0, 64.0, 64.0, 6.0, SCREEN);
+        for i in 0..stages {
+            c.fill_circle(led_x(i), 76.0, 19.0, EDGE);
+        }
+        for i in 0..4 {
+            let (x, y) = at(i);
+            button_body(&mut c, x, y, 110.0, 96.0, false);
+        }
+        Ok(c)
+    })?;
     if let Some((stage, _, _)) = now {
         label(
             &mut c,
@@ -330,11 +396,8 @@ fn led(stages: usize, now: Option<(usize, &str, [char; 4])>) -> Result<Vec<u8>, 
             &(stage + 1).to_string(),
         );
     }
-    let gap = 56.0;
-    let x0 = 300.0 - gap * (stages as f32 - 1.0) / 2.0;
     for i in 0..stages {
-        let x = x0 + gap * i as f32;
-        c.fill_circle(x, 76.0, 19.0, EDGE);
+        let x = led_x(i);
         match now {
             Some((stage, colour, _)) if stage == i => {
                 let lit = named(colour);
@@ -346,22 +409,13 @@ fn led(stages: usize, now: Option<(usize, &str, [char; 4])>) -> Result<Vec<u8>, 
     }
     let letters = now.map_or([' '; 4], |(_, _, l)| l);
     for (i, l) in letters.iter().enumerate() {
-        let (row, col) = ((i / 2) as f32, (i % 2) as f32);
         let text = if *l == ' ' {
             String::new()
         } else {
             l.to_string()
         };
-        button(
-            &mut c,
-            136.0 + col * 130.0,
-            136.0 + row * 116.0,
-            110.0,
-            96.0,
-            &text,
-            52.0,
-            false,
-        );
+        let (x, y) = at(i);
+        button_text(&mut c, x, y, 110.0, 96.0, &text, 52.0);
     }
     encode(&c)
 }
@@ -416,25 +470,35 @@ fn memory(stages: usize, now: Option<(usize, u8, [u8; 4])>) -> Result<Vec<u8>, C
 /// Keypad: four buttons in a 2×2 grid, each with its symbol drawn (never named);
 /// a pressed button is darker and its light is green.
 fn keypad(symbols: [&str; 4], pressed: [bool; 4], solved: bool) -> Result<Vec<u8>, CommaError> {
-    let mut c = module("KEYPAD", solved)?;
-    for (i, symbol) in symbols.iter().enumerate() {
+    // each symbol sits on its own button, below its lamp
+    let at = |i: usize| {
         let (row, col) = ((i / 2) as f32, (i % 2) as f32);
-        let (x, y, w, h) = (116.0 + col * 150.0, 44.0 + row * 164.0, 130.0, 148.0);
-        button(&mut c, x, y, w, h, "", 10.0, pressed[i]);
-        let cx = x + w / 2.0;
-        c.fill_rect(cx - 14.0, y + 8.0, 28.0, 9.0, EDGE);
-        c.fill_rect(
-            cx - 12.0,
-            y + 10.0,
-            24.0,
-            5.0,
-            if pressed[i] { LIT_GREEN } else { UNLIT },
-        );
+        (116.0 + col * 150.0, 44.0 + row * 164.0, 130.0, 148.0)
+    };
+    let mut c = base(Base::Keypad { pressed, solved }, || {
+        let mut c = module("KEYPAD", solved)?;
+        for (i, &pressed) in pressed.iter().enumerate() {
+            let (x, y, w, h) = at(i);
+            button_body(&mut c, x, y, w, h, pressed);
+            let cx = x + w / 2.0;
+            c.fill_rect(cx - 14.0, y + 8.0, 28.0, 9.0, EDGE);
+            c.fill_rect(
+                cx - 12.0,
+                y + 10.0,
+                24.0,
+                5.0,
+                if pressed { LIT_GREEN } else { UNLIT },
+            );
+        }
+        Ok(c)
+    })?;
+    for (i, symbol) in symbols.iter().enumerate() {
+        let (x, y, w, _) = at(i);
         // the symbol alone, unnamed: naming it is the solver's part (§3.3)
         glyph(
             &mut c,
             symbol,
-            cx,
+            x + w / 2.0,
             y + 80.0,
             46.0,
             INK,
@@ -451,29 +515,37 @@ fn keypad(symbols: [&str; 4], pressed: [bool; 4], solved: bool) -> Result<Vec<u8
 /// Password: five letter wheels, each with an up button above and a down button below,
 /// and a SUBMIT button.
 fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, CommaError> {
-    let mut c = module("PASSWORD", solved)?;
-    for (i, l) in letters.iter().enumerate() {
-        let cx = 96.0 + i as f32 * 80.0;
-        for (y, up) in [(52.0, true), (246.0, false)] {
-            button(&mut c, cx - 28.0, y, 56.0, 40.0, "", 10.0, false);
-            let (tip, base) = if up {
-                (y + 10.0, y + 30.0)
-            } else {
-                (y + 30.0, y + 10.0)
-            };
-            c.fill_polygon(&[(cx, tip), (cx + 13.0, base), (cx - 13.0, base)], INK);
+    // each letter sits inside its own window; the windows are 80 pixels apart and clear of
+    // the buttons
+    let column = |i: usize| 96.0 + i as f32 * 80.0;
+    let mut c = base(Base::Password { solved }, || {
+        let mut c = module("PASSWORD", solved)?;
+        for i in 0..letters.len() {
+            let cx = column(i);
+            for (y, up) in [(52.0, true), (246.0, false)] {
+                button(&mut c, cx - 28.0, y, 56.0, 40.0, "", 10.0, false);
+                let (tip, base) = if up {
+                    (y + 10.0, y + 30.0)
+                } else {
+                    (y + 30.0, y + 10.0)
+                };
+                c.fill_polygon(&[(cx, tip), (cx + 13.0, base), (cx - 13.0, base)], INK);
+            }
+            screen(&mut c, cx - 30.0, 112.0, 60.0, 114.0);
         }
-        screen(&mut c, cx - 30.0, 112.0, 60.0, 114.0);
+        button(&mut c, 176.0, 310.0, 160.0, 48.0, "SUBMIT", 24.0, false);
+        Ok(c)
+    })?;
+    for (i, l) in letters.iter().enumerate() {
         label(
             &mut c,
-            cx,
+            column(i),
             169.0,
             50.0,
             SCREEN_TEXT,
             &l.to_ascii_uppercase().to_string(),
         );
     }
-    button(&mut c, 176.0, 310.0, 160.0, 48.0, "SUBMIT", 24.0, false);
     encode(&c)
 }
 
@@ -612,14 +684,57 @@ fn atm(
     pin: &str,
     solved: bool,
 ) -> Result<Vec<u8>, CommaError> {
+    // the PIN sits inside the card and the screen's lines inside the screen, clear of the
+    // keypad below (drawn after them): the keypad can come first, from the base, unless
+    // the heading is long enough to push the options down to it
+    let first = 58.0 + 27.0 * heading.len() as f32;
+    let options_y = first.max(112.0);
+    if options_y + 34.0 + 22.0 * 1.25 >= ATM_KEYS.1 - 2.0 {
+        return atm_in_order(heading, options, pointer, pin, solved);
+    }
+    let mut c = base(Base::Atm { solved }, || {
+        let mut c = module("ATM", solved)?;
+        atm_card(&mut c);
+        screen(&mut c, 40.0, 48.0, 432.0, 150.0);
+        atm_keys(&mut c);
+        Ok(c)
+    })?;
+    c.text_centered(49.0, 264.0, 18.0, INK, pin);
+    atm_lines(&mut c, heading, options, pointer);
+    encode(&c)
+}
+
+/// Where the ATM's keypad starts (x, y), and its keys' width, height and gap.
+const ATM_KEYS: (f32, f32, f32, f32, f32) = (96.0, 214.0, 66.0, 34.0, 6.0);
+
+/// The ATM drawn part after part as the picture stacks them (the heading and options
+/// under the keypad when they reach it).
+fn atm_in_order(
+    heading: &[String],
+    options: [&str; 2],
+    pointer: usize,
+    pin: &str,
+    solved: bool,
+) -> Result<Vec<u8>, CommaError> {
     let mut c = module("ATM", solved)?;
-    // the solver's bank card, beside the keypad: private, like the balance
+    atm_card(&mut c);
+    c.text_centered(49.0, 264.0, 18.0, INK, pin);
+    screen(&mut c, 40.0, 48.0, 432.0, 150.0);
+    atm_lines(&mut c, heading, options, pointer);
+    atm_keys(&mut c);
+    encode(&c)
+}
+
+/// The solver's bank card, beside the keypad (private, like the balance), without its PIN.
+fn atm_card(c: &mut Canvas) {
     c.fill_rounded_rect(10.0, 220.0, 78.0, 74.0, 6.0, Rgb(214, 226, 240));
     c.stroke_rounded_rect(10.0, 220.0, 78.0, 74.0, 6.0, INK, 1.5);
     c.text_centered(49.0, 226.0, 12.0, INK, "YOUR CARD");
     c.text_centered(49.0, 246.0, 12.0, INK, "PIN");
-    c.text_centered(49.0, 264.0, 18.0, INK, pin);
-    screen(&mut c, 40.0, 48.0, 432.0, 150.0);
+}
+
+/// The screen's heading lines, the two options and the pointer at one of them.
+fn atm_lines(c: &mut Canvas, heading: &[String], options: [&str; 2], pointer: usize) {
     let mut y = 58.0;
     for line in heading {
         c.text(56.0, y, 20.0, SCREEN_TEXT, line);
@@ -636,8 +751,11 @@ fn atm(
         }
         c.text(90.0, oy, 22.0, SCREEN_TEXT, option);
     }
-    // keypad: digits 1-9 in three rows, 0 under 8; arrows, ENTER and DEL in a column
-    let (kx, ky, w, h, gap) = (96.0, 214.0, 66.0, 34.0, 6.0);
+}
+
+/// The keypad: digits 1-9 in three rows, 0 under 8; arrows, ENTER and DEL in a column.
+fn atm_keys(c: &mut Canvas) {
+    let (kx, ky, w, h, gap) = ATM_KEYS;
     for d in 0..10u8 {
         let (col, row) = if d == 0 {
             (1.0, 3.0)
@@ -645,7 +763,7 @@ fn atm(
             (((d - 1) % 3) as f32, ((d - 1) / 3) as f32)
         };
         button(
-            &mut c,
+            c,
             kx + col * (w + gap),
             ky + row * (h + gap),
             w,
@@ -658,7 +776,7 @@ fn atm(
     let sx = kx + 3.0 * (w + gap) + 24.0;
     for (row, text) in ["", "", "ENTER", "DEL"].iter().enumerate() {
         let by = ky + row as f32 * (h + gap);
-        button(&mut c, sx, by, 110.0, h, text, 18.0, false);
+        button(c, sx, by, 110.0, h, text, 18.0, false);
         let cx = sx + 55.0;
         match row {
             0 => c.fill_polygon(
@@ -680,7 +798,6 @@ fn atm(
             _ => {}
         }
     }
-    encode(&c)
 }
 
 /// Maps unit coordinates around `(cx, cy)` (half-size `s`, turned `turn` full turns
@@ -1136,4 +1253,32 @@ fn lesion(l: &Lesion) -> Result<Vec<u8>, CommaError> {
     c.fill_rect(16.0, h - 20.0, 5.0 * px, 4.0, Rgb::BLACK);
     c.text(16.0 + 5.0 * px + 6.0, h - 28.0, 14.0, Rgb::BLACK, "5 mm");
     encode(&c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ATM from its base (the keypad drawn before the screen's lines) is the ATM
+    /// drawn part after part, byte for byte, on every screen the puzzle shows; a heading
+    /// long enough to reach the keypad is drawn part after part.
+    #[test]
+    fn the_atm_from_its_base_is_the_atm_in_order() {
+        let lines = |n: usize| -> Vec<String> { (0..n).map(|i| format!("Line {i}.")).collect() };
+        for (n, options, pointer, solved) in [
+            (2, ["Deposit", "Withdrawal"], 0, false),
+            (1, ["PIN: ***", "Go Back"], 1, false),
+            (2, ["Amount: 120", "Go Back"], 0, true),
+            (0, ["", ""], 1, false),
+            (3, ["Amount: 5", "Go Back"], 0, false),
+            (4, ["Deposit", "Withdrawal"], 1, false),
+        ] {
+            let heading = lines(n);
+            assert_eq!(
+                atm(&heading, options, pointer, "4821", solved).unwrap(),
+                atm_in_order(&heading, options, pointer, "4821", solved).unwrap(),
+                "{n} lines"
+            );
+        }
+    }
 }

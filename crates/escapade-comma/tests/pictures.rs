@@ -149,19 +149,7 @@ fn render_time() {
 
 /// The picture's pixels as RGBA bytes, whatever colour type its PNG was written in.
 fn pixels(png: &[u8]) -> Vec<u8> {
-    let mut reader = png::Decoder::new(png).read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    buf.truncate(info.buffer_size());
-    assert_eq!(info.bit_depth, png::BitDepth::Eight);
-    match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        other => panic!("unexpected colour type {other:?}"),
-    }
+    escapade_render::decode_rgba(png).unwrap().2
 }
 
 /// Every golden picture, and every state the oracle and a seeded random walk pass

@@ -368,45 +368,11 @@ impl Canvas {
         self.pixmap.data()
     }
 
-    /// The picture as PNG file bytes: its RGBA pixels as they are, written by
-    /// [`encode_png`].
-    ///
-    /// The canvas is opaque, so its premultiplied pixels are the straight colours a PNG
-    /// holds: nothing is copied or converted (tiny-skia's own encoder copies and
-    /// demultiplies every picture first). Dropping the constant alpha channel would make
-    /// the file a tenth smaller but cost more in the conversion than it saves in deflate.
+    /// The picture as PNG file bytes: its RGBA pixels as they are (see
+    /// [`crate::encode`]); the file decodes to exactly these pixels.
     pub fn png(&self) -> Result<Vec<u8>, RenderError> {
-        encode_png(
-            self.width(),
-            self.height(),
-            png::ColorType::Rgba,
-            self.pixmap.data(),
-        )
+        crate::encode::png_of_rgba(self.width(), self.height(), self.pixmap.data())
     }
-}
-
-/// `pixels` (row-major, 8 bits per channel, `color` channels, `width` × `height`) as PNG
-/// file bytes: each row Paeth-filtered, compressed with the `png` crate's fast deflate —
-/// the setting the ray caster's frames use. Measured on the comma pictures (512 × 384
-/// RGBA): 0.28 ms and 25 kB a picture; the `Sub` and `Up` filters save a fifth of the
-/// time for files twice as large, and the slower deflate levels cost ten times as much.
-pub(crate) fn encode_png(
-    width: u32,
-    height: u32,
-    color: png::ColorType,
-    pixels: &[u8],
-) -> Result<Vec<u8>, RenderError> {
-    let encode = |e: png::EncodingError| RenderError::Encode(e.to_string());
-    let mut out = Vec::with_capacity(pixels.len() / 8);
-    let mut encoder = png::Encoder::new(&mut out, width, height);
-    encoder.set_color(color);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
-    encoder.set_filter(png::FilterType::Paeth);
-    let mut writer = encoder.write_header().map_err(encode)?;
-    writer.write_image_data(pixels).map_err(encode)?;
-    writer.finish().map_err(encode)?;
-    Ok(out)
 }
 
 fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Path> {
@@ -511,17 +477,15 @@ mod tests {
         c.fill_circle(30.0, 20.0, 14.5, Rgb(250, 120, 3));
         c.stroke_polyline(&[(0.0, 0.0), (96.0, 40.0)], Rgb(1, 200, 90), 2.5);
         c.text(50.0, 4.0, 16.0, Rgb::WHITE, "Ag");
-        let png = c.png().unwrap();
-        let mut reader = png::Decoder::new(png.as_slice()).read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).unwrap();
-        assert_eq!((info.width, info.height), (97, 41));
-        assert_eq!(info.color_type, png::ColorType::Rgba);
         assert!(
             c.rgba().chunks_exact(4).all(|p| p[3] == 255),
             "the canvas is opaque: its premultiplied pixels are the straight colours"
         );
-        assert_eq!(&buf[..info.buffer_size()], c.rgba());
+        let png = c.png().unwrap();
+        assert_eq!(
+            crate::decode_rgba(&png).unwrap(),
+            (97, 41, c.rgba().to_vec())
+        );
     }
 
     #[test]

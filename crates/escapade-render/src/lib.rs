@@ -22,13 +22,16 @@
 #![deny(missing_docs)]
 
 pub mod canvas; // Canvas: shapes, text and PNG encoding
+pub mod encode; // PNG bytes of a canvas, and the pixels of a PNG back
 pub mod error; // RenderError
-pub mod memo; // Memo: drawn pictures kept by key, bounded, least recently used forgotten
+pub mod memo; // Memo: drawn pictures kept by key, bounded, least recently used forgotten;
+// Bases: canvases of the parts that do not change, drawn once
 pub mod ray; // the CPU ray caster: Prepared scenes, frames, picking
 pub mod scene; // the 3D scene description: shapes, materials, light, camera
 pub mod shapes; // polygon and star vertices, computed with libm
 
 pub use canvas::{Canvas, Rgb};
+pub use encode::decode_rgba;
 pub use error::RenderError;
 pub use ray::{
     Frame, FrameOptions, Hit, Prepared, horizontal_fov, pick, ray_through_pixel, render,

@@ -14,6 +14,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use crate::Canvas;
+
 /// The room counted for an entry besides its PNG: its key, address and bookkeeping.
 pub const ENTRY_OVERHEAD: usize = 512;
 
@@ -132,9 +134,88 @@ impl<K: Ord + Clone> Memo<K> {
     }
 }
 
+/// Canvases by key: the parts of a world's pictures that do not change with its state (a
+/// casing, a room's backdrop, a puzzle's buttons), drawn once and copied for each picture
+/// that starts from them. A copy of the pixels is the same start as drawing them again,
+/// so what it holds never changes an output. Unbounded: a world keeps a few dozen keys.
+pub struct Bases<K> {
+    inner: Mutex<BTreeMap<K, Canvas>>,
+}
+
+impl<K: Ord> Bases<K> {
+    /// An empty store (for a `static`).
+    pub const fn new() -> Bases<K> {
+        Bases {
+            inner: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<K, Canvas>> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A copy of the canvas kept for `key`, or of the one `draw` makes (outside the lock),
+    /// which is kept.
+    pub fn get_or_draw<E>(
+        &self,
+        key: K,
+        draw: impl FnOnce() -> Result<Canvas, E>,
+    ) -> Result<Canvas, E> {
+        if let Some(found) = self.lock().get(&key) {
+            return Ok(found.clone());
+        }
+        let canvas = draw()?;
+        self.lock().insert(key, canvas.clone());
+        Ok(canvas)
+    }
+
+    /// Canvases held.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether it holds no canvas.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<K: Ord> std::fmt::Debug for Bases<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bases").field("len", &self.len()).finish()
+    }
+}
+
+impl<K: Ord> Default for Bases<K> {
+    fn default() -> Self {
+        Bases::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Rgb;
+
+    #[test]
+    fn a_base_is_drawn_once_and_copied() {
+        let bases: Bases<u8> = Bases::new();
+        let mut draws = 0;
+        for _ in 0..3 {
+            let mut c = bases
+                .get_or_draw(1, || {
+                    draws += 1;
+                    let mut c = Canvas::new(8, 8, Rgb::WHITE)?;
+                    c.fill_rect(0.0, 0.0, 4.0, 4.0, Rgb::BLACK);
+                    Ok::<_, crate::RenderError>(c)
+                })
+                .unwrap();
+            assert_eq!(c.pixel(1, 1), Some(Rgb::BLACK));
+            // drawing on the copy leaves the kept canvas as it was
+            c.fill_rect(0.0, 0.0, 8.0, 8.0, Rgb(9, 9, 9));
+        }
+        assert_eq!((draws, bases.len()), (1, 1));
+    }
 
     fn picture(n: usize) -> Arc<Picture> {
         Arc::new(Picture {

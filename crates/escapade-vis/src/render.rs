@@ -25,6 +25,7 @@ pub(crate) mod looks; // what tells receptacles of one kind apart: finish and de
 mod paint; // palette, rectangles, plates, banner, backdrop
 mod quiz; // clues and lock faces
 
+use escapade_render::memo::Bases;
 use escapade_render::{Canvas, Rgb};
 
 use crate::VisError;
@@ -67,7 +68,13 @@ pub fn render_with(game: &Game, state: &State, style: Style) -> Result<Vec<u8>, 
 /// encodes), for tools and tests that look at pixels.
 pub fn draw(game: &Game, state: &State, style: Style) -> Result<Canvas, VisError> {
     let room = game.room();
-    let mut c = Canvas::new(VIEW_SIZE.0, VIEW_SIZE.1, Rgb::WHITE).map_err(VisError::Render)?;
+    let mut c = match state.view() {
+        View::Wall(w) => backdrop_canvas(w, FLOOR_Y)?,
+        View::Receptacle(r) if r < room.receptacles.len() => {
+            backdrop_canvas(room.receptacles[r].wall, RECEPTACLE_FLOOR_Y)?
+        }
+        _ => blank()?,
+    };
     match state.view() {
         View::Wall(w) => wall_view(&mut c, game, state, w, style),
         View::Receptacle(r) if r < room.receptacles.len() => {
@@ -82,6 +89,26 @@ pub fn draw(game: &Game, state: &State, style: Style) -> Result<Canvas, VisError
         }
     }
     Ok(c)
+}
+
+/// A white canvas of the view's size.
+fn blank() -> Result<Canvas, VisError> {
+    Canvas::new(VIEW_SIZE.0, VIEW_SIZE.1, Rgb::WHITE).map_err(VisError::Render)
+}
+
+/// The floor line of a receptacle's close-up.
+const RECEPTACLE_FLOOR_Y: f32 = 410.0;
+
+/// A white canvas with the room's backdrop for `wall` down to `floor_y` drawn on it: the
+/// start of every wall and receptacle view, drawn once per wall and floor line and copied
+/// (a copy of the pixels is the same start as drawing them again; at most eight).
+fn backdrop_canvas(wall: Wall, floor_y: f32) -> Result<Canvas, VisError> {
+    static BACKDROPS: Bases<(Wall, u32)> = Bases::new();
+    BACKDROPS.get_or_draw((wall, floor_y.to_bits()), || {
+        let mut c = blank()?;
+        backdrop(&mut c, wall, floor_y);
+        Ok(c)
+    })
 }
 
 /// How one door, drawer or lid of a receptacle looks. A state name is read by its words:
@@ -241,7 +268,6 @@ pub(crate) fn placements(game: &Game, state: &State, r: usize) -> Vec<(usize, Pl
 const FLOOR_Y: f32 = 330.0;
 
 fn wall_view(c: &mut Canvas, game: &Game, state: &State, wall: Wall, style: Style) {
-    backdrop(c, wall, FLOOR_Y);
     if style.labels {
         banner(c, &format!("{} WALL", wall.name().to_uppercase()));
     }
@@ -282,7 +308,6 @@ fn wall_view(c: &mut Canvas, game: &Game, state: &State, wall: Wall, style: Styl
 
 fn receptacle_view(c: &mut Canvas, game: &Game, state: &State, r: usize, style: Style) {
     let rec = &game.room().receptacles[r];
-    backdrop(c, rec.wall, 410.0);
     if style.labels {
         banner(c, &rec.name.to_uppercase());
     }

@@ -262,6 +262,17 @@ fn golden(name: &str, png: &[u8]) {
     common::golden(&format!("{name}.png"), png);
 }
 
+/// `name` and the SHA-256 of the RGBA pixels `png` decodes to: a line of
+/// `tests/golden/pixels.txt`, which pins what the golden views show apart from how their
+/// PNG files are encoded (an encoder change rewrites the goldens' bytes, never this file).
+fn pixel_line(name: &str, png: &[u8]) -> String {
+    let (w, h, rgba) = escapade_render::decode_rgba(png).unwrap();
+    format!(
+        "{name} {w}x{h} {}\n",
+        escapade_core::hash::sha256_hex(&rgba)
+    )
+}
+
 #[test]
 fn golden_views() {
     let g = game();
@@ -321,8 +332,11 @@ fn golden_views() {
     for (name, view) in late_views {
         views.push((format!("late_{name}"), seen(&late, view)));
     }
+    let mut pixels = String::new();
     for (name, state) in &views {
-        golden(name, &render(&g, state).unwrap());
+        let png = render(&g, state).unwrap();
+        pixels.push_str(&pixel_line(name, &png));
+        golden(name, &png);
     }
     // `labels=on`: name tags, banners and lock captions
     let labels = Style { labels: true };
@@ -332,8 +346,14 @@ fn golden_views() {
         ("labels_cabinet_lock", at_item(&g, "cabinet_lock")),
         ("labels_desk", at_receptacle(&g, "desk")),
     ] {
-        golden(name, &render_with(&g, &state, labels).unwrap());
+        let png = render_with(&g, &state, labels).unwrap();
+        pixels.push_str(&pixel_line(name, &png));
+        golden(name, &png);
     }
+    escapade_testkit::golden::check_text(
+        escapade_testkit::golden_dir!().join("pixels.txt"),
+        &pixels,
+    );
 }
 
 /// The paper's views are rendered rooms with nothing written on them (App. B.3): by
