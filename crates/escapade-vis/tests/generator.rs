@@ -149,9 +149,16 @@ fn the_suite_statistics_are_near_the_paper() {
     let rooms = suite::rooms().unwrap();
     let stats = suite::stats(&rooms).unwrap();
     println!("{stats}");
+    // Table 1 and the checkpoints within 0.15 a room (items sit at 5.25 against 5.1: the
+    // fewest our rooms allow with 5.9 receptacles); the oracle walks less (shorter rooms)
     for (name, ours, paper) in stats.rows() {
+        let slack = if name == "oracle steps" {
+            0.25 * paper
+        } else {
+            0.15 + 1e-9
+        };
         assert!(
-            (ours - paper).abs() <= 0.25 * paper,
+            (ours - paper).abs() <= slack,
             "{name}: {ours:.2} against the paper's {paper}"
         );
     }
