@@ -759,14 +759,14 @@ mod tests {
     /// pictures from the cache).
     #[test]
     fn every_picture_is_the_state_drawn_afresh() {
-        use rand::{Rng, SeedableRng};
+        use rand::Rng;
         for kind in PuzzleKind::ALL {
             for seed in 1..=3u64 {
                 let make = move |s| crate::puzzle::generate(kind, s).expect("generates");
                 let mut seen = Vec::new();
                 for _ in 0..2 {
                     let mut e = CommaEnv::new(Box::new(move |_| make(seed)));
-                    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                    let mut rng = escapade_core::seed::rng(seed);
                     let mut o = e.reset(seed);
                     let mut images = Vec::new();
                     loop {

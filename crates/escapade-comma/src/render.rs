@@ -1148,11 +1148,11 @@ fn cos(a: f32) -> f32 {
 /// millimetre, its outline, colours and surface from the findings, a label band saying
 /// it is no photograph and a 5 mm scale bar, on a 360 × 360 canvas.
 fn lesion(l: &Lesion) -> Result<Vec<u8>, CommaError> {
-    use rand::{Rng, SeedableRng};
+    use rand::Rng;
     let skin = Rgb(l.skin[0], l.skin[1], l.skin[2]);
     let (w, h) = (360.0f32, 360.0f32);
     let mut c = Canvas::new(w as u32, h as u32, skin).map_err(CommaError::Render)?;
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(l.idx ^ 0x5eed_1e51);
+    let mut rng = escapade_core::seed::rng(l.idx ^ 0x5eed_1e51);
     // skin texture: faint pores
     for _ in 0..140 {
         let (x, y) = (rng.random_range(0.0..w), rng.random_range(40.0..h));
@@ -1208,7 +1208,7 @@ fn lesion(l: &Lesion) -> Result<Vec<u8>, CommaError> {
     if l.border == "raised and rolled" {
         c.stroke_polygon(&blob(0.95, 0.0, 0.0), Rgb(245, 230, 230), 3.0);
     }
-    let fleck = |rng: &mut rand_chacha::ChaCha8Rng, spread: f32| {
+    let fleck = |rng: &mut escapade_core::seed::Rng, spread: f32| {
         (
             cx + rng.random_range(-spread..spread) * rx,
             cy + rng.random_range(-spread..spread) * ry,

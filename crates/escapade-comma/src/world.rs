@@ -9,19 +9,22 @@
 //! The episode seed drives whatever the puzzle draws during play.
 //!
 //! Suites:
-//! - `comma@2` (§4.1) is the paper's own evaluation set, "100 fixed but different
+//! - `comma@3` (§4.1) is the paper's own evaluation set, "100 fixed but different
 //!   initializations of each of the 10 puzzles": the original's `puzzles_final.json`
 //!   (MIT, in `data/` with its licence), entry by entry in the file's order, entry `n`
 //!   (from 0) being `comma-<puzzle>-<n>`. Its Telehealth entries name rows of PAD-UFES-20,
 //!   which is not shipped: each stands in as a labelled SYNTHETIC case with the row's
 //!   diagnosis and treatment ([`Telehealth::stand_in`]); `escapade import comma
-//!   <PAD-UFES-20 folder> --suite comma@2` writes the suite with the real rows and
+//!   <PAD-UFES-20 folder> --suite comma@3` writes the suite with the real rows and
 //!   photographs instead.
-//! - `comma-gen@1`: 100 fresh instances of each puzzle from our generators, for puzzles no
+//! - `comma-gen@2`: 100 fresh instances of each puzzle from our generators, for puzzles no
 //!   model has seen; instance `i` (1–100) of puzzle `p` is drawn from
-//!   `seed::derive(0, "comma-gen@1/<p>", i)`, so tiers are independent.
-//! - `comma@1` (100 generated instances per puzzle, drawn from seeds 1–100 shared by all
-//!   puzzles, with the earlier rules) is retired in favour of `comma@2`.
+//!   `seed::derive(0, "comma-gen@2/<p>", i)`, so tiers are independent.
+//! - Retired: `comma@1` (100 generated instances per puzzle, drawn from seeds 1–100
+//!   shared by all puzzles, with the earlier rules); `comma@2` and `comma-gen@1`, whose
+//!   puzzles drew from ChaCha8 — the generators, the Telehealth stand-ins and the
+//!   puzzles' in-episode draws now use core's one RNG (ChaCha20), so the stand-ins'
+//!   scenario bytes, the generated instances and the episodes changed.
 //!
 //! The paper's protocol is the default; `-W` options ([`CommaOptions`]) switch the
 //! departures: Memory's labels, the feedback after actions, the expert's word limit.
@@ -31,8 +34,7 @@ use std::collections::BTreeMap;
 use escapade_core::env::{Generation, OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::report::{Breakdown, Grouping, ReportSpec, TurnCurve};
 use escapade_core::{Action, Agent, AgentTurn, CoreError, Env, Observation, Step, World};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -42,11 +44,9 @@ use crate::puzzles::telehealth::Telehealth;
 use crate::reader::{DescribingSolver, ReadingExpert};
 
 /// The paper's evaluation set (§4.1).
-pub const COMMA_V2: &str = "comma@2";
+pub const COMMA: &str = "comma@3";
 /// Fresh generated instances.
-pub const COMMA_GEN_V1: &str = "comma-gen@1";
-/// The retired suite of generated instances.
-pub const COMMA_V1: &str = "comma@1";
+pub const COMMA_GEN: &str = "comma-gen@2";
 /// Instances per puzzle in each suite.
 pub const PER_PUZZLE: u64 = 100;
 
@@ -188,7 +188,7 @@ pub fn paper_id(kind: PuzzleKind, n: usize) -> String {
     format!("comma-{}-{n:03}", kind.name())
 }
 
-/// `comma@2`: every entry of the evaluation set, Telehealth's as synthetic stand-ins.
+/// `comma@3`: every entry of the evaluation set, Telehealth's as synthetic stand-ins.
 fn paper_suite() -> Result<Vec<String>, CoreError> {
     let answers = stand_in_answers();
     paper_entries()?
@@ -220,12 +220,12 @@ pub fn generated_seed(suite: &str, kind: PuzzleKind, i: u64) -> u64 {
     escapade_core::seed::derive(0, &format!("{suite}/{}", kind.name()), i)
 }
 
-/// `comma-gen@1`: instance `i` (1–100) of each puzzle from [`generated_seed`].
+/// `comma-gen@2`: instance `i` (1–100) of each puzzle from [`generated_seed`].
 fn generated_suite() -> Result<Vec<String>, CoreError> {
     let mut out = Vec::new();
     for kind in PuzzleKind::ALL {
         for i in 1..=PER_PUZZLE {
-            let seed = generated_seed(COMMA_GEN_V1, kind, i);
+            let seed = generated_seed(COMMA_GEN, kind, i);
             let id = format!("comma-gen-{}-{i:03}", kind.name());
             out.push(CommaScenario::generated_as(kind, seed, id)?.to_json());
         }
@@ -407,7 +407,7 @@ impl World for CommaWorld {
             .collect();
         vec![
             SuiteSpec {
-                name: COMMA_V2.into(),
+                name: COMMA.into(),
                 world: "comma".into(),
                 description: "the paper's evaluation set: its 100 instances of each of the \
                               ten puzzles (COMMA §4.1; Telehealth as labelled synthetic \
@@ -417,7 +417,7 @@ impl World for CommaWorld {
                 settings: settings(),
             },
             SuiteSpec {
-                name: COMMA_GEN_V1.into(),
+                name: COMMA_GEN.into(),
                 world: "comma".into(),
                 description: "100 fresh generated instances of each of the ten puzzles \
                               (unseen puzzles; synthetic Telehealth cases)"
@@ -429,14 +429,27 @@ impl World for CommaWorld {
     }
 
     fn retired_suites(&self) -> Vec<RetiredSuite> {
-        vec![RetiredSuite {
-            name: COMMA_V1.into(),
-            replaced_by: COMMA_V2.into(),
-            why: "comma@1 held instances of our generators under earlier rules; comma@2 is \
-                  the paper's own 1000-instance evaluation set (fresh generated puzzles: \
-                  comma-gen@1)"
-                .into(),
-        }]
+        let rng = "generators moved to ChaCha20 (one RNG across worlds): the Telehealth \
+                   stand-ins, the generated instances and the puzzles' draws during an \
+                   episode changed";
+        [
+            (
+                "comma@1",
+                COMMA,
+                "comma@1 held instances of our generators under earlier rules; comma@3 is \
+                 the paper's own 1000-instance evaluation set (fresh generated puzzles: \
+                 comma-gen@2)",
+            ),
+            ("comma@2", COMMA, rng),
+            ("comma-gen@1", COMMA_GEN, rng),
+        ]
+        .into_iter()
+        .map(|(name, replaced_by, why)| RetiredSuite {
+            name: name.into(),
+            replaced_by: replaced_by.into(),
+            why: why.into(),
+        })
+        .collect()
     }
 
     /// `difficulty` names the puzzle by its tier (1 Wire … 10 ATM); `-W puzzle=NAME`
@@ -474,12 +487,12 @@ impl World for CommaWorld {
 
     fn build_suite(&self, suite: &str) -> Result<Vec<String>, CoreError> {
         match suite {
-            COMMA_V2 => paper_suite(),
-            COMMA_GEN_V1 => generated_suite(),
+            COMMA => paper_suite(),
+            COMMA_GEN => generated_suite(),
             _ => Err(CoreError::Unknown {
                 what: "suite",
                 name: suite.into(),
-                known: format!("{COMMA_V2}, {COMMA_GEN_V1}"),
+                known: format!("{COMMA}, {COMMA_GEN}"),
             }),
         }
     }
@@ -576,14 +589,14 @@ impl World for CommaWorld {
 /// The paper's random baseline (§4.3, fixtures README): the solver picks one uniformly
 /// random action from the puzzle's full list each turn; the expert says nothing.
 pub struct RandomPair {
-    rng: ChaCha8Rng,
+    rng: escapade_core::seed::Rng,
 }
 
 impl RandomPair {
     /// Seeded by the episode seed.
     pub fn new(seed: u64) -> RandomPair {
         RandomPair {
-            rng: ChaCha8Rng::seed_from_u64(escapade_core::seed::derive(seed, "comma-random", 0)),
+            rng: escapade_core::seed::rng(escapade_core::seed::derive(seed, "comma-random", 0)),
         }
     }
 }

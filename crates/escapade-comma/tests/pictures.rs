@@ -160,7 +160,7 @@ fn pixels(png: &[u8]) -> Vec<u8> {
 /// show) fails.
 #[test]
 fn the_pixels_of_every_state_are_pinned() {
-    use rand::{Rng, SeedableRng};
+    use rand::Rng;
     let mut lines = Vec::new();
     for (kind, instance) in instances() {
         let png = puzzle(kind, &instance).render().unwrap();
@@ -172,7 +172,7 @@ fn the_pixels_of_every_state_are_pinned() {
             let mut all = String::new();
             let mut count = 0;
             let mut p = escapade_comma::puzzle::generate(kind, seed).unwrap();
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let mut rng = escapade_core::seed::rng(seed);
             let actions = p.actions();
             for step in 0..20 {
                 all.push_str(&escapade_core::hash::sha256_hex(&pixels(

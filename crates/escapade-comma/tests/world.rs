@@ -6,9 +6,7 @@ use std::collections::BTreeMap;
 
 use escapade_comma::CommaWorld;
 use escapade_comma::puzzle::PuzzleKind;
-use escapade_comma::world::{
-    COMMA_GEN_V1, COMMA_V2, CommaScenario, generated_seed, paper_entries, tier,
-};
+use escapade_comma::world::{COMMA, COMMA_GEN, CommaScenario, generated_seed, paper_entries, tier};
 use escapade_core::agent::play;
 use escapade_core::check::check_env;
 use escapade_core::{Action, World, hash};
@@ -28,12 +26,12 @@ fn header(json: &str) -> CommaScenario {
     CommaScenario::from_json(json).unwrap().0
 }
 
-/// §4.1: "100 fixed but different initializations of each of the 10 puzzles" — `comma@2`
+/// §4.1: "100 fixed but different initializations of each of the 10 puzzles" — `comma@3`
 /// is the original's evaluation file, entry by entry, in its order; only Telehealth's
 /// entries gain a synthetic stand-in record for the row they name.
 #[test]
-fn comma_2_is_the_paper_s_evaluation_set() {
-    let suite = build(COMMA_V2);
+fn the_comma_suite_is_the_paper_s_evaluation_set() {
+    let suite = build(COMMA);
     let entries = paper_entries().unwrap();
     assert_eq!(suite.len(), 1000);
     assert_eq!(entries.len(), 1000);
@@ -58,7 +56,7 @@ fn comma_2_is_the_paper_s_evaluation_set() {
     let spec = CommaWorld
         .suites()
         .into_iter()
-        .find(|s| s.name == COMMA_V2)
+        .find(|s| s.name == COMMA)
         .unwrap();
     assert_eq!(spec.settings.agent["temperature"], "0");
     assert_eq!(spec.settings.epochs, Some(1));
@@ -71,12 +69,12 @@ fn comma_2_is_the_paper_s_evaluation_set() {
 fn suites_rebuild_byte_for_byte() {
     for (suite, pinned) in [
         (
-            COMMA_V2,
-            "7b3d6112ab0911c8d0862609c8027ac2990a8ddb90cfc5572568aa95a2dc75a5",
+            COMMA,
+            "1ccf17346ca94624e6ab224539f52e1321d2ffd2118d131375082428ae1f9352",
         ),
         (
-            COMMA_GEN_V1,
-            "92daa899fbc5244f29a70c861309faba5c0c06382c5510fe4e8fec4425df37b0",
+            COMMA_GEN,
+            "19af530fae4603a0b916e0a5b3d20c3d98e2ad858b1901911c029becbaac4ab5",
         ),
     ] {
         let a = build(suite);
@@ -85,11 +83,21 @@ fn suites_rebuild_byte_for_byte() {
         let all = hash::sha256_hex(hashes.join("\n").as_bytes());
         assert_eq!(all, pinned, "{suite}: its bytes changed; bump its version");
     }
-    // the retired name says where to go
+    // the retired names say where to go
     let retired = CommaWorld.retired_suites();
-    assert_eq!(retired[0].name, "comma@1");
-    assert_eq!(retired[0].replaced_by, COMMA_V2);
-    assert!(CommaWorld.build_suite("comma@1").is_err());
+    for (old, new) in [
+        ("comma@1", COMMA),
+        ("comma@2", COMMA),
+        ("comma-gen@1", COMMA_GEN),
+    ] {
+        assert!(
+            retired
+                .iter()
+                .any(|r| r.name == old && r.replaced_by == new),
+            "{old}"
+        );
+        assert!(CommaWorld.build_suite(old).is_err(), "{old}");
+    }
 }
 
 /// Item 10: each generated instance's seed comes from (suite, puzzle, index), and the
@@ -97,7 +105,7 @@ fn suites_rebuild_byte_for_byte() {
 /// wires and the number of LED stages no longer move together.
 #[test]
 fn generated_tiers_are_independent() {
-    let suite = build(COMMA_GEN_V1);
+    let suite = build(COMMA_GEN);
     assert_eq!(suite.len(), 1000);
     let of = |kind: PuzzleKind| -> Vec<Value> {
         suite
@@ -134,10 +142,7 @@ fn generated_tiers_are_independent() {
     // the recorded seed rebuilds the instance
     let first = header(&suite[0]);
     assert_eq!(first.id, "comma-gen-wire-001");
-    assert_eq!(
-        first.seed,
-        generated_seed(COMMA_GEN_V1, PuzzleKind::Wire, 1)
-    );
+    assert_eq!(first.seed, generated_seed(COMMA_GEN, PuzzleKind::Wire, 1));
     assert_eq!(
         header(&scenario(PuzzleKind::Wire, first.seed)).instance,
         first.instance
@@ -146,7 +151,7 @@ fn generated_tiers_are_independent() {
 
 #[test]
 fn the_oracle_pair_solves_every_instance_of_both_suites_without_a_mistake() {
-    for suite in [COMMA_V2, COMMA_GEN_V1] {
+    for suite in [COMMA, COMMA_GEN] {
         for json in build(suite) {
             let id = header(&json).id;
             let report = CommaWorld.oracle(&json).unwrap();
@@ -246,13 +251,13 @@ fn every_puzzle_passes_the_conformance_checker() {
 }
 
 /// The paper's random row (App. C): success rate per puzzle and overall 12.2 ± 1.0 over
-/// its 1000 instances. One pass over `comma@2` (episode seeds as the runner derives them)
-/// must land within four standard errors of it; `escapade run comma@2 --agent random`
+/// its 1000 instances. One pass over `comma@3` (episode seeds as the runner derives them)
+/// must land within four standard errors of it; `escapade run comma@3 --agent random`
 /// over many seeds gives the figure itself.
 #[test]
 fn the_random_pair_lands_on_the_paper_s_row() {
     let mut solved = BTreeMap::new();
-    for json in build(COMMA_V2) {
+    for json in build(COMMA) {
         let s = header(&json);
         let seed = escapade_core::seed::derive(0, &s.id, 0);
         let mut env = CommaWorld.env(&json, &Default::default()).unwrap();
@@ -262,7 +267,7 @@ fn the_random_pair_lands_on_the_paper_s_row() {
         let (o, _) = play(env.as_mut(), agent.as_mut(), seed, 100).unwrap();
         *solved.entry(s.puzzle.clone()).or_insert(0u32) += u32::from(o.success);
     }
-    println!("random pair on comma@2, SR % per puzzle: {solved:?}");
+    println!("random pair on comma@3, SR % per puzzle: {solved:?}");
     let overall = f64::from(solved.values().sum::<u32>()) / 10.0;
     assert!(
         (8.0..=16.5).contains(&overall),

@@ -25,15 +25,14 @@
 //!
 //! Every room is checked with [`validate::lint`] before it is returned; a room that is not
 //! solvable and clean is drawn again from a derived seed (at most [`MAX_ATTEMPTS`] times).
-//! Randomness comes only from `ChaCha8Rng`s seeded by
+//! Randomness comes only from [`escapade_core::seed::rng`] seeded by
 //! `escapade_core::seed::derive(seed, "vis/room", attempt)`, and nothing iterates a hash
 //! map, so the same inputs give the same room, byte for byte.
 
 use std::collections::BTreeSet;
 
+use rand::Rng;
 use rand::seq::{IndexedRandom, SliceRandom};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use crate::VisError;
 use crate::quiz::{self, QuizKind};
@@ -79,7 +78,7 @@ pub fn generate(difficulty: u32, seed: u64) -> Result<Room, VisError> {
     let mut last = String::new();
     for attempt in 0..MAX_ATTEMPTS {
         let mut rng =
-            ChaCha8Rng::seed_from_u64(escapade_core::seed::derive(seed, "vis/room", attempt));
+            escapade_core::seed::rng(escapade_core::seed::derive(seed, "vis/room", attempt));
         let plan = Plan::draw(difficulty, &mut rng);
         let Some(room) = Draft::new(rng).build(difficulty, seed, &plan) else {
             last = "the layout did not fit".into();
@@ -129,7 +128,7 @@ enum Gate {
 }
 
 impl Plan {
-    fn draw(difficulty: u32, rng: &mut ChaCha8Rng) -> Plan {
+    fn draw(difficulty: u32, rng: &mut escapade_core::seed::Rng) -> Plan {
         let decor = usize::from(rng.random_bool(0.2));
         let (n, quizzes, power, distractors) = match difficulty {
             1 => (3, 1, false, 1),
@@ -366,7 +365,7 @@ struct Spot {
 }
 
 struct Draft {
-    rng: ChaCha8Rng,
+    rng: escapade_core::seed::Rng,
     names: BTreeSet<String>,
     receptacles: Vec<Receptacle>,
     items: Vec<Item>,
@@ -396,7 +395,7 @@ fn states(names: &[&str]) -> Vec<String> {
 }
 
 impl Draft {
-    fn new(rng: ChaCha8Rng) -> Draft {
+    fn new(rng: escapade_core::seed::Rng) -> Draft {
         Draft {
             rng,
             names: BTreeSet::new(),

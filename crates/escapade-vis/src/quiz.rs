@@ -8,8 +8,8 @@
 //! module makes such quizzes from a seed so that the generator never repeats an answer
 //! by accident, and it states each kind's rule in the player's terms (see [`QuizKind`]).
 //!
-//! Randomness comes only from the generator passed in (the room generator seeds a
-//! `ChaCha8Rng` from `escapade_core::seed`), so the same stream gives the same quiz.
+//! Randomness comes only from the generator passed in (the room generator's
+//! [`escapade_core::seed::Rng`]), so the same stream gives the same quiz.
 
 use rand::Rng;
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -305,8 +305,6 @@ fn check_pictured(quiz: &Quiz) -> Result<(), crate::VisError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
 
     /// Recomputes the answer the long way, as a player would, without `answer_of`.
     fn by_hand(spec: &QuizSpec) -> String {
@@ -362,7 +360,7 @@ mod tests {
     #[test]
     fn answers_follow_from_clue_and_lock() {
         for seed in 0..300u64 {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut rng = escapade_core::seed::rng(seed);
             for kind in QuizKind::ALL {
                 let quiz = make(kind, "q", &mut rng);
                 assert_eq!(by_hand(&quiz.spec), quiz.answer, "{kind:?} seed {seed}");
@@ -376,7 +374,7 @@ mod tests {
     #[test]
     fn sizes_match_the_documented_ranges() {
         for seed in 0..200u64 {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut rng = escapade_core::seed::rng(seed);
             for kind in QuizKind::ALL {
                 let quiz = make(kind, "q", &mut rng);
                 match &quiz.spec {
@@ -414,16 +412,8 @@ mod tests {
 
     #[test]
     fn same_stream_same_quiz() {
-        let a = make(
-            QuizKind::ColourCount,
-            "q",
-            &mut ChaCha8Rng::seed_from_u64(9),
-        );
-        let b = make(
-            QuizKind::ColourCount,
-            "q",
-            &mut ChaCha8Rng::seed_from_u64(9),
-        );
+        let a = make(QuizKind::ColourCount, "q", &mut escapade_core::seed::rng(9));
+        let b = make(QuizKind::ColourCount, "q", &mut escapade_core::seed::rng(9));
         assert_eq!(a, b);
     }
 

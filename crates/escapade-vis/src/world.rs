@@ -1,13 +1,16 @@
 //! The `vis` entry of the world registry and its suites.
 //!
-//! Suites: `visescape@2` (20 rooms, §3.1), `visescape-hints@2` (the same rooms in hint
-//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@2`, answer
-//! only; `visescape-quiz-reason@2`, think first), one quiz per room. The room suites
+//! Suites: `visescape@3` (20 rooms, §3.1), `visescape-hints@3` (the same rooms in hint
+//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@3`, answer
+//! only; `visescape-quiz-reason@3`, think first), one quiz per room. The room suites
 //! declare §4.1's run settings: three trials per room, the last 20 steps in view.
 //!
 //! The `@1` suites had the same rooms under a more helpful protocol (tips in the prompt,
 //! a sentence after every action, names on the pictures); they are retired, and the
 //! options `prompt=helpful`, `feedback=sentences`, `labels=on` bring that help back.
+//! The `@2` suites were the paper's protocol on rooms drawn with ChaCha8; the generators
+//! now draw from core's one RNG (ChaCha20), so the generated rooms, their quizzes and the
+//! choice of rooms changed and the `@3` suites replace them.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -23,13 +26,13 @@ use crate::quiztask::{QuizEnv, QuizTask};
 use crate::{VisEnv, VisError, generator, room::Room, suite};
 
 /// The room suite.
-pub const VISESCAPE: &str = "visescape@2";
+pub const VISESCAPE: &str = "visescape@3";
 /// The room suite in hint mode.
-pub const VISESCAPE_HINTS: &str = "visescape-hints@2";
+pub const VISESCAPE_HINTS: &str = "visescape-hints@3";
 /// Quiz-only, answer without reasoning (App. C.2, Table 23a).
-pub const QUIZ: &str = "visescape-quiz@2";
+pub const QUIZ: &str = "visescape-quiz@3";
 /// Quiz-only, reasoning first (App. C.2, Table 23b).
-pub const QUIZ_REASON: &str = "visescape-quiz-reason@2";
+pub const QUIZ_REASON: &str = "visescape-quiz-reason@3";
 
 /// Trials per room (§4.1: "For each room, we conducted three different trials and
 /// averaged the resulting metrics").
@@ -143,22 +146,28 @@ impl World for VisWorld {
     }
 
     fn retired_suites(&self) -> Vec<RetiredSuite> {
-        let help = "the same rooms and quizzes; `@1` added help the paper does not give \
-                    (tips in the system prompt, a sentence after every action, name tags, \
-                    banners and lock captions on the pictures) and drew locks and clues \
-                    as labelled panels. `-W prompt=helpful -W feedback=sentences -W \
-                    labels=on` brings the help back";
+        let help = "`@1` added help the paper does not give (tips in the system prompt, a \
+                    sentence after every action, name tags, banners and lock captions on \
+                    the pictures) and drew locks and clues as labelled panels. `-W \
+                    prompt=helpful -W feedback=sentences -W labels=on` brings the help \
+                    back; since `@3` the generated rooms come from ChaCha20";
+        let rng = "generators moved to ChaCha20 (one RNG across worlds): the generated rooms, \
+                   their quizzes and the choice of rooms changed";
         [
-            ("visescape@1", VISESCAPE),
-            ("visescape-hints@1", VISESCAPE_HINTS),
-            ("visescape-quiz@1", QUIZ),
-            ("visescape-quiz-reason@1", QUIZ_REASON),
+            ("visescape@1", VISESCAPE, help),
+            ("visescape-hints@1", VISESCAPE_HINTS, help),
+            ("visescape-quiz@1", QUIZ, help),
+            ("visescape-quiz-reason@1", QUIZ_REASON, help),
+            ("visescape@2", VISESCAPE, rng),
+            ("visescape-hints@2", VISESCAPE_HINTS, rng),
+            ("visescape-quiz@2", QUIZ, rng),
+            ("visescape-quiz-reason@2", QUIZ_REASON, rng),
         ]
         .into_iter()
-        .map(|(old, new)| RetiredSuite {
+        .map(|(old, new, why)| RetiredSuite {
             name: old.into(),
             replaced_by: new.into(),
-            why: help.into(),
+            why: why.into(),
         })
         .collect()
     }

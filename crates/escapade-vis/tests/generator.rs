@@ -2,7 +2,7 @@
 //! passes the author's lint, is escaped by the oracle with its checkpoints firing in the
 //! listed order (App. A.4: all logic is sequential), keeps each clue on another wall
 //! than its lock (App. D.4), and comes out byte-identical for the same inputs. The same
-//! holds for the hand-authored rooms and the 20 rooms of `visescape@2`, whose statistics
+//! holds for the hand-authored rooms and the 20 rooms of `visescape@3`, whose statistics
 //! are printed next to the paper's (`cargo test -p escapade-vis --release --test
 //! generator -- --nocapture`).
 
@@ -129,7 +129,7 @@ fn the_suite_has_twenty_solved_rooms() {
         check_room(room);
     }
     println!(
-        "visescape@2: built in {built:?}, built and verified in {:?}",
+        "visescape@3: built in {built:?}, built and verified in {:?}",
         t.elapsed()
     );
     // the suite is a fixed list: building it twice gives the same bytes
@@ -149,9 +149,16 @@ fn the_suite_statistics_are_near_the_paper() {
     let rooms = suite::rooms().unwrap();
     let stats = suite::stats(&rooms).unwrap();
     println!("{stats}");
+    // Table 1 and the checkpoints within 0.15 a room (items sit at 5.25 against 5.1: the
+    // fewest our rooms allow with 5.9 receptacles); the oracle walks less (shorter rooms)
     for (name, ours, paper) in stats.rows() {
+        let slack = if name == "oracle steps" {
+            0.25 * paper
+        } else {
+            0.15 + 1e-9
+        };
         assert!(
-            (ours - paper).abs() <= 0.25 * paper,
+            (ours - paper).abs() <= slack,
             "{name}: {ours:.2} against the paper's {paper}"
         );
     }

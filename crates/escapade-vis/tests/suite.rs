@@ -140,6 +140,10 @@ fn the_room_suites_declare_three_trials_and_a_twenty_step_window() {
         ("visescape-hints@1", VISESCAPE_HINTS),
         ("visescape-quiz@1", QUIZ),
         ("visescape-quiz-reason@1", QUIZ_REASON),
+        ("visescape@2", VISESCAPE),
+        ("visescape-hints@2", VISESCAPE_HINTS),
+        ("visescape-quiz@2", QUIZ),
+        ("visescape-quiz-reason@2", QUIZ_REASON),
     ] {
         assert!(
             retired

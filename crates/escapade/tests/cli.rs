@@ -311,7 +311,7 @@ fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
     let (_, out, _) = play(
         &[
             "play",
-            "visescape@2",
+            "visescape@3",
             "--scenario",
             "vis-r05",
             "--images",
@@ -326,7 +326,7 @@ fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
     let (ok, out, _) = play(
         &[
             "play",
-            "comma@2",
+            "comma@3",
             "--scenario",
             "comma-wire-000",
             "--role",

@@ -572,13 +572,14 @@ fn the_errors_judge_labels_each_conversation_once() {
 }
 
 /// Item 12 and the versions: `list` names comma's tiers by puzzle and no longer calls the
-/// world unfinished; the retired `comma@1` names `comma@2`; `comma` alone is `comma@2`.
+/// world unfinished; the retired `comma@1` and `comma@2` name `comma@3` (`comma@2` says
+/// the RNG changed), `comma-gen@1` names `comma-gen@2`; `comma` alone is `comma@3`.
 #[test]
-fn list_names_tiers_by_puzzle_and_comma_1_points_to_comma_2() {
+fn list_names_tiers_by_puzzle_and_retired_suites_point_to_comma_3() {
     let out = ok(escapade(&["list", "comma"]));
     assert!(!out.contains("work in progress"), "{out}");
-    assert!(out.contains("comma@2"), "{out}");
-    assert!(out.contains("comma-gen@1"), "{out}");
+    assert!(out.contains("comma@3"), "{out}");
+    assert!(out.contains("comma-gen@2"), "{out}");
     assert!(
         out.contains("100×1 (wire), 100×2 (telehealth)") && out.contains("100×10 (atm)"),
         "{out}"
@@ -591,10 +592,20 @@ fn list_names_tiers_by_puzzle_and_comma_1_points_to_comma_2() {
         let o = escapade(&args);
         assert!(!o.status.success());
         assert!(
-            stderr(&o).contains("`comma@1` was replaced by `comma@2`"),
+            stderr(&o).contains("`comma@1` was replaced by `comma@3`"),
             "{}",
             stderr(&o)
         );
+    }
+    for (old, new) in [("comma@2", "comma@3"), ("comma-gen@1", "comma-gen@2")] {
+        let o = escapade(&["run", old, "--agent", "random"]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("`{old}` was replaced by `{new}`")),
+            "{err}"
+        );
+        assert!(err.contains("ChaCha20"), "{err}");
     }
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
@@ -610,7 +621,7 @@ fn list_names_tiers_by_puzzle_and_comma_1_points_to_comma_2() {
         "-q",
     ]));
     let rows = std::fs::read_to_string(run_dir_under(&runs).join("episodes.jsonl")).unwrap();
-    assert!(rows.contains("\"suite\":\"comma@2\""), "{rows}");
+    assert!(rows.contains("\"suite\":\"comma@3\""), "{rows}");
     assert!(rows.contains("\"scenario\":\"comma-wire-000\""), "{rows}");
 }
 
@@ -622,7 +633,7 @@ fn world_options_are_recorded_and_checked() {
     let runs = tmp.path().join("runs");
     ok(escapade(&[
         "run",
-        "comma-gen@1",
+        "comma-gen@2",
         "--agent",
         "oracle",
         "--limit",
@@ -642,7 +653,7 @@ fn world_options_are_recorded_and_checked() {
     );
     let o = escapade(&[
         "run",
-        "comma@2",
+        "comma@3",
         "--agent",
         "random",
         "-W",
@@ -732,6 +743,6 @@ fn out_of_range_wire_counts_are_refused_by_check_and_run() {
 /// The terminal report keeps to 120 columns (§4.2's metrics; Fig. 4's ten turns cut).
 #[test]
 fn the_terminal_report_fits_120_columns() {
-    let wide = report_fits_120_columns("comma@2", &[]);
+    let wide = report_fits_120_columns("comma@3", &[]);
     assert!(wide.contains("| 10 |"), "{wide}");
 }

@@ -23,8 +23,7 @@
 //! Progress (COMMA §4.2) is 0 until the module is solved, then 1: the paper scores the ATM
 //! as a single step (its PSR column equals its SR column for every model).
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -152,7 +151,7 @@ impl Atm {
     /// A seeded random puzzle drawn as the original draws one: a balance uniform over
     /// 1–1000 and a PIN uniform over 1000–9999.
     pub fn generate(seed: u64) -> Atm {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let balance = rng.random_range(1..=1000);
         let pin = rng.random_range(1000..=9999u32).to_string();
         Atm::new(pin, balance)

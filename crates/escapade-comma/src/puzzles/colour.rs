@@ -17,8 +17,7 @@
 //!
 //! Progress is the share of white squares (white ÷ 16).
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -147,7 +146,7 @@ pub struct Colour {
     start: [Square; 16],
     grid: [Square; 16],
     previous: Option<Group>,
-    rng: ChaCha8Rng,
+    rng: escapade_core::seed::Rng,
 }
 
 /// The original's way of colouring: the first five coloured squares (reading order) get the
@@ -173,7 +172,7 @@ impl Colour {
             start,
             grid: start,
             previous: None,
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            rng: escapade_core::seed::rng(seed),
         }
     }
 
@@ -208,7 +207,7 @@ impl Colour {
 
     /// A seeded random colour puzzle (16 uniform colours).
     pub fn generate(seed: u64) -> Colour {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let mut imported = [0usize; 16];
         for c in &mut imported {
             *c = rng.random_range(0..COLOURS.len());

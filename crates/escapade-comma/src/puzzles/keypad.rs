@@ -20,9 +20,8 @@
 //! A wrong press (a button that is not the next one, or one already pressed) is a mistake
 //! and releases every pressed button, so the order starts again (the original's code).
 
+use rand::Rng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -239,7 +238,7 @@ impl Keypad {
 
     /// A seeded random keypad: a column, then four of its symbols in random places.
     pub fn generate(seed: u64) -> Keypad {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let column = rng.random_range(0..COLUMNS.len());
         let mut all: Vec<usize> = (0..6).collect();
         all.shuffle(&mut rng);

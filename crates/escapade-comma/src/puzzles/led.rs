@@ -11,8 +11,7 @@
 //! stages (a draw-until-solvable scheme would give about 6 %). A wrong press is a mistake
 //! and changes nothing else.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -65,7 +64,7 @@ pub struct Led {
     stage: usize,
     /// Letter values, top left, top right, bottom left, bottom right.
     letters: [u8; 4],
-    rng: ChaCha8Rng,
+    rng: escapade_core::seed::Rng,
 }
 
 fn multiplier(colour: &str) -> Option<u8> {
@@ -85,7 +84,7 @@ impl Led {
             colours,
             stage: 0,
             letters: [0; 4],
-            rng: ChaCha8Rng::seed_from_u64(seed),
+            rng: escapade_core::seed::rng(seed),
         };
         led.draw();
         led
@@ -137,7 +136,7 @@ impl Led {
 
     /// A seeded random LED puzzle (2–5 stages, colours uniform).
     pub fn generate(seed: u64) -> Led {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let n = rng.random_range(2..=5);
         let colours = (0..n)
             .map(|_| {

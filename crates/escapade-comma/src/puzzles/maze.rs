@@ -23,8 +23,7 @@
 
 use std::collections::VecDeque;
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -235,7 +234,7 @@ impl Maze {
     /// A seeded random puzzle on the original's layout: a start uniform over its open
     /// squares and a torus colour uniform over the four, as the original draws them.
     pub fn generate(seed: u64) -> Maze {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let grid: Vec<Vec<u8>> = LAYOUT.iter().map(|r| r.to_vec()).collect();
         let open: Vec<(usize, usize)> = (0..9)
             .flat_map(|r| (0..9).map(move |c| (r, c)))

@@ -14,9 +14,8 @@
 //! position and label rules diverge: a different, harder task, kept as an option. An
 //! instance may name the first stage's labels (`labels`, our extension).
 
+use rand::Rng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -84,7 +83,7 @@ pub struct Memory {
     labels: [u8; 4],
     /// (position 0-based, label) pressed in each passed stage.
     pressed: Vec<(usize, u8)>,
-    rng: ChaCha8Rng,
+    rng: escapade_core::seed::Rng,
 }
 
 fn display_of(v: &Value) -> Option<u8> {
@@ -112,7 +111,7 @@ fn labels_of(v: &Value) -> Option<[u8; 4]> {
 
 impl Memory {
     fn with(display: u8, given: Option<[u8; 4]>, seed: u64, mode: MemoryLabels) -> Memory {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let shuffle = mode == MemoryLabels::Shuffled;
         let labels = match given {
             Some(l) => l,
@@ -157,7 +156,7 @@ impl Memory {
 
     /// A seeded random memory puzzle: the first display (the original's only field).
     pub fn generate(seed: u64) -> Memory {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let display = rng.random_range(1..=4u8);
         Memory::with(display, None, rng.random(), MemoryLabels::Fixed)
     }
@@ -200,7 +199,7 @@ impl Memory {
     }
 }
 
-fn draw_labels(rng: &mut ChaCha8Rng) -> [u8; 4] {
+fn draw_labels(rng: &mut escapade_core::seed::Rng) -> [u8; 4] {
     let mut l = [1, 2, 3, 4];
     l.shuffle(rng);
     l

@@ -18,8 +18,7 @@
 //! `answer_word`, and so does an imported puzzle; [`Password::generate`] never draws those
 //! two words, so generated puzzles keep App. A's promise.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -181,7 +180,7 @@ impl Password {
     /// listed word can be spelt from (all but `there` and `these`), each starting letter
     /// uniform over its wheel, as the original draws them.
     pub fn generate(seed: u64) -> Password {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let unique: Vec<[u8; 5]> = WORDS
             .iter()
             .filter_map(|w| parse_word(w))

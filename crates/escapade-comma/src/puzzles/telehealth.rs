@@ -13,11 +13,11 @@
 //! scenario file alone replays the case byte for byte; [`Puzzle::render`] returns those
 //! PNG bytes as they are (and the description, the picture's alt text, says it is a
 //! photograph). Without `picture_png` — the synthetic cases of [`Telehealth::generate`],
-//! `comma@2`'s stand-ins among them — it draws a clearly labelled SYNTHETIC lesion from the record
+//! `comma@3`'s stand-ins among them — it draws a clearly labelled SYNTHETIC lesion from the record
 //! (deterministic), and the description spells out what that drawing shows.
 //! [`records_from_csv`] and [`rows_from_csv`] parse `metadata.csv` text for a caller that
 //! reads a user's folder (`escapade import comma <DIR>` does: it finds each row's image,
-//! fits it to 512×384 and writes one scenario per case; with `--suite comma@2` it writes
+//! fits it to 512×384 and writes one scenario per case; with `--suite comma@3` it writes
 //! the paper's evaluation set with each Telehealth entry on the row it names).
 //!
 //! **Rules** (the paper names the stages; the original's code decides the rest). Two
@@ -31,15 +31,14 @@
 //! [`generate`](Telehealth::generate) makes SYNTHETIC records for tests and demos only:
 //! they are plausible, not real patients, and their pictures are cartoons.
 //! [`stand_in`](Telehealth::stand_in) makes the synthetic case that stands for one row of
-//! the dataset in the `comma@2` suite: same diagnosis and same treatment as the real row
+//! the dataset in the `comma@3` suite: same diagnosis and same treatment as the real row
 //! (known from the original's answers), everything else synthetic and labelled so.
 
 use std::fmt::Write as _;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -396,12 +395,12 @@ struct Look {
     surface: &'static str,
 }
 
-fn pick<'a, T>(rng: &mut ChaCha8Rng, xs: &'a [T]) -> &'a T {
+fn pick<'a, T>(rng: &mut escapade_core::seed::Rng, xs: &'a [T]) -> &'a T {
     &xs[rng.random_range(0..xs.len())]
 }
 
 fn look_of(record: &Record, idx: u64) -> Look {
-    let mut rng = ChaCha8Rng::seed_from_u64(idx ^ 0x7e1e_4ea1);
+    let mut rng = escapade_core::seed::rng(idx ^ 0x7e1e_4ea1);
     let bleeds = flag(&record.bleed) == Some(true);
     match record.diagnostic.as_str() {
         "ACK" => Look {
@@ -689,7 +688,7 @@ impl Telehealth {
     /// A synthetic case from `seed`, numbered `idx`; `forced` fixes the diagnostic and,
     /// for the carcinomas, a size that calls for the given treatment.
     fn made_up(seed: u64, idx: u64, forced: Option<(&str, &str)>) -> Telehealth {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let total: u32 = FREQUENCIES.iter().map(|(_, n)| n).sum();
         let mut draw = rng.random_range(0..total);
         let mut code = "ACK";
@@ -715,7 +714,7 @@ impl Telehealth {
             "SCC" => ((45, 90), (5.0, 25.0), 0.95, 0.5, 0.4, 0.5, 0.8, 0.4),
             _ => ((40, 85), (4.0, 20.0), 0.9, 0.05, 0.5, 0.05, 0.3, 0.1),
         };
-        let tf = |rng: &mut ChaCha8Rng, p: f64| {
+        let tf = |rng: &mut escapade_core::seed::Rng, p: f64| {
             if rng.random_bool(p) { "True" } else { "False" }.to_string()
         };
         let (d1, lo): (f64, f64) = (rng.random_range(dia.0..=dia.1), dia.0);

@@ -8,9 +8,8 @@
 //! The tables are App. A's, which are also the original's (an empty display is App. A's
 //! "(No Text)").
 
+use rand::Rng;
 use rand::seq::IndexedRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -245,7 +244,7 @@ impl Who {
     /// A seeded random puzzle, drawn as the original draws one: a display uniform over
     /// step 1's 28 entries, six distinct labels uniform over step 2's 28 labels.
     pub fn generate(seed: u64) -> Who {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let display = STEP1[rng.random_range(0..STEP1.len())].0.to_string();
         let labels: Vec<String> = STEP2
             .choose_multiple(&mut rng, 6)

@@ -7,8 +7,7 @@
 //! refers to "the last digit of the serial number"). The picture and its description
 //! show it; the expert's manual does not, so an expert who needs it must ask.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
@@ -115,7 +114,7 @@ impl Wire {
 
     /// A seeded random wire puzzle (3–6 wires, colours uniform).
     pub fn generate(seed: u64) -> Wire {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = escapade_core::seed::rng(seed);
         let n = rng.random_range(3..=6);
         let colours = (0..n)
             .map(|_| COLOURS[rng.random_range(0..COLOURS.len())].to_string())

@@ -19,7 +19,7 @@
 //! file alone replays the case. A row whose image is missing or unreadable, or whose
 //! record cannot drive the rules (no known `diagnostic`), is an `Err` of its own.
 //!
-//! comma, a PAD-UFES-20 folder with `--suite comma@2`: the paper's evaluation set with
+//! comma, a PAD-UFES-20 folder with `--suite comma@3`: the paper's evaluation set with
 //! its Telehealth entries played on the exact cases the original names. Every scenario of
 //! the suite is written as the suite builds it, except Telehealth's: each takes row
 //! `skin_lesion_idx` of `metadata.csv` (counted from 0 in file order, blank lines not
@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use escapade_comma::PuzzleKind;
 use escapade_comma::puzzles::telehealth::{PICTURE_MAX, Record, Telehealth, rows_from_csv};
-use escapade_comma::world::{COMMA_V2, CommaScenario, CommaWorld, stand_in_answers};
+use escapade_comma::world::{COMMA, CommaScenario, CommaWorld, stand_in_answers};
 use escapade_core::World as _;
 use image::RgbImage;
 use serde_json::Value;
@@ -417,14 +417,14 @@ pub fn vis(path: &Path, opts: &VisOptions) -> Result<VisImport> {
     })
 }
 
-/// The comma suite `suite` (`comma@2`) with its Telehealth scenarios made from the
+/// The comma suite `suite` (`comma@3`) with its Telehealth scenarios made from the
 /// PAD-UFES-20 folder `dir` (see the module docs): one [`Case`] per scenario, in suite
 /// order, and the warnings to show. `Err` when `dir` is no readable PAD-UFES-20 folder or
-/// the suite is not `comma@2`.
+/// the suite is not `comma@3`.
 pub fn telehealth_suite(dir: &Path, suite: &str) -> Result<(Vec<Case>, Vec<String>)> {
-    if suite != COMMA_V2 {
+    if suite != COMMA {
         bail!(
-            "only {COMMA_V2} names rows of PAD-UFES-20 (its Telehealth entries come from the \
+            "only {COMMA} names rows of PAD-UFES-20 (its Telehealth entries come from the \
              paper's evaluation set); {suite} does not"
         );
     }
