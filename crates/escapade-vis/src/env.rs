@@ -242,7 +242,7 @@ impl VisEnv {
         let key = (
             self.key.clone(),
             labels,
-            self.game.scene(&self.state),
+            self.game.picture_key(&self.state),
             imported.then(|| self.state.clone()),
         );
         let picture = PICTURES

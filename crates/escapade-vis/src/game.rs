@@ -529,6 +529,37 @@ impl Game {
         (state.view, key)
     }
 
+    /// The key of the current view's picture and description: the [`Game::scene`] and,
+    /// for each receptacle in view, whether each trigger that a way out of its current
+    /// state waits for has fired — an electric latch shows that as a green or red light
+    /// (`render::marks`), so two states of one scene can still look different.
+    pub fn picture_key(&self, state: &State) -> (View, Vec<u8>) {
+        let (view, mut key) = self.scene(state);
+        let in_view = match view {
+            View::Wall(w) => self.on_wall(w),
+            View::Receptacle(r) => vec![r],
+            View::Item(_) => Vec::new(),
+        };
+        for r in in_view {
+            let rec = &self.room.receptacles[r];
+            let here = self.state_name(state, r);
+            for x in self
+                .room
+                .interactions
+                .iter()
+                .filter(|x| x.receptacle == rec.id && x.from == here)
+            {
+                for t in x.guard.awaited() {
+                    let fired = self
+                        .trigger_index(t)
+                        .is_some_and(|t| state.fired_triggers().any(|f| f == t));
+                    key.push(u8::from(fired));
+                }
+            }
+        }
+        (view, key)
+    }
+
     /// The wall that view `v` belongs to.
     pub fn wall_of(&self, v: View) -> Wall {
         match v {

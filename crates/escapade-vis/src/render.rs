@@ -30,7 +30,7 @@ use escapade_render::{Canvas, Rgb};
 
 use crate::VisError;
 use crate::game::{Game, State, View};
-use crate::room::{Cause, Furniture, ItemKind, Rule, Wall};
+use crate::room::{Cause, Furniture, ItemKind, Wall};
 
 use furniture::{draw_furniture, natural};
 use items::{draw_icon, draw_note};
@@ -434,15 +434,6 @@ fn mark_for(item: &crate::room::Item) -> Mark {
     }
 }
 
-/// The trigger names a guard waits for (not those it forbids).
-fn awaited<'a>(rule: &'a Rule, out: &mut Vec<&'a str>) {
-    match rule {
-        Rule::Trigger(t) => out.push(t),
-        Rule::And(rules) => rules.iter().for_each(|r| awaited(r, out)),
-        Rule::Always | Rule::HasItem(_) | Rule::Not(_) => {}
-    }
-}
-
 /// The mark on each leaf of receptacle `r`, given its [`placements`].
 pub(crate) fn marks(game: &Game, state: &State, r: usize, places: &[(usize, Place)]) -> [Mark; 2] {
     let room = game.room();
@@ -468,8 +459,7 @@ pub(crate) fn marks(game: &Game, state: &State, r: usize, places: &[(usize, Plac
     // a verb that would open it, waiting for a trigger: an electric latch
     let latch = leaving.iter().find_map(|x| {
         let opens = leaves(rec.furniture, &x.to).contains(&Leaf::Open);
-        let mut waits = Vec::new();
-        awaited(&x.guard, &mut waits);
+        let waits = x.guard.awaited();
         let first = waits
             .first()
             .filter(|_| opens && matches!(x.cause, Cause::Verb { .. }))?;

@@ -406,6 +406,22 @@ pub enum Rule {
     Not(Box<Rule>),
 }
 
+impl Rule {
+    /// The trigger names this guard waits for (not those it forbids), in order.
+    pub fn awaited(&self) -> Vec<&str> {
+        fn walk<'a>(rule: &'a Rule, out: &mut Vec<&'a str>) {
+            match rule {
+                Rule::Trigger(t) => out.push(t),
+                Rule::And(rules) => rules.iter().for_each(|r| walk(r, out)),
+                Rule::Always | Rule::HasItem(_) | Rule::Not(_) => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+}
+
 /// How an interaction is started by the player.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "by", rename_all = "snake_case")]

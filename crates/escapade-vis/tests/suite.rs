@@ -199,3 +199,49 @@ fn world_options_are_applied_and_checked() {
         without.reset(0).images[1].sha256
     );
 }
+
+/// Pictures are kept process-wide under [`Game::picture_key`] (`VisEnv`'s store): two
+/// states with one key must show the same picture and description, or what an episode
+/// sees would depend on which state drew the key first — in another episode, another
+/// test, another thread. Every state reachable from each room's start (the first 1,500
+/// in depth-first order) is drawn and compared with the first of its key. It caught a
+/// latch's light (a fired trigger) missing from the key.
+#[test]
+fn states_with_one_picture_key_show_one_picture() {
+    use escapade_vis::{describe, render};
+    use std::collections::{BTreeMap, BTreeSet};
+    for json in world().build_suite(VISESCAPE).unwrap() {
+        let room = Room::from_json(&json).unwrap();
+        let game = Game::new(room.clone()).unwrap();
+        let mut first: BTreeMap<_, (String, String)> = BTreeMap::new();
+        let mut visited = BTreeSet::new();
+        let mut stack = vec![game.start()];
+        while let Some(state) = stack.pop() {
+            if visited.len() >= 1500 || !visited.insert(format!("{state:?}")) {
+                continue;
+            }
+            let drawn = (
+                describe::describe(&game, &state),
+                escapade_core::hash::sha256_hex(
+                    &render::render_with(&game, &state, render::Style { labels: false }).unwrap(),
+                ),
+            );
+            let key = game.picture_key(&state);
+            match first.get(&key) {
+                Some(kept) => assert_eq!(
+                    kept, &drawn,
+                    "{}: two states with picture key {key:?} look different",
+                    room.id
+                ),
+                None => {
+                    first.insert(key, drawn);
+                }
+            }
+            for m in game.available(&state) {
+                let mut next = state.clone();
+                game.apply(&mut next, &m);
+                stack.push(next);
+            }
+        }
+    }
+}
