@@ -770,13 +770,24 @@ impl TrajectoryWriter {
 pub const LOCK: &str = ".lock";
 
 /// Takes the run directory's exclusive lock (released when the file closes, also when
-/// the process is killed), or fails at once when another process holds it.
+/// the process is killed), or fails when another process holds it (after
+/// [`LOCK_PATIENCE`]).
 fn lock(dir: &Path) -> Result<File> {
     try_lock(dir)?.ok_or_else(|| RunError::Locked(dir.to_path_buf()))
 }
 
+/// How long [`try_lock`] keeps asking before it says another process holds the lock.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Takes the exclusive lock of `dir` (its `.lock` file): `None` when another process
 /// holds it.
+///
+/// It asks again for up to [`LOCK_PATIENCE`] before giving up. The lock is an `flock` on
+/// the file, and a child process started at the moment this process still had the file
+/// open shares it until the child's `exec` closes its copy; so a run directory closed
+/// and reopened at once (a `run` then a `resume`, while another thread starts the Python
+/// sandbox or the local model) can find it held for a few milliseconds by no one. A
+/// real writer holds it for its whole run, and the wait costs it nothing.
 pub(crate) fn try_lock(dir: &Path) -> Result<Option<File>> {
     let path = dir.join(LOCK);
     let file = OpenOptions::new()
@@ -785,10 +796,18 @@ pub(crate) fn try_lock(dir: &Path) -> Result<Option<File>> {
         .write(true)
         .open(&path)
         .map_err(|e| RunError::io("cannot open", &path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-        Err(std::fs::TryLockError::Error(e)) => Err(RunError::io("cannot lock", &path, e)),
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(RunError::io("cannot lock", &path, e));
+            }
+        }
     }
 }
 
