@@ -21,7 +21,7 @@ fn report_puts_a_person_beside_a_model() {
     let (ok, out, err) = run(
         &[
             "play",
-            "visescape@2",
+            "visescape@3",
             "--record",
             runs_s,
             "--participant",
@@ -40,7 +40,7 @@ fn report_puts_a_person_beside_a_model() {
     let (ok, out, err) = run(
         &[
             "run",
-            "visescape@2",
+            "visescape@3",
             "--agent",
             "llm",
             "--model",
@@ -80,7 +80,7 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
         .args([
             "play",
             "--web",
-            "comma@2",
+            "comma@3",
             "--port",
             "0",
             "--record",
@@ -117,7 +117,7 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
     let _ = child.wait();
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     assert!(
-        page.contains("Play comma@2") && page.contains("Your seat"),
+        page.contains("Play comma@3") && page.contains("Your seat"),
         "{page}"
     );
     // a one-role world takes no --role
@@ -125,7 +125,7 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
         &[
             "play",
             "--web",
-            "visescape@2",
+            "visescape@3",
             "--role",
             "solver",
             "--port",
