@@ -932,14 +932,15 @@ impl Played {
 /// A baseline's episode makes thousands of calls of a few microseconds each (a COMMA
 /// puzzle step, a VisEscape step whose picture is already drawn): handing each to
 /// another thread and back cost more than the call. A heavy call (sandboxed Python, a
-/// picture drawn for the first time) still runs on the pool, where it stalls no other
-/// episode; at most one call after a run of cheap ones runs in place before the slow
-/// call is noticed.
+/// picture drawn for the first time) after a heavy one runs on the pool, where it stalls
+/// no other episode; the first call of an episode, and the first slow call after a run of
+/// cheap ones, run in place before the slowness is noticed.
 pub const INLINE_CALL: std::time::Duration = std::time::Duration::from_micros(500);
 
-/// An environment owned by the episode. Its first call, and every call after a slow one
-/// ([`INLINE_CALL`]), is moved to tokio's blocking pool so that heavy steps never stall
-/// the futures of other episodes; a call after a cheap one runs in place. Either way a
+/// An environment owned by the episode. Every call after a slow one ([`INLINE_CALL`]) is
+/// moved to tokio's blocking pool so that heavy steps never stall the futures of other
+/// episodes; the first call, and a call after a cheap one, runs in place (a world whose
+/// calls are all heavy stalls the others once per episode, at its `reset`). Either way a
 /// panic of the environment is caught and becomes the episode's error.
 struct Stepper {
     env: Option<Box<dyn Env + Send>>,
@@ -951,7 +952,7 @@ impl Stepper {
     fn new(env: Box<dyn Env + Send>) -> Self {
         Stepper {
             env: Some(env),
-            inline: false,
+            inline: true,
         }
     }
 
