@@ -470,6 +470,9 @@ pub struct RunDir {
     config_hash: String,
     episodes: Mutex<File>,
     media: Mutex<BTreeSet<String>>,
+    /// Made by this process: its `media/` holds only what [`RunDir::store_images`] wrote,
+    /// so a file not in `media` is known to be absent without asking the file system.
+    created: bool,
     /// Held for the life of the value: one process writes a run directory at a time.
     _lock: File,
 }
@@ -558,6 +561,7 @@ impl RunDir {
             config_hash,
             episodes: Mutex::new(episodes),
             media: Mutex::new(BTreeSet::new()),
+            created: true,
             _lock: lock,
         })
     }
@@ -631,6 +635,7 @@ impl RunDir {
                 config_hash: expected,
                 episodes: Mutex::new(episodes),
                 media: Mutex::new(BTreeSet::new()),
+                created: false,
                 _lock: lock,
             },
             finished,
@@ -684,7 +689,8 @@ impl RunDir {
             let mut written = self.media.lock().unwrap_or_else(|p| p.into_inner());
             if !written.contains(&sha) {
                 let path = self.path.join(MEDIA).join(format!("{sha}.png"));
-                if !path.is_file() {
+                // a resumed directory may hold it from before
+                if self.created || !path.is_file() {
                     write_atomic(&path, &image.png)?;
                 }
                 written.insert(sha.clone());

@@ -6,7 +6,9 @@
 //! `episodes.jsonl` does). Up to `concurrency` episodes are in flight at once on tokio:
 //! they are futures polled together, so a model agent waiting on the network costs no
 //! thread, while environment steps (pure computation, or the tools world's sandboxed
-//! Python) run on tokio's blocking pool and so use every core.
+//! Python) run on tokio's blocking pool and so use every core — except a call that
+//! follows a cheap one ([`INLINE_CALL`]), which runs in place: for a step of a few
+//! microseconds the hand-off to another thread and back costs more than the step.
 //!
 //! An agent or environment failure — an `Err`, a panic, or the safety cap on steps — ends
 //! that episode with `error` set and `success` false; it never aborts the run. A model
@@ -923,13 +925,37 @@ impl Played {
     }
 }
 
-/// An environment owned by the episode, moved to tokio's blocking pool for each call so
-/// that heavy steps (sandboxed Python) never stall the futures of other episodes.
+/// A call to the environment that took at most this long lets the next call run in
+/// place, on the episode's own task; a slower one sends the next call to tokio's blocking
+/// pool again.
+///
+/// A baseline's episode makes thousands of calls of a few microseconds each (a COMMA
+/// puzzle step, a VisEscape step whose picture is already drawn): handing each to
+/// another thread and back cost more than the call. A heavy call (sandboxed Python, a
+/// picture drawn for the first time) after a heavy one runs on the pool, where it stalls
+/// no other episode; the first call of an episode, and the first slow call after a run of
+/// cheap ones, run in place before the slowness is noticed.
+pub const INLINE_CALL: std::time::Duration = std::time::Duration::from_micros(500);
+
+/// An environment owned by the episode. Every call after a slow one ([`INLINE_CALL`]) is
+/// moved to tokio's blocking pool so that heavy steps never stall the futures of other
+/// episodes; the first call, and a call after a cheap one, runs in place (a world whose
+/// calls are all heavy stalls the others once per episode, at its `reset`). Either way a
+/// panic of the environment is caught and becomes the episode's error.
 struct Stepper {
     env: Option<Box<dyn Env + Send>>,
+    /// The last call was cheap: run the next one in place.
+    inline: bool,
 }
 
 impl Stepper {
+    fn new(env: Box<dyn Env + Send>) -> Self {
+        Stepper {
+            env: Some(env),
+            inline: true,
+        }
+    }
+
     async fn with<R: Send + 'static>(
         &mut self,
         f: impl FnOnce(&mut dyn Env) -> R + Send + 'static,
@@ -938,22 +964,30 @@ impl Stepper {
             .env
             .take()
             .ok_or_else(|| "the environment was lost after a panic".to_string())?;
-        match tokio::task::spawn_blocking(move || {
+        // the call's own time, without the hand-off to the pool
+        let call = move || {
+            let start = Instant::now();
             let r = f(env.as_mut());
-            (env, r)
-        })
-        .await
-        {
-            Ok((env, r)) => {
-                self.env = Some(env);
-                Ok(r)
+            (env, r, start.elapsed())
+        };
+        let result = if self.inline {
+            // the environment is dropped (not used again) when it panics, as on the pool
+            std::panic::catch_unwind(AssertUnwindSafe(call))
+                .map_err(|panic| format!("environment panicked: {}", panic_message(&panic)))
+        } else {
+            match tokio::task::spawn_blocking(call).await {
+                Ok(x) => Ok(x),
+                Err(e) if e.is_panic() => {
+                    let panic = e.into_panic();
+                    Err(format!("environment panicked: {}", panic_message(&panic)))
+                }
+                Err(e) => Err(format!("environment task failed: {e}")),
             }
-            Err(e) if e.is_panic() => {
-                let panic = e.into_panic();
-                Err(format!("environment panicked: {}", panic_message(&panic)))
-            }
-            Err(e) => Err(format!("environment task failed: {e}")),
-        }
+        };
+        let (env, r, took) = result?;
+        self.inline = took <= INLINE_CALL;
+        self.env = Some(env);
+        Ok(r)
     }
 
     fn get(&self) -> &dyn Env {
@@ -992,7 +1026,7 @@ pub async fn play_episode(
     on_step: &(dyn Fn(&Usage) + Sync),
 ) -> Result<Played> {
     let start = Instant::now();
-    let mut env = Stepper { env: Some(env) };
+    let mut env = Stepper::new(env);
     let mut played = Played::default();
     type Start = (
         Observation,

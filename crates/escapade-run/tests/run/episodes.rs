@@ -114,6 +114,27 @@ fn an_env_error_ends_the_episode_not_the_run() {
     assert_eq!(s.report.errors(), 2);
 }
 
+/// Cheap steps run in place on the episode's task (`runner::INLINE_CALL`), not on the
+/// blocking pool: a panic there still ends only its episode, and the steps before it
+/// stand.
+#[test]
+fn an_env_panic_after_cheap_steps_ends_only_its_episode() {
+    let mut long = scenario("long", 6);
+    long.panic_at = Some(4);
+    let suite = vec![long, scenario("next", 2)];
+    let out = tempfile::tempdir().unwrap();
+    let s = run_in(out.path(), &labelled("counter@1", &suite), &spec("oracle")).unwrap();
+    assert_eq!((s.played, s.errors), (2, 1));
+    let rows = normalized(&s.dir);
+    let by_id = |id: &str| rows.iter().find(|r| r.scenario == id).unwrap();
+    assert_eq!(
+        by_id("long").error.as_deref(),
+        Some("environment panicked: counter exploded")
+    );
+    assert_eq!(trajectory(&s.dir, "long", 0).len(), 3);
+    assert!(by_id("next").success && by_id("next").error.is_none());
+}
+
 #[test]
 fn an_agent_error_ends_the_episode_with_its_message() {
     let out = tempfile::tempdir().unwrap();
