@@ -444,11 +444,7 @@ impl World for CommaWorld {
             ("comma-gen@1", COMMA_GEN, rng),
         ]
         .into_iter()
-        .map(|(name, replaced_by, why)| RetiredSuite {
-            name: name.into(),
-            replaced_by: replaced_by.into(),
-            why: why.into(),
-        })
+        .map(|(name, replaced_by, why)| RetiredSuite::new(name, replaced_by, why))
         .collect()
     }
 

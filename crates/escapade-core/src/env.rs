@@ -193,6 +193,21 @@ pub struct RetiredSuite {
     pub why: String,
 }
 
+impl RetiredSuite {
+    /// `name` is retired for `replaced_by` because of `why`.
+    pub fn new(
+        name: impl Into<String>,
+        replaced_by: impl Into<String>,
+        why: impl Into<String>,
+    ) -> RetiredSuite {
+        RetiredSuite {
+            name: name.into(),
+            replaced_by: replaced_by.into(),
+            why: why.into(),
+        }
+    }
+}
+
 /// One statistic of a suite beside the paper's value, for `escapade suite` (e.g.
 /// VisEscape Table 1: receptacles per room).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

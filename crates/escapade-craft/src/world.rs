@@ -120,12 +120,13 @@ impl World for CraftWorld {
     fn retired_suites(&self) -> Vec<RetiredSuite> {
         suite::RETIRED
             .iter()
-            .map(|name| RetiredSuite {
-                name: (*name).into(),
-                replaced_by: suite::NAME.into(),
-                why: "rooms are now furnished to MM-Escape §3.3's objects per room (20.18 / \
-                      14.55 / 15.24 for D1 / D2 / D3) and start poses look across free floor"
-                    .into(),
+            .map(|name| {
+                RetiredSuite::new(
+                    *name,
+                    suite::NAME,
+                    "rooms are now furnished to MM-Escape §3.3's objects per room (20.18 / \
+                     14.55 / 15.24 for D1 / D2 / D3) and start poses look across free floor",
+                )
             })
             .collect()
     }

@@ -158,11 +158,11 @@ impl World for CounterWorld {
         ]
     }
     fn retired_suites(&self) -> Vec<RetiredSuite> {
-        vec![RetiredSuite {
-            name: "counter@0".into(),
-            replaced_by: "counter@1".into(),
-            why: "counting starts at one now".into(),
-        }]
+        vec![RetiredSuite::new(
+            "counter@0",
+            "counter@1",
+            "counting starts at one now",
+        )]
     }
     fn catalogue(&self) -> String {
         "actions: inc, dec\n".into()

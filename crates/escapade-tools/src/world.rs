@@ -144,15 +144,14 @@ impl World for ToolsWorld {
     }
 
     fn retired_suites(&self) -> Vec<RetiredSuite> {
-        vec![RetiredSuite {
-            name: AGENTESCAPE_V1.into(),
-            replaced_by: AGENTESCAPE_V2.into(),
-            why: "text outputs are no longer trimmed and wired regex patterns are literal \
-                  (scenario bytes changed); clues hint in the room's theme instead of naming \
-                  node ids; a reply may carry several actions; a flag counts only once the \
-                  terminal has shown it"
-                .into(),
-        }]
+        vec![RetiredSuite::new(
+            AGENTESCAPE_V1,
+            AGENTESCAPE_V2,
+            "text outputs are no longer trimmed and wired regex patterns are literal \
+             (scenario bytes changed); clues hint in the room's theme instead of naming node \
+             ids; a reply may carry several actions; a flag counts only once the terminal has \
+             shown it",
+        )]
     }
 
     fn env_options(&self) -> Vec<(&'static str, &'static str)> {

@@ -164,11 +164,7 @@ impl World for VisWorld {
             ("visescape-quiz-reason@2", QUIZ_REASON, rng),
         ]
         .into_iter()
-        .map(|(old, new, why)| RetiredSuite {
-            name: old.into(),
-            replaced_by: new.into(),
-            why: why.into(),
-        })
+        .map(|(old, new, why)| RetiredSuite::new(old, new, why))
         .collect()
     }
 
