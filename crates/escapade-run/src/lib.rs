@@ -24,6 +24,7 @@ pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape
 pub mod play; // a person plays one scenario in the terminal
 pub mod plots; // the papers' figures from one or more runs, as SVG and PNG
 pub mod progress; // progress bars and warnings on standard error
+pub mod remote; // an episode played from outside one action at a time: the core of the servers
 pub mod report; // mean ± se tables over episodes.jsonl, as JSON, CSV and Markdown
 pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, summaries
 pub mod runner; // plays scenario × epoch episodes with agents into a run directory

@@ -158,7 +158,9 @@ pub fn play_terminal_with(
 /// Plays `scenario_json` of `world` with `person` — an [`Agent`] that stands for a person
 /// (a terminal, a browser) — in [`PlayOptions::role`] (`None`: every role) and `partner`
 /// in the other roles, recorded as a run directory under [`PlayOptions::record`] when
-/// set, exactly as [`play_terminal_with`] records. Returns the episode and the run
+/// set, exactly as [`play_terminal_with`] records — under the person's [`Agent::name`]
+/// (`human` at a terminal or in a browser, `remote` for a server's client, see
+/// [`crate::remote`]). Returns the episode and the run
 /// directory written. A reply the world cannot read reaches `person` again as an
 /// observation that says why, without a step. With `schemas`, the world's function
 /// schemas for the current state are handed to it before each of the person's turns (a
@@ -198,17 +200,19 @@ pub fn play_person(
         }
         _ => None,
     };
-    // the agent of the episode row: `human`, or each role's player as a team names them
+    // the person's name: `human` (a terminal, a browser), `remote` (a server's client)
+    let me = person.name();
+    // the agent of the episode row: the person, or each role's player as a team names them
     let agent_name = match (&team, &seat) {
         (Some((_, _, other)), Some(mine)) => roles
             .iter()
             .map(|r| match r == mine {
-                true => format!("{r}={HUMAN}"),
+                true => format!("{r}={me}"),
                 false => format!("{r}={other}"),
             })
             .collect::<Vec<_>>()
             .join(","),
-        _ => HUMAN.to_string(),
+        _ => me.clone(),
     };
     let recording = match &options.record {
         Some(parent) => {
@@ -219,6 +223,7 @@ pub fn play_person(
                 scenario_json,
                 options,
                 (seat.as_deref(), partner_name),
+                &me,
                 parent,
             )?)
         }
@@ -309,20 +314,21 @@ fn seat(
     }
 }
 
-/// `agent` and `expert` of a recorded play: the person alone is `human`; with a partner
-/// the solver's seat is `agent` and the expert's `expert` (as `escapade run --expert`).
-/// With [`PlayOptions::participants`] naming the expert, two people played both roles:
-/// the expert's seat is `human` too.
+/// `agent` and `expert` of a recorded play: the person (`me`: `human`, `remote`) alone
+/// is `me`; with a partner the solver's seat is `agent` and the expert's `expert` (as
+/// `escapade run --expert`). With [`PlayOptions::participants`] naming the expert, two
+/// people played both roles: the expert's seat is `me` too.
 fn seats_config(
     seat: Option<&str>,
     partner: Option<&str>,
+    me: &str,
     participants: &BTreeMap<String, String>,
 ) -> (String, Option<String>) {
     match (seat, partner) {
-        (Some("expert"), Some(other)) => (other.to_string(), Some(HUMAN.into())),
-        (Some(_), Some(other)) => (HUMAN.to_string(), Some(other.to_string())),
-        (None, _) if participants.contains_key(EXPERT) => (HUMAN.to_string(), Some(HUMAN.into())),
-        _ => (HUMAN.to_string(), None),
+        (Some("expert"), Some(other)) => (other.to_string(), Some(me.into())),
+        (Some(_), Some(other)) => (me.to_string(), Some(other.to_string())),
+        (None, _) if participants.contains_key(EXPERT) => (me.to_string(), Some(me.into())),
+        _ => (me.to_string(), None),
     }
 }
 
@@ -369,12 +375,13 @@ fn record_dir(
     json: &str,
     options: &PlayOptions,
     (seat, partner): (Option<&str>, Option<&str>),
+    me: &str,
     parent: &Path,
 ) -> Result<RunDir> {
-    let (agent, expert) = seats_config(seat, partner, &options.participants);
+    let (agent, expert) = seats_config(seat, partner, me, &options.participants);
     let (agent_options, expert_options) = participant_options(
-        agent == HUMAN,
-        expert.as_deref() == Some(HUMAN),
+        agent == me,
+        expert.as_deref() == Some(me),
         &options.participants,
     );
     // the directory is named after the person when there is one label

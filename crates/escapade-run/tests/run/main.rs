@@ -8,6 +8,7 @@ mod judge; // escapade judge: reply parsing, prompt golden file, aggregation, re
 mod judge_craft; // the craft judges: intent (successful steps, escape case) and debrief (two calls)
 mod play; // a person plays through a reader and a writer, optionally recorded
 mod plots; // plot files per run set: well-formed SVG, decodable PNG, identical bytes
+mod remote; // an episode played from outside: turns, re-asks, endings, records, cancel safety
 mod report; // report shapes, exact mean/se, shards merged, runs side by side, usage
 mod resume; // resume skips finished episodes, cuts a torn line, refuses other configs
 mod roles; // a team of one agent per role takes turns; steps name their role
