@@ -35,7 +35,7 @@ pub mod suite; // builds and verifies suites, writes them to disk
 
 pub use error::RunError;
 pub use judge::{JudgeSpec, Judgement, judge};
-pub use play::{Partner, PlayOptions, play_person, play_terminal, play_terminal_with};
+pub use play::{Partner, PlayOptions, Reasks, play_person, play_terminal, play_terminal_with};
 pub use plots::{PlotFormat, write_plots};
 pub use progress::Progress;
 pub use report::{Format, Report, report};

@@ -67,6 +67,22 @@ pub struct PlayOptions {
     /// the run directory. A label for `expert` with no [`PlayOptions::role`] means two
     /// people played the two roles.
     pub participants: BTreeMap<String, String>,
+    /// How often a reply the world cannot read is asked again without a step.
+    pub reasks: Reasks,
+}
+
+/// How often a reply the world cannot read ([`escapade_core::Env::check_action`]) is
+/// asked again, without spending a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reasks {
+    /// Until it can be read: a person at a terminal or in a browser types again.
+    #[default]
+    Unlimited,
+    /// Up to the world's [`escapade_core::Env::reask_limit`], then the reply is stepped
+    /// as it is (and costs its step), as `escapade run` does with a model: the papers'
+    /// protocol (AgentEscapeBench App. B.1 counts a malformed reply as a step; VisEscape
+    /// re-asks 3 times, MM-Escape 5). What a server's client gets.
+    World,
 }
 
 /// Who plays the roles the person does not: agents made by `agents`, driven on
@@ -90,6 +106,7 @@ impl Default for PlayOptions {
             role: None,
             world_options: Default::default(),
             participants: Default::default(),
+            reasks: Reasks::Unlimited,
         }
     }
 }
@@ -246,8 +263,7 @@ pub fn play_person(
         env.as_mut(),
         (person, schemas),
         table,
-        options.seed,
-        options.max_steps,
+        (options.seed, options.max_steps, options.reasks),
         recorder.as_mut(),
     )?;
     if let Some(dir) = &recording {
@@ -464,8 +480,7 @@ fn play_sync(
     env: &mut dyn Env,
     (agent, mut schemas): (&mut dyn Agent, Option<Schemas<'_>>),
     mut seats: Seats<'_>,
-    seed: u64,
-    max_steps: u32,
+    (seed, max_steps, reasks): (u64, u32, Reasks),
     mut recorder: Option<&mut Recorder<'_>>,
 ) -> Result<Played> {
     let start = std::time::Instant::now();
@@ -539,7 +554,13 @@ fn play_sync(
             }
         };
         let mut gave_up = None;
+        let mut asked = 0;
         while !theirs && let Err(message) = env.check_action(&turn.action) {
+            if reasks == Reasks::World && asked >= env.reask_limit() {
+                // the world reads it as it is: a step, with the world's feedback
+                break;
+            }
+            asked += 1;
             let again = Observation {
                 text: format!("{UNREADABLE}{message}"),
                 ..Observation::default()

@@ -45,7 +45,7 @@ use escapade_core::{ToolSchema, World};
 use tokio::sync::mpsc;
 
 use crate::error::{Result, RunError};
-use crate::play::{Partner, PlayOptions, UNREADABLE, play_person};
+use crate::play::{Partner, PlayOptions, Reasks, UNREADABLE, play_person};
 use crate::runner::AgentFactory;
 
 /// The agent name of a client playing through a server (DESIGN.md: "`remote` (anything
@@ -62,8 +62,10 @@ pub struct Spec {
     pub world: Arc<dyn World>,
     /// The scenario's JSON.
     pub json: String,
-    /// Seed, step cap, record directory, suite label, role, world options, participants —
-    /// as `escapade play` takes them. The images directory is not used.
+    /// Seed, step cap, record directory, suite label, role, world options, participants,
+    /// re-asks — as `escapade play` takes them. The images directory is not used.
+    /// [`Spec::new`] sets [`Reasks::World`]: a client is re-asked as `escapade run`
+    /// re-asks a model (the papers' protocol), not without end as a person is.
     pub options: PlayOptions,
     /// Who plays the roles the client does not ([`PlayOptions::role`] names the client's):
     /// the agents' maker, and the runtime their model clients live on (`None`: a runtime
@@ -78,7 +80,10 @@ impl Spec {
         Spec {
             world,
             json,
-            options: PlayOptions::default(),
+            options: PlayOptions {
+                reasks: Reasks::World,
+                ..PlayOptions::default()
+            },
             partner: None,
         }
     }

@@ -208,6 +208,7 @@ impl App {
             role: params.role.clone(),
             world_options: params.world_options()?,
             participants,
+            reasks: params.reasks()?,
             ..PlayOptions::default()
         };
         let about = About {

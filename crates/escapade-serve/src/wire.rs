@@ -40,6 +40,10 @@ pub struct ResetParams {
     pub max_steps: Option<u32>,
     /// A label for who played, recorded in run.toml (`participant`).
     pub participant: Option<String>,
+    /// How often an unreadable reply is asked again without a step: `world` (default:
+    /// the world's re-ask limit, then the reply is stepped, as `escapade run` does —
+    /// the papers' protocol) or `unlimited` (as a person playing is asked).
+    pub reasks: Option<String>,
     /// HTTP only: the session to reset (absent: a new session).
     pub session_id: Option<String>,
 }
@@ -54,9 +58,20 @@ impl ResetParams {
         serde_json::from_value(value).map_err(|e| {
             ServeError::Invalid(format!(
                 "bad reset parameters: {e} (known: seed, episode_id, suite, index, scenario, \
-                 options, role, partner, max_steps, participant, session_id)"
+                 options, role, partner, max_steps, participant, reasks, session_id)"
             ))
         })
+    }
+
+    /// The re-ask rule asked for.
+    pub fn reasks(&self) -> Result<escapade_run::Reasks, ServeError> {
+        match self.reasks.as_deref() {
+            None | Some("world") => Ok(escapade_run::Reasks::World),
+            Some("unlimited") => Ok(escapade_run::Reasks::Unlimited),
+            Some(other) => Err(ServeError::Invalid(format!(
+                "`reasks` is `world` or `unlimited`, not `{other}`"
+            ))),
+        }
     }
 
     /// The world options as strings.

@@ -66,6 +66,34 @@ fn an_unreadable_reply_is_answered_without_a_step() {
 }
 
 #[test]
+fn past_the_worlds_reask_limit_a_reply_is_stepped_as_run_does() {
+    let mut counter = scenario("r", 1);
+    counter.reask_limit = Some(2);
+    let mut episode = Episode::start_blocking(Spec::new(world(), counter.json())).unwrap();
+    for _ in 0..2 {
+        episode.act_blocking(Action::text("jump")).unwrap();
+        assert!(turn(&episode).unreadable.is_some() && turn(&episode).last.is_none());
+    }
+    episode.act_blocking(Action::text("jump")).unwrap();
+    let t = turn(&episode);
+    assert!(t.unreadable.is_none(), "the third is stepped");
+    assert!(t.last.as_ref().is_some_and(|s| !s.valid()));
+    // a person's seat is re-asked without end
+    let mut episode = Episode::start_blocking(Spec {
+        options: PlayOptions {
+            reasks: escapade_run::Reasks::Unlimited,
+            ..Default::default()
+        },
+        ..Spec::new(world(), counter.json())
+    })
+    .unwrap();
+    for _ in 0..5 {
+        episode.act_blocking(Action::text("jump")).unwrap();
+        assert!(turn(&episode).unreadable.is_some());
+    }
+}
+
+#[test]
 fn the_step_cap_truncates() {
     let options = PlayOptions {
         max_steps: 3,
