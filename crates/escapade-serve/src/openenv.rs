@@ -26,7 +26,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
-use escapade_web::auth::{Access, is_loopback_host, same};
+use escapade_web::auth::{Access, host, is_loopback_host, query_token, same};
 use serde_json::{Value, json};
 
 use crate::app::App;
@@ -105,20 +105,7 @@ fn token_of(req: &Request) -> Option<String> {
             return text.split_once(':').map(|(_, p)| p.to_string());
         }
     }
-    let query = req.uri().query()?;
-    let pairs: Vec<(String, String)> = serde_urlencoded_pairs(query);
-    pairs
-        .into_iter()
-        .find(|(k, _)| k == "token")
-        .map(|(_, v)| v)
-}
-
-fn serde_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
-    query
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    query_token(req.uri().query())
 }
 
 /// In front of every route: loopback hosts only, or the token; then the rate limit
@@ -126,11 +113,7 @@ fn serde_urlencoded_pairs(query: &str) -> Vec<(String, String)> {
 async fn admit(State(shared): State<Shared>, req: Request, next: Next) -> Response {
     match shared.access.as_ref() {
         Access::Loopback => {
-            let host = req
-                .headers()
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or("");
+            let host = host(&req);
             if !is_loopback_host(host) {
                 let e = ServeError::Invalid(format!(
                     "this server answers only on this machine (the request names host \

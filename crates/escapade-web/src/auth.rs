@@ -74,8 +74,16 @@ pub fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// The `Host` a request names (empty when it names none).
+pub fn host(req: &Request) -> &str {
+    req.headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+}
+
 /// The token in a query string (`token=…`), when there is one.
-fn query_token(query: Option<&str>) -> Option<String> {
+pub fn query_token(query: Option<&str>) -> Option<String> {
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query?).ok()?;
     pairs
         .into_iter()
@@ -99,11 +107,7 @@ fn cookie_token(req: &Request) -> Option<String> {
 pub async fn admit(State(site): State<Arc<Site>>, req: Request, next: Next) -> Response {
     match &site.access {
         Access::Loopback => {
-            let host = req
-                .headers()
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or("");
+            let host = host(&req);
             if is_loopback_host(host) {
                 next.run(req).await
             } else {

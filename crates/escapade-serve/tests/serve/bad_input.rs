@@ -294,33 +294,21 @@ async fn a_full_server_refuses_clearly_and_a_token_is_required_off_loopback() {
         ..Default::default()
     })
     .await;
-    let client = reqwest::Client::new();
-    let s = client.get(r.url("/health")).send().await.unwrap().status();
-    assert_eq!(s.as_u16(), 401);
-    let s = client
-        .get(r.url("/health"))
-        .bearer_auth("wrong")
-        .send()
-        .await
-        .unwrap()
-        .status();
-    assert_eq!(s.as_u16(), 401);
-    let s = client
-        .get(r.url("/health"))
-        .bearer_auth("0123456789abcdef0123")
-        .send()
-        .await
-        .unwrap()
-        .status();
-    assert_eq!(s.as_u16(), 200);
-    let s = client
-        .get(r.url("/health"))
-        .basic_auth("escapade", Some("0123456789abcdef0123"))
-        .send()
-        .await
-        .unwrap()
-        .status();
-    assert_eq!(s.as_u16(), 200);
+    let health = |auth: Option<(&str, &str)>| {
+        let mut request = reqwest::Client::new().get(r.url("/health"));
+        match auth {
+            Some(("bearer", t)) => request = request.bearer_auth(t),
+            Some((_, t)) => request = request.basic_auth("escapade", Some(t)),
+            None => {}
+        }
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    let token = "0123456789abcdef0123";
+    assert_eq!(health(None).await, 401);
+    assert_eq!(health(Some(("bearer", "wrong"))).await, 401);
+    assert_eq!(health(Some(("bearer", token))).await, 200);
+    assert_eq!(health(Some(("basic", token))).await, 200);
+    assert_eq!(health(Some(("basic", "wrong"))).await, 401);
     r.stop().await;
 }
 
