@@ -1,0 +1,4 @@
+//! escapade's worlds over the wire.
+#![deny(missing_docs)]
+
+pub mod mcp; // `escapade mcp`: an MCP server (rmcp) whose tools play episodes
