@@ -402,7 +402,9 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_stdio() {
     let record = dir.path().join("runs");
     let bin = env!("CARGO_BIN_EXE_escapade");
     let command = format!("'{bin}' mcp --record '{}'", record.display());
-    let report = run_client(&python, &["--stdio", &command], dir.path());
+    // the handshake of protocol versions before 2026-07-28, as older clients connect
+    let report = run_client(&python, &["--stdio", &command, "--mode", "legacy"], dir.path());
+    assert_eq!(report["protocol"], "2025-11-25");
     check_report(&report);
     check_recorded(&record);
 }
@@ -444,6 +446,7 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_http() {
     );
     let report = run_client(&python, &["--url", &url], dir.path());
     interrupt(child);
+    assert_eq!(report["protocol"], "2026-07-28");
     check_report(&report);
     check_recorded(&record);
 }

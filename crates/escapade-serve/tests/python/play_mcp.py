@@ -1,6 +1,6 @@
 """Plays escapade episodes through `escapade mcp` with the official MCP Python SDK.
 
-usage: play_mcp.py (--stdio "BINARY ARG..." | --url URL) --moves MOVES.json
+usage: play_mcp.py (--stdio "BINARY ARG..." | --url URL) --moves MOVES.json [--mode legacy]
 
 MOVES.json holds the episodes to play and, for each, the moves that win it (computed
 by the Rust test from the world's oracle; the server never shows them):
@@ -112,6 +112,7 @@ async def main():
     p.add_argument("--stdio", metavar="COMMAND", help="the server's command line, split like a shell")
     p.add_argument("--url")
     p.add_argument("--moves", required=True)
+    p.add_argument("--mode", default="auto", help="auto (2026-07-28, discovered) or legacy (the initialize handshake)")
     a = p.parse_args()
     with open(a.moves) as f:
         plan = json.load(f)
@@ -122,7 +123,7 @@ async def main():
         server = a.url
     else:
         fail("give --stdio or --url")
-    async with Client(server, read_timeout_seconds=600) as client:
+    async with Client(server, read_timeout_seconds=600, mode=a.mode) as client:
         tools = [t.name for t in (await client.list_tools()).tools]
         played = [await play(client, e) for e in plan["episodes"]]
         errors = await bad_calls(client, plan["episodes"][0]["moves"][0][0])
