@@ -332,3 +332,111 @@ async fn recorded_episodes_are_run_directories_of_agent_remote() {
     rows.sort();
     assert_eq!(rows, [(false, 1), (false, 1), (true, 1)]);
 }
+
+/// The counter world with a slow step: a second call arrives while the first plays.
+struct SlowWorld;
+
+struct SlowEnv(Box<dyn escapade_core::Env + Send>);
+
+impl escapade_core::Env for SlowEnv {
+    fn reset(&mut self, seed: u64) -> escapade_core::Observation {
+        self.0.reset(seed)
+    }
+    fn step(
+        &mut self,
+        action: &escapade_core::Action,
+    ) -> Result<escapade_core::Step, escapade_core::EnvError> {
+        std::thread::sleep(Duration::from_millis(400));
+        self.0.step(action)
+    }
+    fn system_prompt(&self) -> String {
+        self.0.system_prompt()
+    }
+    fn tool_schemas(&self) -> Vec<escapade_core::ToolSchema> {
+        self.0.tool_schemas()
+    }
+    fn outcome(&self) -> escapade_core::Outcome {
+        self.0.outcome()
+    }
+    fn secrets(&self) -> Vec<String> {
+        self.0.secrets()
+    }
+}
+
+impl World for SlowWorld {
+    fn name(&self) -> &'static str {
+        "counter"
+    }
+    fn description(&self) -> &'static str {
+        "the counter world, slowly"
+    }
+    fn suites(&self) -> Vec<escapade_core::env::SuiteSpec> {
+        CounterWorld.suites()
+    }
+    fn build_suite(&self, suite: &str) -> Result<Vec<String>, escapade_core::CoreError> {
+        CounterWorld.build_suite(suite)
+    }
+    fn generate(
+        &self,
+        difficulty: u32,
+        seed: u64,
+        options: &escapade_core::Options,
+    ) -> Result<String, escapade_core::CoreError> {
+        CounterWorld.generate(difficulty, seed, options)
+    }
+    fn env(
+        &self,
+        json: &str,
+        options: &escapade_core::Options,
+    ) -> Result<Box<dyn escapade_core::Env + Send>, escapade_core::CoreError> {
+        Ok(Box::new(SlowEnv(CounterWorld.env(json, options)?)))
+    }
+    fn agent(
+        &self,
+        kind: &str,
+        json: &str,
+        seed: u64,
+        options: &escapade_core::Options,
+    ) -> Result<Box<dyn escapade_core::Agent + Send>, escapade_core::CoreError> {
+        CounterWorld.agent(kind, json, seed, options)
+    }
+    fn agent_kinds(&self) -> Vec<&'static str> {
+        CounterWorld.agent_kinds()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_call_while_one_plays_the_episode_is_refused() {
+    let worlds: Vec<Box<dyn World>> = vec![Box::new(SlowWorld)];
+    let s = McpServer::new(worlds, McpOptions::default());
+    s.tool_defs();
+    let id = start(&s, 5).await;
+    let first = {
+        let (s, id) = (s.clone(), id.clone());
+        tokio::spawn(
+            async move { ok(&s, "counter_act", json!({"episode": id, "text": "inc"})).await },
+        )
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let m = err(&s, "counter_act", json!({"episode": id, "text": "inc"})).await;
+    assert!(m.contains("still playing the previous action"), "{m}");
+    let (state, _) = first.await.unwrap();
+    assert_eq!(
+        state["actions"], 1,
+        "the first call was played, the second not"
+    );
+    // a client that goes away mid-step (its call dropped) leaves the episode usable
+    let call = {
+        let (s, id) = (s.clone(), id.clone());
+        tokio::spawn(async move {
+            s.call("counter_act", args(json!({"episode": id, "text": "inc"})))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    call.abort();
+    let _ = call.await;
+    let (state, _) = ok(&s, "counter_act", json!({"episode": id, "text": "inc"})).await;
+    assert_eq!(state["over"], false);
+    assert_eq!(state["actions"], 3, "the dropped call's action was played");
+}

@@ -403,7 +403,11 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_stdio() {
     let bin = env!("CARGO_BIN_EXE_escapade");
     let command = format!("'{bin}' mcp --record '{}'", record.display());
     // the handshake of protocol versions before 2026-07-28, as older clients connect
-    let report = run_client(&python, &["--stdio", &command, "--mode", "legacy"], dir.path());
+    let report = run_client(
+        &python,
+        &["--stdio", &command, "--mode", "legacy"],
+        dir.path(),
+    );
     assert_eq!(report["protocol"], "2025-11-25");
     check_report(&report);
     check_recorded(&record);

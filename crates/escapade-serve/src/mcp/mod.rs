@@ -12,6 +12,23 @@
 //! Nothing a client can reach holds a scenario's contents: the listings give ids and
 //! difficulties, observations are what the world shows an agent, and a bad call (an
 //! unknown episode, one that is over, wrong arguments) is a tool error with a message.
+//!
+//! ```
+//! use escapade_serve::mcp::{McpOptions, McpServer};
+//! use escapade_testkit::counter::{CounterWorld, scenario};
+//! use serde_json::json;
+//!
+//! let server = McpServer::new(vec![Box::new(CounterWorld)], McpOptions::default());
+//! tokio::runtime::Runtime::new()?.block_on(async {
+//!     let start = json!({"scenario": scenario("c0", 1).json()});
+//!     let r = server.call("start_episode", start.as_object().cloned()).await;
+//!     let id = r.structured_content.unwrap()["episode"].clone();
+//!     let step = json!({"episode": id, "text": "inc"});
+//!     let r = server.call("counter_act", step.as_object().cloned()).await;
+//!     assert_eq!(r.structured_content.unwrap()["outcome"]["success"], true);
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 pub mod catalogue; // suites and their scenarios by index, id and difficulty
 pub mod episodes; // the episodes in play, by random id, with a maximum and idle closing

@@ -180,12 +180,15 @@ impl Held {
         let Some(e) = self.episode.as_mut() else {
             return Err(ToolError::EpisodeOver(self.id.clone()));
         };
+        // counted before the await: a call dropped mid-step (its client went away) still
+        // has its action played by the episode core
+        self.actions += 1;
         e.act(action)
             .await
             .map_err(|_| ToolError::EpisodeOver(self.id.clone()))?;
         let view = self.view();
-        if view.unreadable.is_none() {
-            self.actions += 1;
+        if view.unreadable.is_some() {
+            self.actions -= 1;
         }
         Ok(view)
     }
