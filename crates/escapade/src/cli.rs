@@ -49,6 +49,9 @@ pub enum Command {
     /// list suites and scenarios, start episodes and play them with each world's
     /// actions. Over standard input and output, or streamable HTTP with --http.
     Mcp(McpArgs),
+    /// Serve every world over the wire: an OpenEnv-compatible environment server (HTTP +
+    /// WebSocket) that reinforcement-learning trainers and agents in any language play.
+    Serve(ServeArgs),
     /// Check a scenario written by hand (vis rooms: JSON or TOML) and convert it to JSON.
     Check(CheckArgs),
     /// Print the JSON Schema of the run-directory rows.
@@ -394,6 +397,39 @@ pub struct McpArgs {
     /// Most episodes in play at once (idle ones are closed to make room).
     #[arg(long, default_value_t = escapade_serve::mcp::episodes::DEFAULT_MAX_EPISODES)]
     pub max_episodes: usize,
+}
+
+/// `escapade serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Listen on this address (e.g. 0.0.0.0) instead of 127.0.0.1; every request then
+    /// needs the bearer token printed at start.
+    #[arg(long, value_name = "ADDRESS")]
+    pub host: Option<std::net::IpAddr>,
+    /// The port (0: any free port).
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Record every episode played as a run directory under this directory
+    /// (`escapade report` and `escapade view` read them).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+    /// Sessions held at once; a client past the maximum is refused.
+    #[arg(long, default_value_t = 256)]
+    pub max_sessions: usize,
+    /// Seconds a session may sit unused before it is removed (its episode recorded as
+    /// given up); this also frees the slots of clients that vanished without closing.
+    #[arg(long, default_value_t = 300)]
+    pub idle_timeout: u64,
+    /// Largest request body or WebSocket message, in bytes.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub max_message: usize,
+    /// Requests (and WebSocket messages) a second per client address; 0: no limit.
+    #[arg(long, default_value_t = 200.0)]
+    pub rate: f64,
+    /// The token clients must send with --host (at least 16 characters), instead of a
+    /// random one.
+    #[arg(long)]
+    pub token: Option<String>,
 }
 
 /// `escapade judge`.

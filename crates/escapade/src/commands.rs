@@ -1307,6 +1307,45 @@ fn show_bench<R: serde::Serialize + std::fmt::Display>(
 }
 
 /// `escapade view`: serves the run directories under `args.dirs` until Ctrl-C.
+/// `escapade serve`: the OpenEnv-compatible environment server, until Ctrl-C.
+pub fn serve(ctx: &mut Ctx<'_>, args: &crate::cli::ServeArgs) -> Result<()> {
+    let options = escapade_serve::ServeOptions {
+        host: args.host,
+        port: args.port,
+        record: args.record.clone(),
+        max_sessions: args.max_sessions,
+        idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
+        max_message: args.max_message,
+        rate: args.rate,
+        burst: (2.0 * args.rate).max(1.0),
+        token: args.token.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let out = &mut *ctx.out;
+    runtime.block_on(async {
+        let server = escapade_serve::Server::bind(crate::worlds::worlds()?, &options).await?;
+        let addr = server.addr();
+        writeln!(out, "escapade serve: OpenEnv-compatible environment server (openenv-core 0.3.0)")?;
+        writeln!(out, "  base_url: http://{addr}   (WebSocket sessions at ws://{addr}/ws)")?;
+        if let Some(token) = server.token() {
+            writeln!(out, "  token: {token}   (send `Authorization: Bearer <token>`, or use http://escapade:<token>@{addr})")?;
+        }
+        if let Some(dir) = &options.record {
+            writeln!(out, "  recording every episode under {}", dir.display())?;
+        }
+        writeln!(out, "Ctrl-C stops the server (steps in progress finish; open episodes are recorded as given up)")?;
+        out.flush()?;
+        server
+            .run(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        anyhow::Ok(())
+    })
+}
+
 pub fn view(ctx: &mut Ctx<'_>, args: &ViewArgs) -> Result<()> {
     let options = escapade_web::ViewOptions {
         dirs: args.dirs.clone(),

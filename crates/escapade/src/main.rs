@@ -51,6 +51,7 @@ fn main() -> ExitCode {
         Command::Show(args) => commands::show(&mut ctx, args),
         Command::Play(args) => commands::play(&mut ctx, args, &mut std::io::stdin().lock()),
         Command::View(args) => commands::view(&mut ctx, args),
+        Command::Serve(args) => commands::serve(&mut ctx, args),
         Command::Check(args) => commands::check(&mut ctx, args),
         Command::Schema => commands::schema(&mut ctx),
         Command::Setup(args) => commands::setup(&mut ctx, args),

@@ -1,0 +1,336 @@
+//! The server's state and the three operations every transport shares — reset, step,
+//! state — on a session of the table.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use escapade_core::{ScenarioHeader, World};
+use escapade_run::remote::{Episode, EpisodeError, Seen, Spec};
+use escapade_run::{AgentFactory, Baseline, PlayOptions};
+use serde_json::{Value, json};
+
+use crate::error::ServeError;
+use crate::rate::Rate;
+use crate::session::{About, Live, Session, Sessions};
+use crate::wire::{self, ResetParams};
+
+/// A suite's scenarios, built once (building verifies nothing, but takes a while).
+type Built = Arc<tokio::sync::OnceCell<Result<Arc<Vec<String>>, String>>>;
+
+/// Everything the handlers share.
+pub struct App {
+    /// The worlds served.
+    pub worlds: Vec<Arc<dyn World>>,
+    /// The session table.
+    pub sessions: Sessions,
+    /// Where episodes are recorded as run directories.
+    pub record: Option<PathBuf>,
+    /// Requests per second per client.
+    pub rate: Rate,
+    /// Largest request body or WebSocket message, in bytes.
+    pub max_message: usize,
+    suites: Mutex<BTreeMap<String, Built>>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field(
+                "worlds",
+                &self.worlds.iter().map(|w| w.name()).collect::<Vec<_>>(),
+            )
+            .field("sessions", &self.sessions.len())
+            .field("record", &self.record)
+            .finish()
+    }
+}
+
+impl App {
+    /// A server's state.
+    pub fn new(
+        worlds: Vec<Arc<dyn World>>,
+        sessions: Sessions,
+        record: Option<PathBuf>,
+        rate: Rate,
+        max_message: usize,
+    ) -> App {
+        App {
+            worlds,
+            sessions,
+            record,
+            rate,
+            max_message,
+            suites: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    fn world(&self, name: &str) -> Result<Arc<dyn World>, ServeError> {
+        self.worlds
+            .iter()
+            .find(|w| w.name() == name)
+            .cloned()
+            .ok_or_else(|| {
+                let known: Vec<&str> = self.worlds.iter().map(|w| w.name()).collect();
+                ServeError::Episode(format!(
+                    "no world `{name}` on this server (known: {})",
+                    known.join(", ")
+                ))
+            })
+    }
+
+    /// The world that has suite `name`; a retired suite's error names its successor.
+    fn suite_world(&self, name: &str) -> Result<Arc<dyn World>, ServeError> {
+        for w in &self.worlds {
+            if w.suites().iter().any(|s| s.name == name) {
+                return Ok(w.clone());
+            }
+        }
+        for w in &self.worlds {
+            if let Some(r) = w.retired_suites().into_iter().find(|r| r.name == name) {
+                return Err(ServeError::Episode(format!(
+                    "suite `{name}` was retired: use `{}` ({})",
+                    r.replaced_by, r.why
+                )));
+            }
+        }
+        let known: Vec<String> = self
+            .worlds
+            .iter()
+            .flat_map(|w| w.suites().into_iter().map(|s| s.name))
+            .collect();
+        Err(ServeError::Episode(format!(
+            "no suite `{name}` (known: {})",
+            known.join(", ")
+        )))
+    }
+
+    /// The scenarios of suite `name`, built on first use.
+    pub async fn suite(
+        &self,
+        name: &str,
+    ) -> Result<(Arc<dyn World>, Arc<Vec<String>>), ServeError> {
+        let world = self.suite_world(name)?;
+        let cell = self
+            .suites
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(name.to_string())
+            .or_default()
+            .clone();
+        let (w, n) = (world.clone(), name.to_string());
+        let built = cell
+            .get_or_init(|| async move {
+                tokio::task::spawn_blocking(move || w.build_suite(&n))
+                    .await
+                    .map_err(|e| format!("building the suite failed: {e}"))
+                    .and_then(|r| r.map(Arc::new).map_err(|e| e.to_string()))
+            })
+            .await;
+        match built {
+            Ok(s) => Ok((world, s.clone())),
+            Err(e) => Err(ServeError::Episode(e.clone())),
+        }
+    }
+
+    /// Starts the episode `params` asks for in `session` (replacing one it held: that one
+    /// gives up and is recorded); the first observation.
+    pub async fn reset(&self, session: &Session, params: ResetParams) -> Result<Value, ServeError> {
+        let mut live = session.live.try_lock().map_err(|_| ServeError::Busy)?;
+        session.touch();
+        let (world, json, suite, index) = match (&params.suite, &params.scenario) {
+            (Some(name), None) => {
+                let (world, scenarios) = self.suite(name).await?;
+                let i = params.index.unwrap_or(0);
+                let json = scenarios.get(i).cloned().ok_or_else(|| {
+                    ServeError::Episode(format!(
+                        "suite `{name}` has {} scenarios (index 0 to {}); no index {i}",
+                        scenarios.len(),
+                        scenarios.len().saturating_sub(1)
+                    ))
+                })?;
+                (world, json, name.clone(), Some(i))
+            }
+            (None, Some(scenario)) => {
+                if params.index.is_some() {
+                    return Err(ServeError::Invalid(
+                        "`index` goes with `suite`, not with an inline `scenario`".into(),
+                    ));
+                }
+                let json = match scenario {
+                    Value::String(s) => s.clone(),
+                    Value::Object(_) => scenario.to_string(),
+                    _ => {
+                        return Err(ServeError::Invalid(
+                            "`scenario` is a scenario's JSON object (or that JSON as a string)"
+                                .into(),
+                        ));
+                    }
+                };
+                let header = ScenarioHeader::parse(&json)
+                    .map_err(|e| ServeError::Episode(format!("not a scenario: {e}")))?;
+                (self.world(&header.world)?, json, "inline".to_string(), None)
+            }
+            (Some(_), Some(_)) => {
+                return Err(ServeError::Invalid(
+                    "give `suite` (and `index`) or `scenario`, not both".into(),
+                ));
+            }
+            (None, None) => {
+                return Err(ServeError::Invalid(
+                    "reset needs `suite` (and `index`) or an inline `scenario`".into(),
+                ));
+            }
+        };
+        let header = ScenarioHeader::parse(&json)
+            .map_err(|e| ServeError::Episode(format!("not a scenario: {e}")))?;
+        let partner: Option<(Arc<dyn AgentFactory>, Option<tokio::runtime::Handle>)> =
+            match &params.partner {
+                Some(kind) => {
+                    let b = Baseline::new(world.as_ref(), kind)
+                        .map_err(|e| ServeError::Episode(e.to_string()))?;
+                    Some((Arc::new(b), None))
+                }
+                None => None,
+            };
+        let seed = params.seed.unwrap_or(0);
+        let mut participants = BTreeMap::new();
+        if let Some(p) = &params.participant {
+            let seat = params.role.clone().unwrap_or_else(|| "agent".into());
+            participants.insert(seat, p.clone());
+        }
+        let options = PlayOptions {
+            seed,
+            max_steps: params.max_steps.unwrap_or(PlayOptions::default().max_steps),
+            record: self.record.clone(),
+            suite: suite.clone(),
+            source: suite.clone(),
+            role: params.role.clone(),
+            world_options: params.world_options()?,
+            participants,
+            ..PlayOptions::default()
+        };
+        let about = About {
+            episode_id: params
+                .episode_id
+                .clone()
+                .unwrap_or_else(|| format!("{}-{}", header.id, &session.id[..8])),
+            world: world.name().to_string(),
+            suite,
+            index,
+            scenario: header.id.clone(),
+            seed,
+            role: params.role.clone(),
+            partner: params.partner.clone(),
+        };
+        // the old episode gives up (and is recorded) before the new one starts
+        if let Some(old) = live.take() {
+            drop(old);
+        }
+        let spec = Spec {
+            world,
+            json,
+            options,
+            partner,
+        };
+        let episode = Episode::start(spec)
+            .await
+            .map_err(|e| ServeError::Episode(e.to_string()))?;
+        let result = wire::result(episode.seen(), None, Some(episode.rules()), 0);
+        let progress = match episode.seen() {
+            Seen::Turn(t) => t.progress(),
+            Seen::Over(_) => 0.0,
+        };
+        *live = Some(Live {
+            episode,
+            about,
+            progress,
+            steps: 0,
+        });
+        session.touch();
+        Ok(result)
+    }
+
+    /// Plays one action in `session`; what the client sees next. A step in progress holds
+    /// the session: a second one is [`ServeError::Busy`].
+    pub async fn step(&self, session: &Session, action: &Value) -> Result<Value, ServeError> {
+        let mut guard = session.live.try_lock().map_err(|_| ServeError::Busy)?;
+        let live = guard.as_mut().ok_or(ServeError::NoEpisode)?;
+        let action = wire::action(action)?;
+        if live.episode.is_over() {
+            return Err(ServeError::Over);
+        }
+        let before = live.progress;
+        let seen = live.episode.act(action).await.map_err(|e| match e {
+            EpisodeError::Over => ServeError::Over,
+            _ => ServeError::Over,
+        })?;
+        let counted = !matches!(seen, Seen::Turn(t) if t.unreadable.is_some());
+        if counted {
+            live.steps += 1;
+        }
+        let result = wire::result(seen, Some(before), None, live.steps);
+        live.progress = result["observation"]["progress"].as_f64().unwrap_or(before);
+        session.touch();
+        Ok(result)
+    }
+
+    /// The session's state (OpenEnv `State`: `episode_id`, `step_count`, and escapade's
+    /// fields). Never ground truth: where the episode came from and how it stands.
+    pub fn state(&self, session: &Session) -> Result<Value, ServeError> {
+        let guard = session.live.try_lock().map_err(|_| ServeError::Busy)?;
+        session.touch();
+        let Some(live) = guard.as_ref() else {
+            return Ok(json!({"episode_id": null, "step_count": 0, "session_id": session.id}));
+        };
+        let mut state = serde_json::to_value(&live.about).unwrap_or_default();
+        let (done, ending) = match live.episode.seen() {
+            Seen::Turn(t) => (false, json!({"role": t.observation.role})),
+            Seen::Over(e) => (
+                true,
+                json!({"success": e.success, "terminated": e.terminated,
+                       "truncated": e.truncated, "metrics": e.metrics, "episode_error": e.error,
+                       "run_dir": e.dir.as_ref().and_then(|d| d.file_name())
+                           .map(|n| n.to_string_lossy().into_owned())}),
+            ),
+        };
+        let obj = state.as_object_mut().expect("About is an object");
+        obj.insert("step_count".into(), json!(live.steps));
+        obj.insert("progress".into(), json!(live.progress));
+        obj.insert("done".into(), json!(done));
+        obj.insert("roles".into(), json!(live.episode.roles()));
+        obj.insert("session_id".into(), json!(session.id));
+        if let Value::Object(extra) = ending {
+            obj.extend(extra);
+        }
+        Ok(state)
+    }
+
+    /// Ends a session: its episode gives up (when not over) and is recorded; waits for the
+    /// record. `false` when there was no such session.
+    pub async fn close(&self, id: &str) -> bool {
+        match self.sessions.close(id) {
+            Some(session) => {
+                finish(&session).await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Shuts down: every session's step in progress finishes, then its episode gives up
+    /// and is recorded.
+    pub async fn drain(&self) {
+        for session in self.sessions.drain() {
+            finish(&session).await;
+        }
+    }
+}
+
+/// Waits for a step in progress, then gives the episode up and waits for its record.
+async fn finish(session: &Session) {
+    let live = session.live.lock().await.take();
+    if let Some(live) = live {
+        live.episode.give_up().await;
+    }
+}

@@ -1,0 +1,171 @@
+//! Binding, serving and stopping: [`Server::bind`] then [`Server::run`].
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use escapade_core::World;
+use escapade_web::auth::Access;
+
+use crate::app::App;
+use crate::error::ServeError;
+use crate::openenv::{Shared, router};
+use crate::rate::Rate;
+use crate::session::{Limits, Sessions};
+
+/// How `escapade serve` is started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServeOptions {
+    /// Listen on this address; `None`: 127.0.0.1, loopback only, no token. Any other
+    /// address requires a bearer token (made at start, or [`ServeOptions::token`]).
+    pub host: Option<IpAddr>,
+    /// The port (0: any free port).
+    pub port: u16,
+    /// Record every episode as a run directory under this directory.
+    pub record: Option<PathBuf>,
+    /// Sessions held at once.
+    pub max_sessions: usize,
+    /// A session unused for this long is removed (its episode recorded as given up).
+    pub idle_timeout: Duration,
+    /// Largest request body or WebSocket message, in bytes.
+    pub max_message: usize,
+    /// Requests (and WebSocket messages) a second per client address; 0: no limit.
+    pub rate: f64,
+    /// Requests a client may make at once above the rate.
+    pub burst: f64,
+    /// The token, instead of a random one (with `host`).
+    pub token: Option<String>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            host: None,
+            port: 8000,
+            record: None,
+            max_sessions: 256,
+            idle_timeout: Duration::from_secs(300),
+            max_message: 1 << 20,
+            rate: 200.0,
+            burst: 400.0,
+            token: None,
+        }
+    }
+}
+
+/// A bound server, not yet serving.
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    access: Arc<Access>,
+}
+
+impl Server {
+    /// Binds the address with `worlds` served.
+    pub async fn bind(
+        worlds: Vec<Box<dyn World>>,
+        options: &ServeOptions,
+    ) -> Result<Server, ServeError> {
+        if options.max_sessions == 0 {
+            return Err(ServeError::Invalid(
+                "--max-sessions must be at least 1".into(),
+            ));
+        }
+        if options.idle_timeout.is_zero() {
+            return Err(ServeError::Invalid("--idle-timeout must be above 0".into()));
+        }
+        if !(options.rate >= 0.0 && options.rate.is_finite()) {
+            return Err(ServeError::Invalid(
+                "--rate must be 0 (no limit) or more".into(),
+            ));
+        }
+        let (ip, access) = match options.host {
+            None => (IpAddr::from([127, 0, 0, 1]), Access::Loopback),
+            Some(ip) => (
+                ip,
+                match &options.token {
+                    Some(t) if t.len() >= 16 => Access::Token(t.clone()),
+                    Some(_) => {
+                        return Err(ServeError::Invalid(
+                            "a token must have at least 16 characters".into(),
+                        ));
+                    }
+                    None => Access::new_token(),
+                },
+            ),
+        };
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(ip, options.port)).await?;
+        let sessions = Sessions::new(Limits {
+            max_sessions: options.max_sessions,
+            idle_timeout: options.idle_timeout,
+        });
+        let app = App::new(
+            worlds.into_iter().map(Arc::from).collect(),
+            sessions,
+            options.record.clone(),
+            Rate::new(options.rate, options.burst),
+            options.max_message,
+        );
+        Ok(Server {
+            listener,
+            app: Arc::new(app),
+            access: Arc::new(access),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    /// The bearer token clients must send (`None` on loopback).
+    pub fn token(&self) -> Option<&str> {
+        self.access.token()
+    }
+
+    /// The server's state (the session table, for tests and status lines).
+    pub fn app(&self) -> Arc<App> {
+        self.app.clone()
+    }
+
+    /// Serves until `stop` completes; then stops taking connections, lets every step in
+    /// progress finish, gives the open episodes up and waits until they are recorded.
+    pub async fn run(
+        self,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        let shared = Shared {
+            app: self.app.clone(),
+            access: self.access.clone(),
+            stop: rx,
+        };
+        let reaper = tokio::spawn(reap(self.app.clone()));
+        let service = router(shared).into_make_service_with_connect_info::<SocketAddr>();
+        let result = axum::serve(self.listener, service)
+            .with_graceful_shutdown(async move {
+                stop.await;
+                tx.send_replace(true);
+            })
+            .await;
+        reaper.abort();
+        self.app.drain().await;
+        result.map_err(ServeError::Io)
+    }
+}
+
+/// Removes idle sessions, every quarter of the idle timeout (at most every second).
+async fn reap(app: Arc<App>) {
+    let every = (app.sessions.limits().idle_timeout / 4)
+        .clamp(Duration::from_millis(10), Duration::from_secs(1));
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        // dropping a session gives its episode up; its thread records it
+        drop(app.sessions.reap());
+    }
+}

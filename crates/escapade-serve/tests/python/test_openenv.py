@@ -1,0 +1,134 @@
+"""openenv-core's own client against `escapade serve` (started by tests/serve/python.rs).
+
+ESCAPADE_URL is the server's base URL; ESCAPADE_PLAN a JSON file with a scenario of
+tools, vis and craft, and the oracle's moves through the tools one (worked out in Rust).
+"""
+
+import base64
+import json
+import os
+
+import pytest
+from openenv.core.generic_client import GenericEnvClient
+
+URL = os.environ["ESCAPADE_URL"]
+PLAN = json.load(open(os.environ["ESCAPADE_PLAN"]))
+
+
+def client():
+    return GenericEnvClient(base_url=URL).sync()
+
+
+def some_action(obs):
+    """An action the world reads: the first available one (vis), a wrong answer
+    (tools: a step all the same), or some text (craft)."""
+    if obs.get("actions"):
+        return {"text": obs["actions"][0]}
+    if any(t["name"] == "submit_answer" for t in obs.get("tools", [])):
+        return {"name": "submit_answer", "arguments": {"answer": "0"}}
+    return {"text": json.dumps({"rotate_right": 30, "rationale": "look around"})}
+
+
+def play_out(env, result, limit):
+    steps = replies = 0
+    while not result.done:
+        assert replies < 10 * limit, result.observation["unreadable"] or result.observation["text"][-300:]
+        result = env.step(some_action(result.observation))
+        assert isinstance(result.reward, float)
+        replies += 1
+        # a reply the world cannot read is answered without a step
+        steps += result.observation["unreadable"] is None
+    return result, steps
+
+
+def check_images(obs):
+    for image in obs["images"]:
+        png = base64.b64decode(image["png_base64"])
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        assert len(image["sha256"]) == 64
+
+
+@pytest.mark.parametrize("world", ["tools", "vis", "craft"])
+def test_a_full_episode_of_each_world(world):
+    with client() as env:
+        result = env.reset(scenario=PLAN["scenarios"][world], seed=3, max_steps=8)
+        obs = result.observation
+        assert result.reward is None and not result.done
+        assert obs["rules"] and obs["text"]
+        if world in ("vis", "craft"):
+            assert obs["images"], "a picture of the room"
+        check_images(obs)
+        result, steps = play_out(env, result, 8)
+        end = result.observation
+        assert end["truncated"] or end["terminated"]
+        assert isinstance(end["metrics"], dict) and end["success"] is not None
+        state = env.state()
+        assert state["world"] == world and state["done"] is True
+        assert state["step_count"] == steps
+
+
+def test_seeded_resets_are_reproducible():
+    texts = []
+    for _ in range(2):
+        with client() as env:
+            r = env.reset(scenario=PLAN["scenarios"]["vis"], seed=5)
+            r2 = env.step(some_action(r.observation))
+            texts.append((r.observation["text"], r.observation["images"][0]["sha256"],
+                          r2.observation["text"]))
+    assert texts[0] == texts[1]
+
+
+def test_comma_with_both_roles_in_turn():
+    with client() as env:
+        result = env.reset(suite="comma@3", index=0, seed=1)
+        roles = []
+        for _ in range(6):
+            obs = result.observation
+            roles.append(obs["role"])
+            if obs["role"] == "solver":
+                check_images(obs)
+                assert obs["images"], "the solver sees the puzzle"
+                action = {"text": "what do you see?"}
+            else:
+                assert obs["images"] == [], "the expert sees the manual only"
+                action = {"text": "describe the wires"}
+            result = env.step(action)
+            if result.done:
+                break
+        assert roles[:2] == ["solver", "expert"]
+        assert env.state()["roles"] == ["solver", "expert"]
+
+
+def test_comma_with_an_oracle_partner():
+    with client() as env:
+        result = env.reset(suite="comma@3", index=0, seed=1, role="solver", partner="oracle")
+        for _ in range(12):
+            if result.done:
+                break
+            assert result.observation["role"] == "solver", "the partner plays the expert"
+            result = env.step({"text": "what should I do?"})
+
+
+def test_the_oracle_escapes_through_the_client():
+    oracle = PLAN["oracle"]
+    with client() as env:
+        result = env.reset(scenario=PLAN["scenarios"][oracle["world"]], seed=oracle["seed"])
+        total = 0.0
+        for move in oracle["moves"]:
+            assert not result.done
+            result = env.step(move)
+            total += result.reward
+        assert result.done
+        assert result.observation["success"] is True
+        assert result.observation["terminated"] is True
+        assert abs(total - result.observation["progress"]) < 1e-9
+
+
+def test_errors_reach_the_client():
+    with client() as env:
+        with pytest.raises(RuntimeError, match="no suite"):
+            env.reset(suite="nope@1")
+        with pytest.raises(RuntimeError, match="send reset first"):
+            env.step({"text": "look"})
+        result = env.reset(scenario=PLAN["scenarios"]["vis"])
+        assert not result.done

@@ -1,0 +1,148 @@
+//! The real openenv-core client (`GenericEnvClient`, from the project's `.venv`) plays
+//! every world against the server: full episodes of tools, vis and craft, a comma game
+//! with the client in both roles and one with an oracle partner, and the oracle's moves
+//! (worked out here, in Rust, on a copy of the scenario) escape through it.
+//! `tests/python/test_openenv.py` is the client side, run with pytest.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use escapade_core::World;
+use escapade_serve::ServeOptions;
+use serde_json::{Value, json};
+
+use crate::kit::start_with;
+
+/// The interpreter of the project's virtual environment, or why the test is skipped
+/// (a failure under `CI=true`).
+fn python() -> Option<PathBuf> {
+    let venv = std::env::var_os("ESCAPADE_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
+    let python = venv.join("bin/python");
+    let ok = Command::new(&python)
+        .args(["-c", "import openenv.core, pytest"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return Some(python);
+    }
+    let why = format!(
+        "no openenv-core client at {} (scripts/venv.sh makes it; ESCAPADE_VENV points elsewhere)",
+        python.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{why}");
+    }
+    eprintln!("skipped: {why}");
+    None
+}
+
+fn worlds() -> Vec<Box<dyn World>> {
+    vec![
+        Box::new(escapade_tools::ToolsWorld::new().expect("python3 for the tools world")),
+        Box::new(escapade_vis::VisWorld::new()),
+        Box::new(escapade_comma::CommaWorld),
+        Box::new(escapade_craft::CraftWorld::new()),
+    ]
+}
+
+/// The oracle's moves through `json` with `seed`, as wire actions.
+fn oracle_moves(world: &dyn World, json: &str, seed: u64) -> Vec<Value> {
+    let mut env = world.env(json, &Default::default()).unwrap();
+    let mut agent = world
+        .agent("oracle", json, seed, &Default::default())
+        .unwrap();
+    let mut observation = env.reset(seed);
+    let tools = env.tool_schemas();
+    agent.reset(escapade_core::EpisodeStart::new(
+        seed,
+        &env.system_prompt(),
+        &tools,
+    ));
+    let (mut moves, mut last) = (Vec::new(), None);
+    for _ in 0..500 {
+        let turn = agent.act(&observation, last.as_ref()).unwrap();
+        moves.push(serde_json::to_value(&turn.action).unwrap());
+        let step = env.step(&turn.action).unwrap();
+        observation = step.observation.clone();
+        let over = step.terminated || step.truncated;
+        last = Some(step);
+        if over {
+            break;
+        }
+    }
+    assert!(env.outcome().success, "the oracle escapes on its own");
+    moves
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openenv_client_plays_every_world() {
+    let Some(python) = python() else { return };
+    let worlds = worlds();
+    let dir = tempfile::tempdir().unwrap();
+    // scenarios of each world (generated: a suite of hundreds is not built for this)
+    let mut scenarios = serde_json::Map::new();
+    for (name, difficulty) in [("tools", 5), ("vis", 1), ("craft", 1)] {
+        let w = worlds.iter().find(|w| w.name() == name).unwrap();
+        let json = w.generate(difficulty, 7, &Default::default()).unwrap();
+        scenarios.insert(name.into(), serde_json::from_str(&json).unwrap());
+    }
+    let tools = &scenarios["tools"];
+    let moves = oracle_moves(worlds[0].as_ref(), &tools.to_string(), 11);
+    let plan =
+        json!({"scenarios": scenarios, "oracle": {"world": "tools", "seed": 11, "moves": moves}});
+    let plan_file = dir.path().join("plan.json");
+    std::fs::write(&plan_file, plan.to_string()).unwrap();
+    let record = dir.path().join("runs");
+    let r = start_with(
+        worlds,
+        ServeOptions {
+            record: Some(record.clone()),
+            ..Default::default()
+        },
+    )
+    .await;
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/test_openenv.py");
+    let out = tokio::task::spawn_blocking({
+        let url = format!("http://{}", r.addr);
+        move || {
+            Command::new(python)
+                .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+                .arg(script)
+                .env("ESCAPADE_URL", url)
+                .env("ESCAPADE_PLAN", plan_file)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("passed"), "{text}");
+    r.stop().await;
+    // every episode played is a run directory the report reads, its agent `remote`
+    let runs: Vec<PathBuf> = std::fs::read_dir(&record)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(runs.len() >= 6, "{runs:?}");
+    let report = escapade_run::report(&runs, &[]).unwrap();
+    let worlds: std::collections::BTreeSet<&str> =
+        report.groups.iter().map(|g| g.world.as_str()).collect();
+    assert_eq!(worlds.len(), 4, "{worlds:?}");
+    let oracle = runs.iter().any(|run| {
+        std::fs::read_to_string(run.join("episodes.jsonl")).is_ok_and(|rows| {
+            rows.lines().any(|l| {
+                let row: Value = serde_json::from_str(l).unwrap();
+                row["world"] == "tools" && row["success"] == true && row["agent"] == "remote"
+            })
+        })
+    });
+    assert!(oracle, "the oracle's escape is recorded");
+}
