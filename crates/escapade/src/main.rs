@@ -56,7 +56,8 @@ fn main() -> ExitCode {
         Command::Schema => commands::schema(&mut ctx),
         Command::Setup(args) => commands::setup(&mut ctx, args),
         Command::Bench(args) => commands::bench(&mut ctx, args),
-        Command::Mcp(_) => unreachable!("served above"),
+        // served above, before standard output was locked
+        Command::Mcp(args) => commands::mcp(args),
     };
     let _ = out.flush();
     exit_code(result)

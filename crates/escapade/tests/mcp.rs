@@ -303,6 +303,20 @@ async fn every_world_has_its_papers_actions_as_tools() {
     assert!(!names.iter().any(|n| n.starts_with("tools_N")), "{names:?}");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn docs_mcp_names_every_tool_the_server_lists() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/mcp.md"))
+            .unwrap();
+    for t in server().tool_defs() {
+        assert!(
+            doc.contains(&format!("`{}`", t.name)),
+            "docs/mcp.md does not name `{}`",
+            t.name
+        );
+    }
+}
+
 // ---------------------------------------------------------------- the Python SDK
 
 /// The project's Python, or `None` (with a note) outside CI when it is missing.
