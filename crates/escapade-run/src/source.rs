@@ -43,28 +43,29 @@ impl Source<'_> {
     }
 }
 
-/// The world called `name`, or an error naming the known ones.
-pub fn find_world<'w>(worlds: &'w [Box<dyn World>], name: &str) -> Result<&'w dyn World> {
+/// The world called `name`, or an error naming the known ones. The registry may hold
+/// its worlds boxed (the binary) or shared (`Arc`, the servers' episodes).
+pub fn find_world<'w, W: AsRef<dyn World>>(worlds: &'w [W], name: &str) -> Result<&'w dyn World> {
     worlds
         .iter()
-        .find(|w| w.name() == name)
         .map(|w| w.as_ref())
-        .ok_or_else(|| RunError::unknown("world", name, worlds.iter().map(|w| w.name())))
+        .find(|w| w.name() == name)
+        .ok_or_else(|| RunError::unknown("world", name, worlds.iter().map(|w| w.as_ref().name())))
 }
 
 /// Every suite of every world, in registry order.
-pub fn all_suites(worlds: &[Box<dyn World>]) -> Vec<SuiteSpec> {
-    worlds.iter().flat_map(|w| w.suites()).collect()
+pub fn all_suites<W: AsRef<dyn World>>(worlds: &[W]) -> Vec<SuiteSpec> {
+    worlds.iter().flat_map(|w| w.as_ref().suites()).collect()
 }
 
 /// The suite called `name` (or, without `@version`, the latest version of it) and its
 /// world; unknown names give an error naming the known suites.
-pub fn find_suite<'w>(
-    worlds: &'w [Box<dyn World>],
+pub fn find_suite<'w, W: AsRef<dyn World>>(
+    worlds: &'w [W],
     name: &str,
 ) -> Result<(&'w dyn World, SuiteSpec)> {
     let mut best: Option<(&'w dyn World, SuiteSpec, u64)> = None;
-    for world in worlds {
+    for world in worlds.iter().map(|w| w.as_ref()) {
         if let Some(old) = world.retired_suites().into_iter().find(|r| r.name == name) {
             return Err(RunError::RetiredSuite {
                 name: old.name,
@@ -74,14 +75,14 @@ pub fn find_suite<'w>(
         }
         for spec in world.suites() {
             if spec.name == name {
-                return Ok((world.as_ref(), spec));
+                return Ok((world, spec));
             }
             if let Some((base, version)) = spec.name.split_once('@')
                 && base == name
             {
                 let v = version.parse::<u64>().unwrap_or(0);
                 if best.as_ref().is_none_or(|(_, _, b)| v > *b) {
-                    best = Some((world.as_ref(), spec.clone(), v));
+                    best = Some((world, spec.clone(), v));
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! escapade's worlds over the wire: `escapade serve`, an environment server that speaks
 //! the protocol of OpenEnv (openenv-core 0.3.0: its `EnvClient` over `/ws`, and `/reset`,
 //! `/step`, `/state`, `/health`, `/schema` over HTTP), so reinforcement-learning trainers
-//! and agents in any language play the escape rooms without Rust.
+//! and agents in any language play the escape rooms without Rust; and `escapade mcp`
+//! ([`mcp`]), the worlds as tools of an MCP server for assistants and agent frameworks.
 //!
 //! Each session holds one episode, played by the same loop as `escapade play`
 //! ([`escapade_run::remote`]); sessions are isolated, limited in number and reaped when
@@ -24,6 +25,7 @@
 
 pub mod app; // the shared state and the reset / step / state operations on a session
 pub mod error; // ServeError, with its HTTP status and OpenEnv error code
+pub mod mcp; // `escapade mcp`: an MCP server (rmcp) whose tools list suites and play episodes
 pub mod openenv; // the OpenEnv protocol: HTTP routes, the /ws session loop, admission
 pub mod rate; // a token bucket per client address
 pub mod schema; // the JSON Schemas of /schema
@@ -32,4 +34,5 @@ pub mod session; // the session table: ids, maximum count, idle timeout, reaping
 pub mod wire; // reset parameters, action forms, the observation JSON
 
 pub use error::ServeError;
-pub use server::{ServeOptions, Server};
+pub use rmcp;
+pub use server::{ServeOptions, Server}; // the MCP SDK, for callers that read the answers' content

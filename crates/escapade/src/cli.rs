@@ -45,6 +45,10 @@ pub enum Command {
     /// Browse run directories in a web browser: runs, reports with plots, episodes step
     /// by step, runs in progress live. Serves on 127.0.0.1 unless given --host.
     View(ViewArgs),
+    /// Serve the worlds to MCP clients (desktop assistants, agent frameworks): tools to
+    /// list suites and scenarios, start episodes and play them with each world's
+    /// actions. Over standard input and output, or streamable HTTP with --http.
+    Mcp(McpArgs),
     /// Serve every world over the wire: an OpenEnv-compatible environment server (HTTP +
     /// WebSocket) that reinforcement-learning trainers and agents in any language play.
     Serve(ServeArgs),
@@ -370,6 +374,29 @@ pub struct ViewArgs {
     /// The port (0: any free port).
     #[arg(long, default_value_t = escapade_web::server::DEFAULT_PORT)]
     pub port: u16,
+}
+
+/// `escapade mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Serve streamable HTTP at `http://HOST:PORT/mcp` instead of standard input and
+    /// output.
+    #[arg(long)]
+    pub http: bool,
+    /// With --http: listen on this address instead of 127.0.0.1 (e.g. 0.0.0.0); a
+    /// non-loopback address makes every request carry the token printed at start
+    /// (`Authorization: Bearer <token>`).
+    #[arg(long, requires = "http", value_name = "ADDRESS")]
+    pub host: Option<String>,
+    /// With --http: the port (0: any free port).
+    #[arg(long, requires = "http", default_value_t = escapade_serve::mcp::http::DEFAULT_PORT)]
+    pub port: u16,
+    /// Write every episode as a run directory (agent `remote`) under this directory.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+    /// Most episodes in play at once (idle ones are closed to make room).
+    #[arg(long, default_value_t = escapade_serve::mcp::episodes::DEFAULT_MAX_EPISODES)]
+    pub max_episodes: usize,
 }
 
 /// `escapade serve`.

@@ -20,7 +20,7 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    BenchArgs, CheckArgs, GenArgs, ImportArgs, JudgeArgs, ListArgs, PlayArgs, ReportArgs,
+    BenchArgs, CheckArgs, GenArgs, ImportArgs, JudgeArgs, ListArgs, McpArgs, PlayArgs, ReportArgs,
     ReportFormat, ResumeArgs, RunArgs, SetupArgs, ShowArgs, SuiteArgs, ViewArgs,
 };
 
@@ -1356,4 +1356,46 @@ pub fn view(ctx: &mut Ctx<'_>, args: &ViewArgs) -> Result<()> {
     let worlds = std::sync::Arc::new(crate::worlds::worlds()?);
     escapade_web::server::view(&options, worlds, ctx.out)?;
     Ok(())
+}
+
+/// `escapade mcp`: serves MCP over standard input and output (nothing else is written
+/// there), or over streamable HTTP with `--http` until Ctrl-C; either way every episode
+/// still in play is recorded before the server exits.
+pub fn mcp(args: &McpArgs) -> Result<()> {
+    use escapade_serve::mcp::{self, HttpOptions, McpOptions, McpServer};
+    let options = McpOptions {
+        record: args.record.clone(),
+        max_episodes: args.max_episodes,
+        ..McpOptions::default()
+    };
+    let server = McpServer::new(crate::worlds::worlds()?, options);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    if !args.http {
+        return Ok(runtime.block_on(mcp::serve_stdio(server))?);
+    }
+    runtime.block_on(async {
+        let http = HttpOptions {
+            host: args.host.clone(),
+            port: args.port,
+        };
+        let bound = mcp::bind(&http).await?;
+        let mut out = std::io::stdout();
+        writeln!(out, "MCP over streamable HTTP at {}", bound.url)?;
+        if let Some(token) = bound.access.token() {
+            writeln!(
+                out,
+                "every request needs the header  Authorization: Bearer {token}"
+            )?;
+        }
+        if let Some(dir) = &args.record {
+            writeln!(out, "recording every episode under {}", dir.display())?;
+        }
+        writeln!(out, "Ctrl-C stops it")?;
+        out.flush()?;
+        let stop = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        mcp::serve_http(server, bound, stop).await?;
+        Ok(())
+    })
 }

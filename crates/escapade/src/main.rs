@@ -27,6 +27,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Command::Mcp(args) = &cli.command {
+        // standard output is the MCP transport: nothing else may hold or write it
+        drop(worlds);
+        return exit_code(commands::mcp(args));
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut ctx = Ctx {
@@ -51,8 +56,15 @@ fn main() -> ExitCode {
         Command::Schema => commands::schema(&mut ctx),
         Command::Setup(args) => commands::setup(&mut ctx, args),
         Command::Bench(args) => commands::bench(&mut ctx, args),
+        // served above, before standard output was locked
+        Command::Mcp(args) => commands::mcp(args),
     };
     let _ = out.flush();
+    exit_code(result)
+}
+
+/// Exit code 1 with an `error: …` line for a failed command.
+fn exit_code(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
