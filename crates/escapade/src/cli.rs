@@ -383,8 +383,8 @@ pub struct McpArgs {
     /// output.
     #[arg(long)]
     pub http: bool,
-    /// With --http: listen on this address instead of 127.0.0.1 (e.g. 0.0.0.0); a
-    /// non-loopback address makes every request carry the token printed at start
+    /// With --http: listen on this address instead of 127.0.0.1 (e.g. 0.0.0.0); a host
+    /// given makes every request carry the token printed at start
     /// (`Authorization: Bearer <token>`).
     #[arg(long, requires = "http", value_name = "ADDRESS")]
     pub host: Option<String>,

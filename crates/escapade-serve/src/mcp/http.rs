@@ -2,7 +2,7 @@
 //!
 //! Without a host the server listens on 127.0.0.1 and rmcp refuses requests whose
 //! `Host` header names another machine (a web page elsewhere cannot reach it through a
-//! name that resolves to 127.0.0.1). Listening on another address, every request must
+//! name that resolves to 127.0.0.1). With a host given, every request must
 //! carry the token printed at start as `Authorization: Bearer <token>` — the access
 //! scheme of `escapade view` ([`escapade_web::auth`]), in the header MCP clients send.
 
@@ -28,13 +28,13 @@ pub const DEFAULT_PORT: u16 = 8642;
 /// Where to listen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpOptions {
-    /// The address (`None`: 127.0.0.1); a non-loopback address needs the token.
+    /// The address (`None`: 127.0.0.1, no token); any address given needs the token.
     pub host: Option<String>,
     /// The port (0: any free port).
     pub port: u16,
 }
 
-/// A bound HTTP server: its address and, off loopback, its token.
+/// A bound HTTP server: its address and, when a host was given, its token.
 pub struct Bound {
     listener: tokio::net::TcpListener,
     /// The URL clients connect to.
@@ -53,10 +53,10 @@ pub async fn bind(options: &HttpOptions) -> Result<Bound, ToolError> {
             ))
         })?,
     };
-    let access = if ip.is_loopback() {
-        Access::Loopback
-    } else {
-        Access::new_token()
+    // as `escapade serve` and `escapade view`: naming a host at all asks for the token
+    let access = match options.host {
+        None => Access::Loopback,
+        Some(_) => Access::new_token(),
     };
     let addr = SocketAddr::new(ip, options.port);
     let listener = tokio::net::TcpListener::bind(addr)
@@ -103,8 +103,8 @@ pub async fn serve_http(
     served.map_err(|e| ToolError::Internal(format!("the HTTP server stopped: {e}")))
 }
 
-/// Admits a request: always on loopback (rmcp checks its `Host`), with the token
-/// otherwise.
+/// Admits a request: always without a host (loopback; rmcp checks its `Host`), with
+/// the token otherwise.
 async fn admit(State(access): State<Arc<Access>>, req: Request, next: Next) -> Response {
     let Some(token) = access.token() else {
         return next.run(req).await;

@@ -121,6 +121,8 @@ impl Held {
                 source: start.suite,
                 role: start.role.clone(),
                 world_options: start.options,
+                // a client is re-asked as `escapade run` re-asks a model (the world's limit)
+                reasks: escapade_run::Reasks::World,
                 ..PlayOptions::default()
             },
             partner: partner.map(|p| {
