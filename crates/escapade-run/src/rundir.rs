@@ -473,6 +473,9 @@ pub struct RunDir {
     /// Made by this process: its `media/` holds only what [`RunDir::store_images`] wrote,
     /// so a file not in `media` is known to be absent without asking the file system.
     created: bool,
+    /// The scenarios (their file stems) whose `trajectories/` folder this value has
+    /// made or found, so that an episode of a scenario seen before asks for no folder.
+    trajectory_dirs: Mutex<BTreeSet<String>>,
     /// Held for the life of the value: one process writes a run directory at a time.
     _lock: File,
 }
@@ -562,6 +565,7 @@ impl RunDir {
             episodes: Mutex::new(episodes),
             media: Mutex::new(BTreeSet::new()),
             created: true,
+            trajectory_dirs: Mutex::new(BTreeSet::new()),
             _lock: lock,
         })
     }
@@ -636,6 +640,7 @@ impl RunDir {
                 episodes: Mutex::new(episodes),
                 media: Mutex::new(BTreeSet::new()),
                 created: false,
+                trajectory_dirs: Mutex::new(BTreeSet::new()),
                 _lock: lock,
             },
             finished,
@@ -656,8 +661,17 @@ impl RunDir {
 
     /// Starts (or restarts, truncating) the trajectory file of one episode.
     pub fn trajectory(&self, scenario: &str, epoch: u32) -> Result<TrajectoryWriter> {
-        let dir = self.path.join(TRAJECTORIES).join(file_stem(scenario));
-        std::fs::create_dir_all(&dir).map_err(|e| RunError::io("cannot create", &dir, e))?;
+        let stem = file_stem(scenario);
+        let dir = self.path.join(TRAJECTORIES).join(&stem);
+        let mut made = self
+            .trajectory_dirs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if !made.contains(&stem) {
+            std::fs::create_dir_all(&dir).map_err(|e| RunError::io("cannot create", &dir, e))?;
+            made.insert(stem);
+        }
+        drop(made);
         let path = dir.join(format!("{epoch}.jsonl"));
         let file = File::create(&path).map_err(|e| RunError::io("cannot create", &path, e))?;
         Ok(TrajectoryWriter {
@@ -667,8 +681,16 @@ impl RunDir {
         })
     }
 
-    /// Stores images under `media/<sha256>.png` (each written once, atomically) and
-    /// returns their addresses in order.
+    /// Stores images under `media/<sha256>.png` (each written once) and returns their
+    /// addresses in order.
+    ///
+    /// A file is complete before its address is returned, so a row that names it is
+    /// written after it. In a directory this process created, a new file is written in
+    /// place, without a temporary file and a rename (a COMMA run stores two thousand
+    /// pictures): a run killed while writing one leaves it torn, but no row names it.
+    /// A resumed directory therefore trusts no file it did not write: one found there is
+    /// used only when its bytes hash to its name, and written again (atomically)
+    /// otherwise.
     ///
     /// An image whose address was already stored by this process is not hashed again:
     /// its address is trusted ([`Image::sha256`] is the hash of its bytes, as
@@ -689,8 +711,10 @@ impl RunDir {
             let mut written = self.media.lock().unwrap_or_else(|p| p.into_inner());
             if !written.contains(&sha) {
                 let path = self.path.join(MEDIA).join(format!("{sha}.png"));
-                // a resumed directory may hold it from before
-                if self.created || !path.is_file() {
+                if self.created {
+                    write_new(&path, &image.png)?;
+                } else if !holds(&path, &sha) {
+                    // absent, or torn by a run killed while writing it
                     write_atomic(&path, &image.png)?;
                 }
                 written.insert(sha.clone());
@@ -825,6 +849,18 @@ pub(crate) fn open_append(path: &Path) -> Result<File> {
         .map_err(|e| RunError::io("cannot open", path, e))
 }
 
+/// Writes `bytes` to `path`, which must not exist yet.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    File::create_new(path)
+        .and_then(|mut f| f.write_all(bytes))
+        .map_err(|e| RunError::io("cannot write", path, e))
+}
+
+/// Whether the file at `path` exists and its bytes hash to `sha` (lowercase hex SHA-256).
+fn holds(path: &Path, sha: &str) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| hash::sha256_hex(&bytes) == sha)
+}
+
 /// Writes `bytes` to a temporary sibling and renames it over `path`.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let name = path
@@ -838,7 +874,60 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// The git revision of the escapade source tree this binary was built from, when that
 /// tree is still a git checkout; best effort (no git, no repository: `None`).
+///
+/// Read from the repository's files ([`revision_from_files`]) when they are laid out
+/// as usual; only otherwise asked of `git` — starting a process costs a run 5–100 ms
+/// of wall time on a loaded machine, as much as a whole baseline episode.
 fn git_revision() -> Option<String> {
+    revision_from_files(Path::new(env!("CARGO_MANIFEST_DIR"))).or_else(git_rev_parse)
+}
+
+/// `HEAD`'s commit of the repository holding `dir`, read from its files: the nearest
+/// `.git` above `dir` (a directory, or a worktree's file naming its git directory),
+/// `HEAD` there (a commit, or a branch looked up as a loose ref, then in `packed-refs`,
+/// in the worktree's and then the common git directory). `None` for anything else
+/// (a reftable, a symbolic ref to a symbolic ref): the caller asks `git`.
+fn revision_from_files(dir: &Path) -> Option<String> {
+    let is_hash =
+        |s: &str| (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let dot_git = dir
+        .ancestors()
+        .map(|d| d.join(".git"))
+        .find(|p| p.exists())?;
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let named = PathBuf::from(text.strip_prefix("gitdir:")?.trim());
+        dot_git.parent()?.join(named)
+    };
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(rel) => git_dir.join(rel.trim()),
+        Err(_) => git_dir.clone(),
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let Some(name) = head.strip_prefix("ref:").map(str::trim) else {
+        return is_hash(head).then(|| head.to_string());
+    };
+    if !name.starts_with("refs/") || name.split('/').any(|part| part == "..") {
+        return None;
+    }
+    for base in [&git_dir, &common] {
+        if let Ok(loose) = std::fs::read_to_string(base.join(name)) {
+            let loose = loose.trim();
+            return is_hash(loose).then(|| loose.to_string());
+        }
+    }
+    let packed = std::fs::read_to_string(common.join("packed-refs")).ok()?;
+    packed.lines().find_map(|line| {
+        let (hash, refname) = line.split_once(' ')?;
+        (refname == name && is_hash(hash)).then(|| hash.to_string())
+    })
+}
+
+/// `git rev-parse HEAD` in the source tree.
+fn git_rev_parse() -> Option<String> {
     let out = std::process::Command::new("git")
         .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
         .stdin(std::process::Stdio::null())
@@ -852,6 +941,77 @@ fn git_revision() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_revision_read_from_files_is_what_git_says() {
+        // a repository of each layout: a plain one with a loose branch, the same after
+        // `git pack-refs`, a worktree of it, and a detached HEAD
+        let git = |dir: &Path, args: &[&str]| {
+            std::process::Command::new("git")
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "init.defaultBranch=main",
+                ])
+                .arg("-C")
+                .arg(dir)
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir(&repo).unwrap();
+        if git(&repo, &["init", "-q"]).is_none() {
+            eprintln!("note: no git here, the revision test is skipped");
+            return;
+        }
+        let sub = repo.join("crates/x");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(sub.join("f"), "1").unwrap();
+        git(&repo, &["add", "."]).unwrap();
+        git(&repo, &["commit", "-q", "-m", "one"]).unwrap();
+        let head = git(&repo, &["rev-parse", "HEAD"]).unwrap();
+        assert_eq!(revision_from_files(&sub), Some(head.clone()), "loose ref");
+        git(&repo, &["pack-refs", "--all"]).unwrap();
+        assert!(!repo.join(".git/refs/heads/main").exists());
+        assert_eq!(revision_from_files(&sub), Some(head.clone()), "packed ref");
+        let tree = tmp.path().join("tree");
+        git(
+            &repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "other",
+                tree.to_str().unwrap(),
+            ],
+        )
+        .unwrap();
+        std::fs::write(tree.join("crates/x/f"), "2").unwrap();
+        git(&tree, &["commit", "-q", "-am", "two"]).unwrap();
+        let other = git(&tree, &["rev-parse", "HEAD"]).unwrap();
+        assert_ne!(other, head);
+        assert_eq!(
+            revision_from_files(&tree.join("crates/x")),
+            Some(other),
+            "worktree"
+        );
+        assert_eq!(
+            revision_from_files(&sub),
+            Some(head.clone()),
+            "main tree unchanged"
+        );
+        git(&repo, &["checkout", "-q", "--detach"]).unwrap();
+        assert_eq!(revision_from_files(&sub), Some(head), "detached");
+        assert_eq!(revision_from_files(&tmp.path().join("nowhere")), None);
+    }
 
     #[test]
     fn a_shard_comes_from_the_scheduler_with_auto() {
@@ -982,6 +1142,43 @@ mod tests {
         let path = dir.path().to_path_buf();
         drop(dir);
         assert!(RunDir::resume(&path, &config()).is_ok());
+    }
+
+    #[test]
+    fn a_resumed_directory_rewrites_a_torn_picture_and_keeps_a_whole_one() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = RunDir::create(parent.path(), &config()).unwrap();
+        let (a, b) = (
+            Image::from_png(b"picture a".to_vec()),
+            Image::from_png(b"picture b".to_vec()),
+        );
+        let shas = dir
+            .store_images(&[a.clone(), b.clone(), a.clone()])
+            .unwrap();
+        assert_eq!(shas, [a.sha256.clone(), b.sha256.clone(), a.sha256.clone()]);
+        let media = dir.path().join(MEDIA);
+        let file = |i: &Image| media.join(format!("{}.png", i.sha256));
+        assert_eq!(std::fs::read(file(&a)).unwrap(), a.png);
+        // a run killed while writing `b`: its file holds half of it
+        std::fs::write(file(&b), &b.png[..4]).unwrap();
+        let whole_a = std::fs::metadata(file(&a)).unwrap().modified().unwrap();
+        let path = dir.path().to_path_buf();
+        drop(dir);
+        let dir = RunDir::resume(&path, &config()).unwrap().dir;
+        dir.store_images(&[a.clone(), b.clone()]).unwrap();
+        assert_eq!(
+            std::fs::read(file(&b)).unwrap(),
+            b.png,
+            "torn file rewritten"
+        );
+        assert_eq!(std::fs::read(file(&a)).unwrap(), a.png);
+        let after = std::fs::metadata(file(&a)).unwrap().modified().unwrap();
+        assert_eq!(whole_a, after, "a whole file is left as it is");
+        let names: Vec<String> = std::fs::read_dir(path.join(MEDIA))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
     }
 
     #[test]

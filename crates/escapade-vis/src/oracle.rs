@@ -18,7 +18,7 @@
 //! it says so ([`VisError::SearchLimit`]): a room too large to search is not a room that
 //! cannot be escaped.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use crate::VisError;
@@ -195,14 +195,17 @@ fn bfs(
     let start = game.start();
     let mut states: Vec<State> = vec![start.clone()];
     let mut parent: Vec<Option<(usize, Move)>> = vec![None];
-    let mut index: HashMap<State, usize> = HashMap::from([(start, 0)]);
+    // states seen: only looked up, never iterated, so the hasher's order reaches no
+    // output; Fx over SipHash because a suite's rooms are searched on every start
+    let mut seen: rustc_hash::FxHashSet<State> = rustc_hash::FxHashSet::default();
+    seen.insert(start);
     let mut head = 0;
     let mut found = None;
     let mut complete = true;
     while head < states.len() {
-        let current = states[head].clone();
-        visit(&current);
-        if game.escaped(&current) {
+        let current = &states[head];
+        visit(current);
+        if game.escaped(current) {
             if found.is_none() {
                 found = Some(head);
             }
@@ -212,15 +215,15 @@ fn bfs(
             head += 1;
             continue;
         }
-        for (m, next) in successors(game, &current, relevance) {
-            if index.contains_key(&next) {
+        for (m, next) in successors(game, current, relevance) {
+            if seen.contains(&next) {
                 continue;
             }
             if states.len() >= limit {
                 complete = false;
                 continue;
             }
-            index.insert(next.clone(), states.len());
+            seen.insert(next.clone());
             states.push(next);
             parent.push(Some((head, m)));
         }

@@ -87,18 +87,58 @@ pub fn hand_authored() -> Result<Vec<Room>, VisError> {
 /// The 20 rooms of `visescape@3`, with ids `vis-r01` … `vis-r20`.
 ///
 /// Generation is deterministic and each generated room is lint-checked by the generator;
-/// the suite's tests also run the oracle on every room.
+/// the suite's tests also run the oracle on every room. The rooms are built on up to
+/// four threads (each lint searches its room's states: about 0.1 s for the suite on one
+/// core, paid by every run of it); each room depends only on its [`Source`], and the
+/// list is put together in suite order, so the threads change no byte.
 pub fn rooms() -> Result<Vec<Room>, VisError> {
+    let build = |n: usize| {
+        let mut room = match ROOMS[n] {
+            Source::Hand(file, text) => load_hand_authored(file, text)?,
+            Source::Generated(difficulty, seed) => generator::generate(difficulty, seed)?,
+        };
+        room.id = format!("vis-r{:02}", n + 1);
+        Ok(room)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut built = Vec::new();
+        loop {
+            let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if n >= ROOMS.len() {
+                return built;
+            }
+            built.push((n, build(n)));
+        }
+    };
+    let mut built: Vec<(usize, Result<Room, VisError>)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut all = work();
+        for helper in helpers {
+            // a panic in a room's build is a bug: raise it here as it would have been
+            all.extend(
+                helper
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+        all
+    });
+    built.sort_by_key(|(n, _)| *n);
+    built.into_iter().map(|(_, room)| room).collect()
+}
+
+/// The size class of each suite room, in suite order, read from [`ROOMS`] (a generated
+/// room has the class it was generated at, a hand-authored one the class its file
+/// states) without building a room: what the suites' tier lists need, at the cost of
+/// parsing three small files rather than searching twenty rooms.
+pub fn classes() -> Result<Vec<u32>, VisError> {
     ROOMS
         .iter()
-        .enumerate()
-        .map(|(n, source)| {
-            let mut room = match *source {
-                Source::Hand(file, text) => load_hand_authored(file, text)?,
-                Source::Generated(difficulty, seed) => generator::generate(difficulty, seed)?,
-            };
-            room.id = format!("vis-r{:02}", n + 1);
-            Ok(room)
+        .map(|source| match *source {
+            Source::Hand(file, text) => Ok(load_hand_authored(file, text)?.difficulty),
+            Source::Generated(difficulty, _) => Ok(difficulty),
         })
         .collect()
 }
@@ -220,6 +260,22 @@ mod tests {
                 *b
             );
         }
+    }
+
+    #[test]
+    fn rooms_built_on_threads_are_the_rooms_built_one_by_one() {
+        let rooms = rooms().unwrap();
+        assert_eq!(rooms.len(), ROOMS.len());
+        for (n, (room, source)) in rooms.iter().zip(ROOMS).enumerate() {
+            let mut alone = match source {
+                Source::Hand(file, text) => load_hand_authored(file, text).unwrap(),
+                Source::Generated(d, seed) => generator::generate(d, seed).unwrap(),
+            };
+            alone.id = format!("vis-r{:02}", n + 1);
+            assert_eq!(room.to_json(), alone.to_json(), "room {n}");
+        }
+        let built: Vec<u32> = rooms.iter().map(|r| r.difficulty).collect();
+        assert_eq!(classes().unwrap(), built);
     }
 
     #[test]

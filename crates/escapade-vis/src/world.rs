@@ -85,10 +85,11 @@ impl VisWorld {
         }
     }
 
-    fn tiers(rooms: &[Room]) -> Vec<(u32, u32)> {
+    /// Rooms per size class, from the classes of the rooms in suite order.
+    fn tiers(classes: &[u32]) -> Vec<(u32, u32)> {
         let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
-        for r in rooms {
-            *counts.entry(r.difficulty).or_default() += 1;
+        for &class in classes {
+            *counts.entry(class).or_default() += 1;
         }
         counts.into_iter().collect()
     }
@@ -104,7 +105,11 @@ impl World for VisWorld {
     }
 
     fn suites(&self) -> Vec<SuiteSpec> {
-        let tiers = self.rooms().map(|r| Self::tiers(&r)).unwrap_or_default();
+        // from the rooms' sources, not the rooms: every `run` lists every world's suites
+        // to find its own, and building the rooms costs their searches
+        let tiers = suite::classes()
+            .map(|c| Self::tiers(&c))
+            .unwrap_or_default();
         // a quiz task keeps its room's size class
         let quiz_tiers = tiers.clone();
         let spec = |name: &str,
