@@ -338,6 +338,7 @@ class EscapadeEnv(gym.Env):
         info = self._info(observation)
         info.update(
             feedback=step["feedback"],
+            results=step["results"],
             valid=step["valid"],
             error=step["error"],
             progress=progress,

@@ -67,10 +67,14 @@ class CommaAEC(AECEnv):
             raise EscapadeError(f"world {self.world} has one role; use escapade.make for a Gymnasium env")
         self.possible_agents = list(roles)
         picture = picture_space(self.world, self._scenarios, self._fixed, self.options)
+        # who is shown pictures: the role that opens the episode with one (COMMA §3: the
+        # solver sees the module; the expert only reads the manual and the conversation)
+        first = probe.reset(0)
+        drawn = {first["role"]} if first["images"] else set()
         self.observation_spaces = {}
         for role in roles:
             fields: dict[str, spaces.Space] = {"text": AnyText(MAX_TEXT)}
-            if picture is not None:
+            if picture is not None and role in drawn:
                 fields["images"] = spaces.Sequence(picture, stack=False)
             self.observation_spaces[role] = spaces.Dict(fields)
         self.action_spaces = {role: AnyText(MAX_ACTION) for role in roles}
