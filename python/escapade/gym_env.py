@@ -33,6 +33,7 @@ and ``partner`` plays the other role — the name of a baseline agent of the wor
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import os
@@ -83,12 +84,27 @@ class AnyText(spaces.Text):
         )
 
 
+#: decoded pictures by SHA-256: worlds show the same picture again and again (a room's
+#: wall, a module), and a copy costs a fraction of decoding the PNG
+_DECODED: "collections.OrderedDict[str, np.ndarray]" = collections.OrderedDict()
+_DECODED_MAX = 256
+
+
 def pictures(observation: dict) -> tuple[np.ndarray, ...]:
-    """The observation's pictures as ``H×W×3`` ``uint8`` arrays."""
+    """The observation's pictures as ``H×W×3`` ``uint8`` arrays (each a new array the
+    caller may keep or change)."""
     out = []
     for image in observation["images"]:
-        height, width, rgb = decode_png(image["png"])
-        out.append(np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3))
+        pixels = _DECODED.get(image["sha256"])
+        if pixels is None:
+            height, width, rgb = decode_png(image["png"])
+            pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+            _DECODED[image["sha256"]] = pixels
+            if len(_DECODED) > _DECODED_MAX:
+                _DECODED.popitem(last=False)
+        else:
+            _DECODED.move_to_end(image["sha256"])
+        out.append(pixels.copy())
     return tuple(out)
 
 
@@ -281,6 +297,12 @@ class EscapadeEnv(gym.Env):
             raise EscapadeError("reset the environment first")
         return self._env_now
 
+    @property
+    def native_observation(self) -> dict | None:
+        """The last observation as the native layer gave it (pictures as PNG), for this
+        env's role; None before ``reset``."""
+        return self._observation
+
     # -- Gymnasium ---------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -397,7 +419,11 @@ class EscapadeEnv(gym.Env):
         if self.picture_space is not None:
             shots = pictures(observation)
             for shot in shots:
-                if shot not in self.picture_space:
+                # the shape, not Box.contains: a uint8 array is within 0..255 by type, and
+                # checking every pixel would cost more than the step
+                space = self.picture_space
+                fits = shot.shape == space.shape if isinstance(space, spaces.Box) else shot in space
+                if not fits:
                     raise EscapadeError(
                         f"{self.world} drew a {shot.shape} picture outside this env's observation space {self.picture_space}"
                     )

@@ -111,7 +111,7 @@ def escapade_agent(max_turns: int = 1000, **env_kwargs: Any):
         native = env.env
         state.messages = [
             ChatMessageSystem(content=info["system_prompt"]),
-            ChatMessageUser(content=_content(env._observation)),
+            ChatMessageUser(content=_content(env.native_observation)),
         ]
         done = False
         for _ in range(max_turns):
@@ -125,7 +125,7 @@ def escapade_agent(max_turns: int = 1000, **env_kwargs: Any):
             else:
                 action = [{"name": c.function, "arguments": c.arguments} for c in calls]
             _, _, terminated, truncated, info = env.step(action)
-            observation = env._observation
+            observation = env.native_observation
             if calls:
                 results = info.get("results") or []
                 for k, call in enumerate(calls):

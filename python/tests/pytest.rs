@@ -111,6 +111,8 @@ fn the_python_tests_pass_against_this_build() {
         .arg("ignore::DeprecationWarning")
         .arg(&tests)
         .env("PYTHONPATH", path)
+        // the sources are read from the checkout: leave no __pycache__ in it
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .current_dir(staged.path())
         .output()
         .expect("python runs");
