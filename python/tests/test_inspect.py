@@ -94,3 +94,43 @@ def test_inspect_finds_the_tasks_through_the_entry_point():
     assert log.status == "success", log.error
     [score] = log.samples[0].scores.values()
     assert score.value["success"] == 1.0
+
+
+def as_calls(world: str, moves: list) -> list[dict]:
+    """The oracle's text moves as the function calls a tool-calling model makes."""
+    calls = []
+    for move in moves:
+        if world != "tools":
+            calls.append({"name": "act", "arguments": json.dumps({"action": move})})
+            continue
+        verb, _, rest = move.partition(" ")
+        if verb == "investigate":
+            args = {"node_id": rest}
+        elif verb == "call":
+            node, _, parameters = rest.partition(" ")
+            args = {"node_id": node, "parameters": json.loads(parameters)}
+            verb = "call_tool"
+        else:
+            args = {"answer": rest}
+        calls.append({"name": verb, "arguments": json.dumps(args)})
+    return calls
+
+
+@pytest.mark.parametrize(
+    "source,world,make_task,options",
+    [
+        ("agentescape", "tools", agentescape, {}),
+        ("visescape", "vis", visescape, {}),
+        ("comma", "comma", comma, {}),
+    ],
+    ids=["agentescape", "visescape", "comma"],
+)
+def test_the_oracle_escapes_through_tool_calls(source, world, make_task, options):
+    role = {"role": "solver", "partner": "oracle-talk", "kind": "oracle-talk"} if world == "comma" else {}
+    moves = as_calls(world, oracle_moves(source, 0, 0, **role, **options))
+    log = run(make_task(limit=1, **options), moves)
+    [sample] = log.samples
+    [score] = sample.scores.values()
+    assert score.value["success"] == 1.0, score.explanation
+    tool_messages = [m for m in sample.messages if m.role == "tool"]
+    assert len(tool_messages) == len(moves), "every call is answered by a tool message"
