@@ -492,3 +492,41 @@ impl Driver {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn row() -> EpisodeRow {
+        let text = r#"{"format_version":1,"suite":"s@1","scenario":"a","scenario_hash":"h","world":"w","difficulty":5,"epoch":0,"seed":1,"agent":"random","config_hash":"c","success":true,"steps":4,"metrics":{"m":0.5},"usage":{"input":0,"output":0,"cached":0,"cost_usd":0.0,"latency_ms":0},"duration_ms":3,"error":null}"#;
+        serde_json::from_str(text).unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn a_record_survives_its_bytes(
+            trajectory in proptest::collection::vec(any::<u8>(), 0..300),
+            media in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 0..4),
+            cut in any::<bool>(),
+        ) {
+            let record = Record {
+                row: row(),
+                trajectory,
+                media: media.into_iter().map(Image::from_png).collect(),
+                history_cut: cut,
+            };
+            prop_assert_eq!(Record::from_bytes(&record.to_bytes()).unwrap(), record);
+        }
+
+        #[test]
+        fn any_bytes_decode_or_fail_cleanly(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = Record::from_bytes(&bytes);
+            let mut framed = RECORD_MAGIC.to_vec();
+            framed.extend_from_slice(&bytes);
+            if let Err(e) = Record::from_bytes(&framed) {
+                prop_assert!(matches!(e, RunError::BadRecord { .. }));
+            }
+        }
+    }
+}
