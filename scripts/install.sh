@@ -7,6 +7,9 @@
 #   into ~/.cache/escapade, checking the weights' SHA-256);
 # - the project's Python virtual environment `.venv` (scripts/venv.sh): the real client
 #   libraries the servers and bindings are tested with;
+# - the `escapade` Python package (python/, pyo3 + maturin), built in release into the
+#   workspace's target/ (so it shares the binary's compiled crates) and installed into
+#   that environment: afterwards `.venv/bin/python -c "import escapade"` works;
 # - the release build of the `escapade` binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,5 +32,15 @@ bash scripts/venv.sh
 command -v cargo >/dev/null || { echo "escapade needs cargo (rustup, toolchain in rust-toolchain.toml)" >&2; exit 1; }
 echo "escapade: building the release binary (cargo build --release; about 10 minutes on 2 cores the first time)" >&2
 cargo build --release -p escapade
+VENV="${ESCAPADE_VENV:-.venv}"
+wheels="${CARGO_TARGET_DIR:-target}/wheels/escapade"
+echo "escapade: building the Python package into $VENV (maturin, release)" >&2
+rm -rf "$wheels"
+"$VENV/bin/maturin" build --release --quiet -m python/Cargo.toml -i "$VENV/bin/python" --out "$wheels"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheels"/escapade-*.whl
+"$VENV/bin/python" -c "import escapade; escapade.worlds()" || {
+  echo "escapade: the Python package does not import from $VENV" >&2
+  exit 1
+}
 echo "escapade: installing the built-in local model (escapade setup)" >&2
 "${CARGO_TARGET_DIR:-target}/release/escapade" setup

@@ -1,9 +1,12 @@
 //! The world registry: every world the binary knows, in `escapade list` order.
 //!
-//! Adding a world is one line in [`worlds`] (in `worlds/registry.rs`, a file of its own
-//! so that integration tests include the very same list).
+//! The list itself lives in the `escapade-worlds` crate, which the Python package shares
+//! (adding a world is one line there); the importers stay here because they read files.
 
 pub mod import; // converters of the original benchmarks' files
 pub mod importers; // `escapade import <world>`: each world's converter, run
-mod registry; // the list of worlds
-pub use registry::worlds;
+
+/// Every world this build of escapade plays (`escapade_worlds::worlds`).
+pub fn worlds() -> anyhow::Result<Vec<Box<dyn escapade_core::World>>> {
+    Ok(escapade_worlds::worlds()?)
+}

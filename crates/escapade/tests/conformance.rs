@@ -10,8 +10,7 @@ use escapade_core::check::check_env;
 use escapade_core::{Action, Env, World};
 
 // The registry itself, so that what is checked is what `escapade run` plays.
-#[path = "../src/worlds/registry.rs"]
-mod worlds;
+use escapade_worlds as worlds;
 
 /// The worlds this file has a test for.
 const CHECKED: [&str; 4] = ["tools", "vis", "comma", "craft"];

@@ -1,0 +1,174 @@
+"""The native module of the ``escapade`` package (Rust, pyo3).
+
+Thin by design: it opens the Rust worlds' environments and converts values. Every Rust
+error is raised as :class:`EscapadeError` carrying the Rust message; a wrong Python type
+(an action that is neither text, bytes nor a call) raises ``TypeError``. ``Env.reset``,
+``Env.step``, ``Agent.act``, :func:`resolve` and :func:`decode_png` release the GIL while
+Rust works, so environments on several threads step in parallel.
+
+Values cross as plain dicts and lists; their shapes are the ``TypedDict`` s below (the
+keys are the Rust core types' field names).
+"""
+
+from typing import Literal, TypedDict, Union
+
+__version__: str
+
+class EscapadeError(Exception):
+    """An error of escapade's Rust core: an unknown world, suite, agent kind or world
+    option, a scenario that does not load, stepping before ``reset`` or after the episode
+    ended. ``str(e)`` is the Rust error's message."""
+
+class WorldInfo(TypedDict):
+    name: str
+    """``tools``, ``vis``, ``comma`` or ``craft``."""
+    description: str
+    env_options: dict[str, str]
+    """The world options (``-W key=value``) it takes: key → what it sets."""
+    agent_kinds: list[str]
+    """The baseline agents :class:`Agent` makes (``oracle``, ``random``, ...)."""
+
+class SuiteSettings(TypedDict):
+    epochs: int | None
+    """Epochs (trials) per scenario the paper ran; None: one."""
+    agent: dict[str, str]
+    """Agent options of the paper's runs (``temperature``, ``history``)."""
+    source: str
+    """Where the paper states them."""
+
+class SuiteInfo(TypedDict):
+    name: str
+    """Name with version, ``agentescape@2``."""
+    world: str
+    description: str
+    tiers: list[tuple[int, int]]
+    """``(difficulty, count)`` pairs, in order."""
+    settings: SuiteSettings
+
+class Resolved(TypedDict):
+    world: str
+    label: str
+    """The run label: the suite name, ``file:<stem>`` or ``dir:<name>``."""
+    settings: SuiteSettings
+    ids: list[str]
+    scenarios: list[str]
+    """The scenarios as JSON texts, in suite order."""
+
+class Picture(TypedDict):
+    sha256: str
+    png: bytes
+    alt: str | None
+
+class Observation(TypedDict):
+    text: str
+    images: list[Picture]
+    """Pictures in the order the text refers to them (PNG; see :func:`decode_png`)."""
+    actions: list[str] | None
+    """The available actions when the world has a closed action set."""
+    role: str | None
+    """In a two-role world (comma), whose turn it is and whom this is for."""
+
+class ActionResult(TypedDict):
+    action: str
+    valid: bool
+    feedback: str
+    error: str | None
+
+class Step(TypedDict):
+    observation: Observation
+    feedback: str
+    """The world's answer to this action alone."""
+    progress: float
+    """Task progress in [0, 1]."""
+    terminated: bool
+    """The task ended (escaped, gave up, out of mistakes)."""
+    truncated: bool
+    """A limit outside the task (the step budget) ended the episode."""
+    error: str | None
+    """The world's error kind when the action failed (tools: the App. B.1 taxonomy)."""
+    valid: bool
+    results: list[ActionResult]
+    """One entry per call when the action carried several (tools: App. C)."""
+
+class Outcome(TypedDict):
+    success: bool
+    steps: int
+    metrics: dict[str, float]
+    """The world's per-episode metrics (those undefined for the episode are absent)."""
+
+class ToolSchema(TypedDict):
+    name: str
+    description: str
+    parameters: dict[str, object]
+    """A JSON Schema of the arguments."""
+
+class Call(TypedDict):
+    name: str
+    arguments: Union[str, dict[str, object]]
+    """JSON text, or a dict encoded to JSON."""
+
+Action = Union[str, bytes, Call, list[Call]]
+"""Free text, raw bytes, one function call, or several calls of one reply."""
+
+def worlds() -> list[WorldInfo]:
+    """The worlds this build plays, in ``escapade list`` order."""
+
+def suites() -> list[SuiteInfo]:
+    """Every suite of every world."""
+
+def resolve(source: str) -> Resolved:
+    """The scenarios of a suite name (``agentescape@2``; without ``@`` the latest
+    version), a scenario file or a directory — as ``escapade run <source>`` reads it.
+    A retired suite name raises with the name of the suite that replaced it."""
+
+def decode_png(png: bytes) -> tuple[int, int, bytes]:
+    """``(height, width, rgb)``: the picture as ``height * width * 3`` bytes, row by
+    row, for ``numpy.frombuffer(rgb, numpy.uint8).reshape(height, width, 3)``."""
+
+class Env:
+    """World ``world``'s environment on one scenario (JSON text), with world options
+    (``escapade run -W key=value``; empty: the paper's protocol)."""
+
+    def __init__(
+        self, world: str, scenario: str, options: dict[str, str] | None = None
+    ) -> None: ...
+    @property
+    def world(self) -> str: ...
+    @property
+    def id(self) -> str:
+        """The scenario's id."""
+    @property
+    def scenario(self) -> str: ...
+    @property
+    def options(self) -> dict[str, str]: ...
+    def reset(self, seed: int) -> Observation:
+        """Starts an episode; same seed and same actions give the same observations."""
+    def step(self, action: Action) -> Step:
+        """Applies one action. A bad action is feedback (``valid`` false), not an error;
+        stepping before ``reset`` or after the end raises :class:`EscapadeError`."""
+    def system_prompt(self) -> str: ...
+    def roles(self) -> list[str]:
+        """The roles that take turns (comma: ``solver``, ``expert``); empty: one role."""
+    def role_prompt(self, role: str) -> str: ...
+    def tool_schemas(self) -> list[ToolSchema]:
+        """Function schemas for native tool calling, for the current state."""
+    def outcome(self) -> Outcome:
+        """The episode's outcome and metrics so far."""
+    def check_action(self, action: Action) -> str | None:
+        """None when the world reads ``action``; else a message a model can act on."""
+    def reask_limit(self) -> int: ...
+
+class Agent:
+    """A baseline agent (``oracle``, ``random``, ...) of ``env``'s world for ``env``'s
+    scenario and options. It acts on the observation ``env`` last returned; what it
+    returns is only the action it plays."""
+
+    def __init__(self, env: Env, kind: str, seed: int = 0) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    def reset(self, env: Env, seed: int) -> None:
+        """Tells the agent that ``env`` started an episode (call after ``env.reset``)."""
+    def act(self, env: Env) -> Action:
+        """The next action on ``env``'s last observation."""
