@@ -525,7 +525,8 @@ mod tests {
             let mut framed = RECORD_MAGIC.to_vec();
             framed.extend_from_slice(&bytes);
             if let Err(e) = Record::from_bytes(&framed) {
-                prop_assert!(matches!(e, RunError::BadRecord { .. }));
+                let bad_record = matches!(e, RunError::BadRecord { .. });
+                prop_assert!(bad_record, "{}", e);
             }
         }
     }
