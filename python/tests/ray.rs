@@ -24,14 +24,19 @@ fn python() -> Option<PathBuf> {
     python.is_file().then_some(python)
 }
 
-/// The native module cargo built beside this test (`target/<profile>/lib_escapade.so`).
-fn native_module() -> PathBuf {
+/// The folder cargo builds into (`target/<profile>/`).
+fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test knows its path");
     // target/<profile>/deps/ray-<hash> → target/<profile>/
-    let profile = exe
-        .parent()
+    exe.parent()
         .and_then(Path::parent)
-        .expect("tests run from target/<profile>/deps");
+        .expect("tests run from target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// The native module cargo built beside this test (`target/<profile>/lib_escapade.so`).
+fn native_module() -> PathBuf {
+    let profile = profile_dir();
     let name = format!(
         "{}_escapade{}",
         std::env::consts::DLL_PREFIX,
@@ -74,7 +79,14 @@ fn ray_runs_survive_a_killed_worker_and_equal_a_single_process_run() {
     };
     let pkg = package();
     let test = workspace().join("python").join("tests").join("test_ray.py");
-    let out = Command::new(&python)
+    let mut pytest = Command::new(&python);
+    // the single-process run to compare with is the binary's own when this build made
+    // it (`cargo test --workspace` does), else the runner it calls
+    let binary = profile_dir().join(format!("escapade{}", std::env::consts::EXE_SUFFIX));
+    if binary.is_file() && std::env::var_os("ESCAPADE_BIN").is_none() {
+        pytest.env("ESCAPADE_BIN", &binary);
+    }
+    let out = pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(&test)
         .env("PYTHONPATH", pkg.path())
