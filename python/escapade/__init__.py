@@ -26,13 +26,19 @@ from ._escapade import (
     suites,
     worlds,
 )
+from .gym_env import EscapadeEnv, make, register_envs
+
+register_envs()
 
 __all__ = [
     "Agent",
     "Env",
+    "EscapadeEnv",
     "EscapadeError",
     "__version__",
     "decode_png",
+    "make",
+    "register_envs",
     "resolve",
     "suites",
     "worlds",

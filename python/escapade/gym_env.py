@@ -1,0 +1,472 @@
+"""escapade's worlds as Gymnasium environments.
+
+:func:`make` (also ``escapade.make``) opens a suite, scenario file or directory as a
+:class:`gymnasium.Env`; ``import escapade`` registers ``escapade/AgentEscape-v1``,
+``escapade/VisEscape-v1``, ``escapade/MMEscape-v1`` and ``escapade/Comma-v1`` for
+:func:`gymnasium.make`. The Rust environment behind it is the one ``escapade run`` plays.
+
+- **Observation**: ``{"text": str}`` and, in worlds that draw, ``"images"``: a tuple of
+  ``H×W×3`` ``uint8`` arrays (the pictures the text refers to; vis and craft one a step,
+  comma's solver one, tools none). Their space is a ``Box`` when every scenario of the
+  env is drawn at one size, else :class:`Picture` (comma's puzzles differ in size).
+- **Action**: the world's text protocol (``str``); in the tools world a function call
+  ``{"name": str, "arguments": str}`` (arguments as JSON text). Both kinds are accepted
+  in every world, as are a list of calls (several of one reply) and ``bytes``.
+- **Reward**: the increase of the world's task progress (in ``[0, 1]``), so an episode's
+  return is its final progress; success is ``info["outcome"]["success"]``.
+- **info**: ``actions`` (the available actions, or None where the action set is open),
+  ``tool_schemas``, ``feedback``, ``valid``, ``error``, ``progress``, ``scenario``; after
+  ``reset`` also ``system_prompt``; at the end ``outcome`` and ``metrics`` (the
+  episode's metrics, as ``escapade run`` records them).
+- ``terminated``/``truncated`` are the world's own (truncated: the step budget).
+- A reply the world cannot read is re-asked without spending a step, up to the world's
+  re-ask limit (MM-Escape App. K: 5; VisEscape: 3; others none), as ``escapade run``'s
+  agent loop does: the observation is the previous one with the world's message before
+  its text, ``info["reask"]`` holds the message. ``reask=False`` steps every reply.
+
+Two-role worlds (comma) are played as one agent: ``role`` (default ``solver``) is yours,
+and ``partner`` plays the other role — the name of a baseline agent of the world (default
+``oracle-talk``, a partner that plays its role perfectly) or a callable
+``partner(observation: dict) -> action`` (e.g. a model). For both roles, see
+:mod:`escapade.pettingzoo_env`.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import json
+import os
+import string
+from typing import Any, Callable, Union
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ._escapade import Agent, Env, EscapadeError, decode_png, resolve
+
+__all__ = ["AnyText", "EscapadeEnv", "Picture", "make", "pictures", "register_envs"]
+
+#: the longest observation text the observation space admits
+MAX_TEXT = 1 << 24
+#: the longest action text the action space admits (a longer reply is still stepped)
+MAX_ACTION = 4096
+
+#: worlds whose paper's agents act by function calls (AgentEscapeBench App. B): their
+#: action space is a call; the others' is text
+CALL_WORLDS = frozenset({"tools"})
+
+Partner = Union[str, Callable[[dict], Any]]
+
+
+class AnyText(spaces.Text):
+    """Any ``str`` of ``min_length`` to ``max_length`` characters.
+
+    Gymnasium's :class:`~gymnasium.spaces.Text` admits one charset; what a world writes
+    and what a model replies is any Unicode. ``sample`` draws printable ASCII.
+    """
+
+    def __init__(self, max_length: int, *, min_length: int = 0, seed=None):
+        super().__init__(max_length, min_length=min_length, charset=string.printable, seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    def __repr__(self) -> str:
+        return f"AnyText({self.min_length}, {self.max_length})"
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            isinstance(other, AnyText)
+            and self.min_length == other.min_length
+            and self.max_length == other.max_length
+        )
+
+
+#: decoded pictures by SHA-256: worlds show the same picture again and again (a room's
+#: wall, a module), and a copy costs a fraction of decoding the PNG
+_DECODED: "collections.OrderedDict[str, np.ndarray]" = collections.OrderedDict()
+_DECODED_MAX = 256
+
+
+def pictures(observation: dict) -> tuple[np.ndarray, ...]:
+    """The observation's pictures as ``H×W×3`` ``uint8`` arrays (each a new array the
+    caller may keep or change)."""
+    out = []
+    for image in observation["images"]:
+        pixels = _DECODED.get(image["sha256"])
+        if pixels is None:
+            height, width, rgb = decode_png(image["png"])
+            pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+            _DECODED[image["sha256"]] = pixels
+            if len(_DECODED) > _DECODED_MAX:
+                _DECODED.popitem(last=False)
+        else:
+            _DECODED.move_to_end(image["sha256"])
+        out.append(pixels.copy())
+    return tuple(out)
+
+
+def _options(world_options: dict[str, Any]) -> dict[str, str]:
+    """World options as the Rust side takes them (``-W key=value``): values as text,
+    booleans as ``on``/``off``."""
+    out = {}
+    for key, value in world_options.items():
+        if isinstance(value, bool):
+            value = "on" if value else "off"
+        out[str(key)] = str(value)
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _resolve_suite(source: str) -> dict:
+    return resolve(source)
+
+
+def scenarios(source: str) -> dict:
+    """:func:`escapade.resolve`, kept for the process when ``source`` is a suite name
+    (vector envs open many copies of one suite; files are read anew each time)."""
+    if os.path.exists(source):
+        return resolve(source)
+    return _resolve_suite(source)
+
+
+def picture_space(
+    world: str, texts: list[str], fixed: int | None, options: dict[str, str]
+) -> spaces.Space | None:
+    """What the pictures of scenarios ``texts`` (or only ``texts[fixed]``) look like: the
+    first picture of one scenario of each difficulty tier (a world draws every scenario
+    of a tier, and comma every scenario of a puzzle, at one size). One size: a ``Box``;
+    several: :class:`Picture` up to the largest; no picture: None."""
+    if fixed is not None:
+        probes = [fixed]
+    else:
+        tiers: dict[Any, int] = {}
+        for i, text in enumerate(texts):
+            tiers.setdefault(json.loads(text).get("difficulty"), i)
+        probes = list(tiers.values())
+    shapes = set()
+    for i in probes:
+        shapes.update(p.shape for p in pictures(Env(world, texts[i], options).reset(0)))
+    if not shapes:
+        return None
+    if len(shapes) == 1:
+        return spaces.Box(0, 255, shapes.pop(), np.uint8)
+    return Picture(max(h for h, _, _ in shapes), max(w for _, w, _ in shapes))
+
+
+class Picture(spaces.Space[np.ndarray]):
+    """An RGB picture (``H×W×3`` ``uint8``) of up to ``max_height × max_width`` pixels:
+    the pictures of a suite whose scenarios are drawn at several sizes (comma's puzzles).
+    ``sample`` draws noise of the largest size."""
+
+    def __init__(self, max_height: int, max_width: int, seed=None):
+        self.max_height, self.max_width = int(max_height), int(max_width)
+        super().__init__(shape=None, dtype=np.uint8, seed=seed)
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
+
+    def sample(self, mask=None, probability=None) -> np.ndarray:
+        return self.np_random.integers(
+            0, 256, (self.max_height, self.max_width, 3), dtype=np.uint8
+        )
+
+    def contains(self, x: Any) -> bool:
+        return (
+            isinstance(x, np.ndarray)
+            and x.dtype == np.uint8
+            and x.ndim == 3
+            and x.shape[2] == 3
+            and 0 < x.shape[0] <= self.max_height
+            and 0 < x.shape[1] <= self.max_width
+        )
+
+    def to_jsonable(self, sample_n):
+        return [x.tolist() for x in sample_n]
+
+    def from_jsonable(self, sample_n):
+        return [np.asarray(x, dtype=np.uint8) for x in sample_n]
+
+    def __repr__(self) -> str:
+        return f"Picture(up to {self.max_height}x{self.max_width})"
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            isinstance(other, Picture)
+            and (self.max_height, self.max_width) == (other.max_height, other.max_width)
+        )
+
+
+class EscapadeEnv(gym.Env):
+    """One world's scenarios as a Gymnasium environment (see the module docs).
+
+    ``scenario`` picks one scenario (its index or id); None draws one at each
+    ``reset`` from the environment's seeded generator (``reset(options={"scenario":
+    ...})`` picks one for that episode). ``seed`` is the seed of a ``reset`` that gives
+    none.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+
+    def __init__(
+        self,
+        source: str,
+        scenario: int | str | None = None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+        role: str | None = None,
+        partner: Partner = "oracle-talk",
+        reask: bool = True,
+        **world_options: Any,
+    ):
+        resolved = scenarios(str(source))
+        self.world: str = resolved["world"]
+        self.label: str = resolved["label"]
+        self.ids: list[str] = resolved["ids"]
+        self._scenarios: list[str] = list(resolved["scenarios"])
+        self.options: dict[str, str] = _options(world_options)
+        self._fixed = None if scenario is None else self._index(scenario)
+        self._default_seed = seed
+        self._envs: dict[int, Env] = {}
+        probe = self._env(self._fixed if self._fixed is not None else 0)
+        roles = probe.roles()
+        if roles:
+            self.role = role or roles[0]
+            if self.role not in roles:
+                raise EscapadeError(f"unknown role `{self.role}`; known: {', '.join(roles)}")
+        elif role not in (None, "agent"):
+            raise EscapadeError(f"world {self.world} has one role, `agent`, not `{role}`")
+        else:
+            self.role = None
+        self.partner = partner
+        self._partner_agent: Agent | None = None
+        fields: dict[str, spaces.Space] = {"text": AnyText(MAX_TEXT)}
+        picture = picture_space(self.world, self._scenarios, self._fixed, self.options)
+        if picture is not None:
+            fields["images"] = spaces.Sequence(picture, stack=False)
+        self.picture_space = picture
+        self.observation_space = spaces.Dict(fields)
+        if picture is None:
+            self.metadata = {**self.metadata, "render_modes": ["ansi"]}
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r}: expected one of {self.metadata['render_modes']}"
+            )
+        self.render_mode = render_mode
+        self.reask = bool(reask)
+        self._reasks = 0
+        if self.world in CALL_WORLDS and probe.tool_schemas():
+            self.action_space = spaces.Dict(
+                {"name": AnyText(64, min_length=1), "arguments": AnyText(MAX_ACTION)}
+            )
+        else:
+            self.action_space = AnyText(MAX_ACTION)
+        self._env_now: Env | None = None
+        self._observation: dict | None = None
+        self._progress = 0.0
+        self._over = False
+
+    # -- scenarios ---------------------------------------------------------------------
+
+    def _index(self, scenario: int | str) -> int:
+        if isinstance(scenario, (int, np.integer)) and not isinstance(scenario, bool):
+            if not 0 <= int(scenario) < len(self._scenarios):
+                raise EscapadeError(
+                    f"scenario {scenario}: {self.label} has {len(self._scenarios)} (0 to {len(self._scenarios) - 1})"
+                )
+            return int(scenario)
+        if isinstance(scenario, str) and scenario in self.ids:
+            return self.ids.index(scenario)
+        shown = ", ".join(self.ids[:5]) + (", …" if len(self.ids) > 5 else "")
+        raise EscapadeError(f"no scenario {scenario!r} in {self.label} (ids: {shown})")
+
+    def _env(self, index: int) -> Env:
+        env = self._envs.get(index)
+        if env is None:
+            env = Env(self.world, self._scenarios[index], self.options)
+            self._envs = {index: env}  # one open environment at a time
+        return env
+
+    @property
+    def env(self) -> Env:
+        """The native environment of the current episode (after ``reset``)."""
+        if self._env_now is None:
+            raise EscapadeError("reset the environment first")
+        return self._env_now
+
+    @property
+    def native_observation(self) -> dict | None:
+        """The last observation as the native layer gave it (pictures as PNG), for this
+        env's role; None before ``reset``."""
+        return self._observation
+
+    # -- Gymnasium ---------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is None and self._default_seed is not None and self._env_now is None:
+            seed = self._default_seed
+        super().reset(seed=seed)
+        options = options or {}
+        if "scenario" in options:
+            index = self._index(options["scenario"])
+        elif self._fixed is not None:
+            index = self._fixed
+        else:
+            index = int(self.np_random.integers(len(self._scenarios)))
+        episode_seed = int(self.np_random.integers(2**63))
+        env = self._env(index)
+        self._env_now = env
+        observation = env.reset(episode_seed)
+        if self.role is not None:
+            if isinstance(self.partner, str):
+                self._partner_agent = Agent(env, self.partner, episode_seed)
+                self._partner_agent.reset(env, episode_seed)
+            observation, _ = self._partner_turns(observation)
+        self._progress = 0.0
+        self._over = False
+        self._reasks = 0
+        self._observation = observation
+        info = self._info(observation)
+        info["system_prompt"] = env.role_prompt(self.role) if self.role else env.system_prompt()
+        info["scenario"] = env.id
+        return self._obs(observation), info
+
+    def step(self, action: Any):
+        if self._over:
+            raise EscapadeError("the episode is over; call reset to start another")
+        env = self.env
+        if isinstance(action, np.str_):
+            action = str(action)
+        if self.reask and self._reasks < env.reask_limit():
+            message = env.check_action(action)
+            if message is not None:
+                return self._reask(message)
+        self._reasks = 0
+        step = env.step(action)
+        observation = step["observation"]
+        done = step["terminated"] or step["truncated"]
+        if self.role is not None and not done:
+            observation, last = self._partner_turns(observation)
+            if last is not None:
+                step = dict(last, feedback=step["feedback"], valid=step["valid"], error=step["error"])
+        progress = float(step["progress"])
+        reward = progress - self._progress
+        self._progress = progress
+        self._observation = observation
+        terminated, truncated = bool(step["terminated"]), bool(step["truncated"])
+        info = self._info(observation)
+        info.update(
+            feedback=step["feedback"],
+            results=step["results"],
+            valid=step["valid"],
+            error=step["error"],
+            progress=progress,
+            scenario=env.id,
+        )
+        if terminated or truncated:
+            self._over = True
+            outcome = env.outcome()
+            info["outcome"] = outcome
+            info["metrics"] = outcome["metrics"]
+        return self._obs(observation), float(reward), terminated, truncated, info
+
+    def _reask(self, message: str):
+        """A reply the world cannot read, answered without spending a step (the
+        world's re-ask limit, e.g. MM-Escape App. K: 5, as escapade's agent loop does)."""
+        self._reasks += 1
+        assert self._observation is not None
+        observation = dict(self._observation, text=f"{message}\n\n{self._observation['text']}")
+        info = self._info(observation)
+        info.update(reask=message, feedback=message, valid=False, error="reask",
+                    progress=self._progress, scenario=self.env.id)
+        return self._obs(observation), 0.0, False, False, info
+
+    def render(self):
+        if self._observation is None or self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return self._observation["text"]
+        shots = pictures(self._observation)
+        return shots[0] if shots else None
+
+    def close(self):
+        self._envs = {}
+        self._env_now = None
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _partner_turns(self, observation: dict) -> tuple[dict, dict | None]:
+        """Lets the partner play until it is this env's role's turn or the episode ends;
+        returns the observation for this role and the partner's last step."""
+        env, last = self.env, None
+        while observation["role"] not in (None, self.role):
+            if callable(self.partner):
+                action = self.partner(observation)
+            else:
+                assert self._partner_agent is not None
+                action = self._partner_agent.act(env)
+            last = env.step(action)
+            observation = last["observation"]
+            if last["terminated"] or last["truncated"]:
+                break
+        return observation, last
+
+    def _obs(self, observation: dict) -> dict:
+        out: dict[str, Any] = {"text": observation["text"]}
+        if self.picture_space is not None:
+            shots = pictures(observation)
+            for shot in shots:
+                # the shape, not Box.contains: a uint8 array is within 0..255 by type, and
+                # checking every pixel would cost more than the step
+                space = self.picture_space
+                fits = shot.shape == space.shape if isinstance(space, spaces.Box) else shot in space
+                if not fits:
+                    raise EscapadeError(
+                        f"{self.world} drew a {shot.shape} picture outside this env's observation space {self.picture_space}"
+                    )
+            out["images"] = shots
+        return out
+
+    def _info(self, observation: dict) -> dict:
+        return {
+            "actions": observation["actions"],
+            "tool_schemas": self.env.tool_schemas(),
+            "role": observation["role"],
+        }
+
+
+def make(
+    suite_or_file: str,
+    scenario: int | str | None = None,
+    seed: int | None = None,
+    **kwargs: Any,
+) -> EscapadeEnv:
+    """A Gymnasium environment on a suite (``agentescape``, ``visescape@3``), a scenario
+    file or a directory. ``scenario``: index or id of one scenario (None: one drawn at
+    each reset); ``seed``: the seed of the first reset; ``render_mode``, ``role`` and
+    ``partner`` as :class:`EscapadeEnv`; every other keyword is a world option
+    (``-W key=value``, e.g. ``width=320`` for craft)."""
+    return EscapadeEnv(suite_or_file, scenario=scenario, seed=seed, **kwargs)
+
+
+#: the registered ids and the suite each plays
+IDS = {
+    "escapade/AgentEscape-v1": "agentescape",
+    "escapade/VisEscape-v1": "visescape",
+    "escapade/MMEscape-v1": "mm-escape",
+    "escapade/Comma-v1": "comma",
+}
+
+
+def register_envs() -> None:
+    """Registers :data:`IDS` with Gymnasium (done by ``import escapade``)."""
+    for env_id, suite in IDS.items():
+        if env_id not in gym.registry:
+            gym.register(
+                id=env_id,
+                entry_point="escapade.gym_env:EscapadeEnv",
+                kwargs={"source": suite},
+            )

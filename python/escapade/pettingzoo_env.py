@@ -1,0 +1,169 @@
+"""COMMA as a PettingZoo AEC environment: the solver and the expert take turns.
+
+``escapade.pettingzoo_env.env()`` (or :class:`CommaAEC`) opens the comma suite (or a
+comma scenario file or directory): agents ``solver`` and ``expert``, whose turn follows
+the world (COMMA §3: the solver sees the module and acts or talks, the expert reads the
+manual and talks). Each agent observes what the world shows it — the solver
+``{"text", "images"}``, the expert ``{"text"}`` — and acts in text. Both share one reward,
+the increase of task progress (the task is cooperative); at the end each agent's info
+holds the episode's ``outcome`` and ``metrics``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ._escapade import Env, EscapadeError
+from .gym_env import MAX_ACTION, MAX_TEXT, AnyText, _options, picture_space, pictures, scenarios
+
+__all__ = ["CommaAEC", "env"]
+
+
+class CommaAEC(AECEnv):
+    """A two-role escapade world as an AEC environment (see the module docs).
+
+    ``scenario`` picks one scenario (index or id); None draws one at each ``reset``.
+    World options are keywords (``expert_words=...``, as ``-W``)."""
+
+    metadata = {
+        "render_modes": ["ansi", "rgb_array"],
+        "name": "escapade_comma_v1",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        source: str = "comma",
+        scenario: int | str | None = None,
+        render_mode: str | None = None,
+        **world_options: Any,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r}: expected one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        resolved = scenarios(str(source))
+        self.world: str = resolved["world"]
+        self.ids: list[str] = resolved["ids"]
+        self._scenarios: list[str] = list(resolved["scenarios"])
+        self.options = _options(world_options)
+        self._fixed: int | None = None
+        if scenario is not None:
+            if isinstance(scenario, str):
+                if scenario not in self.ids:
+                    raise EscapadeError(f"no scenario {scenario!r} in {resolved['label']}")
+                self._fixed = self.ids.index(scenario)
+            elif 0 <= int(scenario) < len(self._scenarios):
+                self._fixed = int(scenario)
+            else:
+                raise EscapadeError(f"scenario {scenario}: {resolved['label']} has {len(self._scenarios)}")
+        probe = Env(self.world, self._scenarios[self._fixed or 0], self.options)
+        roles = probe.roles()
+        if len(roles) < 2:
+            raise EscapadeError(f"world {self.world} has one role; use escapade.make for a Gymnasium env")
+        self.possible_agents = list(roles)
+        picture = picture_space(self.world, self._scenarios, self._fixed, self.options)
+        # who is shown pictures: the role that opens the episode with one (COMMA §3: the
+        # solver sees the module; the expert only reads the manual and the conversation)
+        first = probe.reset(0)
+        drawn = {first["role"]} if first["images"] else set()
+        self.observation_spaces = {}
+        for role in roles:
+            fields: dict[str, spaces.Space] = {"text": AnyText(MAX_TEXT)}
+            if picture is not None and role in drawn:
+                fields["images"] = spaces.Sequence(picture, stack=False)
+            self.observation_spaces[role] = spaces.Dict(fields)
+        self.action_spaces = {role: AnyText(MAX_ACTION) for role in roles}
+        self._env: Env | None = None
+        self._np_random: np.random.Generator | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random = np.random.default_rng(seed)
+        options = options or {}
+        if "scenario" in options:
+            index = self.ids.index(options["scenario"]) if isinstance(options["scenario"], str) else int(options["scenario"])
+        elif self._fixed is not None:
+            index = self._fixed
+        else:
+            index = int(self._np_random.integers(len(self._scenarios)))
+        episode_seed = int(self._np_random.integers(2**63))
+        self._env = Env(self.world, self._scenarios[index], self.options)
+        first = self._env.reset(episode_seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {
+            a: {"system_prompt": self._env.role_prompt(a), "scenario": self._env.id}
+            for a in self.agents
+        }
+        self._seen = {a: {"text": "", "images": []} for a in self.agents}
+        self._progress = 0.0
+        self._show(first)
+
+    def _show(self, observation: dict) -> None:
+        role = observation["role"] or self.agents[0]
+        self._seen[role] = observation
+        self.agent_selection = role
+        self.infos[role]["actions"] = observation["actions"]
+
+    def observe(self, agent: str) -> dict:
+        seen = self._seen[agent]
+        out: dict[str, Any] = {"text": seen["text"]}
+        if "images" in self.observation_spaces[agent].spaces:
+            out["images"] = pictures(seen)
+        return out
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        assert self._env is not None, "reset first"
+        if isinstance(action, np.str_):
+            action = str(action)
+        self._cumulative_rewards[agent] = 0.0
+        step = self._env.step(action)
+        progress = float(step["progress"])
+        reward, self._progress = progress - self._progress, progress
+        self.rewards = {a: reward for a in self.agents}
+        self.infos[agent].update(feedback=step["feedback"], valid=step["valid"], error=step["error"])
+        if step["terminated"] or step["truncated"]:
+            outcome = self._env.outcome()
+            for a in self.agents:
+                self.terminations[a] = bool(step["terminated"])
+                self.truncations[a] = bool(step["truncated"])
+                self.infos[a].update(outcome=outcome, metrics=outcome["metrics"])
+            self._seen[agent] = step["observation"]
+        else:
+            self._show(step["observation"])
+        self._accumulate_rewards()
+
+    def render(self):
+        if self.render_mode is None or self._env is None:
+            return None
+        seen = self._seen[self.agent_selection]
+        if self.render_mode == "ansi":
+            return seen["text"]
+        shots = pictures(seen)
+        return shots[0] if shots else None
+
+    def close(self) -> None:
+        self._env = None
+
+
+def env(**kwargs: Any) -> CommaAEC:
+    """The comma suite as an AEC environment (keywords as :class:`CommaAEC`)."""
+    return CommaAEC(**kwargs)

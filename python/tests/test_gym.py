@@ -1,0 +1,128 @@
+"""Gymnasium: every registered id passes check_env, the vector envs step, observations
+are what the world shows (pictures as uint8 arrays), errors carry the Rust message."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import escapade
+from escapade.gym_env import IDS
+
+SMALL = {"escapade/MMEscape-v1": {"width": 64, "height": 32}}
+
+
+@pytest.mark.parametrize("env_id", sorted(IDS))
+def test_check_env_passes(env_id):
+    env = gym.make(env_id, **SMALL.get(env_id, {}))
+    check_env(env.unwrapped)
+
+
+def test_pictures_are_uint8_arrays_and_info_lists_actions():
+    env = escapade.make("visescape", scenario=0, seed=3)
+    obs, info = env.reset()
+    [picture] = obs["images"]
+    assert picture.dtype == np.uint8 and picture.shape == (480, 640, 3)
+    assert picture.std() > 0, "a blank picture"
+    assert info["actions"], "vis lists its actions"
+    assert info["system_prompt"]
+    obs2, reward, terminated, truncated, info = env.step(info["actions"][0])
+    assert isinstance(reward, float) and not truncated
+    assert "feedback" in info and "valid" in info
+
+
+def test_the_oracle_escapes_and_the_metrics_arrive_at_the_end():
+    env = escapade.make("agentescape", scenario=0)
+    obs, info = env.reset(seed=0)
+    agent = escapade.Agent(env.env, "oracle")
+    agent.reset(env.env, 0)
+    total = 0.0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(agent.act(env.env))
+        total += reward
+        if terminated or truncated:
+            break
+        assert "outcome" not in info
+    assert info["outcome"]["success"] and terminated
+    assert info["metrics"] == info["outcome"]["metrics"]
+    assert total == pytest.approx(1.0)
+    with pytest.raises(escapade.EscapadeError, match="episode is over"):
+        env.step("investigate N1")
+
+
+def test_a_tool_call_is_a_dict():
+    env = escapade.make("agentescape", scenario=0)
+    _, info = env.reset(seed=0)
+    names = [s["name"] for s in info["tool_schemas"]]
+    assert names
+    _, _, _, _, info = env.step({"name": names[0], "arguments": "{oops"})
+    assert info["valid"] is False and info["feedback"]
+
+
+def test_same_seed_same_episode():
+    a, b = escapade.make("comma"), escapade.make("comma")
+    oa, ia = a.reset(seed=11)
+    ob, ib = b.reset(seed=11)
+    assert ia["scenario"] == ib["scenario"] and oa["text"] == ob["text"]
+    assert all(np.array_equal(x, y) for x, y in zip(oa["images"], ob["images"]))
+
+
+def test_errors_carry_the_rust_message():
+    with pytest.raises(escapade.EscapadeError, match="unknown suite"):
+        escapade.make("no-such-suite")
+    with pytest.raises(escapade.EscapadeError, match="world option"):
+        escapade.make("visescape", colour="plaid")
+    with pytest.raises(escapade.EscapadeError, match="no scenario"):
+        escapade.make("visescape", scenario="vis-r999")
+    with pytest.raises(escapade.EscapadeError, match="reset"):
+        escapade.make("visescape", scenario=0).env
+
+
+def test_the_env_reports_a_bad_action_type():
+    env = escapade.make("visescape", scenario=0)
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="an action is"):
+        env.step(3.5)
+
+
+def _make(i):
+    return lambda: escapade.make("visescape", scenario=i)
+
+
+@pytest.mark.parametrize("vector", ["sync", "async"])
+def test_vector_envs_step(vector):
+    fns = [_make(0), _make(1)]
+    if vector == "sync":
+        envs = gym.vector.SyncVectorEnv(fns)
+    else:
+        envs = gym.vector.AsyncVectorEnv(fns, shared_memory=False)
+    try:
+        obs, infos = envs.reset(seed=5)
+        assert len(obs["text"]) == 2 and obs["text"][0] != obs["text"][1]
+        first = [infos["actions"][i][0] for i in range(2)]
+        obs, rewards, terminated, truncated, infos = envs.step(first)
+        assert rewards.shape == (2,) and len(obs["images"]) == 2
+        assert obs["images"][0][0].shape == (480, 640, 3)
+    finally:
+        envs.close()
+
+
+def test_native_env_releases_the_gil_and_steps_from_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    r = escapade.resolve("visescape")
+
+    def play(i):
+        env = escapade.Env(r["world"], r["scenarios"][i])
+        env.reset(0)
+        agent = escapade.Agent(env, "oracle")
+        agent.reset(env, 0)
+        while True:
+            s = env.step(agent.act(env))
+            if s["terminated"] or s["truncated"]:
+                return env.outcome()["success"]
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(play, range(4)))
