@@ -10,7 +10,8 @@ Values cross as plain dicts and lists; their shapes are the ``TypedDict`` s belo
 keys are the Rust core types' field names).
 """
 
-from typing import Literal, TypedDict, Union
+import os
+from typing import Literal, Mapping, TypedDict, Union
 
 __version__: str
 
@@ -172,3 +173,75 @@ class Agent:
         """Tells the agent that ``env`` started an episode (call after ``env.reset``)."""
     def act(self, env: Env) -> Action:
         """The next action on ``env``'s last observation."""
+
+# --- escapade.ray: a run's episodes played by Ray workers (python/src/ray.rs) ---
+
+class RunSummary(TypedDict):
+    """What a run did (``RunDriver.finish``, ``run_local``)."""
+
+    dir: str
+    config_hash: str
+    total: int
+    skipped: int
+    played: int
+    errors: int
+    resumed: bool
+    unplayed: int
+    warnings: list[str]
+    summary: str
+    """The report as JSON text, as ``summary.json`` holds it."""
+
+class RunDriver:
+    """The one process that writes a distributed run's directory: plans the run as
+    ``escapade run`` does (baseline agents), hands out its episodes as jobs, commits each
+    record once, writes the summary. Holds the run directory's lock until ``finish``."""
+
+    def __init__(
+        self,
+        source: str,
+        agent: str = "random",
+        *,
+        out: str | os.PathLike[str] = "runs",
+        epochs: int | None = None,
+        limit: int | None = None,
+        seed: int = 0,
+        max_steps: int | None = None,
+        world_options: Mapping[str, str] | None = None,
+    ) -> None: ...
+    @staticmethod
+    def resume(dir: str | os.PathLike[str]) -> RunDriver:
+        """Reopens a run directory with the config it was made with."""
+    @property
+    def path(self) -> str: ...
+    @property
+    def config_hash(self) -> str: ...
+    @property
+    def world(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    def pending(self) -> list[str]:
+        """The episodes not finished yet, as job texts (JSON) for :func:`play_job`."""
+    def commit(self, record: bytes) -> bool:
+        """Writes a record; ``False`` when its episode was already written. A record of
+        another run raises :class:`EscapadeError` and writes nothing."""
+    def finish(self) -> RunSummary:
+        """Writes ``summary.json`` and ``report.md`` and releases the directory."""
+
+def play_job(agent: str, job: str) -> bytes:
+    """Plays one job with the world's baseline ``agent``; its record for ``commit``."""
+
+def run_local(
+    source: str,
+    agent: str = "random",
+    *,
+    out: str | os.PathLike[str] = "runs",
+    epochs: int | None = None,
+    limit: int | None = None,
+    seed: int = 0,
+    max_steps: int | None = None,
+    world_options: Mapping[str, str] | None = None,
+    concurrency: int = 1,
+) -> RunSummary:
+    """The single-process runner ``escapade run`` calls, on the same plan."""

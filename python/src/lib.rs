@@ -20,6 +20,7 @@ mod convert; // Python values <-> observations, steps, actions, JSON
 mod env; // Env: one world environment on one scenario
 mod error; // EscapadeError and the conversion of Rust errors to it
 mod image; // decoding a picture's PNG into RGB bytes for numpy
+mod ray; // escapade.ray: a run's episodes played by Ray workers, committed once by the driver
 
 use pyo3::prelude::*;
 
@@ -32,5 +33,6 @@ fn _escapade(m: &Bound<'_, PyModule>) -> PyResult<()> {
     env::register(m)?;
     agent::register(m)?;
     image::register(m)?;
+    ray::register(m)?;
     Ok(())
 }

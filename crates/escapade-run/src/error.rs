@@ -154,6 +154,13 @@ pub enum RunError {
         /// What went wrong, as the plotting library tells it.
         message: String,
     },
+    /// Occurs when an episode record played by a worker cannot be committed: its bytes
+    /// do not decode, or it belongs to another run, scenario or epoch than it says.
+    #[error("bad episode record: {message}")]
+    BadRecord {
+        /// What was wrong.
+        message: String,
+    },
     /// Occurs when a world refuses a request (bad scenario, unknown suite or agent kind).
     #[error(transparent)]
     Core(#[from] CoreError),

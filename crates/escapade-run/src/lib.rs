@@ -19,6 +19,7 @@
 
 pub mod bench; // the harness's performance self-check (`escapade bench harness`), a world's bench, the system probe
 pub mod counting; // the harness bench's own small world (not in the registry)
+pub mod distributed; // a run's episodes played by workers anywhere and committed once (Ray)
 pub mod error; // RunError, the one error type of this crate
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
 pub mod play; // a person plays one scenario in the terminal

@@ -570,6 +570,27 @@ impl RunDir {
         })
     }
 
+    /// A private directory at `path` that one episode played away from its run (a
+    /// worker of [`crate::distributed`]) is recorded into, with the run's `config_hash`:
+    /// the same `trajectories/` and `media/` layout, no `run.toml`. Its owner reads the
+    /// files back and removes it.
+    pub(crate) fn scratch(path: &Path, config_hash: &str) -> Result<RunDir> {
+        for sub in [TRAJECTORIES, MEDIA] {
+            let p = path.join(sub);
+            std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
+        }
+        let lock = lock(path)?;
+        let episodes = open_append(&path.join(EPISODES))?;
+        Ok(RunDir {
+            path: path.to_path_buf(),
+            config_hash: config_hash.to_string(),
+            episodes: Mutex::new(episodes),
+            media: Mutex::new(BTreeSet::new()),
+            created: true,
+            _lock: lock,
+        })
+    }
+
     /// Reopens an existing run directory for `config`. Refuses it when its config hash
     /// differs; returns the episodes already finished. A torn last line of
     /// `episodes.jsonl` is cut off (with a warning) so that new rows append cleanly.
@@ -661,24 +682,32 @@ impl RunDir {
 
     /// Starts (or restarts, truncating) the trajectory file of one episode.
     pub fn trajectory(&self, scenario: &str, epoch: u32) -> Result<TrajectoryWriter> {
+        let path = self.trajectory_path(scenario, epoch);
         let stem = file_stem(scenario);
-        let dir = self.path.join(TRAJECTORIES).join(&stem);
         let mut made = self
             .trajectory_dirs
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         if !made.contains(&stem) {
-            std::fs::create_dir_all(&dir).map_err(|e| RunError::io("cannot create", &dir, e))?;
+            let dir = path.parent().expect("a trajectory file has a folder");
+            std::fs::create_dir_all(dir).map_err(|e| RunError::io("cannot create", dir, e))?;
             made.insert(stem);
         }
         drop(made);
-        let path = dir.join(format!("{epoch}.jsonl"));
         let file = File::create(&path).map_err(|e| RunError::io("cannot create", &path, e))?;
         Ok(TrajectoryWriter {
             file: std::io::BufWriter::with_capacity(64 << 10, file),
             path,
             flushed: std::time::Instant::now(),
         })
+    }
+
+    /// Where the trajectory of one episode is written.
+    pub fn trajectory_path(&self, scenario: &str, epoch: u32) -> PathBuf {
+        self.path
+            .join(TRAJECTORIES)
+            .join(file_stem(scenario))
+            .join(format!("{epoch}.jsonl"))
     }
 
     /// Stores images under `media/<sha256>.png` (each written once) and returns their
@@ -779,6 +808,14 @@ impl TrajectoryWriter {
             self.finish()?;
         }
         Ok(())
+    }
+
+    /// Appends step rows already serialized as JSON Lines (an episode recorded by a
+    /// worker), as they are.
+    pub(crate) fn write_lines(&mut self, jsonl: &[u8]) -> Result<()> {
+        self.file
+            .write_all(jsonl)
+            .map_err(|e| RunError::io("cannot write", &self.path, e))
     }
 
     /// Writes every buffered row to the file.

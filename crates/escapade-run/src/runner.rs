@@ -329,11 +329,11 @@ pub struct RunSummary {
 }
 
 /// One scenario ready to play.
-struct Scenario<'a> {
-    label: &'a str,
-    header: ScenarioHeader,
-    hash: String,
-    json: &'a str,
+pub(crate) struct Scenario<'a> {
+    pub label: &'a str,
+    pub header: ScenarioHeader,
+    pub hash: String,
+    pub json: &'a str,
 }
 
 /// After this many episodes in a row end with a retryable backend failure (their
@@ -447,59 +447,17 @@ pub async fn run_async_until(
     progress: Progress,
     stop: &Stop,
 ) -> Result<RunSummary> {
-    if spec.epochs == 0 {
-        return Err(RunError::invalid("epochs", "epochs must be at least 1"));
-    }
-    if spec.concurrency == 0 {
-        return Err(RunError::invalid(
-            "concurrency",
-            "concurrency must be at least 1",
-        ));
-    }
-    if spec.max_steps == 0 {
-        return Err(RunError::invalid(
-            "max_steps",
-            "max steps must be at least 1",
-        ));
-    }
-    // environments and baseline agents alike are made with the run's world options
-    let scenarios = prepare(world, scenarios, spec.limit)?;
-    // bad world options fail the run at once, before a run directory is made
-    if let Some(s) = scenarios.first() {
-        world.env(s.json, &spec.world_options)?;
-    }
-    let mut config = config_for(world, &scenarios, spec);
-    config.files = named_files(spec)?;
-    let opened = RunDir::open(out, &config)?;
+    let Opening {
+        scenarios,
+        opened,
+        mine,
+        jobs,
+    } = open_run(world, scenarios, spec, out)?;
     let dir = opened.dir;
     for w in &opened.warnings {
         progress.warn(None, w);
     }
-    // a row with a retryable error (the backend kept failing) does not finish its episode
-    let done: BTreeSet<(String, u32)> = opened
-        .finished
-        .iter()
-        .filter(|r| !r.retryable)
-        .map(|r| (r.scenario.clone(), r.epoch))
-        .collect();
-    let mut all = Vec::new();
-    for epoch in 0..spec.epochs {
-        for i in 0..scenarios.len() {
-            all.push((i, epoch));
-        }
-    }
-    let mine: Vec<(usize, u32)> = all
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| spec.shard.is_none_or(|s| s.contains(*k)))
-        .map(|(_, job)| job)
-        .collect();
     let total = mine.len();
-    let jobs: Vec<(usize, u32)> = mine
-        .iter()
-        .copied()
-        .filter(|(i, epoch)| !done.contains(&(scenarios[*i].header.id.clone(), *epoch)))
-        .collect();
     let skipped = total - jobs.len();
     let live = Live::default();
     // this shard's episodes finished earlier, each counted once (its first row)
@@ -626,6 +584,83 @@ pub async fn run_async_until(
     })
 }
 
+/// A run planned as `escapade run` plans it and its run directory opened (new or
+/// resumed): what the runner and [`crate::distributed`]'s driver both start from.
+pub(crate) struct Opening<'a> {
+    /// The scenarios, parsed and hashed, after `limit`.
+    pub scenarios: Vec<Scenario<'a>>,
+    /// The run directory and the episodes it already holds.
+    pub opened: crate::rundir::Opened,
+    /// This shard's episodes (scenario index, epoch), in the order they are started.
+    pub mine: Vec<(usize, u32)>,
+    /// Those of `mine` still to play: not finished, or finished with a retryable error.
+    pub jobs: Vec<(usize, u32)>,
+}
+
+/// Checks `spec`, prepares the scenarios, opens (creates or resumes) the run directory
+/// under or at `out`, and lists the episodes still to play.
+pub(crate) fn open_run<'a>(
+    world: &dyn World,
+    scenarios: &'a [(String, String)],
+    spec: &RunSpec,
+    out: &Path,
+) -> Result<Opening<'a>> {
+    if spec.epochs == 0 {
+        return Err(RunError::invalid("epochs", "epochs must be at least 1"));
+    }
+    if spec.concurrency == 0 {
+        return Err(RunError::invalid(
+            "concurrency",
+            "concurrency must be at least 1",
+        ));
+    }
+    if spec.max_steps == 0 {
+        return Err(RunError::invalid(
+            "max_steps",
+            "max steps must be at least 1",
+        ));
+    }
+    // environments and baseline agents alike are made with the run's world options
+    let scenarios = prepare(world, scenarios, spec.limit)?;
+    // bad world options fail the run at once, before a run directory is made
+    if let Some(s) = scenarios.first() {
+        world.env(s.json, &spec.world_options)?;
+    }
+    let mut config = config_for(world, &scenarios, spec);
+    config.files = named_files(spec)?;
+    let opened = RunDir::open(out, &config)?;
+    // a row with a retryable error (the backend kept failing) does not finish its episode
+    let done: BTreeSet<(String, u32)> = opened
+        .finished
+        .iter()
+        .filter(|r| !r.retryable)
+        .map(|r| (r.scenario.clone(), r.epoch))
+        .collect();
+    let mut all = Vec::new();
+    for epoch in 0..spec.epochs {
+        for i in 0..scenarios.len() {
+            all.push((i, epoch));
+        }
+    }
+    let mine: Vec<(usize, u32)> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| spec.shard.is_none_or(|s| s.contains(*k)))
+        .map(|(_, job)| job)
+        .collect();
+    let jobs: Vec<(usize, u32)> = mine
+        .iter()
+        .copied()
+        .filter(|(i, epoch)| !done.contains(&(scenarios[*i].header.id.clone(), *epoch)))
+        .collect();
+    Ok(Opening {
+        scenarios,
+        opened,
+        mine,
+        jobs,
+    })
+}
+
 /// Parses headers, checks world and unique ids, hashes, and applies `limit`.
 fn prepare<'a>(
     world: &dyn World,
@@ -734,22 +769,37 @@ fn named_files(spec: &RunSpec) -> Result<BTreeMap<String, String>> {
 }
 
 /// Everything that names one episode.
-struct Episode<'a> {
-    suite: &'a str,
-    header: &'a ScenarioHeader,
-    hash: &'a str,
-    json: &'a str,
-    epoch: u32,
-    seed: u64,
-    agent: &'a str,
-    max_steps: u32,
+pub(crate) struct Episode<'a> {
+    pub suite: &'a str,
+    pub header: &'a ScenarioHeader,
+    pub hash: &'a str,
+    pub json: &'a str,
+    pub epoch: u32,
+    pub seed: u64,
+    pub agent: &'a str,
+    pub max_steps: u32,
     /// The run's world options (`-W`), for the environment and a baseline agent.
-    options: &'a Options,
+    pub options: &'a Options,
 }
 
 /// Plays one episode into the run directory and appends its row. `Err` only for
 /// run-directory I/O; everything an agent or environment does wrong lands in the row.
 async fn run_episode(
+    world: &dyn World,
+    agents: &dyn AgentFactory,
+    ep: &Episode<'_>,
+    dir: &RunDir,
+    on_step: &(dyn Fn(&Usage) + Sync),
+) -> Result<(EpisodeRow, bool)> {
+    let (row, history_cut) = record_episode(world, agents, ep, dir, on_step).await?;
+    dir.append_episode(&row)?;
+    Ok((row, history_cut))
+}
+
+/// Plays one episode, writing its steps and pictures into `dir`, and returns its row
+/// (not appended) and whether a reply was cut in the agent's history. The trajectory
+/// is on disk when this returns.
+pub(crate) async fn record_episode(
     world: &dyn World,
     agents: &dyn AgentFactory,
     ep: &Episode<'_>,
@@ -808,7 +858,6 @@ async fn run_episode(
     };
     // the steps reach the file before the row that says the episode finished
     recorder.trajectory.finish()?;
-    dir.append_episode(&row)?;
     Ok((row, played.history_cut))
 }
 

@@ -1,5 +1,6 @@
 //! Integration tests of escapade-run against `counter`, a small fake world.
 
+mod distributed; // episodes played by workers, committed once, equal to a single-process run
 mod episodes; // concurrency independence, errors end episodes not runs, cap, limit, seeds
 mod fake; // the toy CounterWorld (escapade-testkit): rows, specs and runs into a folder
 mod files; // a run directory has every file, with valid rows flushed as they are written

@@ -1,0 +1,320 @@
+//! The native half of `escapade.ray`: a run's episodes played by Ray workers and
+//! written into one ordinary run directory by the driver.
+//!
+//! Thin over [`escapade_run::distributed`]: [`RunDriver`] plans a run as `escapade run`
+//! does (the source resolved, the suite's paper settings applied, the same `run.toml` and
+//! config hash, resume) and commits the records workers send back, each episode once;
+//! [`play_job`] is what a worker calls; [`run_local`] is the single-process runner
+//! (`escapade run` itself), for comparisons and benchmarks. The GIL is released while
+//! Rust plans, plays and writes.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use escapade_core::World;
+use escapade_run::distributed::{Commit, Driver, Job, Record, play_job as play};
+use escapade_run::rundir::{RunConfig, read_run_toml};
+use escapade_run::runner::DEFAULT_MAX_STEPS;
+use escapade_run::{Baseline, Progress, RunSpec, RunSummary};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+use crate::catalog::{registry, world};
+use crate::error::{EscapadeError, to_py};
+
+/// Adds the Ray functions to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RunDriver>()?;
+    m.add_function(wrap_pyfunction!(play_job, m)?)?;
+    m.add_function(wrap_pyfunction!(run_local, m)?)?;
+    Ok(())
+}
+
+/// A run planned: its world, its `(suite label, scenario JSON)` list and its spec.
+struct Plan {
+    world: &'static dyn World,
+    scenarios: Vec<(String, String)>,
+    spec: RunSpec,
+}
+
+/// The spec `escapade run <source> --agent <agent> [-W …] [--epochs] [--limit] [--seed]
+/// [--max-steps]` plays, and its world. Only the worlds' baseline agents can be spread
+/// over workers: a model agent's backend, keys and rate limits would have to travel with
+/// the job.
+#[allow(clippy::too_many_arguments)]
+fn plan(
+    source: &str,
+    agent: &str,
+    world_options: BTreeMap<String, String>,
+    epochs: Option<u32>,
+    limit: Option<usize>,
+    seed: u64,
+    max_steps: Option<u32>,
+) -> PyResult<Plan> {
+    let source = escapade_run::resolve(registry()?, source).map_err(to_py)?;
+    baseline(source.world, agent)?;
+    let world_options = world_options
+        .into_iter()
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let spec = RunSpec {
+        agent: agent.to_string(),
+        world_options,
+        // the suite's paper settings are the defaults (baselines take no agent options)
+        epochs: escapade_run::settings::epochs(&source.settings, epochs),
+        suite_settings: source.settings.clone(),
+        limit,
+        seed,
+        max_steps: max_steps.unwrap_or(DEFAULT_MAX_STEPS),
+        source: source.origin.clone(),
+        ..RunSpec::default()
+    };
+    Ok(Plan {
+        world: source.world,
+        scenarios: source.scenarios,
+        spec,
+    })
+}
+
+/// The baseline `agent` of `world` (a two-role world's own pair plays both roles).
+fn baseline(world: &dyn World, agent: &str) -> PyResult<Baseline> {
+    if !world.agent_kinds().contains(&agent) {
+        return Err(EscapadeError::new_err(format!(
+            "escapade.ray plays the world's baseline agents ({}), not `{agent}`; model agents \
+             run with `escapade run --concurrency N`, or `--shard i/N` on each machine",
+            world.agent_kinds().join(", ")
+        )));
+    }
+    Baseline::new(world, agent).map_err(to_py)
+}
+
+/// A run's config from its run directory, for resuming it.
+fn config_of(dir: &str) -> PyResult<RunConfig> {
+    Ok(read_run_toml(&PathBuf::from(dir)).map_err(to_py)?.config)
+}
+
+/// What a finished run did, as a dict: `dir`, `config_hash`, `total`, `skipped`, `played`,
+/// `errors`, `resumed`, `unplayed`, `warnings`, and `summary` (the report as JSON text).
+fn summary_dict<'py>(py: Python<'py>, s: &RunSummary) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("dir", s.dir.display().to_string())?;
+    d.set_item("config_hash", &s.config_hash)?;
+    d.set_item("total", s.total)?;
+    d.set_item("skipped", s.skipped)?;
+    d.set_item("played", s.played)?;
+    d.set_item("errors", s.errors)?;
+    d.set_item("resumed", s.resumed)?;
+    d.set_item("unplayed", s.unplayed)?;
+    d.set_item("warnings", s.warnings.clone())?;
+    d.set_item(
+        "summary",
+        s.report.render(escapade_run::Format::Json).to_string(),
+    )?;
+    Ok(d)
+}
+
+/// The driver of a distributed run: holds its run directory (and its lock) for its life,
+/// hands out the episodes still to play as jobs, commits what workers send back.
+#[pyclass(module = "escapade._escapade")]
+pub struct RunDriver {
+    driver: Option<Driver>,
+    world: &'static dyn World,
+    agent: String,
+}
+
+impl RunDriver {
+    fn driver(&self) -> PyResult<&Driver> {
+        self.driver
+            .as_ref()
+            .ok_or_else(|| EscapadeError::new_err("the run is finished"))
+    }
+}
+
+#[pymethods]
+impl RunDriver {
+    /// Plans the run of `source` (suite name, scenario file or directory) by the baseline
+    /// `agent` as `escapade run` does and opens its run directory: a new one under `out`,
+    /// or `out` itself resumed when it is a run directory of the same config.
+    #[new]
+    #[pyo3(signature = (source, agent = "random", *, out = PathBuf::from("runs"), epochs = None, limit = None, seed = 0, max_steps = None, world_options = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        source: &str,
+        agent: &str,
+        out: PathBuf,
+        epochs: Option<u32>,
+        limit: Option<usize>,
+        seed: u64,
+        max_steps: Option<u32>,
+        world_options: Option<BTreeMap<String, String>>,
+    ) -> PyResult<Self> {
+        py.detach(|| {
+            let Plan {
+                world,
+                scenarios,
+                spec,
+            } = plan(
+                source,
+                agent,
+                world_options.unwrap_or_default(),
+                epochs,
+                limit,
+                seed,
+                max_steps,
+            )?;
+            let driver = Driver::open(world, &scenarios, &spec, &out).map_err(to_py)?;
+            Ok(RunDriver {
+                driver: Some(driver),
+                world,
+                agent: agent.to_string(),
+            })
+        })
+    }
+
+    /// Reopens the run directory `dir` with the config it was made with, as
+    /// `escapade resume` does.
+    #[staticmethod]
+    fn resume(py: Python<'_>, dir: PathBuf) -> PyResult<Self> {
+        py.detach(|| {
+            let config = config_of(&dir.display().to_string())?;
+            let source = escapade_run::resolve(registry()?, &config.source).map_err(to_py)?;
+            if source.world.name() != config.world {
+                return Err(EscapadeError::new_err(format!(
+                    "`{}` now holds scenarios of world `{}`, but the run was of world `{}`",
+                    config.source,
+                    source.world.name(),
+                    config.world
+                )));
+            }
+            baseline(source.world, &config.agent)?;
+            let spec = RunSpec::from_config(&config, 1);
+            let driver =
+                Driver::open(source.world, &source.scenarios, &spec, &dir).map_err(to_py)?;
+            Ok(RunDriver {
+                driver: Some(driver),
+                world: source.world,
+                agent: config.agent.clone(),
+            })
+        })
+    }
+
+    /// The run directory.
+    #[getter]
+    fn path(&self) -> PyResult<String> {
+        Ok(self.driver()?.path().display().to_string())
+    }
+
+    /// The run's config hash (every row carries it).
+    #[getter]
+    fn config_hash(&self) -> PyResult<String> {
+        Ok(self.driver()?.config_hash().to_string())
+    }
+
+    /// The world that plays the run.
+    #[getter]
+    fn world(&self) -> &'static str {
+        self.world.name()
+    }
+
+    /// The agent spec (a baseline kind) workers make their agents from.
+    #[getter]
+    fn agent(&self) -> String {
+        self.agent.clone()
+    }
+
+    /// Warnings met while opening the run directory.
+    #[getter]
+    fn warnings(&self) -> PyResult<Vec<String>> {
+        Ok(self.driver()?.warnings().to_vec())
+    }
+
+    /// The episodes not finished yet, as job texts (JSON) for [`play_job`], in the
+    /// order `escapade run` starts them.
+    fn pending(&self) -> PyResult<Vec<String>> {
+        Ok(self
+            .driver()?
+            .pending()
+            .into_iter()
+            .map(Job::to_json)
+            .collect())
+    }
+
+    /// Writes a record from [`play_job`] into the run directory: `True` when written,
+    /// `False` when its episode was already there (a retried task's second answer).
+    /// A record of another run or episode raises and writes nothing.
+    fn commit(&mut self, py: Python<'_>, record: &[u8]) -> PyResult<bool> {
+        let driver = self
+            .driver
+            .as_mut()
+            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
+        py.detach(|| {
+            let record = Record::from_bytes(record).map_err(to_py)?;
+            Ok(driver.commit(&record).map_err(to_py)? == Commit::Recorded)
+        })
+    }
+
+    /// Writes `summary.json` and `report.md`, releases the run directory, and returns
+    /// what the run did (see [`summary_dict`]); `unplayed` counts episodes with no record.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let driver = self
+            .driver
+            .take()
+            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
+        let world = self.world;
+        let summary = py.detach(|| driver.finish(world)).map_err(to_py)?;
+        summary_dict(py, &summary)
+    }
+}
+
+/// Plays one job (a text from `RunDriver.pending`) with the world's baseline `agent`,
+/// wherever this is called, and returns its record as bytes for `RunDriver.commit`.
+#[pyfunction]
+fn play_job<'py>(py: Python<'py>, agent: &str, job: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = py.detach(|| {
+        let job = Job::from_json(job).map_err(to_py)?;
+        let world = world(&job.world)?;
+        let agents = baseline(world, agent)?;
+        let record = play(world, &agents, &job).map_err(to_py)?;
+        Ok::<_, PyErr>(record.to_bytes())
+    })?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The single-process runner (what `escapade run` calls) on the same plan as
+/// `RunDriver`: for comparing results and speed with a distributed run.
+#[pyfunction]
+#[pyo3(signature = (source, agent = "random", *, out = PathBuf::from("runs"), epochs = None, limit = None, seed = 0, max_steps = None, world_options = None, concurrency = 1))]
+#[allow(clippy::too_many_arguments)]
+fn run_local<'py>(
+    py: Python<'py>,
+    source: &str,
+    agent: &str,
+    out: PathBuf,
+    epochs: Option<u32>,
+    limit: Option<usize>,
+    seed: u64,
+    max_steps: Option<u32>,
+    world_options: Option<BTreeMap<String, String>>,
+    concurrency: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let summary = py.detach(|| {
+        let Plan {
+            world,
+            scenarios,
+            mut spec,
+        } = plan(
+            source,
+            agent,
+            world_options.unwrap_or_default(),
+            epochs,
+            limit,
+            seed,
+            max_steps,
+        )?;
+        spec.concurrency = concurrency;
+        let agents = baseline(world, agent)?;
+        escapade_run::run(world, &scenarios, &spec, &agents, &out, Progress::quiet()).map_err(to_py)
+    })?;
+    summary_dict(py, &summary)
+}

@@ -1,0 +1,193 @@
+"""escapade.ray on a local Ray cluster with two worker processes.
+
+The central check: a worker is killed (SIGKILL) while it plays an episode, and still every
+episode of the run is recorded exactly once and the run equals a single-process run of
+the same seeds (`escapade run`'s runner; the binary too when ESCAPADE_BIN names it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+import ray
+
+import escapade
+import escapade.ray as eray
+
+# a slice of a suite whose episodes last long enough for a kill to land inside one
+SOURCE = "visescape@3"
+AGENT = "random"
+LIMIT = 3
+EPOCHS = 2
+SEED = 11
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def episode_rows(run_dir: pathlib.Path) -> dict[tuple[str, int], dict]:
+    rows = {}
+    for line in (run_dir / "episodes.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        key = (row["scenario"], row["epoch"])
+        assert key not in rows, f"episode {key} recorded twice"
+        row["duration_ms"] = 0
+        rows[key] = row
+    return rows
+
+
+def trajectories(run_dir: pathlib.Path) -> dict[str, list[dict]]:
+    out = {}
+    root = run_dir / "trajectories"
+    for path in sorted(root.glob("*/*.jsonl")):
+        steps = [json.loads(line) for line in path.read_text().splitlines()]
+        for s in steps:
+            s["t_ms"] = 0
+        out[str(path.relative_to(root))] = steps
+    return out
+
+
+def media(run_dir: pathlib.Path) -> list[str]:
+    return sorted(p.name for p in (run_dir / "media").iterdir())
+
+
+def playing_workers() -> list[int]:
+    """Processes of Ray workers playing an episode now (Ray titles them after the task)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if cmdline.startswith(b"ray::_play"):
+            pids.append(int(entry))
+    return pids
+
+
+class Killer(threading.Thread):
+    """Kills the first worker seen playing an episode, once."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.killed: int | None = None
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set() and self.killed is None:
+            for pid in playing_workers():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    continue
+                self.killed = pid
+                return
+            time.sleep(0.002)
+
+
+def single_process_run(out: pathlib.Path) -> pathlib.Path:
+    """The same run by the single-process runner: the `escapade` binary when ESCAPADE_BIN
+    names it, else the runner it calls (escapade_run::run) through the module."""
+    binary = os.environ.get("ESCAPADE_BIN")
+    if binary:
+        done = subprocess.run(
+            [binary, "run", SOURCE, "--agent", AGENT, "--limit", str(LIMIT),
+             "--epochs", str(EPOCHS), "--seed", str(SEED), "--out", str(out), "--quiet"],
+            check=True, capture_output=True, text=True,
+        )
+        last = done.stdout.strip().splitlines()[-1]
+        assert last.startswith("run directory: "), done.stdout
+        return pathlib.Path(last.removeprefix("run directory: "))
+    summary = escapade._escapade.run_local(
+        SOURCE, AGENT, out=str(out), limit=LIMIT, epochs=EPOCHS, seed=SEED
+    )
+    return pathlib.Path(summary["dir"])
+
+
+def test_a_worker_killed_mid_run_loses_no_episode_and_duplicates_none(cluster, tmp_path):
+    killer = Killer()
+    killer.start()
+    summary = eray.run(
+        SOURCE, AGENT, out=str(tmp_path / "ray"), limit=LIMIT, epochs=EPOCHS, seed=SEED,
+        max_retries=3,
+    )
+    killer.stop.set()
+    killer.join()
+    assert killer.killed is not None, "no worker was seen playing an episode"
+    total = LIMIT * EPOCHS
+    assert summary["total"] == total
+    assert (summary["played"], summary["unplayed"], summary["failures"]) == (total, 0, [])
+
+    ray_dir = pathlib.Path(summary["dir"])
+    single = single_process_run(tmp_path / "single")
+    rows = episode_rows(ray_dir)
+    assert len(rows) == total
+    assert rows == episode_rows(single)
+    assert trajectories(ray_dir) == trajectories(single)
+    assert media(ray_dir) and media(ray_dir) == media(single)
+    assert (ray_dir / "summary.json").is_file() and (ray_dir / "report.md").is_file()
+    assert (ray_dir / "run.toml").read_text().count(summary["config_hash"]) == 1
+    assert summary["config_hash"] in (single / "run.toml").read_text()
+
+
+def test_a_stopped_run_is_resumed_over_ray_and_reads_as_one_run(cluster, tmp_path):
+    driver = escapade._escapade.RunDriver(
+        "comma@3", "oracle", out=str(tmp_path), limit=4, seed=3
+    )
+    jobs = driver.pending()
+    assert len(jobs) == 4
+    # two episodes played before the driver stopped; one of them sent twice
+    first = escapade._escapade.play_job("oracle", jobs[0])
+    assert driver.commit(first) is True
+    assert driver.commit(escapade._escapade.play_job("oracle", jobs[1])) is True
+    assert driver.commit(first) is False
+    stopped = driver.finish()
+    assert (stopped["played"], stopped["unplayed"]) == (2, 2)
+
+    resumed = eray.resume(stopped["dir"])
+    assert resumed["resumed"] and (resumed["skipped"], resumed["played"]) == (2, 2)
+    rows = episode_rows(pathlib.Path(stopped["dir"]))
+    assert len(rows) == 4 and all(r["success"] for r in rows.values())
+    report = json.loads(resumed["summary"])
+    assert report["overall"]["comma"]["n"] == 4
+
+    # nothing is left: a second resume plays nothing
+    again = eray.resume(stopped["dir"])
+    assert (again["skipped"], again["played"]) == (4, 0)
+
+
+def test_bad_requests_are_clear_errors(cluster, tmp_path):
+    with pytest.raises(escapade.EscapadeError, match="baseline agents"):
+        eray.run("comma@3", "llm", out=str(tmp_path), limit=1)
+    with pytest.raises(escapade.EscapadeError, match="unknown"):
+        eray.run("no-such-suite@1", "random", out=str(tmp_path))
+    driver = escapade._escapade.RunDriver("comma@3", "random", out=str(tmp_path), limit=1)
+    with pytest.raises(escapade.EscapadeError, match="bad episode record"):
+        driver.commit(b"not a record")
+    driver.finish()
+    with pytest.raises(escapade.EscapadeError, match="finished"):
+        driver.pending()
+
+
+def test_the_command_line_runs_and_resumes(cluster, tmp_path):
+    # in-process (the cluster is up); `python -m escapade.ray` calls the same main
+    code = eray.main(["run", "comma@3", "--agent", "oracle", "--limit", "5", "--seed", "5",
+                      "--episodes-per-task", "2", "--out", str(tmp_path), "-q"])
+    assert code == 0
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert len(episode_rows(run_dir)) == 5
+    assert eray.main(["resume", str(run_dir), "-q"]) == 0
+    assert eray.main(["run", "nope@1", "-q"]) == 1
