@@ -587,6 +587,7 @@ impl RunDir {
             episodes: Mutex::new(episodes),
             media: Mutex::new(BTreeSet::new()),
             created: true,
+            trajectory_dirs: Mutex::new(BTreeSet::new()),
             _lock: lock,
         })
     }

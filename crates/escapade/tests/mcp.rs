@@ -11,8 +11,7 @@
 mod common;
 
 // The registry itself, so that what is played is what `escapade mcp` serves.
-#[path = "../src/worlds/registry.rs"]
-mod worlds;
+use escapade_worlds as worlds;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
