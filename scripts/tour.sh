@@ -13,9 +13,10 @@
 # target, which says something about the machine, not the tour, so that counts as run.
 # Placeholders are filled in: `runs/<dir>` is the newest run directory, `runs/a runs/b`
 # two earlier ones, `my-room.toml` a room of crates/escapade-vis/rooms/. Interactive
-# `play` reads an empty stdin and must end cleanly. A browser server (`view`, `play --web`)
-# must print its address within a minute and answer a page there with 200; it is then
-# stopped with Ctrl-C (SIGINT) and must exit cleanly.
+# `play` reads an empty stdin and must end cleanly. A server (`view`, `play --web`,
+# `serve`, `mcp --http`) must print its address within a minute and answer there with 200
+# (a page; MCP: a client's `initialize`); it is then stopped with Ctrl-C (SIGINT) and
+# must exit cleanly.
 #
 # Usage: scripts/tour.sh [path/to/escapade]   (default: $CARGO_TARGET_DIR or target, /release/escapade)
 set -euo pipefail
@@ -35,7 +36,7 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY OPENAI_BASE_URL
 mapfile -t lines < <(awk '/^## A short tour/{t=1} t&&/^```sh/{b=1;next} b&&/^```/{exit} b' "$root/README.md")
 [ ${#lines[@]} -gt 10 ] || { echo "tour: found no tour in README.md" >&2; exit 2; }
 
-# starts a browser server, fetches the address it prints, stops it with SIGINT; prints
+# starts a server (browser, OpenEnv, MCP over HTTP), fetches the address it prints, stops it with SIGINT; prints
 # what went wrong, or nothing
 serve_once() {
   local log url code
@@ -52,7 +53,15 @@ serve_once() {
     kill -INT $pid 2>/dev/null; wait $pid 2>/dev/null
     echo "printed no address: $(tail -n 3 "$log" | tr '\n' ' ')"; rm -f "$log"; return
   fi
-  code=$(curl -s -o /dev/null -w '%{http_code}' "$url" || true)
+  if [[ $1 == *" mcp "* ]]; then
+    # an MCP server answers a client's first message, not a plain GET
+    code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' \
+      -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tour","version":"1"}}}' \
+      "$url" || true)
+  else
+    code=$(curl -s -o /dev/null -w '%{http_code}' "$url" || true)
+  fi
   kill -INT $pid 2>/dev/null
   local status=0
   wait $pid 2>/dev/null || status=$?
@@ -86,7 +95,7 @@ for line in "${lines[@]}"; do
     *' openai/'* | *' anthropic/'* | *'-model openai/'* | *'-model anthropic/'*) expect=no-key ;;
     *VisEscape-demo/* | *PAD-UFES-20/* | *puzzles.json* | *level.json*) expect=no-data ;;
     "$bin bench"*) expect=bench ;;
-    "$bin view"* | "$bin play --web"*) expect=server ;;
+    "$bin view"* | "$bin play --web"* | "$bin serve"* | "$bin mcp --http"*) expect=server ;;
   esac
   if [ $expect = server ]; then
     verdict=$(serve_once "$cmd")

@@ -48,6 +48,7 @@ pub struct Shared {
 pub fn router(shared: Shared) -> Router {
     let limit = shared.app.max_message;
     Router::new()
+        .route("/", get(index))
         .route(
             "/health",
             get(|| async { axum::Json(json!({"status": "healthy"})) }),
@@ -142,6 +143,19 @@ async fn admit(State(shared): State<Shared>, req: Request, next: Next) -> Respon
         return ServeError::RateLimited.into_response();
     }
     next.run(req).await
+}
+
+/// What a person who opens the printed address reads: what this is and where to go.
+async fn index() -> &'static str {
+    concat!(
+        "escapade ",
+        env!("CARGO_PKG_VERSION"),
+        ": an OpenEnv-compatible environment server (openenv-core 0.3.0)\n\n",
+        "  GET  /ws        a WebSocket session: reset, step, state, close messages\n",
+        "  POST /reset     opens a session (suite + index or scenario, seed); /step /state /close take its session_id\n",
+        "  GET  /health /metadata /schema /capacity\n\n",
+        "Python: GenericEnvClient(base_url=...).sync() from openenv-core; see docs/serve.md\n",
+    )
 }
 
 async fn metadata() -> axum::Json<Value> {

@@ -368,3 +368,17 @@ async fn a_graceful_stop_records_open_episodes() {
     let report = escapade_run::report(&[run], &[]).unwrap();
     assert_eq!(report.groups.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_printed_address_says_what_the_server_is() {
+    let r = start(ServeOptions::default()).await;
+    let page = reqwest::get(r.url("/")).await.unwrap();
+    assert_eq!(page.status(), 200);
+    let text = page.text().await.unwrap();
+    assert!(
+        text.contains("OpenEnv") && text.contains("/ws") && text.contains("/reset"),
+        "{text}"
+    );
+    assert_eq!(reqwest::get(r.url("/nowhere")).await.unwrap().status(), 404);
+    r.stop().await;
+}
