@@ -17,8 +17,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use escapade_core::{Action, EpisodeStart, World};
+use escapade_core::{Action, World};
 use escapade_serve::mcp::{McpOptions, McpServer};
+use escapade_testkit::oracle::oracle_actions;
 use serde_json::{Map, Value, json};
 
 /// One MCP tool call: the tool and its arguments (without the episode id).
@@ -37,35 +38,6 @@ fn scenario(suite: &str, index: usize) -> (Box<dyn World>, String) {
         .expect("a world ships the suite");
     let json = world.build_suite(suite).unwrap().remove(index);
     (world, json)
-}
-
-/// The oracle's actions on a scenario (every role's, in turn order), checked to escape.
-fn oracle_actions(world: &dyn World, json: &str, seed: u64) -> Vec<(Option<String>, Action)> {
-    let none = Default::default();
-    let mut env = world.env(json, &none).unwrap();
-    let mut oracle = world.agent("oracle", json, seed, &none).unwrap();
-    let mut observation = env.reset(seed);
-    let (prompt, tools) = (env.system_prompt(), env.tool_schemas());
-    let roles = escapade_core::agent::role_prompts(env.as_ref());
-    oracle.reset(EpisodeStart {
-        roles: &roles,
-        ..EpisodeStart::new(seed, &prompt, &tools)
-    });
-    let mut last = None;
-    let mut out = Vec::new();
-    loop {
-        let turn = oracle.act(&observation, last.as_ref()).unwrap();
-        out.push((observation.role.clone(), turn.action.clone()));
-        let step = env.step(&turn.action).unwrap();
-        observation = step.observation.clone();
-        let over = step.terminated || step.truncated;
-        last = Some(step);
-        if over {
-            break;
-        }
-    }
-    assert!(env.outcome().success, "the oracle escapes");
-    out
 }
 
 /// An oracle action as the MCP tool call that does the same.

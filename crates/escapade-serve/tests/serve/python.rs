@@ -39,41 +39,15 @@ fn python() -> Option<PathBuf> {
 }
 
 fn worlds() -> Vec<Box<dyn World>> {
-    vec![
-        Box::new(escapade_tools::ToolsWorld::new().expect("python3 for the tools world")),
-        Box::new(escapade_vis::VisWorld::new()),
-        Box::new(escapade_comma::CommaWorld),
-        Box::new(escapade_craft::CraftWorld::new()),
-    ]
+    escapade_worlds::worlds().expect("the worlds start (python3 for the tools world)")
 }
 
 /// The oracle's moves through `json` with `seed`, as wire actions.
 fn oracle_moves(world: &dyn World, json: &str, seed: u64) -> Vec<Value> {
-    let mut env = world.env(json, &Default::default()).unwrap();
-    let mut agent = world
-        .agent("oracle", json, seed, &Default::default())
-        .unwrap();
-    let mut observation = env.reset(seed);
-    let tools = env.tool_schemas();
-    agent.reset(escapade_core::EpisodeStart::new(
-        seed,
-        &env.system_prompt(),
-        &tools,
-    ));
-    let (mut moves, mut last) = (Vec::new(), None);
-    for _ in 0..500 {
-        let turn = agent.act(&observation, last.as_ref()).unwrap();
-        moves.push(serde_json::to_value(&turn.action).unwrap());
-        let step = env.step(&turn.action).unwrap();
-        observation = step.observation.clone();
-        let over = step.terminated || step.truncated;
-        last = Some(step);
-        if over {
-            break;
-        }
-    }
-    assert!(env.outcome().success, "the oracle escapes on its own");
-    moves
+    escapade_testkit::oracle::oracle_actions(world, json, seed)
+        .into_iter()
+        .map(|(_, action)| serde_json::to_value(&action).unwrap())
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
