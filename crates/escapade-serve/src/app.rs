@@ -31,6 +31,10 @@ pub struct App {
     /// Largest request body or WebSocket message, in bytes.
     pub max_message: usize,
     suites: Mutex<BTreeMap<String, Built>>,
+    /// Sessions being ended by [`App::close`] (taken out of the table, their record not
+    /// yet written): [`App::drain`] waits for them too, so that a stop never returns
+    /// before every open episode is recorded.
+    closing: tokio::sync::watch::Sender<usize>,
 }
 
 impl std::fmt::Debug for App {
@@ -62,6 +66,7 @@ impl App {
             rate,
             max_message,
             suites: Mutex::new(BTreeMap::new()),
+            closing: tokio::sync::watch::channel(0).0,
         }
     }
 
@@ -310,6 +315,8 @@ impl App {
     /// Ends a session: its episode gives up (when not over) and is recorded; waits for the
     /// record. `false` when there was no such session.
     pub async fn close(&self, id: &str) -> bool {
+        // counted before the session leaves the table, uncounted even if this is cancelled
+        let _closing = Closing::new(&self.closing);
         match self.sessions.close(id) {
             Some(session) => {
                 finish(&session).await;
@@ -325,6 +332,24 @@ impl App {
         for session in self.sessions.drain() {
             finish(&session).await;
         }
+        // a connection that saw the stop first may be ending its own session
+        let _ = self.closing.subscribe().wait_for(|n| *n == 0).await;
+    }
+}
+
+/// One [`App::close`] in progress, counted while it lives.
+struct Closing<'a>(&'a tokio::sync::watch::Sender<usize>);
+
+impl<'a> Closing<'a> {
+    fn new(count: &'a tokio::sync::watch::Sender<usize>) -> Self {
+        count.send_modify(|n| *n += 1);
+        Closing(count)
+    }
+}
+
+impl Drop for Closing<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
     }
 }
 
