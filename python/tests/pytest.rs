@@ -20,22 +20,9 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The virtual environment's Python, or `None` (after a note) when there is none.
+/// The project's Python with pytest, or `None` (skipped) outside CI.
 fn python() -> Option<PathBuf> {
-    let venv = std::env::var_os("ESCAPADE_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join(".venv"));
-    let python = venv.join("bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    let note = format!(
-        "no Python at {} (scripts/venv.sh makes it): the Python tests did not run",
-        python.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{note}");
-    eprintln!("note: {note}");
-    None
+    escapade_testkit::venv::python("pytest", "the Python tests")
 }
 
 /// The native module cargo built beside this test (`target/<profile>/deps`).

@@ -290,28 +290,9 @@ async fn docs_mcp_names_every_tool_the_server_lists() {
 
 // ---------------------------------------------------------------- the Python SDK
 
-/// The project's Python, or `None` (with a note) outside CI when it is missing.
+/// The project's Python with the MCP SDK, or `None` (skipped) outside CI.
 fn python() -> Option<PathBuf> {
-    let venv = std::env::var_os("ESCAPADE_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    let python = venv.join("bin/python");
-    let works = Command::new(&python)
-        .args(["-c", "import mcp"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if works {
-        return Some(python);
-    }
-    let why = format!(
-        "{} cannot import mcp (make the environment with scripts/venv.sh)",
-        python.display()
-    );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI must have the project's Python environment: {why}");
-    }
-    eprintln!("note: skipping the MCP Python SDK test: {why}");
-    None
+    escapade_testkit::venv::python("mcp", "the MCP Python SDK test")
 }
 
 fn script() -> PathBuf {

@@ -13,29 +13,9 @@ use serde_json::{Value, json};
 
 use crate::kit::start_with;
 
-/// The interpreter of the project's virtual environment, or why the test is skipped
-/// (a failure under `CI=true`).
+/// The project's Python with the openenv-core client, or `None` (skipped) outside CI.
 fn python() -> Option<PathBuf> {
-    let venv = std::env::var_os("ESCAPADE_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv"));
-    let python = venv.join("bin/python");
-    let ok = Command::new(&python)
-        .args(["-c", "import openenv.core, pytest"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        return Some(python);
-    }
-    let why = format!(
-        "no openenv-core client at {} (scripts/venv.sh makes it; ESCAPADE_VENV points elsewhere)",
-        python.display()
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{why}");
-    }
-    eprintln!("skipped: {why}");
-    None
+    escapade_testkit::venv::python("openenv.core, pytest", "the openenv-core client test")
 }
 
 fn worlds() -> Vec<Box<dyn World>> {
