@@ -229,7 +229,7 @@ impl App {
             role: params.role.clone(),
             partner: params.partner.clone(),
         };
-        // the old episode gives up (and is recorded) before the new one starts
+        // the old episode gives up; its own thread records it (not awaited here)
         if let Some(old) = live.take() {
             drop(old);
         }
