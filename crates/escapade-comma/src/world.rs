@@ -666,7 +666,9 @@ fn expert_message(observation: &str) -> &str {
 /// episode seed, never from the solver's screen — follows the actions the solver reports
 /// and answers with the whole remaining solution, one action per line. So a solvable
 /// instance ends in two solver turns without a mistake. It proves a scenario solvable
-/// within the limits; [`TalkingPair`] is the stricter pair that must talk.
+/// within the limits; [`TalkingPair`] is the stricter pair that must talk. Each half
+/// also plays its role beside another agent (`--expert`): the solver then does what the
+/// expert's message says.
 pub struct OraclePair {
     copy: Box<dyn Puzzle>,
     instructions: Vec<String>,
@@ -701,6 +703,15 @@ impl Agent for OraclePair {
             }
             _ => {
                 let mut lines = std::mem::take(&mut self.instructions);
+                if lines.is_empty() {
+                    // a solver beside a separate expert (`--expert`) is not handed the
+                    // plan: it does what the expert's message says, line by line
+                    lines = expert_message(&o.text)
+                        .lines()
+                        .filter(|l| !l.trim().is_empty())
+                        .map(String::from)
+                        .collect();
+                }
                 if lines.is_empty() {
                     // the oracle expert plans on its own copy, so the solver only asks
                     // (a description may name an action, like `submit`, and trigger it)

@@ -168,6 +168,44 @@ fn the_oracle_pair_solves_every_instance_of_both_suites_without_a_mistake() {
     }
 }
 
+/// `--agent oracle --expert oracle`: the halves are two agents that share nothing but
+/// the conversation, and still solve every instance in two solver turns (the solver once
+/// asked and never heard the plan, and ran out of turns).
+#[test]
+fn the_oracle_halves_solve_as_two_separate_agents() {
+    use escapade_core::{EpisodeStart, Observation};
+    for json in build(COMMA) {
+        let id = header(&json).id;
+        let mut env = CommaWorld.env(&json, &Default::default()).unwrap();
+        let none = Default::default();
+        let mut solver = CommaWorld.agent("oracle", &json, 5, &none).unwrap();
+        let mut expert = CommaWorld.agent("oracle", &json, 5, &none).unwrap();
+        for a in [&mut solver, &mut expert] {
+            a.reset(EpisodeStart::new(5, "", &[]));
+        }
+        let mut o: Observation = env.reset(5);
+        let mut solver_turns = 0;
+        let outcome = loop {
+            let agent = match o.role.as_deref() {
+                Some("expert") => &mut expert,
+                _ => {
+                    solver_turns += 1;
+                    &mut solver
+                }
+            };
+            let turn = agent.act(&o, None).unwrap();
+            let step = env.step(&turn.action).unwrap();
+            if step.terminated || step.truncated {
+                break env.outcome();
+            }
+            o = step.observation;
+        };
+        assert!(outcome.success, "{id}: {outcome:?}");
+        assert_eq!(outcome.metrics["mistakes"], 0.0, "{id}");
+        assert_eq!(solver_turns, 2, "{id}");
+    }
+}
+
 #[test]
 fn world_options_switch_the_departures_and_refuse_unknown_ones() {
     let json = scenario(PuzzleKind::Memory, 4);
