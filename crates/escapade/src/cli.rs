@@ -427,8 +427,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 200.0)]
     pub rate: f64,
     /// The token clients must send with --host (at least 16 characters), instead of a
-    /// random one.
-    #[arg(long)]
+    /// random one. Prefer the environment variable: an argument shows in the process
+    /// list.
+    #[arg(long, env = "ESCAPADE_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
 }
 

@@ -361,3 +361,46 @@ fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
     // after the elided turn, only :again prints the format
     assert_eq!(after.matches("\"move_forward\": float").count(), 1, "{out}");
 }
+
+/// `escapade serve --host` takes its token from `ESCAPADE_TOKEN` (which, unlike
+/// `--token`, does not show in the process list), checked like the flag's.
+#[test]
+fn serve_takes_its_token_from_the_environment() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let serve = |token: &str| {
+        Command::new(env!("CARGO_BIN_EXE_escapade"))
+            .args(["serve", "--host", "127.0.0.1", "--port", "0"])
+            .env("ESCAPADE_TOKEN", token)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let short = serve("short").wait_with_output().unwrap();
+    assert_eq!(short.status.code(), Some(1));
+    assert!(
+        stderr(&short).contains("16 characters"),
+        "{}",
+        stderr(&short)
+    );
+
+    let chosen = "from-the-environment-0123";
+    let mut child = serve(chosen);
+    let lines: Vec<String> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .take(3)
+        .map(Result::unwrap)
+        .collect();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("token: {chosen} "))),
+        "{lines:?}"
+    );
+    let help = ok(escapade(&["serve", "--help"]));
+    assert!(help.contains("ESCAPADE_TOKEN"), "{help}");
+    assert!(!help.contains(chosen), "{help}");
+}
