@@ -48,7 +48,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from . import _escapade
 
-__all__ = ["run", "resume", "main", "play_job", "RunDriver", "Worker"]
+__all__ = ["run", "resume", "release_workers", "main", "play_job", "RunDriver", "Worker"]
 
 RunDriver = _escapade.RunDriver
 Worker = _escapade.Worker
@@ -60,6 +60,23 @@ CALLS_PER_WORKER = 2
 
 #: Most episodes in one call when the batch size is chosen for a baseline run.
 MAX_EPISODES_PER_CALL = 32
+
+
+#: The worker actors a run with ``keep_workers=True`` left running, and what they were
+#: made for (the Ray job, the cast and the resources): the next run of the same cast in
+#: this process plays on them instead of starting its own.
+_kept: dict[str, Any] = {"key": None, "actors": []}
+
+
+def release_workers() -> None:
+    """Ends the worker actors a run with ``keep_workers=True`` left running, and gives
+    their CPUs back to the cluster."""
+    actors, _kept["key"], _kept["actors"] = _kept["actors"], None, []
+    if actors:
+        ray = _ray()
+        if ray.is_initialized():
+            for a in actors:
+                ray.kill(a)
 
 
 class _Worker:
@@ -119,6 +136,7 @@ def _drive(
     episodes_per_task: int | None,
     workers: int | None,
     cpus_per_worker: float,
+    keep_workers: bool,
     on_commit: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
     """Plays the driver's pending episodes on worker actors, commits each record once."""
@@ -149,12 +167,19 @@ def _drive(
             if _is_model_run(cast)
             else max(1, min(MAX_EPISODES_PER_CALL, math.ceil(len(jobs) / (n * 8))))
         )
-    actor = ray.remote(_Worker).options(
-        num_cpus=cpus_per_worker,
-        max_restarts=max_retries,
-        max_task_retries=max_retries,
-    )
-    actors = [actor.remote(cast) for _ in range(n)]
+    key = (ray.get_runtime_context().get_job_id(), cast, n, cpus_per_worker, max_retries)
+    if _kept["key"] == key:
+        actors, _kept["key"], _kept["actors"] = _kept["actors"], None, []
+    else:
+        if _kept["key"] is not None and _kept["key"][0] != key[0]:
+            _kept["key"], _kept["actors"] = None, []  # of a Ray session that has ended
+        release_workers()
+        actor = ray.remote(_Worker).options(
+            num_cpus=cpus_per_worker,
+            max_restarts=max_retries,
+            max_task_retries=max_retries,
+        )
+        actors = [actor.remote(cast) for _ in range(n)]
     queue = deque(
         jobs[i : i + episodes_per_task] for i in range(0, len(jobs), episodes_per_task)
     )
@@ -202,8 +227,11 @@ def _drive(
                 while queue:
                     fail(queue.popleft(), "no worker left (every worker died)")
     finally:
-        for a in actors:
-            ray.kill(a)
+        if keep_workers and len(alive) == n:
+            _kept["key"], _kept["actors"] = key, actors
+        else:
+            for a in actors:
+                ray.kill(a)
     summary = driver.finish()
     summary["failures"] = failures
     summary["duplicates"] = duplicates
@@ -241,6 +269,7 @@ def run(
     episodes_per_task: int | None = None,
     workers: int | None = None,
     cpus_per_worker: float = 1.0,
+    keep_workers: bool = False,
     address: str | None = None,
     num_cpus: int | None = None,
     on_commit: Callable[[int, int], None] | None = None,
@@ -264,7 +293,10 @@ def run(
     and sends it its episodes again. ``episodes_per_task`` episodes go into one call
     (default: one for a model run; for a baseline, enough to amortize Ray's cost per
     call); a retried call replays them all (what was committed already is not written
-    twice). Connects to ``address`` (``"auto"``: the cluster ``ray start`` made on this
+    twice). Starting the actors costs about a second (new processes, the package
+    imported, the agents made); ``keep_workers=True`` leaves them running, holding their
+    CPUs, so that the next run of the same agents in this process starts at once
+    (:func:`release_workers` ends them; a run of other agents ends them first). Connects to ``address`` (``"auto"``: the cluster ``ray start`` made on this
     machine), or starts a local Ray with ``num_cpus`` CPUs, unless Ray is initialized
     already. ``on_commit(committed, total)`` is called after each batch written.
 
@@ -299,6 +331,7 @@ def run(
         episodes_per_task=episodes_per_task,
         workers=workers,
         cpus_per_worker=cpus_per_worker,
+        keep_workers=keep_workers,
         on_commit=on_commit,
     )
 
@@ -310,6 +343,7 @@ def resume(
     episodes_per_task: int | None = None,
     workers: int | None = None,
     cpus_per_worker: float = 1.0,
+    keep_workers: bool = False,
     address: str | None = None,
     num_cpus: int | None = None,
     on_commit: Callable[[int, int], None] | None = None,
@@ -324,6 +358,7 @@ def resume(
         episodes_per_task=episodes_per_task,
         workers=workers,
         cpus_per_worker=cpus_per_worker,
+        keep_workers=keep_workers,
         on_commit=on_commit,
     )
 

@@ -196,6 +196,26 @@ def test_a_model_agent_plays_over_ray_and_a_killed_worker_loses_nothing(cluster,
     assert (again["skipped"], again["played"]) == (epochs, 0)
 
 
+def test_a_comma_team_with_a_model_expert_plays_over_ray_as_escapade_run(cluster, tmp_path):
+    # the oracle solves, a scripted model is the expert: one client per worker, made once
+    script = tmp_path / "expert.jsonl"
+    script.write_text(json.dumps({"text": "Describe what you see."}) + "\n")
+    model = f"scripted/{script}"
+    flags = dict(expert="llm", expert_model=model, expert_options={"temperature": "0"})
+    summary = eray.run("comma@3", "oracle", out=str(tmp_path / "ray"), limit=3, seed=2,
+                       **flags)
+    assert (summary["played"], summary["unplayed"], summary["failures"]) == (3, 0, [])
+    ray_dir = pathlib.Path(summary["dir"])
+    single = escapade._escapade.run_local(
+        "comma@3", "oracle", out=str(tmp_path / "single"), limit=3, seed=2,
+        expert="llm", expert_model=model, expert_options=["temperature=0"],
+    )
+    assert summary["config_hash"] == single["config_hash"]
+    assert_same_run(ray_dir, pathlib.Path(single["dir"]), 3)
+    toml = (ray_dir / "run.toml").read_text()
+    assert 'expert = "llm"' in toml and 'temperature = "0"' in toml, toml
+
+
 def test_a_stopped_run_is_resumed_over_ray_and_reads_as_one_run(cluster, tmp_path):
     driver = escapade._escapade.RunDriver(
         "comma@3", "oracle", out=str(tmp_path), limit=4, seed=3

@@ -277,10 +277,27 @@ impl<'w> Worker<'w> {
     }
 }
 
-/// A new scratch directory for recording episodes.
+/// Where scratch directories go when the machine has it: a memory file system.
+const MEMORY_TMP: &str = "/dev/shm";
+
+/// A new scratch directory for recording episodes: in memory (`/dev/shm`) when the
+/// machine offers it, else in the temporary directory. An episode's files live there for
+/// the length of the episode and are read back and removed at once, and on a disk file
+/// system that churn is most of a short episode's cost (ext4 searches its recently
+/// deleted inodes on every `mkdir` and `create` after a delete: about 1.5 ms of a
+/// COMMA oracle episode that takes 0.2 ms to play).
 fn scratch_dir() -> Result<tempfile::TempDir> {
-    tempfile::Builder::new()
-        .prefix("escapade-episode-")
+    let builder = || {
+        let mut b = tempfile::Builder::new();
+        b.prefix("escapade-episode-");
+        b
+    };
+    if Path::new(MEMORY_TMP).is_dir()
+        && let Ok(dir) = builder().tempdir_in(MEMORY_TMP)
+    {
+        return Ok(dir);
+    }
+    builder()
         .tempdir()
         .map_err(|e| RunError::io("cannot create", std::env::temp_dir(), e))
 }
