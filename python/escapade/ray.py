@@ -213,7 +213,9 @@ def _drive(
                     alive.discard(i)
                     fail(batch, _why(e))
                     continue
-                except ray.exceptions.RayTaskError as e:
+                except ray.exceptions.RayError as e:
+                    # the call failed (a job the worker refused, a lost result); the
+                    # worker lives on
                     fail(batch, _why(e))
                     submit(i)
                     continue
@@ -296,7 +298,8 @@ def run(
     twice). Starting the actors costs about a second (new processes, the package
     imported, the agents made); ``keep_workers=True`` leaves them running, holding their
     CPUs, so that the next run of the same agents in this process starts at once
-    (:func:`release_workers` ends them; a run of other agents ends them first). Connects to ``address`` (``"auto"``: the cluster ``ray start`` made on this
+    (:func:`release_workers` ends them; a run of other agents ends them first).
+    Connects to ``address`` (``"auto"``: the cluster ``ray start`` made on this
     machine), or starts a local Ray with ``num_cpus`` CPUs, unless Ray is initialized
     already. ``on_commit(committed, total)`` is called after each batch written.
 

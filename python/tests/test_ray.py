@@ -274,3 +274,26 @@ def test_the_command_line_runs_and_resumes(cluster, tmp_path):
     assert len(episode_rows(run_dir)) == 5
     assert eray.main(["resume", str(run_dir), "-q"]) == 0
     assert eray.main(["run", "nope@1", "-q"]) == 1
+
+
+def test_kept_workers_play_the_next_run_of_the_same_agents_and_are_released(cluster, tmp_path):
+    first = eray.run("comma@3", "oracle", out=str(tmp_path), limit=4, seed=8,
+                     keep_workers=True)
+    kept = list(eray._kept["actors"])
+    assert first["played"] == 4 and len(kept) == 2
+    pids = sorted(ray.get([a.__ray_call__.remote(lambda self: os.getpid()) for a in kept]))
+    second = eray.run("comma@3", "oracle", out=str(tmp_path), limit=4, seed=9,
+                      keep_workers=True)
+    assert second["played"] == 4 and eray._kept["actors"] == kept
+    assert sorted(ray.get([a.__ray_call__.remote(lambda self: os.getpid())
+                           for a in kept])) == pids
+    assert episode_rows(pathlib.Path(second["dir"])) != episode_rows(pathlib.Path(first["dir"]))
+    eray.release_workers()
+    assert eray._kept["actors"] == []
+
+    # their CPUs are back: a task that needs both runs
+    @ray.remote(num_cpus=2)
+    def both() -> int:
+        return 2
+
+    assert ray.get(both.remote(), timeout=60) == 2
