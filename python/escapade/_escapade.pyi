@@ -11,7 +11,7 @@ keys are the Rust core types' field names).
 """
 
 import os
-from typing import Literal, Mapping, TypedDict, Union
+from typing import Literal, Mapping, Sequence, TypedDict, Union
 
 __version__: str
 
@@ -193,21 +193,30 @@ class RunSummary(TypedDict):
 
 class RunDriver:
     """The one process that writes a distributed run's directory: plans the run as
-    ``escapade run`` does (baseline agents), hands out its episodes as jobs, commits each
-    record once, writes the summary. Holds the run directory's lock until ``finish``."""
+    ``escapade run`` does (any agent, with its agent flags), hands out its episodes as
+    jobs and its cast to workers, commits each record once, writes the summary. Holds the
+    run directory's lock until ``finish``."""
 
     def __init__(
         self,
         source: str,
         agent: str = "random",
         *,
+        model: str | None = None,
+        agent_options: Sequence[str] | None = None,
+        base_url: str | None = None,
+        expert: str | None = None,
+        expert_model: str | None = None,
+        expert_options: Sequence[str] | None = None,
         out: str | os.PathLike[str] = "runs",
         epochs: int | None = None,
         limit: int | None = None,
         seed: int = 0,
         max_steps: int | None = None,
         world_options: Mapping[str, str] | None = None,
-    ) -> None: ...
+    ) -> None:
+        """``agent_options`` and ``expert_options`` are ``-A`` / ``-E`` pairs
+        (``"temperature=0.7"``), read as ``escapade run`` reads them."""
     @staticmethod
     def resume(dir: str | os.PathLike[str]) -> RunDriver:
         """Reopens a run directory with the config it was made with."""
@@ -220,14 +229,31 @@ class RunDriver:
     @property
     def agent(self) -> str: ...
     @property
+    def cast(self) -> str:
+        """Who plays the run, as JSON: what a :class:`Worker` is made from."""
+    @property
     def warnings(self) -> list[str]: ...
     def pending(self) -> list[str]:
-        """The episodes not finished yet, as job texts (JSON) for :func:`play_job`."""
+        """The episodes not finished yet, as job texts (JSON) for :meth:`Worker.play`."""
     def commit(self, record: bytes) -> bool:
         """Writes a record; ``False`` when its episode was already written. A record of
         another run raises :class:`EscapadeError` and writes nothing."""
+    def commit_all(self, records: Sequence[bytes]) -> int:
+        """Writes records (as :meth:`commit`); how many were written."""
     def finish(self) -> RunSummary:
         """Writes ``summary.json`` and ``report.md`` and releases the directory."""
+
+class Worker:
+    """A worker process's agents, made once from ``RunDriver.cast`` (a model agent's
+    backend opened once, its API key read from this process's environment), with a
+    runtime and a scratch directory reused by every job."""
+
+    def __init__(self, cast: str) -> None: ...
+    @property
+    def agent(self) -> str:
+        """The agent's name in episode rows."""
+    def play(self, jobs: Sequence[str]) -> list[bytes]:
+        """Plays jobs one after the other; their records, in order."""
 
 def play_job(agent: str, job: str) -> bytes:
     """Plays one job with the world's baseline ``agent``; its record for ``commit``."""
@@ -236,6 +262,12 @@ def run_local(
     source: str,
     agent: str = "random",
     *,
+    model: str | None = None,
+    agent_options: Sequence[str] | None = None,
+    base_url: str | None = None,
+    expert: str | None = None,
+    expert_model: str | None = None,
+    expert_options: Sequence[str] | None = None,
     out: str | os.PathLike[str] = "runs",
     epochs: int | None = None,
     limit: int | None = None,

@@ -1,28 +1,36 @@
-"""Runs spread over a Ray cluster: every episode of a run a Ray task, one run directory.
+"""Runs spread over a Ray cluster: the episodes of a run played by Ray actors, one run
+directory.
 
 A run that outgrows one machine is split into its episodes (scenario x epoch). The
 driver — this process — plans the run exactly as ``escapade run`` plans it (the source
-resolved, the suite's paper settings applied, the same ``run.toml`` and config hash) and
-opens its run directory; each episode still to play becomes a Ray task that plays it on
-whichever worker Ray chooses, with the very episode loop ``escapade run`` uses, and sends
-back a record (the episode row, its steps, its pictures). The driver alone writes the
-run directory and commits each episode exactly once, so the result is an ordinary run
-directory: ``escapade report`` reads it, ``escapade resume`` or :func:`resume` finishes
-it, and its rows equal those of ``escapade run`` with the same seeds (timings aside).
+resolved, the agent flags read, the suite's paper settings applied, the same ``run.toml``
+and config hash) and opens its run directory. It starts worker actors, each of which
+makes the run's agents once — a model agent opens its backend once, and that client
+(its connections, its rate limits) serves every episode the actor plays — and sends them
+the episodes still to play, a few at a time. An actor plays them with the very episode
+loop ``escapade run`` uses and sends back records (the episode row, its steps, its
+pictures). The driver alone writes the run directory and commits each episode exactly
+once, so the result is an ordinary run directory: ``escapade report`` reads it,
+``escapade resume`` or :func:`resume` finishes it, and its rows equal those of
+``escapade run`` with the same flags and seeds (timings aside).
 
-A worker that dies mid-episode (a killed process, a lost node) costs only that episode:
-Ray runs the task again, up to ``max_retries`` times. An episode whose retries are used
-up is left unplayed; the run still finishes, says how many episodes are missing, and
-:func:`resume` plays them.
+A worker that dies mid-episode (a killed process, a lost node) costs only the episodes it
+held: Ray restarts the actor and sends it those episodes again, up to ``max_retries``
+times. An episode whose retries are used up is left unplayed; the run still finishes,
+says how many episodes are missing, and :func:`resume` plays them.
 
-Only the worlds' baseline agents (``oracle``, ``random``; COMMA's pair) are spread over
-workers for now; model agents run with ``escapade run --concurrency N``.
+Any agent ``escapade run`` plays is played here: the worlds' baselines, model agents
+(``llm``; VisEscape's ``base`` and ``visescaper``), COMMA teams and ``--expert`` pairs.
+A model's API key is read by each worker from its own environment (see
+``docs/ray.md``); it is never part of the run's config.
 
 Example::
 
     import escapade.ray
     summary = escapade.ray.run("comma@3", agent="oracle", limit=20, out="runs")
     print(summary["dir"], summary["played"], summary["unplayed"])
+    escapade.ray.run("visescape@3", agent="llm", model="openai/gpt-4o",
+                     agent_options={"temperature": "0"})
 
 Command line: ``python -m escapade.ray run comma@3 --agent oracle --limit 20`` (see
 ``python -m escapade.ray --help``). ``docs/ray.md`` covers multi-node clusters.
@@ -32,25 +40,54 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
-from typing import Any, Callable, Mapping
+from collections import deque
+from typing import Any, Callable, Mapping, Sequence
 
 from . import _escapade
 
-__all__ = ["run", "resume", "main", "play_job", "RunDriver"]
+__all__ = ["run", "resume", "release_workers", "main", "play_job", "RunDriver", "Worker"]
 
 RunDriver = _escapade.RunDriver
+Worker = _escapade.Worker
 play_job = _escapade.play_job
 
-#: Tasks in flight per CPU of the cluster: enough that no worker waits for the driver,
-#: few enough that a run of a million episodes does not put a million tasks in Ray.
-IN_FLIGHT_PER_CPU = 4
+#: Calls queued on each worker actor: one it plays and one waiting, so that it never
+#: waits for the driver to commit what it sent back.
+CALLS_PER_WORKER = 2
+
+#: Most episodes in one call when the batch size is chosen for a baseline run.
+MAX_EPISODES_PER_CALL = 32
 
 
-def _play(agent: str, jobs: list[str]) -> list[bytes]:
-    """What a Ray task runs: its episodes one after the other, their records as bytes."""
-    return [_escapade.play_job(agent, job) for job in jobs]
+#: The worker actors a run with ``keep_workers=True`` left running, and what they were
+#: made for (the Ray job, the cast and the resources): the next run of the same cast in
+#: this process plays on them instead of starting its own.
+_kept: dict[str, Any] = {"key": None, "actors": []}
+
+
+def release_workers() -> None:
+    """Ends the worker actors a run with ``keep_workers=True`` left running, and gives
+    their CPUs back to the cluster."""
+    actors, _kept["key"], _kept["actors"] = _kept["actors"], None, []
+    if actors:
+        ray = _ray()
+        if ray.is_initialized():
+            for a in actors:
+                ray.kill(a)
+
+
+class _Worker:
+    """A Ray actor: the run's agents, made once from the driver's cast, and the episodes
+    it is sent played one after the other (their records sent back together)."""
+
+    def __init__(self, cast: str) -> None:
+        self._worker = _escapade.Worker(cast)
+
+    def play(self, jobs: list[str]) -> list[bytes]:
+        return self._worker.play(jobs)
 
 
 def _ray():
@@ -75,71 +112,155 @@ def _connect(address: str | None, num_cpus: int | None) -> None:
     ray.init(**kwargs)
 
 
+def _is_model_run(cast: str) -> bool:
+    """Whether a model agent plays (its options always name the model)."""
+    players = json.loads(cast)["players"]
+    expert = players.get("expert")
+    return "model" in players["options"] or bool(expert and "model" in expert[1])
+
+
+def _why(error: Exception) -> str:
+    """The line of a Ray error that says why (the escapade error, when there is one)."""
+    text = str(error)
+    marker = "EscapadeError: "
+    if marker in text:
+        return text[text.rindex(marker) + len(marker) :].splitlines()[0]
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
 def _drive(
     driver: _escapade.RunDriver,
     *,
     max_retries: int,
-    episodes_per_task: int,
+    episodes_per_task: int | None,
+    workers: int | None,
+    cpus_per_worker: float,
+    keep_workers: bool,
     on_commit: Callable[[int, int], None] | None,
 ) -> dict[str, Any]:
-    """Submits the driver's pending episodes as Ray tasks, commits each record once."""
-    if episodes_per_task < 1:
+    """Plays the driver's pending episodes on worker actors, commits each record once."""
+    if episodes_per_task is not None and episodes_per_task < 1:
         raise ValueError("episodes_per_task must be at least 1")
+    if workers is not None and workers < 1:
+        raise ValueError("workers must be at least 1")
+    if not cpus_per_worker > 0:
+        raise ValueError("cpus_per_worker must be more than 0")
     ray = _ray()
-    remote = ray.remote(_play).options(
-        max_retries=max_retries, retry_exceptions=False, num_cpus=1
-    )
     jobs = driver.pending()
-    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    window = max(2, IN_FLIGHT_PER_CPU * cpus)
-    agent = driver.agent
-    batches = [
-        jobs[i : i + episodes_per_task] for i in range(0, len(jobs), episodes_per_task)
-    ]
-    queue = iter(batches)
-    in_flight: dict[Any, list[str]] = {}
     failures: list[str] = []
     committed = duplicates = 0
+    if not jobs:
+        summary = driver.finish()
+        summary["failures"], summary["duplicates"] = failures, duplicates
+        return summary
+    cpus = float(ray.cluster_resources().get("CPU", 1))
+    n = workers or max(1, int(cpus // cpus_per_worker))
+    n = min(n, len(jobs))
+    cast = driver.cast
+    if episodes_per_task is None:
+        # a model's episodes take seconds: one per call, each committed when it ends;
+        # a baseline's take milliseconds: enough per call that Ray's cost per call
+        # fades, few enough that every worker gets several calls
+        episodes_per_task = (
+            1
+            if _is_model_run(cast)
+            else max(1, min(MAX_EPISODES_PER_CALL, math.ceil(len(jobs) / (n * 8))))
+        )
+    key = (ray.get_runtime_context().get_job_id(), cast, n, cpus_per_worker, max_retries)
+    if _kept["key"] == key:
+        actors, _kept["key"], _kept["actors"] = _kept["actors"], None, []
+    else:
+        if _kept["key"] is not None and _kept["key"][0] != key[0]:
+            _kept["key"], _kept["actors"] = None, []  # of a Ray session that has ended
+        release_workers()
+        actor = ray.remote(_Worker).options(
+            num_cpus=cpus_per_worker,
+            max_restarts=max_retries,
+            max_task_retries=max_retries,
+        )
+        actors = [actor.remote(cast) for _ in range(n)]
+    queue = deque(
+        jobs[i : i + episodes_per_task] for i in range(0, len(jobs), episodes_per_task)
+    )
+    in_flight: dict[Any, tuple[int, list[str]]] = {}
+    load = [0] * n
+    alive = set(range(n))
 
-    def submit() -> None:
-        while len(in_flight) < window:
-            batch = next(queue, None)
-            if batch is None:
-                return
-            in_flight[remote.remote(agent, batch)] = batch
+    def fail(batch: list[str], why: str) -> None:
+        for job in batch:
+            episode = json.loads(job)
+            failures.append(f"episode {episode['scenario']} epoch {episode['epoch']}: {why}")
 
-    submit()
-    while in_flight:
-        ready, _ = ray.wait(list(in_flight), num_returns=1)
-        for ref in ready:
-            batch = in_flight.pop(ref)
-            try:
-                records = ray.get(ref)
-            except Exception as e:  # a worker that died more than max_retries times
-                for job in batch:
-                    episode = json.loads(job)
-                    failures.append(
-                        f"episode {episode['scenario']} epoch {episode['epoch']}: {e}"
-                    )
-                continue
-            for record in records:
-                if driver.commit(record):
-                    committed += 1
-                else:
-                    duplicates += 1
+    def submit(i: int) -> None:
+        while i in alive and load[i] < CALLS_PER_WORKER and queue:
+            batch = queue.popleft()
+            in_flight[actors[i].play.remote(batch)] = (i, batch)
+            load[i] += 1
+
+    try:
+        for i in range(n):
+            submit(i)
+        while in_flight:
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in ready:
+                i, batch = in_flight.pop(ref)
+                load[i] -= 1
+                try:
+                    records = ray.get(ref)
+                except ray.exceptions.RayActorError as e:
+                    # the actor died more than max_retries times (or could not start)
+                    alive.discard(i)
+                    fail(batch, _why(e))
+                    continue
+                except ray.exceptions.RayError as e:
+                    # the call failed (a job the worker refused, a lost result); the
+                    # worker lives on
+                    fail(batch, _why(e))
+                    submit(i)
+                    continue
+                written = driver.commit_all(records)
+                committed += written
+                duplicates += len(records) - written
                 if on_commit is not None:
                     on_commit(committed, len(jobs))
-        submit()
+                submit(i)
+            if not alive:
+                while queue:
+                    fail(queue.popleft(), "no worker left (every worker died)")
+    finally:
+        if keep_workers and len(alive) == n:
+            _kept["key"], _kept["actors"] = key, actors
+        else:
+            for a in actors:
+                ray.kill(a)
     summary = driver.finish()
     summary["failures"] = failures
     summary["duplicates"] = duplicates
     return summary
 
 
+def _pairs(options: Mapping[str, Any] | Sequence[str] | None) -> list[str] | None:
+    """``-A``-style pairs from a mapping (``{"temperature": 0.7}``) or pairs as given."""
+    if options is None:
+        return None
+    if isinstance(options, Mapping):
+        return [f"{k}={v}" for k, v in options.items()]
+    if isinstance(options, str):
+        raise TypeError("agent options are a mapping or a list of KEY=VALUE strings")
+    return [str(p) for p in options]
+
+
 def run(
     source: str,
     agent: str = "random",
     *,
+    model: str | None = None,
+    agent_options: Mapping[str, Any] | Sequence[str] | None = None,
+    base_url: str | None = None,
+    expert: str | None = None,
+    expert_model: str | None = None,
+    expert_options: Mapping[str, Any] | Sequence[str] | None = None,
     out: str = "runs",
     epochs: int | None = None,
     limit: int | None = None,
@@ -147,24 +268,40 @@ def run(
     max_steps: int | None = None,
     world_options: Mapping[str, str] | None = None,
     max_retries: int = 3,
-    episodes_per_task: int = 1,
+    episodes_per_task: int | None = None,
+    workers: int | None = None,
+    cpus_per_worker: float = 1.0,
+    keep_workers: bool = False,
     address: str | None = None,
     num_cpus: int | None = None,
     on_commit: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Plays a run of ``source`` (suite name, scenario file or directory) by the baseline
-    ``agent`` over a Ray cluster and writes one run directory under ``out`` (or resumes
-    ``out`` when it is a run directory of the same config).
+    """Plays a run of ``source`` (suite name, scenario file or directory) by ``agent``
+    over a Ray cluster and writes one run directory under ``out`` (or resumes ``out``
+    when it is a run directory of the same config).
 
-    The arguments are ``escapade run``'s flags (``--epochs``, ``--limit``, ``--seed``,
-    ``--max-steps``, ``-W key=value``); the suite's paper settings apply as there.
-    ``max_retries`` is how often Ray runs a task again whose worker died.
-    ``episodes_per_task`` episodes go into one task (one after the other): more amortize
-    Ray's cost per task when episodes take milliseconds; a retried task replays them all
-    (what was committed already is not written twice). Connects
-    to ``address`` (``"auto"``: the cluster ``ray start`` made on this machine), or
-    starts a local Ray with ``num_cpus`` CPUs, unless Ray is initialized already.
-    ``on_commit(committed, total)`` is called after each episode written.
+    The arguments are ``escapade run``'s flags: ``agent`` (``--agent``: a baseline or a
+    model agent), ``model`` (``--model``), ``agent_options`` (``-A``: a mapping or
+    ``KEY=VALUE`` strings), ``base_url`` (``--base-url``), ``expert``,
+    ``expert_model`` and ``expert_options`` (``--expert``, ``--expert-model``, ``-E``),
+    ``epochs``, ``limit``, ``seed``, ``max_steps``, ``world_options`` (``-W``); they are
+    read, and the suite's paper settings applied, by the same code, so ``run.toml`` and
+    the config hash are those of ``escapade run`` with the same flags.
+
+    ``workers`` actors are started (default: the cluster's CPUs divided by
+    ``cpus_per_worker``; a model run, which mostly waits on the network, may ask for
+    ``cpus_per_worker=0.25`` to have four per CPU); each makes the agents once and plays
+    one episode at a time. ``max_retries`` is how often Ray restarts an actor that died
+    and sends it its episodes again. ``episodes_per_task`` episodes go into one call
+    (default: one for a model run; for a baseline, enough to amortize Ray's cost per
+    call); a retried call replays them all (what was committed already is not written
+    twice). Starting the actors costs about a second (new processes, the package
+    imported, the agents made); ``keep_workers=True`` leaves them running, holding their
+    CPUs, so that the next run of the same agents in this process starts at once
+    (:func:`release_workers` ends them; a run of other agents ends them first).
+    Connects to ``address`` (``"auto"``: the cluster ``ray start`` made on this
+    machine), or starts a local Ray with ``num_cpus`` CPUs, unless Ray is initialized
+    already. ``on_commit(committed, total)`` is called after each batch written.
 
     Returns a dict: ``dir``, ``config_hash``, ``total``, ``skipped`` (finished before),
     ``played`` (committed now), ``errors``, ``resumed``, ``unplayed`` (no record: their
@@ -177,6 +314,12 @@ def run(
     driver = _escapade.RunDriver(
         source,
         agent,
+        model=model,
+        agent_options=_pairs(agent_options),
+        base_url=base_url,
+        expert=expert,
+        expert_model=expert_model,
+        expert_options=_pairs(expert_options),
         out=out,
         epochs=epochs,
         limit=limit,
@@ -189,6 +332,9 @@ def run(
         driver,
         max_retries=max_retries,
         episodes_per_task=episodes_per_task,
+        workers=workers,
+        cpus_per_worker=cpus_per_worker,
+        keep_workers=keep_workers,
         on_commit=on_commit,
     )
 
@@ -197,7 +343,10 @@ def resume(
     run_dir: str,
     *,
     max_retries: int = 3,
-    episodes_per_task: int = 1,
+    episodes_per_task: int | None = None,
+    workers: int | None = None,
+    cpus_per_worker: float = 1.0,
+    keep_workers: bool = False,
     address: str | None = None,
     num_cpus: int | None = None,
     on_commit: Callable[[int, int], None] | None = None,
@@ -210,6 +359,9 @@ def resume(
         driver,
         max_retries=max_retries,
         episodes_per_task=episodes_per_task,
+        workers=workers,
+        cpus_per_worker=cpus_per_worker,
+        keep_workers=keep_workers,
         on_commit=on_commit,
     )
 
@@ -229,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     :func:`resume`. Prints the run directory last, as ``escapade run`` does."""
     parser = argparse.ArgumentParser(
         prog="python -m escapade.ray",
-        description="Play an escapade run's episodes as Ray tasks into one run directory.",
+        description="Play an escapade run's episodes on Ray actors into one run directory.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     cluster = argparse.ArgumentParser(add_help=False)
@@ -243,25 +395,45 @@ def main(argv: list[str] | None = None) -> int:
         "--max-retries",
         type=int,
         default=3,
-        help="runs of a task again after its worker died (default 3)",
+        help="restarts of a worker that died, its episodes sent again (default 3)",
     )
     cluster.add_argument(
         "--episodes-per-task",
         type=int,
-        default=1,
-        help="episodes one Ray task plays (more: less overhead for short episodes)",
+        help="episodes one call to a worker plays (default: 1 for a model agent, more "
+        "for a baseline)",
+    )
+    cluster.add_argument(
+        "--workers", type=int, help="worker actors (default: CPUs / --cpus-per-worker)"
+    )
+    cluster.add_argument(
+        "--cpus-per-worker",
+        type=float,
+        default=1.0,
+        help="CPUs Ray reserves per worker (default 1; less for model agents)",
     )
     cluster.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     r = sub.add_parser("run", parents=[cluster], help="start (or resume) a run")
     r.add_argument("source", help="suite name, scenario file or directory")
-    r.add_argument("--agent", default="random", help="a baseline agent (oracle, random)")
-    r.add_argument("--epochs", type=int)
-    r.add_argument("--limit", type=int)
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument(
+        "-a", "--agent", default="random",
+        help="a baseline (oracle, random) or a model agent (llm, base, visescaper)",
+    )
+    r.add_argument("-m", "--model", help="the model of a model agent (provider/model)")
+    r.add_argument("-A", "--agent-option", dest="agent_options", action="append", default=[],
+                   metavar="KEY=VALUE", help="an agent option")
+    r.add_argument("--base-url", help="the model server's address")
+    r.add_argument("--expert", help="the expert role's agent (two-role worlds)")
+    r.add_argument("--expert-model", help="the expert's model")
+    r.add_argument("-E", "--expert-option", dest="expert_options", action="append", default=[],
+                   metavar="KEY=VALUE", help="an expert option")
+    r.add_argument("-e", "--epochs", type=int)
+    r.add_argument("-l", "--limit", type=int)
+    r.add_argument("-s", "--seed", type=int, default=0)
     r.add_argument("--max-steps", type=int)
-    r.add_argument("-W", dest="world_options", action="append", default=[],
+    r.add_argument("-W", "--world-option", dest="world_options", action="append", default=[],
                    metavar="KEY=VALUE", help="a world option")
-    r.add_argument("--out", default="runs", help="where the run directory goes")
+    r.add_argument("-o", "--out", default="runs", help="where the run directory goes")
     s = sub.add_parser("resume", parents=[cluster], help="finish a run directory")
     s.add_argument("dir", help="the run directory")
     args = parser.parse_args(argv)
@@ -270,36 +442,43 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\r{done}/{total} episodes", end="", file=sys.stderr, flush=True)
 
     on_commit = None if args.quiet else progress
+    cluster_args = dict(
+        max_retries=args.max_retries,
+        episodes_per_task=args.episodes_per_task,
+        workers=args.workers,
+        cpus_per_worker=args.cpus_per_worker,
+        address=args.address,
+        num_cpus=args.num_cpus,
+        on_commit=on_commit,
+    )
     start = time.monotonic()
     try:
         if args.command == "run":
             summary = run(
                 args.source,
                 args.agent,
+                model=args.model,
+                agent_options=args.agent_options,
+                base_url=args.base_url,
+                expert=args.expert,
+                expert_model=args.expert_model,
+                expert_options=args.expert_options,
                 out=args.out,
                 epochs=args.epochs,
                 limit=args.limit,
                 seed=args.seed,
                 max_steps=args.max_steps,
                 world_options=_key_values(args.world_options),
-                max_retries=args.max_retries,
-                episodes_per_task=args.episodes_per_task,
-                address=args.address,
-                num_cpus=args.num_cpus,
-                on_commit=on_commit,
+                **cluster_args,
             )
         else:
-            summary = resume(
-                args.dir,
-                max_retries=args.max_retries,
-                episodes_per_task=args.episodes_per_task,
-                address=args.address,
-                num_cpus=args.num_cpus,
-                on_commit=on_commit,
-            )
+            summary = resume(args.dir, **cluster_args)
     except _escapade.EscapadeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if on_commit is not None:
         print(file=sys.stderr)
     seconds = time.monotonic() - start

@@ -2,22 +2,25 @@
 //! written into one ordinary run directory by the driver.
 //!
 //! Thin over [`escapade_run::distributed`]: [`RunDriver`] plans a run as `escapade run`
-//! does (the source resolved, the suite's paper settings applied, the same `run.toml` and
-//! config hash, resume) and commits the records workers send back, each episode once;
-//! [`play_job`] is what a worker calls; [`run_local`] is the single-process runner
-//! (`escapade run` itself), for comparisons and benchmarks. The GIL is released while
-//! Rust plans, plays and writes.
+//! does (the source resolved, the agent flags read and the suite's paper settings
+//! applied by [`escapade_run::players`], the same `run.toml` and config hash, resume) and
+//! commits the records workers send back, each episode once; a [`Worker`] is what a
+//! worker process holds (the run's agents, made once) and plays jobs with; [`play_job`]
+//! plays one job with a baseline; [`run_local`] is the single-process runner (`escapade
+//! run` itself), for comparisons and benchmarks. The GIL is released while Rust plans,
+//! plays and writes.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use escapade_core::World;
-use escapade_run::distributed::{Commit, Driver, Job, Record, play_job as play};
+use escapade_run::distributed::{Cast, Commit, Driver, Job, Record, play_job as play};
+use escapade_run::players::{self, AgentFlags, Players};
 use escapade_run::rundir::{RunConfig, read_run_toml};
 use escapade_run::runner::DEFAULT_MAX_STEPS;
 use escapade_run::{Baseline, Progress, RunSpec, RunSummary};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::catalog::{registry, world};
 use crate::error::{EscapadeError, to_py};
@@ -25,26 +28,42 @@ use crate::error::{EscapadeError, to_py};
 /// Adds the Ray functions to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RunDriver>()?;
+    m.add_class::<Worker>()?;
     m.add_function(wrap_pyfunction!(play_job, m)?)?;
     m.add_function(wrap_pyfunction!(run_local, m)?)?;
     Ok(())
 }
 
-/// A run planned: its world, its `(suite label, scenario JSON)` list and its spec.
+/// A run planned: its world, its `(suite label, scenario JSON)` list, its spec and who
+/// plays it.
 struct Plan {
     world: &'static dyn World,
     scenarios: Vec<(String, String)>,
     spec: RunSpec,
+    players: Players,
 }
 
-/// The spec `escapade run <source> --agent <agent> [-W …] [--epochs] [--limit] [--seed]
-/// [--max-steps]` plays, and its world. Only the worlds' baseline agents can be spread
-/// over workers: a model agent's backend, keys and rate limits would have to travel with
-/// the job.
+/// The agent flags of `escapade run` as keyword arguments: `agent` (`--agent`), `model`,
+/// `agent_options` (`-A` pairs), `base_url`, `expert`, `expert_model`, `expert_options`
+/// (`-E` pairs).
+#[derive(Default)]
+struct Flags {
+    model: Option<String>,
+    agent_options: Option<Vec<String>>,
+    base_url: Option<String>,
+    expert: Option<String>,
+    expert_model: Option<String>,
+    expert_options: Option<Vec<String>>,
+}
+
+/// The plan of `escapade run <source> --agent <agent> [--model …] [-A …] [--expert …]
+/// [-W …] [--epochs] [--limit] [--seed] [--max-steps]`: the same spec, hence the same
+/// `run.toml` and config hash. The players are checked here, before any worker starts.
 #[allow(clippy::too_many_arguments)]
 fn plan(
     source: &str,
     agent: &str,
+    flags: Flags,
     world_options: BTreeMap<String, String>,
     epochs: Option<u32>,
     limit: Option<usize>,
@@ -52,15 +71,26 @@ fn plan(
     max_steps: Option<u32>,
 ) -> PyResult<Plan> {
     let source = escapade_run::resolve(registry()?, source).map_err(to_py)?;
-    baseline(source.world, agent)?;
+    // the suite's paper settings are the defaults; what the user gave wins
+    let players = AgentFlags {
+        agent: agent.to_string(),
+        model: flags.model,
+        options: flags.agent_options.unwrap_or_default(),
+        base_url: flags.base_url,
+        expert: flags.expert,
+        expert_model: flags.expert_model,
+        expert_options: flags.expert_options.unwrap_or_default(),
+    }
+    .players(&source.settings)
+    .map_err(to_py)?;
+    let roles = players::roles_of(source.world, &source.scenarios).map_err(to_py)?;
+    players::check(source.world, &roles, &players).map_err(to_py)?;
     let world_options = world_options
         .into_iter()
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .collect();
-    let spec = RunSpec {
-        agent: agent.to_string(),
+    let spec = players.clone().into_spec(RunSpec {
         world_options,
-        // the suite's paper settings are the defaults (baselines take no agent options)
         epochs: escapade_run::settings::epochs(&source.settings, epochs),
         suite_settings: source.settings.clone(),
         limit,
@@ -68,11 +98,12 @@ fn plan(
         max_steps: max_steps.unwrap_or(DEFAULT_MAX_STEPS),
         source: source.origin.clone(),
         ..RunSpec::default()
-    };
+    });
     Ok(Plan {
         world: source.world,
         scenarios: source.scenarios,
         spec,
+        players,
     })
 }
 
@@ -80,8 +111,8 @@ fn plan(
 fn baseline(world: &dyn World, agent: &str) -> PyResult<Baseline> {
     if !world.agent_kinds().contains(&agent) {
         return Err(EscapadeError::new_err(format!(
-            "escapade.ray plays the world's baseline agents ({}), not `{agent}`; model agents \
-             run with `escapade run --concurrency N`, or `--shard i/N` on each machine",
+            "play_job plays the world's baseline agents ({}), not `{agent}`; a Worker made \
+             from RunDriver.cast plays any agent",
             world.agent_kinds().join(", ")
         )));
     }
@@ -132,16 +163,23 @@ impl RunDriver {
 
 #[pymethods]
 impl RunDriver {
-    /// Plans the run of `source` (suite name, scenario file or directory) by the baseline
-    /// `agent` as `escapade run` does and opens its run directory: a new one under `out`,
-    /// or `out` itself resumed when it is a run directory of the same config.
+    /// Plans the run of `source` (suite name, scenario file or directory) by `agent`
+    /// (a baseline or a model agent, with `escapade run`'s agent flags) as `escapade run`
+    /// does and opens its run directory: a new one under `out`, or `out` itself resumed
+    /// when it is a run directory of the same config.
     #[new]
-    #[pyo3(signature = (source, agent = "random", *, out = PathBuf::from("runs"), epochs = None, limit = None, seed = 0, max_steps = None, world_options = None))]
+    #[pyo3(signature = (source, agent = "random", *, model = None, agent_options = None, base_url = None, expert = None, expert_model = None, expert_options = None, out = PathBuf::from("runs"), epochs = None, limit = None, seed = 0, max_steps = None, world_options = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         source: &str,
         agent: &str,
+        model: Option<String>,
+        agent_options: Option<Vec<String>>,
+        base_url: Option<String>,
+        expert: Option<String>,
+        expert_model: Option<String>,
+        expert_options: Option<Vec<String>>,
         out: PathBuf,
         epochs: Option<u32>,
         limit: Option<usize>,
@@ -149,14 +187,24 @@ impl RunDriver {
         max_steps: Option<u32>,
         world_options: Option<BTreeMap<String, String>>,
     ) -> PyResult<Self> {
+        let flags = Flags {
+            model,
+            agent_options,
+            base_url,
+            expert,
+            expert_model,
+            expert_options,
+        };
         py.detach(|| {
             let Plan {
                 world,
                 scenarios,
                 spec,
+                ..
             } = plan(
                 source,
                 agent,
+                flags,
                 world_options.unwrap_or_default(),
                 epochs,
                 limit,
@@ -187,7 +235,6 @@ impl RunDriver {
                     config.world
                 )));
             }
-            baseline(source.world, &config.agent)?;
             let spec = RunSpec::from_config(&config, 1);
             let driver =
                 Driver::open(source.world, &source.scenarios, &spec, &dir).map_err(to_py)?;
@@ -217,10 +264,17 @@ impl RunDriver {
         self.world.name()
     }
 
-    /// The agent spec (a baseline kind) workers make their agents from.
+    /// The agent spec (`--agent`).
     #[getter]
     fn agent(&self) -> String {
         self.agent.clone()
+    }
+
+    /// Who plays the run, as JSON: what each [`Worker`] is made from (the world, its
+    /// roles, the agents and their options as `run.toml` records them; no API key).
+    #[getter]
+    fn cast(&self) -> PyResult<String> {
+        Ok(self.driver()?.cast().to_json())
     }
 
     /// Warnings met while opening the run directory.
@@ -254,6 +308,23 @@ impl RunDriver {
         })
     }
 
+    /// Writes records from [`Worker::play`] (see [`RunDriver::commit`]) with one
+    /// release of the GIL; returns how many were written (the rest were there already).
+    fn commit_all(&mut self, py: Python<'_>, records: Vec<Vec<u8>>) -> PyResult<usize> {
+        let driver = self
+            .driver
+            .as_mut()
+            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
+        py.detach(|| {
+            let mut written = 0;
+            for bytes in &records {
+                let record = Record::from_bytes(bytes).map_err(to_py)?;
+                written += usize::from(driver.commit(&record).map_err(to_py)? == Commit::Recorded);
+            }
+            Ok(written)
+        })
+    }
+
     /// Writes `summary.json` and `report.md`, releases the run directory, and returns
     /// what the run did (see [`summary_dict`]); `unplayed` counts episodes with no record.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -264,6 +335,51 @@ impl RunDriver {
         let world = self.world;
         let summary = py.detach(|| driver.finish(world)).map_err(to_py)?;
         summary_dict(py, &summary)
+    }
+}
+
+/// What a worker process holds: the run's agents made from a cast (`RunDriver.cast`)
+/// once — a model agent's backend opened once, its client reused by every job — with an
+/// async runtime and a scratch directory, and plays jobs (`RunDriver.pending`) one after
+/// the other.
+#[pyclass(module = "escapade._escapade")]
+pub struct Worker {
+    worker: escapade_run::distributed::Worker<'static>,
+}
+
+#[pymethods]
+impl Worker {
+    /// Makes the agents of `cast` as `escapade run` makes them. A model agent's API key
+    /// is read from this process's environment.
+    #[new]
+    fn new(py: Python<'_>, cast: &str) -> PyResult<Self> {
+        py.detach(|| {
+            let cast = Cast::from_json(cast).map_err(to_py)?;
+            let world = world(&cast.world)?;
+            let worker = escapade_run::distributed::Worker::new(world, &cast).map_err(to_py)?;
+            Ok(Worker { worker })
+        })
+    }
+
+    /// The agent's name in episode rows (`oracle`, `llm:openai/gpt-4o`).
+    #[getter]
+    fn agent(&self) -> String {
+        self.worker.agent()
+    }
+
+    /// Plays `jobs` one after the other; their records as bytes for `RunDriver.commit`,
+    /// in order.
+    fn play<'py>(&mut self, py: Python<'py>, jobs: Vec<String>) -> PyResult<Bound<'py, PyList>> {
+        let worker = &mut self.worker;
+        let records = py.detach(|| {
+            jobs.iter()
+                .map(|job| {
+                    let job = Job::from_json(job).map_err(to_py)?;
+                    Ok(worker.play(&job).map_err(to_py)?.to_bytes())
+                })
+                .collect::<PyResult<Vec<Vec<u8>>>>()
+        })?;
+        PyList::new(py, records.iter().map(|r| PyBytes::new(py, r)))
     }
 }
 
@@ -282,14 +398,21 @@ fn play_job<'py>(py: Python<'py>, agent: &str, job: &str) -> PyResult<Bound<'py,
 }
 
 /// The single-process runner (what `escapade run` calls) on the same plan as
-/// `RunDriver`: for comparing results and speed with a distributed run.
+/// `RunDriver`, with the same agent flags: for comparing results and speed with a
+/// distributed run.
 #[pyfunction]
-#[pyo3(signature = (source, agent = "random", *, out = PathBuf::from("runs"), epochs = None, limit = None, seed = 0, max_steps = None, world_options = None, concurrency = 1))]
+#[pyo3(signature = (source, agent = "random", *, model = None, agent_options = None, base_url = None, expert = None, expert_model = None, expert_options = None, out = PathBuf::from("runs"), epochs = None, limit = None, seed = 0, max_steps = None, world_options = None, concurrency = 1))]
 #[allow(clippy::too_many_arguments)]
 fn run_local<'py>(
     py: Python<'py>,
     source: &str,
     agent: &str,
+    model: Option<String>,
+    agent_options: Option<Vec<String>>,
+    base_url: Option<String>,
+    expert: Option<String>,
+    expert_model: Option<String>,
+    expert_options: Option<Vec<String>>,
     out: PathBuf,
     epochs: Option<u32>,
     limit: Option<usize>,
@@ -298,14 +421,24 @@ fn run_local<'py>(
     world_options: Option<BTreeMap<String, String>>,
     concurrency: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let flags = Flags {
+        model,
+        agent_options,
+        base_url,
+        expert,
+        expert_model,
+        expert_options,
+    };
     let summary = py.detach(|| {
         let Plan {
             world,
             scenarios,
             mut spec,
+            players,
         } = plan(
             source,
             agent,
+            flags,
             world_options.unwrap_or_default(),
             epochs,
             limit,
@@ -313,8 +446,27 @@ fn run_local<'py>(
             max_steps,
         )?;
         spec.concurrency = concurrency;
-        let agents = baseline(world, agent)?;
-        escapade_run::run(world, &scenarios, &spec, &agents, &out, Progress::quiet()).map_err(to_py)
+        // as `escapade run`: a multi-threaded runtime, the agents made on it
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(to_py)?;
+        runtime.block_on(async {
+            let roles = players::roles_of(world, &scenarios).map_err(to_py)?;
+            let agents = players::agents(world, &roles, &players)
+                .await
+                .map_err(to_py)?;
+            escapade_run::run_async(
+                world,
+                &scenarios,
+                &spec,
+                agents.as_ref(),
+                &out,
+                Progress::quiet(),
+            )
+            .await
+            .map_err(to_py)
+        })
     })?;
     summary_dict(py, &summary)
 }

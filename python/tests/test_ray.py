@@ -2,7 +2,9 @@
 
 The central check: a worker is killed (SIGKILL) while it plays an episode, and still every
 episode of the run is recorded exactly once and the run equals a single-process run of
-the same seeds (`escapade run`'s runner; the binary too when ESCAPADE_BIN names it).
+the same flags and seeds (`escapade run`'s runner; the binary too when ESCAPADE_BIN names
+it) — for a baseline, and for a model agent (a scripted model that replays the oracle's
+moves, so no network is needed).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import ray
 
 import escapade
 import escapade.ray as eray
+from oracle import oracle_moves
 
 # a slice of a suite whose episodes last long enough for a kill to land inside one
 SOURCE = "visescape@3"
@@ -36,14 +39,23 @@ def cluster():
     ray.shutdown()
 
 
+def untimed(value):
+    """`value` with its timing fields (a model call's latency, a step's clock) zeroed."""
+    if isinstance(value, dict):
+        return {k: 0 if k in ("latency_ms", "t_ms", "duration_ms") else untimed(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
 def episode_rows(run_dir: pathlib.Path) -> dict[tuple[str, int], dict]:
     rows = {}
     for line in (run_dir / "episodes.jsonl").read_text().splitlines():
         row = json.loads(line)
         key = (row["scenario"], row["epoch"])
         assert key not in rows, f"episode {key} recorded twice"
-        row["duration_ms"] = 0
-        rows[key] = row
+        rows[key] = untimed(row)
     return rows
 
 
@@ -52,9 +64,7 @@ def trajectories(run_dir: pathlib.Path) -> dict[str, list[dict]]:
     root = run_dir / "trajectories"
     for path in sorted(root.glob("*/*.jsonl")):
         steps = [json.loads(line) for line in path.read_text().splitlines()]
-        for s in steps:
-            s["t_ms"] = 0
-        out[str(path.relative_to(root))] = steps
+        out[str(path.relative_to(root))] = untimed(steps)
     return out
 
 
@@ -73,7 +83,7 @@ def playing_workers() -> list[int]:
                 cmdline = f.read()
         except OSError:
             continue
-        if cmdline.startswith(b"ray::_play"):
+        if cmdline.startswith(b"ray::_Worker.play"):
             pids.append(int(entry))
     return pids
 
@@ -98,23 +108,39 @@ class Killer(threading.Thread):
             time.sleep(0.002)
 
 
-def single_process_run(out: pathlib.Path) -> pathlib.Path:
+def single_process_run(out: pathlib.Path, source: str = SOURCE, agent: str = AGENT,
+                       limit: int = LIMIT, epochs: int = EPOCHS, seed: int = SEED,
+                       model: str | None = None) -> pathlib.Path:
     """The same run by the single-process runner: the `escapade` binary when ESCAPADE_BIN
     names it, else the runner it calls (escapade_run::run) through the module."""
     binary = os.environ.get("ESCAPADE_BIN")
     if binary:
+        flags = ["--model", model] if model else []
         done = subprocess.run(
-            [binary, "run", SOURCE, "--agent", AGENT, "--limit", str(LIMIT),
-             "--epochs", str(EPOCHS), "--seed", str(SEED), "--out", str(out), "--quiet"],
+            [binary, "run", source, "--agent", agent, *flags, "--limit", str(limit),
+             "--epochs", str(epochs), "--seed", str(seed), "-c", "1", "--out", str(out),
+             "--quiet"],
             check=True, capture_output=True, text=True,
         )
         last = done.stdout.strip().splitlines()[-1]
         assert last.startswith("run directory: "), done.stdout
         return pathlib.Path(last.removeprefix("run directory: "))
     summary = escapade._escapade.run_local(
-        SOURCE, AGENT, out=str(out), limit=LIMIT, epochs=EPOCHS, seed=SEED
+        source, agent, model=model, out=str(out), limit=limit, epochs=epochs, seed=seed
     )
     return pathlib.Path(summary["dir"])
+
+
+def assert_same_run(ray_dir: pathlib.Path, single: pathlib.Path, total: int) -> None:
+    rows = episode_rows(ray_dir)
+    assert len(rows) == total
+    assert rows == episode_rows(single)
+    assert trajectories(ray_dir) == trajectories(single)
+    assert media(ray_dir) and media(ray_dir) == media(single)
+    assert (ray_dir / "summary.json").is_file() and (ray_dir / "report.md").is_file()
+    assert (ray_dir / "run.toml").read_text().split("[config]")[1] == (
+        single / "run.toml"
+    ).read_text().split("[config]")[1]
 
 
 def test_a_worker_killed_mid_run_loses_no_episode_and_duplicates_none(cluster, tmp_path):
@@ -133,14 +159,61 @@ def test_a_worker_killed_mid_run_loses_no_episode_and_duplicates_none(cluster, t
 
     ray_dir = pathlib.Path(summary["dir"])
     single = single_process_run(tmp_path / "single")
-    rows = episode_rows(ray_dir)
-    assert len(rows) == total
-    assert rows == episode_rows(single)
-    assert trajectories(ray_dir) == trajectories(single)
-    assert media(ray_dir) and media(ray_dir) == media(single)
-    assert (ray_dir / "summary.json").is_file() and (ray_dir / "report.md").is_file()
+    assert_same_run(ray_dir, single, total)
     assert (ray_dir / "run.toml").read_text().count(summary["config_hash"]) == 1
     assert summary["config_hash"] in (single / "run.toml").read_text()
+
+
+def test_a_model_agent_plays_over_ray_and_a_killed_worker_loses_nothing(cluster, tmp_path):
+    # a scripted model replaying the oracle's moves: every episode of the one scenario
+    # asks for exactly as many replies as the script has lines, so whichever worker plays
+    # an episode (a restarted one starts the script afresh) it gets the same replies
+    moves = oracle_moves(SOURCE, 0, SEED)
+    script = tmp_path / "oracle.jsonl"
+    script.write_text("".join(json.dumps({"text": m, "delay_ms": 3}) + "\n" for m in moves))
+    model = f"scripted/{script}"
+    epochs = 4
+    killer = Killer()
+    killer.start()
+    summary = eray.run(
+        SOURCE, "llm", model=model, out=str(tmp_path / "ray"), limit=1, epochs=epochs,
+        seed=SEED, max_retries=3,
+    )
+    killer.stop.set()
+    killer.join()
+    assert killer.killed is not None, "no worker was seen playing an episode"
+    assert (summary["played"], summary["unplayed"], summary["failures"]) == (epochs, 0, [])
+    ray_dir = pathlib.Path(summary["dir"])
+    rows = episode_rows(ray_dir)
+    assert all(r["success"] and r["steps"] == len(moves) for r in rows.values()), rows
+    assert {r["agent"] for r in rows.values()} == {f"llm:{model}"}
+    single = single_process_run(tmp_path / "single", agent="llm", limit=1, epochs=epochs,
+                                model=model)
+    assert_same_run(ray_dir, single, epochs)
+    # the run is escapade run's: the same config hash, and its resume has nothing to do
+    assert summary["config_hash"] in (single / "run.toml").read_text()
+    again = eray.resume(str(ray_dir))
+    assert (again["skipped"], again["played"]) == (epochs, 0)
+
+
+def test_a_comma_team_with_a_model_expert_plays_over_ray_as_escapade_run(cluster, tmp_path):
+    # the oracle solves, a scripted model is the expert: one client per worker, made once
+    script = tmp_path / "expert.jsonl"
+    script.write_text(json.dumps({"text": "Describe what you see."}) + "\n")
+    model = f"scripted/{script}"
+    flags = dict(expert="llm", expert_model=model, expert_options={"temperature": "0"})
+    summary = eray.run("comma@3", "oracle", out=str(tmp_path / "ray"), limit=3, seed=2,
+                       **flags)
+    assert (summary["played"], summary["unplayed"], summary["failures"]) == (3, 0, [])
+    ray_dir = pathlib.Path(summary["dir"])
+    single = escapade._escapade.run_local(
+        "comma@3", "oracle", out=str(tmp_path / "single"), limit=3, seed=2,
+        expert="llm", expert_model=model, expert_options=["temperature=0"],
+    )
+    assert summary["config_hash"] == single["config_hash"]
+    assert_same_run(ray_dir, pathlib.Path(single["dir"]), 3)
+    toml = (ray_dir / "run.toml").read_text()
+    assert 'expert = "llm"' in toml and 'temperature = "0"' in toml, toml
 
 
 def test_a_stopped_run_is_resumed_over_ray_and_reads_as_one_run(cluster, tmp_path):
@@ -170,8 +243,18 @@ def test_a_stopped_run_is_resumed_over_ray_and_reads_as_one_run(cluster, tmp_pat
 
 
 def test_bad_requests_are_clear_errors(cluster, tmp_path):
-    with pytest.raises(escapade.EscapadeError, match="baseline agents"):
-        eray.run("comma@3", "llm", out=str(tmp_path), limit=1)
+    # the agent flags are checked as `escapade run` checks them, before any worker starts
+    with pytest.raises(escapade.EscapadeError, match="unknown option `nope`"):
+        eray.run("comma@3", "llm", agent_options={"nope": "1"}, out=str(tmp_path), limit=1)
+    with pytest.raises(escapade.EscapadeError, match="applies only to `--agent llm`"):
+        eray.run("comma@3", "random", model="openai/gpt-4o", out=str(tmp_path), limit=1)
+    with pytest.raises(escapade.EscapadeError, match="two roles"):
+        eray.run("visescape@3", "oracle", expert="llm", out=str(tmp_path), limit=1)
+    # a backend a worker cannot open leaves the episodes unplayed, saying why
+    summary = eray.run("comma@3", "llm", model=f"scripted/{tmp_path / 'missing.jsonl'}",
+                       out=str(tmp_path), limit=1, max_retries=0)
+    assert (summary["played"], summary["unplayed"]) == (0, 1)
+    assert "cannot open the model backend" in summary["failures"][0], summary["failures"]
     with pytest.raises(escapade.EscapadeError, match="unknown"):
         eray.run("no-such-suite@1", "random", out=str(tmp_path))
     driver = escapade._escapade.RunDriver("comma@3", "random", out=str(tmp_path), limit=1)
@@ -191,3 +274,26 @@ def test_the_command_line_runs_and_resumes(cluster, tmp_path):
     assert len(episode_rows(run_dir)) == 5
     assert eray.main(["resume", str(run_dir), "-q"]) == 0
     assert eray.main(["run", "nope@1", "-q"]) == 1
+
+
+def test_kept_workers_play_the_next_run_of_the_same_agents_and_are_released(cluster, tmp_path):
+    first = eray.run("comma@3", "oracle", out=str(tmp_path), limit=4, seed=8,
+                     keep_workers=True)
+    kept = list(eray._kept["actors"])
+    assert first["played"] == 4 and len(kept) == 2
+    pids = sorted(ray.get([a.__ray_call__.remote(lambda self: os.getpid()) for a in kept]))
+    second = eray.run("comma@3", "oracle", out=str(tmp_path), limit=4, seed=9,
+                      keep_workers=True)
+    assert second["played"] == 4 and eray._kept["actors"] == kept
+    assert sorted(ray.get([a.__ray_call__.remote(lambda self: os.getpid())
+                           for a in kept])) == pids
+    assert episode_rows(pathlib.Path(second["dir"])) != episode_rows(pathlib.Path(first["dir"]))
+    eray.release_workers()
+    assert eray._kept["actors"] == []
+
+    # their CPUs are back: a task that needs both runs
+    @ray.remote(num_cpus=2)
+    def both() -> int:
+        return 2
+
+    assert ray.get(both.remote(), timeout=60) == 2

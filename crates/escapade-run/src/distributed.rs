@@ -5,10 +5,13 @@
 //! it in three, with no second episode loop:
 //! - [`Driver::open`] plans the run as the runner does (the same checks, `run.toml`,
 //!   config hash and resume) and lists the episodes still to play as [`Job`]s —
-//!   self-contained and serializable, so they can travel to another machine;
-//! - [`play_job`] plays one job wherever it is called (a worker process) with the
-//!   runner's own episode loop and recorder, into a private scratch directory, and
-//!   returns a [`Record`]: the episode row, its step rows and its pictures;
+//!   self-contained and serializable, so they can travel to another machine — and says
+//!   who plays them ([`Driver::cast`]: the world, its roles, the [`Players`]);
+//! - a [`Worker`], made once per worker process from the cast, opens the agent factory
+//!   (one model client, reused by every episode it plays), an async runtime and a scratch
+//!   directory, and plays jobs one after the other with the runner's own episode loop
+//!   and recorder; each comes back as a [`Record`]: the episode row, its step rows and
+//!   its pictures ([`play_job`] plays one job with a factory of the caller's);
 //! - [`Driver::commit`] writes a record into the run directory exactly once — a second
 //!   record of the same episode (a retried task whose first attempt finished after all)
 //!   changes nothing — and [`Driver::finish`] writes `summary.json` and `report.md`.
@@ -25,7 +28,8 @@ use escapade_core::{EpisodeRow, Image, ScenarioHeader, World, hash, seed};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RunError};
-use crate::rundir::{MEDIA, RunDir};
+use crate::players::{self, Players, PlayersError};
+use crate::rundir::{MEDIA, RunDir, TRAJECTORIES};
 use crate::runner::{AgentFactory, Episode, Opening, RunSpec, RunSummary, open_run};
 
 /// One episode to play, with everything a worker needs to play it (no run directory).
@@ -173,7 +177,133 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Who plays a distributed run's jobs: what a [`Worker`] is made from, as the driver
+/// planned it ([`Driver::cast`]); serializable, to travel to the workers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cast {
+    /// The world that plays the run.
+    pub world: String,
+    /// The roles of its scenarios ([`players::roles_of`]; empty for one-role worlds).
+    pub roles: Vec<String>,
+    /// The agent (and expert) with their options, as `run.toml` records them.
+    pub players: Players,
+}
+
+impl Cast {
+    /// The cast as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a cast always serializes")
+    }
+
+    /// A cast from [`Cast::to_json`]'s text.
+    pub fn from_json(text: &str) -> Result<Cast> {
+        serde_json::from_str(text).map_err(|e| RunError::invalid("cast", format!("bad cast: {e}")))
+    }
+}
+
+/// Plays jobs in a worker process: the run's agent factory, an async runtime and a
+/// scratch directory, each made once and reused by every job (a model client's
+/// connections and rate limits span the worker's episodes; a job costs no thread, no
+/// runtime and no temporary directory of its own).
+pub struct Worker<'w> {
+    world: &'w dyn World,
+    agents: Box<dyn crate::AgentFactory>,
+    runtime: tokio::runtime::Runtime,
+    scratch: tempfile::TempDir,
+}
+
+impl std::fmt::Debug for Worker<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("world", &self.world.name())
+            .field("agent", &self.agents.name())
+            .field("scratch", &self.scratch.path())
+            .finish()
+    }
+}
+
+impl<'w> Worker<'w> {
+    /// A worker of `world` for `cast`: makes the agents as `escapade run` makes them
+    /// ([`players::agents`]: a model agent opens its backend here, once).
+    pub fn new(world: &'w dyn World, cast: &Cast) -> std::result::Result<Self, PlayersError> {
+        if cast.world != world.name() {
+            return Err(RunError::invalid(
+                "cast",
+                format!(
+                    "the cast is of world `{}`, not `{}`",
+                    cast.world,
+                    world.name()
+                ),
+            )
+            .into());
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| RunError::io("cannot start the async runtime", ".", e))?;
+        let agents = runtime.block_on(players::agents(world, &cast.roles, &cast.players))?;
+        Ok(Worker {
+            world,
+            agents,
+            runtime,
+            scratch: scratch_dir()?,
+        })
+    }
+
+    /// The agent's name in episode rows.
+    pub fn agent(&self) -> String {
+        self.agents.name()
+    }
+
+    /// Plays `job` (see [`play_job_async`]).
+    pub fn play(&mut self, job: &Job) -> Result<Record> {
+        let record = self.runtime.block_on(play_in(
+            self.world,
+            self.agents.as_ref(),
+            job,
+            self.scratch.path(),
+        ));
+        // the next job starts from an empty scratch directory whatever this one left
+        for sub in [TRAJECTORIES, MEDIA] {
+            let path = self.scratch.path().join(sub);
+            match std::fs::remove_dir_all(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(RunError::io("cannot remove", path, e));
+                }
+                _ => {}
+            }
+        }
+        record
+    }
+}
+
+/// Where scratch directories go when the machine has it: a memory file system.
+const MEMORY_TMP: &str = "/dev/shm";
+
+/// A new scratch directory for recording episodes: in memory (`/dev/shm`) when the
+/// machine offers it, else in the temporary directory. An episode's files live there for
+/// the length of the episode and are read back and removed at once, and on a disk file
+/// system that churn is most of a short episode's cost (ext4 searches its recently
+/// deleted inodes on every `mkdir` and `create` after a delete: about 1.5 ms of a
+/// COMMA oracle episode that takes 0.2 ms to play).
+fn scratch_dir() -> Result<tempfile::TempDir> {
+    let builder = || {
+        let mut b = tempfile::Builder::new();
+        b.prefix("escapade-episode-");
+        b
+    };
+    if Path::new(MEMORY_TMP).is_dir()
+        && let Ok(dir) = builder().tempdir_in(MEMORY_TMP)
+    {
+        return Ok(dir);
+    }
+    builder()
+        .tempdir()
+        .map_err(|e| RunError::io("cannot create", std::env::temp_dir(), e))
+}
+
 /// Plays `job` with an agent of `agents` ([`play_job_async`] on a runtime of its own).
+/// A worker playing many jobs makes a [`Worker`] instead.
 pub fn play_job(world: &dyn World, agents: &dyn AgentFactory, job: &Job) -> Result<Record> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -191,6 +321,21 @@ pub async fn play_job_async(
     world: &dyn World,
     agents: &dyn AgentFactory,
     job: &Job,
+) -> Result<Record> {
+    let scratch = scratch_dir()?;
+    let record = play_in(world, agents, job, scratch.path()).await?;
+    scratch
+        .close()
+        .map_err(|e| RunError::io("cannot remove", std::env::temp_dir(), e))?;
+    Ok(record)
+}
+
+/// Plays `job` into the run directory made in `scratch` (which holds no episode yet).
+async fn play_in(
+    world: &dyn World,
+    agents: &dyn AgentFactory,
+    job: &Job,
+    scratch: &Path,
 ) -> Result<Record> {
     if job.world != world.name() {
         return Err(RunError::invalid(
@@ -212,11 +357,7 @@ pub async fn play_job_async(
             ),
         ));
     }
-    let scratch = tempfile::Builder::new()
-        .prefix("escapade-episode-")
-        .tempdir()
-        .map_err(|e| RunError::io("cannot create", std::env::temp_dir(), e))?;
-    let dir = RunDir::scratch(scratch.path(), &job.config_hash)?;
+    let dir = RunDir::scratch(scratch, &job.config_hash)?;
     let hash = hash::sha256_hex(job.scenario_json.as_bytes());
     let agent = agents.name();
     let episode = Episode {
@@ -235,10 +376,6 @@ pub async fn play_job_async(
     let path = dir.trajectory_path(&header.id, job.epoch);
     let trajectory = std::fs::read(&path).map_err(|e| RunError::io("cannot read", &path, e))?;
     let media = read_media(&dir.path().join(MEDIA))?;
-    drop(dir);
-    scratch
-        .close()
-        .map_err(|e| RunError::io("cannot remove", std::env::temp_dir(), e))?;
     Ok(Record {
         row,
         trajectory,
@@ -282,6 +419,7 @@ pub enum Commit {
 pub struct Driver {
     dir: crate::rundir::RunDir,
     world: String,
+    cast: Cast,
     /// The episodes that were still to play when the driver opened, in runner order.
     jobs: Vec<Job>,
     /// Every episode of this run (or shard): `(scenario, epoch)` → scenario hash.
@@ -307,6 +445,8 @@ impl Driver {
         spec: &RunSpec,
         out: &Path,
     ) -> Result<Driver> {
+        // the roles as `escapade run` reads them before it opens the run directory
+        let roles = players::roles_of(world, scenarios)?;
         let Opening {
             scenarios,
             opened,
@@ -343,8 +483,14 @@ impl Driver {
             .filter(|k| planned.contains_key(k))
             .collect();
         let jobs: Vec<Job> = jobs.iter().map(job).collect();
+        let cast = Cast {
+            world: world.name().to_string(),
+            roles,
+            players: Players::of_spec(spec),
+        };
         Ok(Driver {
             world: world.name().to_string(),
+            cast,
             total: mine.len(),
             skipped: mine.len() - jobs.len(),
             jobs,
@@ -367,6 +513,11 @@ impl Driver {
     /// The config hash every row of the run carries.
     pub fn config_hash(&self) -> &str {
         self.dir.config_hash()
+    }
+
+    /// Who plays the run's jobs: what each [`Worker`] is made from.
+    pub fn cast(&self) -> &Cast {
+        &self.cast
     }
 
     /// The episodes not yet finished, in the order the runner would start them.

@@ -23,6 +23,7 @@ pub mod distributed; // a run's episodes played by workers anywhere and committe
 pub mod error; // RunError, the one error type of this crate
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
 pub mod play; // a person plays one scenario in the terminal
+pub mod players; // who plays a run: agent flags read into players, and the agent factory made from them
 pub mod plots; // the papers' figures from one or more runs, as SVG and PNG
 pub mod progress; // progress bars and warnings on standard error
 pub mod remote; // an episode played from outside one action at a time: the core of the servers

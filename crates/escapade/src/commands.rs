@@ -6,14 +6,12 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
-use escapade_agents::config::{CLIENT_KEYS, client_options};
-use escapade_agents::{EscaperConfig, EscaperKind, LlmConfig, MODEL_AGENTS};
+use escapade_agents::MODEL_AGENTS;
 use escapade_core::{ScenarioHeader, World};
-use escapade_llm::ClientOptions;
+use escapade_run::players::{self, AgentFlags, Players};
 use escapade_run::plots::PlotFormat;
 use escapade_run::report::Format;
 use escapade_run::runner::RunSummary;
-use escapade_run::runner::{LlmFactory, TeamFactory};
 use escapade_run::source::{find_suite, find_world};
 use escapade_run::suite::file_stem;
 use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundir};
@@ -176,7 +174,7 @@ pub fn gen_scenarios(ctx: &mut Ctx<'_>, args: &GenArgs) -> Result<()> {
     if args.count == 0 {
         bail!("--count must be at least 1");
     }
-    let mut options = world_options(&args.options)?;
+    let mut options = players::world_options(&args.options)?;
     // `--puzzle X` and `--variant X` are the older spellings of two worlds' options
     for (key, value) in [("puzzle", &args.puzzle), ("variant", &args.variant)] {
         if let Some(v) = value
@@ -379,9 +377,8 @@ pub(crate) fn print_suite(
     Ok(())
 }
 
-/// The model used when a model agent (`--agent llm|base|visescaper`) is given without
-/// `--model`: the built-in local model.
-pub const DEFAULT_MODEL: &str = "local/smollm2";
+/// The model used when a model agent is given without `--model`.
+pub use escapade_run::players::DEFAULT_MODEL;
 
 /// A tokio runtime for commands that talk to models.
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -391,322 +388,27 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// Who plays a run: the `--agent` spec and its options, and in two-role worlds the
-/// `--expert` spec and its options when given.
-pub struct Players<'a> {
-    /// The agent spec (`llm`, `oracle`, …).
-    pub agent: &'a str,
-    /// Its options (model, …).
-    pub options: &'a BTreeMap<String, String>,
-    /// The expert role's spec and options (`--expert`), when given.
-    pub expert: Option<(&'a str, &'a BTreeMap<String, String>)>,
-}
-
-/// The roles of the world's scenarios (empty for one-role worlds), from an env of the
-/// first scenario.
-fn roles_of(world: &dyn World, scenarios: &[(String, String)]) -> Result<Vec<String>> {
-    match scenarios.first() {
-        None => Ok(Vec::new()),
-        Some((_, json)) => Ok(world.env(json, &escapade_core::Options::new())?.roles()),
-    }
-}
-
-/// The agent factory for a run. One-role worlds: a model agent over `options["model"]`
-/// (`llm`, or VisEscape's `base` and `visescaper`) or one of the world's baselines.
-/// Worlds whose scenarios have roles (comma): a model agent gets one agent per role
-/// (a [`TeamFactory`], members sharing one client); a baseline without `--expert` is the
-/// world's own pair; with `--expert`, `agent` plays every role but `expert`.
-async fn agents(
-    world: &dyn World,
-    scenarios: &[(String, String)],
-    players: &Players<'_>,
-) -> Result<Box<dyn AgentFactory>> {
-    let roles = roles_of(world, scenarios)?;
-    check_baseline_options(players.agent, players.options)?;
-    if roles.is_empty() {
-        if players.expert.is_some() {
-            bail!(
-                "--expert applies only to worlds whose scenarios have two roles (comma's \
-                 solver and expert); world `{}` has one role",
-                world.name()
-            );
-        }
-        return single_agent(world, players.agent, players.options, None).await;
-    }
-    let Some((expert, expert_options)) = players.expert else {
-        if !MODEL_AGENTS.contains(&players.agent) {
-            // the world's own pair plays both roles
-            return Ok(Box::new(Baseline::new(world, players.agent)?));
-        }
-        let client = open_client(players.options).await?;
-        let mut members = Vec::new();
-        for role in &roles {
-            let f = single_agent(world, players.agent, players.options, Some(client.clone()));
-            members.push((role.clone(), f.await?));
-        }
-        return Ok(Box::new(TeamFactory::new(members)));
-    };
-    check_baseline_options(expert, expert_options)?;
-    if !roles.iter().any(|r| r == EXPERT_ROLE) {
-        bail!(
-            "--expert needs a world with an `{EXPERT_ROLE}` role; world `{}` has {}",
-            world.name(),
-            roles.join(", ")
-        );
-    }
-    // one client per distinct backend: a model expert on the agent's model shares it
-    let backend = |o: &BTreeMap<String, String>| {
-        o.iter()
-            .filter(|(k, _)| CLIENT_KEYS.contains(&k.as_str()) || k.as_str() == "model")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect::<BTreeMap<_, _>>()
-    };
-    let agent_client = match MODEL_AGENTS.contains(&players.agent) {
-        true => Some(open_client(players.options).await?),
-        false => None,
-    };
-    let expert_client = match (MODEL_AGENTS.contains(&expert), &agent_client) {
-        (false, _) => None,
-        (true, Some(c)) if backend(players.options) == backend(expert_options) => Some(c.clone()),
-        (true, _) => Some(open_client(expert_options).await?),
-    };
-    let mut members = Vec::new();
-    for role in &roles {
-        let f = if role == EXPERT_ROLE {
-            single_agent(world, expert, expert_options, expert_client.clone()).await?
-        } else {
-            single_agent(world, players.agent, players.options, agent_client.clone()).await?
-        };
-        members.push((role.clone(), f));
-    }
-    Ok(Box::new(TeamFactory::new(members)))
-}
-
-/// The expert role of two-role worlds (comma).
-const EXPERT_ROLE: &str = "expert";
-
-/// Baselines take no options.
-fn check_baseline_options(spec: &str, options: &BTreeMap<String, String>) -> Result<()> {
-    if !MODEL_AGENTS.contains(&spec) && !options.is_empty() {
-        bail!(
-            "agent options (-A/-E, --model/--expert-model, --base-url) apply only to model \
-             agents (`{}`), not to `{spec}`",
-            MODEL_AGENTS.join("|")
-        );
-    }
-    Ok(())
-}
-
-/// The model backend of a model agent's options (its `model`, or the default).
-async fn open_client(options: &BTreeMap<String, String>) -> Result<escapade_llm::Client> {
-    let model = options
-        .get("model")
-        .map(String::as_str)
-        .unwrap_or(DEFAULT_MODEL);
-    let client_options = client_options(options, ClientOptions::default())?;
-    escapade_llm::open(model, &client_options)
-        .await
-        .with_context(|| format!("cannot open the model backend `{model}`"))
-}
-
-/// The factory of one agent spec: a world baseline, or a model agent talking through
-/// `client` (opened here when `None`).
-async fn single_agent(
-    world: &dyn World,
-    spec: &str,
-    options: &BTreeMap<String, String>,
-    client: Option<escapade_llm::Client>,
-) -> Result<Box<dyn AgentFactory>> {
-    if !MODEL_AGENTS.contains(&spec) {
-        check_baseline_options(spec, options)?;
-        return Ok(Box::new(Baseline::new(world, spec)?));
-    }
-    let model = options
-        .get("model")
-        .map(String::as_str)
-        .unwrap_or(DEFAULT_MODEL);
-    // each kind checks its own keys before any backend is opened
-    let (config, escaper) = match EscaperKind::from_spec(spec) {
-        None => (LlmConfig::from_options(model, options)?, None),
-        Some(kind) => {
-            let e = EscaperConfig::from_options(kind, model, options)?;
-            (e.llm.clone(), Some(e))
-        }
-    };
-    let client = match client {
-        Some(c) => c,
-        None => open_client(options).await?,
-    };
-    let factory = match escaper {
-        None => LlmFactory::new(config.clone(), client),
-        Some(e) => LlmFactory::escaper(e, client),
-    };
-    let factory = match &config.captioner {
-        None => factory,
-        Some(spec) => {
-            let client_options = client_options(options, ClientOptions::default())?;
-            let captioner = escapade_llm::open(spec, &client_options)
-                .await
-                .with_context(|| format!("cannot open the captioner backend `{spec}`"))?;
-            factory.with_captioner(captioner)
-        }
-    };
-    Ok(Box::new(factory))
-}
-
-/// `-A key=value` options, `--model` and `--base-url` as one map (recorded in run.toml).
-fn agent_options(args: &RunArgs) -> Result<BTreeMap<String, String>> {
-    options_of(
-        &args.agent,
-        &args.agent_options,
-        args.model.as_deref(),
-        args.base_url.as_deref(),
-        ("-A", "--model", "--agent"),
-    )
-}
-
-/// The expert's spec and options: `--expert` (`llm` when only `--expert-model` is
-/// given), `-E key=value`, `--expert-model`, and the run's `--base-url` for a model
-/// expert without its own.
-fn expert_options(
-    expert: Option<&str>,
-    model: Option<&str>,
-    pairs: &[String],
-    base_url: Option<&str>,
-) -> Result<Option<(String, BTreeMap<String, String>)>> {
-    let spec = match (expert, model) {
-        (Some(e), _) => e.to_string(),
-        (None, Some(_)) => "llm".to_string(),
-        (None, None) => {
-            if !pairs.is_empty() {
-                bail!("-E (expert options) needs --expert SPEC or --expert-model");
-            }
-            return Ok(None);
-        }
-    };
-    let has_url = pairs
-        .iter()
-        .any(|p| p.trim_start().starts_with("base_url="));
-    let url = base_url.filter(|_| MODEL_AGENTS.contains(&spec.as_str()) && !has_url);
-    let options = options_of(
-        &spec,
-        pairs,
-        model,
-        url,
-        ("-E", "--expert-model", "--expert"),
-    )?;
-    Ok(Some((spec, options)))
-}
-
-/// The world options of `-W key=value` pairs (the world checks the keys when it opens an
-/// environment).
-fn world_options(pairs: &[String]) -> Result<BTreeMap<String, String>> {
-    let mut options = key_values(pairs, "world option", "-W")?;
-    for v in options.values_mut() {
-        *v = v.trim().to_string();
-    }
-    Ok(options)
-}
-
-/// `KEY=VALUE` pairs (keys trimmed, values as given) of the flag `flag`; `what` names
-/// them in messages (`agent option`, `world option`).
-fn key_values(pairs: &[String], what: &str, flag: &str) -> Result<BTreeMap<String, String>> {
-    let mut options = BTreeMap::new();
-    for pair in pairs {
-        let (k, v) = pair
-            .split_once('=')
-            .with_context(|| format!("bad {what} `{pair}` ({flag}): expected KEY=VALUE"))?;
-        let k = k.trim();
-        if k.is_empty() {
-            bail!("bad {what} `{pair}`: the key is empty");
-        }
-        options.insert(k.to_string(), v.to_string());
-    }
-    Ok(options)
-}
-
-/// Options of one agent spec from `key=value` pairs, a model and a base URL. `flags`
-/// names the options', the model's and the agent's flags in messages.
-fn options_of(
-    spec: &str,
-    pairs: &[String],
-    model: Option<&str>,
-    base_url: Option<&str>,
-    flags: (&str, &str, &str),
-) -> Result<BTreeMap<String, String>> {
-    let mut options = key_values(pairs, "agent option", flags.0)?;
-    if MODEL_AGENTS.contains(&spec) {
-        let model = model
-            .map(String::from)
-            .or_else(|| options.get("model").cloned())
-            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
-        options.insert("model".into(), model);
-    } else if model.is_some() {
-        bail!(
-            "{} applies only to `{} llm`, `base` or `visescaper` (got {} {spec})",
-            flags.1,
-            flags.2,
-            flags.2
-        );
-    }
-    if let Some(url) = base_url {
-        options.insert("base_url".into(), url.to_string());
-    }
-    // the server a run talks to is part of its config (hashed, and reused by resume)
-    let compatible = options
-        .get("model")
-        .is_some_and(|m| m.starts_with("openai-compatible/"));
-    let from_env = std::env::var("OPENAI_BASE_URL")
-        .ok()
-        .filter(|u| !u.trim().is_empty());
-    if let (true, false, Some(url)) = (compatible, options.contains_key("base_url"), from_env) {
-        options.insert("base_url".into(), url);
-    }
-    // files named in options are recorded by absolute path, so that `resume` from another
-    // directory finds them (the runner records their content hashes)
-    for key in ["model", "captioner", "prices"] {
-        let Some(value) = options.get(key) else {
-            continue;
-        };
-        let (prefix, path) = match value.strip_prefix("scripted/") {
-            Some(path) => ("scripted/", path),
-            None if key == "prices" => ("", value.as_str()),
-            None => continue,
-        };
-        if let Ok(abs) = std::fs::canonicalize(path) {
-            let abs = format!("{prefix}{}", abs.display());
-            options.insert(key.to_string(), abs);
-        }
-    }
-    Ok(options)
-}
-
 /// `escapade run <source> --agent SPEC …`.
 pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     // the suite's paper settings are the defaults; what the user gave wins
-    let mut options = agent_options(args)?;
-    escapade_run::settings::apply(&source.settings, &args.agent, &mut options);
-    let mut expert = expert_options(
-        args.expert.as_deref(),
-        args.expert_model.as_deref(),
-        &args.expert_options,
-        args.base_url.as_deref(),
-    )?;
-    if let Some((spec, options)) = expert.as_mut() {
-        escapade_run::settings::apply(&source.settings, spec, options);
+    let players = AgentFlags {
+        agent: args.agent.clone(),
+        model: args.model.clone(),
+        options: args.agent_options.clone(),
+        base_url: args.base_url.clone(),
+        expert: args.expert.clone(),
+        expert_model: args.expert_model.clone(),
+        expert_options: args.expert_options.clone(),
     }
+    .players(&source.settings)?;
     let shard = args
         .shard
         .as_deref()
         .map(|arg| rundir::Shard::from_arg(arg, |name| std::env::var(name).ok()))
         .transpose()?;
-    let spec = RunSpec {
-        agent: args.agent.clone(),
-        agent_options: options.clone(),
-        expert: expert.as_ref().map(|(e, _)| e.clone()),
-        expert_options: expert.as_ref().map(|(_, o)| o.clone()).unwrap_or_default(),
-        world_options: world_options(&args.world_options)?,
+    let spec = players.clone().into_spec(RunSpec {
+        world_options: players::world_options(&args.world_options)?,
         epochs: escapade_run::settings::epochs(&source.settings, args.epochs),
         suite_settings: source.settings.clone(),
         limit: args.limit,
@@ -715,12 +417,8 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         max_steps: args.max_steps,
         source: source.origin.clone(),
         shard,
-    };
-    let players = Players {
-        agent: &args.agent,
-        options: &options,
-        expert: expert.as_ref().map(|(e, o)| (e.as_str(), o)),
-    };
+        ..RunSpec::default()
+    });
     play_run(ctx, &source, &spec, &players, &args.out, args.wide)
 }
 
@@ -746,20 +444,20 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
     let mut spec = RunSpec::from_config(config, args.concurrency);
     retune(&mut spec.agent_options, &args.agent_options, "-A")?;
     retune(&mut spec.expert_options, &args.expert_options, "-E")?;
-    let players = Players {
-        agent: &config.agent,
-        options: &spec.agent_options,
-        expert: config.expert.as_deref().map(|e| (e, &spec.expert_options)),
-    };
+    let players = Players::of_spec(&spec);
     play_run(ctx, &source, &spec, &players, &args.dir, args.wide)
 }
 
 /// Applies `resume`'s `-A`/`-E` pairs to a run's options: only the client's tuning keys
 /// ([`TUNING_KEYS`](escapade_agents::config::TUNING_KEYS)) may change, because the others
 /// are the run's identity.
-fn retune(options: &mut BTreeMap<String, String>, pairs: &[String], flag: &str) -> Result<()> {
+fn retune(
+    options: &mut BTreeMap<String, String>,
+    pairs: &[String],
+    flag: &'static str,
+) -> Result<()> {
     use escapade_agents::config::TUNING_KEYS;
-    for (key, value) in key_values(pairs, "agent option", flag)? {
+    for (key, value) in players::key_values(pairs, "agent option", flag)? {
         if !TUNING_KEYS.contains(&key.as_str()) {
             bail!(
                 "{flag} {key}=… cannot change on resume: it is part of what the run measures \
@@ -779,14 +477,15 @@ fn play_run(
     ctx: &mut Ctx<'_>,
     source: &escapade_run::Source<'_>,
     spec: &RunSpec,
-    players: &Players<'_>,
+    players: &Players,
     out: &Path,
     wide: bool,
 ) -> Result<()> {
     let progress = ctx.progress();
     let summary = runtime()?.block_on(async {
         let stop = stop_on_ctrl_c();
-        let factory = agents(source.world, &source.scenarios, players).await?;
+        let roles = players::roles_of(source.world, &source.scenarios)?;
+        let factory = players::agents(source.world, &roles, players).await?;
         let summary = escapade_run::run_async_until(
             source.world,
             &source.scenarios,
@@ -1018,7 +717,7 @@ fn pick<'a>(
 pub fn show(ctx: &mut Ctx<'_>, args: &ShowArgs) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     let (_, json) = pick(&source, &args.source, args.scenario.as_deref())?;
-    let options = world_options(&args.world_options)?;
+    let options = players::world_options(&args.world_options)?;
     for path in escapade_run::show(source.world, json, args.seed, &options, &args.out)? {
         writeln!(ctx.out, "wrote {}", path.display())?;
     }
@@ -1039,7 +738,7 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
         source: source.origin.clone(),
         images: args.images.clone(),
         role: args.role.clone(),
-        world_options: world_options(&args.world_options)?,
+        world_options: players::world_options(&args.world_options)?,
         participants: args
             .participant
             .iter()
@@ -1052,7 +751,7 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
             .collect(),
         ..PlayOptions::default()
     };
-    let partner = expert_options(
+    let partner = players::expert_options(
         args.expert.as_deref(),
         args.expert_model.as_deref(),
         &args.expert_options,
@@ -1069,7 +768,7 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
                 partner.unwrap_or_else(|| ("oracle".into(), BTreeMap::new()));
             let rt = runtime()?;
             let one = [(label.clone(), json.clone())];
-            let roles = roles_of(source.world, &one)?;
+            let roles = players::roles_of(source.world, &one)?;
             if roles.is_empty() {
                 bail!(
                     "world `{}` has one role; --role applies only to worlds whose roles take \
@@ -1077,7 +776,12 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
                     source.world.name()
                 );
             }
-            let factory = rt.block_on(single_agent(source.world, &spec, &spec_options, None))?;
+            let factory = rt.block_on(players::single_agent(
+                source.world,
+                &spec,
+                &spec_options,
+                None,
+            ))?;
             let partner = escapade_run::Partner {
                 agents: factory.as_ref(),
                 runtime: rt.handle(),
@@ -1119,12 +823,12 @@ fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
         (Some(spec), None) if spec.contains('/') => (None, Some(spec)),
         pair => pair,
     };
-    let partner = expert_options(expert, model, &args.expert_options, None)?;
+    let partner = players::expert_options(expert, model, &args.expert_options, None)?;
     let rt = runtime()?;
     let factory = match &partner {
-        Some((spec, spec_options)) => Some(std::sync::Arc::<dyn AgentFactory>::from(
-            rt.block_on(single_agent(source.world, spec, spec_options, None))?,
-        )),
+        Some((spec, spec_options)) => Some(std::sync::Arc::<dyn AgentFactory>::from(rt.block_on(
+            players::single_agent(source.world, spec, spec_options, None),
+        )?)),
         None if args.role.is_some() => Some(std::sync::Arc::<dyn AgentFactory>::from(Box::new(
             Baseline::new(source.world, "oracle")?,
         )
@@ -1141,7 +845,7 @@ fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
         partner: factory,
         partner_runtime: Some(rt.handle().clone()),
         record: args.record.clone().unwrap_or_else(|| PathBuf::from("runs")),
-        world_options: world_options(&args.world_options)?,
+        world_options: players::world_options(&args.world_options)?,
         seed: args.seed,
     };
     // the server's registry of its own, as `view`'s

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use escapade_core::{EpisodeRow, Options, StepRow, World};
-use escapade_run::distributed::{Commit, Driver, Job, Record, play_job};
+use escapade_run::distributed::{Cast, Commit, Driver, Job, Record, Worker, play_job};
 use escapade_run::rundir::{EPISODES, MEDIA, TRAJECTORIES};
 use escapade_run::{Baseline, Progress, RunError, RunSpec};
 
@@ -135,6 +135,83 @@ fn a_run_played_by_workers_equals_a_single_process_run() {
     }
     assert!(summary.dir.join("summary.json").is_file());
     assert!(summary.dir.join("report.md").is_file());
+}
+
+/// Every picture address a trajectory's step rows name.
+fn named_pictures(trajectory: &[u8]) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("images", serde_json::Value::Array(items)) => {
+                            out.extend(items.iter().filter_map(|i| i.as_str().map(String::from)))
+                        }
+                        _ => walk(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for line in trajectory.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        walk(&serde_json::from_slice(line).unwrap(), &mut out);
+    }
+    out
+}
+
+#[test]
+fn one_worker_plays_every_job_as_play_job_does_and_each_record_holds_its_pictures() {
+    let world = escapade_comma::CommaWorld;
+    let suite = comma_suite();
+    let spec = comma_spec("oracle");
+    let agents = Baseline::new(&world, "oracle").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut driver = Driver::open(&world, &suite, &spec, out.path()).unwrap();
+    let cast = Cast::from_json(&driver.cast().to_json()).unwrap();
+    assert_eq!(&cast, driver.cast());
+    assert_eq!(
+        (
+            cast.world.as_str(),
+            cast.roles.as_slice(),
+            cast.players.agent.as_str()
+        ),
+        (
+            "comma",
+            &["solver".to_string(), "expert".to_string()][..],
+            "oracle"
+        )
+    );
+    let jobs: Vec<Job> = driver.pending().into_iter().cloned().collect();
+    let mut worker = Worker::new(&world, &cast).unwrap();
+    assert_eq!(worker.agent(), "oracle");
+    // the same scenario twice in a row (epochs 0 and 1 show the same pictures): the
+    // scratch directory the worker reuses must not keep the second record from holding them
+    for job in &jobs {
+        let record = worker.play(job).unwrap();
+        let alone = play_job(&world, &agents, job).unwrap();
+        let mut row = record.row.clone();
+        row.duration_ms = alone.row.duration_ms;
+        assert_eq!(row, alone.row);
+        assert_eq!(record.media, alone.media);
+        let held: Vec<&str> = record.media.iter().map(|i| i.sha256.as_str()).collect();
+        let named = named_pictures(&record.trajectory);
+        assert!(!named.is_empty());
+        for sha in &named {
+            assert!(held.contains(&sha.as_str()), "{sha} is named but not sent");
+        }
+        assert_eq!(driver.commit(&record).unwrap(), Commit::Recorded);
+    }
+    let summary = driver.finish(&world).unwrap();
+    assert_eq!((summary.played, summary.unplayed), (10, 0));
+
+    // a cast of another world is refused
+    let vis = escapade_vis::VisWorld::default();
+    let e = Worker::new(&vis, &cast).unwrap_err().to_string();
+    assert!(e.contains("the cast is of world `comma`"), "{e}");
+    assert!(Cast::from_json("{}").is_err());
 }
 
 #[test]
