@@ -139,7 +139,7 @@ impl<K: Ord + Clone> Memo<K> {
 /// that starts from them. A copy of the pixels is the same start as drawing them again,
 /// so what it holds never changes an output. Unbounded: a world keeps a few dozen keys.
 pub struct Bases<K> {
-    inner: Mutex<BTreeMap<K, Canvas>>,
+    inner: Mutex<BTreeMap<K, Arc<Canvas>>>,
 }
 
 impl<K: Ord> Bases<K> {
@@ -150,22 +150,24 @@ impl<K: Ord> Bases<K> {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<K, Canvas>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<K, Arc<Canvas>>> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A copy of the canvas kept for `key`, or of the one `draw` makes (outside the lock),
-    /// which is kept.
+    /// which is kept. The pixels are copied outside the lock too (a view-sized canvas is
+    /// over a megabyte), so environments on other threads copy theirs meanwhile.
     pub fn get_or_draw<E>(
         &self,
         key: K,
         draw: impl FnOnce() -> Result<Canvas, E>,
     ) -> Result<Canvas, E> {
-        if let Some(found) = self.lock().get(&key) {
-            return Ok(found.clone());
+        let found = self.lock().get(&key).cloned();
+        if let Some(found) = found {
+            return Ok((*found).clone());
         }
         let canvas = draw()?;
-        self.lock().insert(key, canvas.clone());
+        self.lock().insert(key, Arc::new(canvas.clone()));
         Ok(canvas)
     }
 

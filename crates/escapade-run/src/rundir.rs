@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use escapade_agents::config::TUNING_KEYS;
 use escapade_core::env::SuiteSettings;
@@ -469,10 +469,7 @@ pub struct RunDir {
     path: PathBuf,
     config_hash: String,
     episodes: Mutex<File>,
-    media: Mutex<BTreeSet<String>>,
-    /// Made by this process: its `media/` holds only what [`RunDir::store_images`] wrote,
-    /// so a file not in `media` is known to be absent without asking the file system.
-    created: bool,
+    media: Arc<Media>,
     /// The scenarios (their file stems) whose `trajectories/` folder this value has
     /// made or found, so that an episode of a scenario seen before asks for no folder.
     trajectory_dirs: Mutex<BTreeSet<String>>,
@@ -560,11 +557,10 @@ impl RunDir {
         let lock = lock(&path)?;
         let episodes = open_append(&path.join(EPISODES))?;
         Ok(RunDir {
+            media: Media::new(&path, true),
             path,
             config_hash,
             episodes: Mutex::new(episodes),
-            media: Mutex::new(BTreeSet::new()),
-            created: true,
             trajectory_dirs: Mutex::new(BTreeSet::new()),
             _lock: lock,
         })
@@ -585,8 +581,7 @@ impl RunDir {
             path: path.to_path_buf(),
             config_hash: config_hash.to_string(),
             episodes: Mutex::new(episodes),
-            media: Mutex::new(BTreeSet::new()),
-            created: true,
+            media: Media::new(path, true),
             trajectory_dirs: Mutex::new(BTreeSet::new()),
             _lock: lock,
         })
@@ -660,8 +655,7 @@ impl RunDir {
                 path: dir.to_path_buf(),
                 config_hash: expected,
                 episodes: Mutex::new(episodes),
-                media: Mutex::new(BTreeSet::new()),
-                created: false,
+                media: Media::new(dir, false),
                 trajectory_dirs: Mutex::new(BTreeSet::new()),
                 _lock: lock,
             },
@@ -712,46 +706,16 @@ impl RunDir {
     }
 
     /// Stores images under `media/<sha256>.png` (each written once) and returns their
-    /// addresses in order.
-    ///
-    /// A file is complete before its address is returned, so a row that names it is
-    /// written after it. In a directory this process created, a new file is written in
-    /// place, without a temporary file and a rename (a COMMA run stores two thousand
-    /// pictures): a run killed while writing one leaves it torn, but no row names it.
-    /// A resumed directory therefore trusts no file it did not write: one found there is
-    /// used only when its bytes hash to its name, and written again (atomically)
-    /// otherwise.
-    ///
-    /// An image whose address was already stored by this process is not hashed again:
-    /// its address is trusted ([`Image::sha256`] is the hash of its bytes, as
-    /// [`Image::from_png`] makes it). An address not seen yet is checked — the bytes are
-    /// hashed and stored under their true address — so a mislabelled image never names
-    /// a file that does not hold it.
+    /// addresses in order: [`Media::store`].
     pub fn store_images(&self, images: &[Image]) -> Result<Vec<String>> {
-        let mut shas = Vec::with_capacity(images.len());
-        for image in images {
-            let known = image.png.is_empty()
-                || (self.media.lock().unwrap_or_else(|p| p.into_inner())).contains(&image.sha256);
-            if known {
-                shas.push(image.sha256.clone());
-                continue;
-            }
-            // hashed outside the lock, so that episodes in flight hash in parallel
-            let sha = hash::sha256_hex(&image.png);
-            let mut written = self.media.lock().unwrap_or_else(|p| p.into_inner());
-            if !written.contains(&sha) {
-                let path = self.path.join(MEDIA).join(format!("{sha}.png"));
-                if self.created {
-                    write_new(&path, &image.png)?;
-                } else if !holds(&path, &sha) {
-                    // absent, or torn by a run killed while writing it
-                    write_atomic(&path, &image.png)?;
-                }
-                written.insert(sha.clone());
-            }
-            shas.push(sha);
-        }
-        Ok(shas)
+        self.media.store(images)
+    }
+
+    /// The directory's `media/` store, to share with a thread that stores pictures where
+    /// they are made (the runner stores an environment call's pictures on the blocking
+    /// pool, beside the call, so that episodes in flight hash and write in parallel).
+    pub fn media(&self) -> Arc<Media> {
+        self.media.clone()
     }
 
     /// Appends one episode row to `episodes.jsonl` and flushes it.
@@ -776,6 +740,70 @@ impl RunDir {
             report.render(Format::Markdown).as_bytes(),
         )?;
         Ok(report)
+    }
+}
+
+/// The `media/` folder of a run directory, and the addresses this process stored there.
+#[derive(Debug)]
+pub struct Media {
+    /// The run directory (the files are under its `media/`).
+    dir: PathBuf,
+    written: Mutex<BTreeSet<String>>,
+    /// Made by this process: its `media/` holds only what [`Media::store`] wrote, so a
+    /// file not in `written` is known to be absent without asking the file system.
+    created: bool,
+}
+
+impl Media {
+    fn new(dir: &Path, created: bool) -> Arc<Media> {
+        Arc::new(Media {
+            dir: dir.to_path_buf(),
+            written: Mutex::new(BTreeSet::new()),
+            created,
+        })
+    }
+
+    /// Stores images under `media/<sha256>.png` (each written once) and returns their
+    /// addresses in order. Any thread may call it; one file is written at a time.
+    ///
+    /// A file is complete before its address is returned, so a row that names it is
+    /// written after it. In a directory this process created, a new file is written in
+    /// place, without a temporary file and a rename (a COMMA run stores two thousand
+    /// pictures): a run killed while writing one leaves it torn, but no row names it.
+    /// A resumed directory therefore trusts no file it did not write: one found there is
+    /// used only when its bytes hash to its name, and written again (atomically)
+    /// otherwise.
+    ///
+    /// An image whose address was already stored by this process is not hashed again:
+    /// its address is trusted ([`Image::sha256`] is the hash of its bytes, as
+    /// [`Image::from_png`] makes it). An address not seen yet is checked — the bytes are
+    /// hashed and stored under their true address — so a mislabelled image never names
+    /// a file that does not hold it.
+    pub fn store(&self, images: &[Image]) -> Result<Vec<String>> {
+        let mut shas = Vec::with_capacity(images.len());
+        for image in images {
+            let known = image.png.is_empty()
+                || (self.written.lock().unwrap_or_else(|p| p.into_inner())).contains(&image.sha256);
+            if known {
+                shas.push(image.sha256.clone());
+                continue;
+            }
+            // hashed outside the lock, so that episodes in flight hash in parallel
+            let sha = hash::sha256_hex(&image.png);
+            let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+            if !written.contains(&sha) {
+                let path = self.dir.join(MEDIA).join(format!("{sha}.png"));
+                if self.created {
+                    write_new(&path, &image.png)?;
+                } else if !holds(&path, &sha) {
+                    // absent, or torn by a run killed while writing it
+                    write_atomic(&path, &image.png)?;
+                }
+                written.insert(sha.clone());
+            }
+            shas.push(sha);
+        }
+        Ok(shas)
     }
 }
 

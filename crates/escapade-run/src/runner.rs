@@ -3,12 +3,15 @@
 //! Episodes are independent: the episode seed is
 //! `seed::derive(run_seed, scenario_id, epoch)`, given to both `Env::reset` and the
 //! agent, so results do not depend on `concurrency` (only the order of rows in
-//! `episodes.jsonl` does). Up to `concurrency` episodes are in flight at once on tokio:
-//! they are futures polled together, so a model agent waiting on the network costs no
-//! thread, while environment steps (pure computation, or the tools world's sandboxed
-//! Python) run on tokio's blocking pool and so use every core — except a call that
-//! follows a cheap one ([`INLINE_CALL`]), which runs in place: for a step of a few
-//! microseconds the hand-off to another thread and back costs more than the step.
+//! `episodes.jsonl` does). Up to `concurrency` episodes are in flight at once on tokio.
+//! Model agents' episodes are futures polled together, so an agent waiting on the
+//! network costs no thread, while environment steps (pure computation, or the tools
+//! world's sandboxed Python) run on tokio's blocking pool and so use every core. A
+//! baseline's episodes, which wait on nothing, each get a thread of their own (a lane,
+//! see `lanes`) and make their environment calls in place: a hand-off to another thread
+//! and back costs more than a step of a few microseconds. At concurrency 1 a call that
+//! follows a cheap one ([`INLINE_CALL`]) runs in place too. Wherever a call runs, the new
+//! pictures of its observation are stored in the run directory beside it.
 //!
 //! An agent or environment failure — an `Err`, a panic, or the safety cap on steps — ends
 //! that episode with `error` set and `success` false; it never aborts the run. A model
@@ -26,8 +29,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use escapade_agents::{
@@ -47,7 +50,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use crate::error::{Result, RunError};
 use crate::progress::Progress;
 use crate::report::Report;
-use crate::rundir::{RunConfig, RunDir, ScenarioRef, Shard, TrajectoryWriter};
+use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, TrajectoryWriter};
 
 /// Default safety cap on steps per episode.
 pub const DEFAULT_MAX_STEPS: u32 = 10_000;
@@ -56,6 +59,11 @@ pub const DEFAULT_MAX_STEPS: u32 = 10_000;
 pub trait AgentFactory: Send + Sync {
     /// The agent's name in episode rows and run-directory names (`random`, `llm:gpt-4o`).
     fn name(&self) -> String;
+    /// Whether its agents only compute, waiting on no server (a world's baselines): the
+    /// runner may then give each episode in flight a thread of its own. Default: no.
+    fn computes(&self) -> bool {
+        false
+    }
     /// Makes a fresh agent for one episode of a scenario, whose environment is opened
     /// with the run's world `options` (a baseline plays by the same rules).
     fn make(
@@ -91,6 +99,10 @@ impl Baseline {
 impl AgentFactory for Baseline {
     fn name(&self) -> String {
         self.kind.clone()
+    }
+
+    fn computes(&self) -> bool {
+        true
     }
 
     fn make(
@@ -206,6 +218,10 @@ impl AgentFactory for TeamFactory {
             .map(|(role, f)| format!("{role}={}", f.name()))
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    fn computes(&self) -> bool {
+        self.members.iter().all(|(_, f)| f.computes())
     }
 
     fn make(
@@ -478,90 +494,47 @@ pub async fn run_async_until(
     bar.set_position(skipped as u64);
     bar.set_message(live.message());
     let agent_name = agents.name();
-    let mut queue = jobs.iter();
-    let mut in_flight = FuturesUnordered::new();
-    let mut failure: Option<RunError> = None;
-    let mut started = 0usize;
-    let mut cut_warned = false;
-    let mut down_in_a_row = 0usize;
-    let mut halted: Option<String> = None;
-    loop {
-        while failure.is_none()
-            && halted.is_none()
-            && !stop.requested()
-            && in_flight.len() < spec.concurrency
-        {
-            let Some(&(i, epoch)) = queue.next() else {
-                break;
-            };
-            let s = &scenarios[i];
-            let episode = Episode {
-                suite: s.label,
-                header: &s.header,
-                hash: &s.hash,
-                json: s.json,
-                epoch,
-                seed: seed::derive(spec.seed, &s.header.id, u64::from(epoch)),
-                agent: &agent_name,
-                max_steps: spec.max_steps,
-                options: &spec.world_options,
-            };
-            started += 1;
-            let (dir, live, bar) = (&dir, &live, &bar);
-            in_flight.push(async move {
-                let on_step = |u: &Usage| {
-                    live.usage.lock().unwrap_or_else(|p| p.into_inner()).add(u);
-                    bar.set_message(live.message());
-                };
-                (
-                    run_episode(world, agents, &episode, dir, &on_step).await,
-                    episode.header.id.clone(),
-                    epoch,
-                )
+    let drive = Drive {
+        world,
+        agents,
+        spec,
+        dir: &dir,
+        scenarios: &scenarios,
+        jobs: &jobs,
+        agent_name: &agent_name,
+        progress: &progress,
+        bar: &bar,
+        live: &live,
+        stop,
+        state: Mutex::new(DriveState::default()),
+    };
+    match lanes(spec, agents) {
+        Some(handle) => {
+            // each episode in flight on a thread of its own (see `lanes`)
+            let lane = || handle.block_on(drive.run(1, Place::Thread));
+            tokio::task::block_in_place(|| {
+                std::thread::scope(|scope| {
+                    for _ in 0..spec.concurrency {
+                        scope.spawn(lane);
+                    }
+                })
             });
         }
-        let Some((result, id, epoch)) = in_flight.next().await else {
-            break;
-        };
-        match result {
-            Ok((row, history_cut)) => {
-                if history_cut && !cut_warned {
-                    cut_warned = true;
-                    progress.warn(
-                        Some(&bar),
-                        &format!(
-                            "episode {id} epoch {epoch}: a reply over {} characters was cut \
-                             in the agent's history (the step row keeps it whole)",
-                            escapade_agents::llm::MAX_HISTORY_REPLY_CHARS
-                        ),
-                    );
-                }
-                if row.success {
-                    live.successes.fetch_add(1, Ordering::Relaxed);
-                }
-                if let Some(e) = &row.error {
-                    live.errors.fetch_add(1, Ordering::Relaxed);
-                    progress.warn(Some(&bar), &format!("episode {id} epoch {epoch}: {e}"));
-                }
-                down_in_a_row = if row.retryable { down_in_a_row + 1 } else { 0 };
-                if down_in_a_row >= BACKEND_DOWN_EPISODES && halted.is_none() {
-                    let why = format!(
-                        "the model backend failed {down_in_a_row} episodes in a row (last: {})",
-                        row.error.as_deref().unwrap_or("no message")
-                    );
-                    progress.warn(Some(&bar), &format!("{why}; starting no more episodes"));
-                    halted = Some(why);
-                }
-                live.finished.fetch_add(1, Ordering::Relaxed);
-                bar.inc(1);
-                bar.set_message(live.message());
-            }
-            Err(e) => {
-                failure.get_or_insert(e);
-            }
+        None => {
+            let place = if spec.concurrency > 1 {
+                Place::Pool
+            } else {
+                Place::Adaptive
+            };
+            drive.run(spec.concurrency, place).await;
         }
     }
-    drop(in_flight);
+    let DriveState {
+        started,
+        failure,
+        halted,
+        ..
+    } = drive.state.into_inner().unwrap_or_else(|p| p.into_inner());
     bar.finish_and_clear();
     if let Some(e) = failure {
         return Err(e);
@@ -582,6 +555,160 @@ pub async fn run_async_until(
         report,
         warnings,
     })
+}
+
+/// The runtime to give each episode in flight a thread of its own, when that is how the
+/// run goes fastest: more than one episode at once, agents that only compute
+/// ([`AgentFactory::computes`]: a baseline has no server to wait on), and a multi-thread
+/// runtime (whose workers drive timers and I/O while the lanes block on their
+/// episodes).
+///
+/// Episodes polled together by one task take turns on one thread: a call run in place
+/// holds up the others, and a call handed to the blocking pool costs a thread hand-off
+/// each way — thousands of times in a baseline run. On lanes, each episode's calls run in
+/// place on its own thread, side by side with the other lanes'.
+fn lanes(spec: &RunSpec, agents: &dyn AgentFactory) -> Option<tokio::runtime::Handle> {
+    if spec.concurrency < 2 || !agents.computes() {
+        return None;
+    }
+    let handle = tokio::runtime::Handle::try_current().ok()?;
+    (handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread).then_some(handle)
+}
+
+/// What one run's drivers share: the episodes to play and what finished ones said.
+struct Drive<'a> {
+    world: &'a dyn World,
+    agents: &'a dyn AgentFactory,
+    spec: &'a RunSpec,
+    dir: &'a RunDir,
+    scenarios: &'a [Scenario<'a>],
+    jobs: &'a [(usize, u32)],
+    agent_name: &'a str,
+    progress: &'a Progress,
+    bar: &'a indicatif::ProgressBar,
+    live: &'a Live,
+    stop: &'a Stop,
+    state: Mutex<DriveState>,
+}
+
+/// The drivers' shared bookkeeping.
+#[derive(Default)]
+struct DriveState {
+    /// The next of `jobs` to start.
+    next: usize,
+    started: usize,
+    /// The first run-directory failure: no episode starts after it.
+    failure: Option<RunError>,
+    cut_warned: bool,
+    down_in_a_row: usize,
+    halted: Option<String>,
+}
+
+impl Drive<'_> {
+    fn state(&self) -> std::sync::MutexGuard<'_, DriveState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The next episode to start, unless the run is stopping.
+    fn next_job(&self) -> Option<(usize, u32)> {
+        let mut state = self.state();
+        if state.failure.is_some() || state.halted.is_some() || self.stop.requested() {
+            return None;
+        }
+        let job = *self.jobs.get(state.next)?;
+        state.next += 1;
+        state.started += 1;
+        Some(job)
+    }
+
+    /// Plays episodes, up to `width` at once, until none is left to start; their
+    /// environment calls run where `place` says.
+    async fn run(&self, width: usize, place: Place) {
+        let mut in_flight = FuturesUnordered::new();
+        loop {
+            while in_flight.len() < width {
+                let Some((i, epoch)) = self.next_job() else {
+                    break;
+                };
+                let s = &self.scenarios[i];
+                let episode = Episode {
+                    suite: s.label,
+                    header: &s.header,
+                    hash: &s.hash,
+                    json: s.json,
+                    epoch,
+                    seed: seed::derive(self.spec.seed, &s.header.id, u64::from(epoch)),
+                    agent: self.agent_name,
+                    max_steps: self.spec.max_steps,
+                    options: &self.spec.world_options,
+                };
+                let (live, bar) = (self.live, self.bar);
+                in_flight.push(PLACE.scope(place, async move {
+                    let on_step = |u: &Usage| {
+                        live.usage.lock().unwrap_or_else(|p| p.into_inner()).add(u);
+                        bar.set_message(live.message());
+                    };
+                    (
+                        run_episode(self.world, self.agents, &episode, self.dir, &on_step).await,
+                        episode.header.id.clone(),
+                        epoch,
+                    )
+                }));
+            }
+            let Some((result, id, epoch)) = in_flight.next().await else {
+                break;
+            };
+            self.finished(result, &id, epoch);
+        }
+    }
+
+    /// Counts and reports a finished episode (or the failure to record it).
+    fn finished(&self, result: Result<(EpisodeRow, bool)>, id: &str, epoch: u32) {
+        let (progress, bar, live) = (self.progress, self.bar, self.live);
+        let (row, history_cut) = match result {
+            Ok(x) => x,
+            Err(e) => {
+                self.state().failure.get_or_insert(e);
+                return;
+            }
+        };
+        let mut state = self.state();
+        if history_cut && !state.cut_warned {
+            state.cut_warned = true;
+            progress.warn(
+                Some(bar),
+                &format!(
+                    "episode {id} epoch {epoch}: a reply over {} characters was cut \
+                     in the agent's history (the step row keeps it whole)",
+                    escapade_agents::llm::MAX_HISTORY_REPLY_CHARS
+                ),
+            );
+        }
+        if row.success {
+            live.successes.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(e) = &row.error {
+            live.errors.fetch_add(1, Ordering::Relaxed);
+            progress.warn(Some(bar), &format!("episode {id} epoch {epoch}: {e}"));
+        }
+        state.down_in_a_row = if row.retryable {
+            state.down_in_a_row + 1
+        } else {
+            0
+        };
+        if state.down_in_a_row >= BACKEND_DOWN_EPISODES && state.halted.is_none() {
+            let why = format!(
+                "the model backend failed {} episodes in a row (last: {})",
+                state.down_in_a_row,
+                row.error.as_deref().unwrap_or("no message")
+            );
+            progress.warn(Some(bar), &format!("{why}; starting no more episodes"));
+            state.halted = Some(why);
+        }
+        live.finished.fetch_add(1, Ordering::Relaxed);
+        bar.inc(1);
+        bar.set_message(live.message());
+    }
 }
 
 /// A run planned as `escapade run` plans it and its run directory opened (new or
@@ -986,6 +1113,25 @@ impl Played {
 /// cheap ones, run in place before the slowness is noticed.
 pub const INLINE_CALL: std::time::Duration = std::time::Duration::from_micros(500);
 
+/// Where an episode's environment calls run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// In place after a cheap call, on the blocking pool after a slow one
+    /// ([`INLINE_CALL`]): one episode at a time on the runner's task, or an episode
+    /// played outside the runner.
+    Adaptive,
+    /// Always on tokio's blocking pool: the episode shares the runner's task with other
+    /// episodes in flight, and a call in place would hold them all up.
+    Pool,
+    /// Always in place: the episode has a thread of its own ([`lanes`]).
+    Thread,
+}
+
+tokio::task_local! {
+    /// Where the calls of the episode polled in this scope run (absent: adaptive).
+    static PLACE: Place;
+}
+
 /// An environment owned by the episode. Every call after a slow one ([`INLINE_CALL`]) is
 /// moved to tokio's blocking pool so that heavy steps never stall the futures of other
 /// episodes; the first call, and a call after a cheap one, runs in place (a world whose
@@ -1019,7 +1165,12 @@ impl Stepper {
             let r = f(env.as_mut());
             (env, r, start.elapsed())
         };
-        let result = if self.inline {
+        let inline = match PLACE.try_with(|place| *place).unwrap_or(Place::Adaptive) {
+            Place::Adaptive => self.inline,
+            Place::Pool => false,
+            Place::Thread => true,
+        };
+        let result = if inline {
             // the environment is dropped (not used again) when it panics, as on the pool
             std::panic::catch_unwind(AssertUnwindSafe(call))
                 .map_err(|panic| format!("environment panicked: {}", panic_message(&panic)))
@@ -1077,15 +1228,28 @@ pub async fn play_episode(
     let start = Instant::now();
     let mut env = Stepper::new(env);
     let mut played = Played::default();
+    // an observation's new pictures are hashed and written where the call made them
+    // (on the blocking pool when episodes share the runner's task): the recorder then
+    // finds them stored. Best effort: a failure here is met again, and reported, there.
+    let media = recorder.as_ref().map(|r| r.dir.media());
+    let store = move |media: &Option<Arc<Media>>, o: &Observation| {
+        if let Some(m) = media
+            && !o.images.is_empty()
+        {
+            let _ = m.store(&o.images);
+        }
+    };
     type Start = (
         Observation,
         String,
         Vec<escapade_core::ToolSchema>,
         Vec<(String, String)>,
     );
+    let media_at_reset = media.clone();
     let observation: std::result::Result<Start, String> = env
         .with(move |e| {
             let o = e.reset(seed);
+            store(&media_at_reset, &o);
             let roles = e
                 .roles()
                 .into_iter()
@@ -1177,9 +1341,14 @@ pub async fn play_episode(
             break;
         }
         let action: Action = turn.action.clone();
+        // the observation after the last step is in no row: nothing to store
+        let media = media.clone().filter(|_| n + 1 < max_steps);
         let stepped = env
             .with(move |e| {
                 e.step(&action).map(|s| {
+                    if !(s.terminated || s.truncated) {
+                        store(&media, &s.observation);
+                    }
                     let tools = if refresh_tools {
                         e.tool_schemas()
                     } else {
@@ -1224,4 +1393,56 @@ pub async fn play_episode(
     }
     // else the environment panicked: the outcome after its last good step stands
     Ok(played)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A factory of agents that wait on a server (the trait's default).
+    struct Waits;
+
+    impl AgentFactory for Waits {
+        fn name(&self) -> String {
+            "waits".into()
+        }
+
+        fn make(
+            &self,
+            _: &dyn World,
+            _: &str,
+            _: u64,
+            _: &Options,
+        ) -> std::result::Result<Box<dyn AsyncAgent>, AgentError> {
+            Err(AgentError::Baseline("never made".into()))
+        }
+    }
+
+    #[test]
+    fn only_baselines_at_a_concurrency_above_one_on_a_multi_thread_runtime_get_lanes() {
+        let world = escapade_testkit::counter::CounterWorld;
+        let random = Baseline::new(&world, "random").unwrap();
+        let spec = |concurrency| RunSpec {
+            concurrency,
+            ..RunSpec::default()
+        };
+        let team = TeamFactory::new(vec![
+            ("solver".into(), Box::new(random.clone())),
+            ("expert".into(), Box::new(Waits)),
+        ]);
+        let multi = tokio::runtime::Builder::new_multi_thread().build().unwrap();
+        multi.block_on(async {
+            assert!(lanes(&spec(2), &random).is_some());
+            assert!(lanes(&spec(1), &random).is_none());
+            assert!(lanes(&spec(4), &Waits).is_none());
+            // a team with a member that waits on a server is polled as model agents are
+            assert!(lanes(&spec(4), &team).is_none());
+        });
+        let single = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        single.block_on(async { assert!(lanes(&spec(2), &random).is_none()) });
+        // outside any runtime there is nothing to drive the lanes' timers
+        assert!(lanes(&spec(2), &random).is_none());
+    }
 }

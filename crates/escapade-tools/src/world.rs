@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use escapade_core::env::{OracleReport, RetiredSuite, SuiteSettings, SuiteSpec};
 use escapade_core::report::ReportSpec;
@@ -21,7 +21,7 @@ use crate::clue::ClueStyle;
 use crate::env::ToolsEnv;
 use crate::generator::{self, GenConfig};
 use crate::library;
-use crate::sandbox::{CodeRunner, MemoRunner, PythonSandbox, SandboxConfig};
+use crate::sandbox::{CodeRunner, MemoRunner, PythonSandbox, SandboxConfig, SandboxError};
 use crate::scenario::ToolsScenario;
 use crate::template::NodeKind;
 
@@ -44,6 +44,44 @@ pub fn suite_settings() -> SuiteSettings {
     }
 }
 
+/// The real sandbox, opened when it first runs a program. Opening probes the
+/// interpreter and its protections (two interpreter starts, 20 ms or more of wall time),
+/// which a process that never plays this world — a VisEscape or COMMA run, `escapade
+/// list` — should not pay. Every program after a failed opening fails the same way.
+struct OnFirstUse {
+    config: SandboxConfig,
+    opened: OnceLock<Result<PythonSandbox, SandboxError>>,
+}
+
+impl CodeRunner for OnFirstUse {
+    fn run(&self, code: &str, stdin: &str) -> Result<String, SandboxError> {
+        let opened = self
+            .opened
+            .get_or_init(|| PythonSandbox::new(self.config.clone()));
+        match opened {
+            Ok(sandbox) => sandbox.run(code, stdin),
+            Err(e) => Err(match e {
+                SandboxError::NoInterpreter { searched } => SandboxError::NoInterpreter {
+                    searched: searched.clone(),
+                },
+                SandboxError::Unsupported => SandboxError::Unsupported,
+                SandboxError::Unusable { python, reason } => SandboxError::Unusable {
+                    python: python.clone(),
+                    reason: reason.clone(),
+                },
+                other => SandboxError::Unusable {
+                    python: self
+                        .config
+                        .python
+                        .clone()
+                        .unwrap_or_else(|| "python3".into()),
+                    reason: other.to_string(),
+                },
+            }),
+        }
+    }
+}
+
 /// The tools world.
 pub struct ToolsWorld {
     runner: Arc<dyn CodeRunner>,
@@ -51,10 +89,14 @@ pub struct ToolsWorld {
 }
 
 impl ToolsWorld {
-    /// The world with the real Python sandbox (memoized) and the paper's generator
-    /// settings.
+    /// The world with the real Python sandbox (memoized, opened at its first program:
+    /// see [`OnFirstUse`]) and the paper's generator settings. Does not fail: a machine
+    /// without a usable `python3` is told so when the world first runs a program.
     pub fn new() -> Result<Self, ToolsError> {
-        let sandbox = PythonSandbox::new(SandboxConfig::default())?;
+        let sandbox = OnFirstUse {
+            config: SandboxConfig::default(),
+            opened: OnceLock::new(),
+        };
         Ok(Self::with_runner(Arc::new(MemoRunner::new(sandbox))))
     }
 

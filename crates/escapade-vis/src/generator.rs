@@ -72,6 +72,14 @@ const POWER_TRIGGER: &str = "power on";
 /// [`VisError::Difficulty`] when `difficulty` is not 1, 2 or 3; [`VisError::Generation`] when no attempt gives
 /// a solvable, lint-clean room (which would be a bug in this module).
 pub fn generate(difficulty: u32, seed: u64) -> Result<Room, VisError> {
+    generate_solved(difficulty, seed).map(|(room, _)| room)
+}
+
+/// [`generate`], and the oracle's solution of the room that its lint found.
+pub(crate) fn generate_solved(
+    difficulty: u32,
+    seed: u64,
+) -> Result<(Room, Option<crate::oracle::Solution>), VisError> {
     if !CLASSES.contains(&difficulty) {
         return Err(VisError::Difficulty { difficulty });
     }
@@ -84,9 +92,9 @@ pub fn generate(difficulty: u32, seed: u64) -> Result<Room, VisError> {
             last = "the layout did not fit".into();
             continue;
         };
-        match validate::lint(&room) {
-            Ok(lint) if lint.is_clean() => return Ok(room),
-            Ok(lint) => last = format!("{lint:?}"),
+        match validate::lint_solving(&room) {
+            Ok((lint, solution)) if lint.is_clean() => return Ok((room, solution)),
+            Ok((lint, _)) => last = format!("{lint:?}"),
             Err(e) => last = e.to_string(),
         }
     }

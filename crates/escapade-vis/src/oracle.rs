@@ -356,7 +356,41 @@ pub fn explore_relevant(
     limit: usize,
     visit: impl FnMut(&State),
 ) -> bool {
-    bfs(game, limit, Some(relevance), visit, false).complete
+    explore_solving(game, relevance, limit, visit).0
+}
+
+/// [`explore_relevant`], and the oracle's solution found on the way: the search is
+/// [`solve_within`]'s, carried on past the exit, so its first escaped state and the path
+/// to it are the ones [`solve_within`] returns for the same `limit`.
+pub(crate) fn explore_solving(
+    game: &Game,
+    relevance: &Relevance,
+    limit: usize,
+    visit: impl FnMut(&State),
+) -> (bool, Option<Solution>) {
+    let search = bfs(game, limit, Some(relevance), visit, false);
+    (search.complete, search.solution)
+}
+
+/// Keeps `solution` as [`solve_shared`]'s for `game`, so that no environment or oracle
+/// agent of this process searches the room again: for a room whose solution an
+/// exploration already found ([`explore_solving`] with [`STATE_LIMIT`]).
+pub(crate) fn keep_solution(game: &Game, solution: Solution) {
+    let key = room_key(game);
+    let mut solved = SOLVED.lock().unwrap_or_else(|p| p.into_inner());
+    if solved.len() >= SOLVED_MAX {
+        solved.clear();
+    }
+    solved.entry(key).or_insert_with(|| Arc::new(solution));
+}
+
+/// Whether [`solve_shared`] holds a solution for the room whose [`room_key`] is `key`.
+#[cfg(test)]
+pub(crate) fn is_kept(key: &str) -> bool {
+    SOLVED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .contains_key(key)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use crate::VisError;
 use crate::game::{Game, State};
+use crate::oracle::Solution;
 use crate::room::{Cause, ItemKind, Room, Rule};
 
 fn invalid(field: &'static str, reason: String) -> VisError {
@@ -314,6 +315,12 @@ impl Lint {
 /// their own interactions leads to it from the initial state, each allowed by its guard
 /// in some state the exploration reached.
 pub fn lint(room: &Room) -> Result<Lint, VisError> {
+    lint_solving(room).map(|(lint, _)| lint)
+}
+
+/// [`lint`], and the oracle's solution its exploration found (the one
+/// [`crate::oracle::solve`] finds), if any.
+pub(crate) fn lint_solving(room: &Room) -> Result<(Lint, Option<Solution>), VisError> {
     check_structure(room)?;
     let game = Game::new(room.clone())?;
     let relevance = crate::oracle::Relevance::of(&game);
@@ -331,7 +338,7 @@ pub fn lint(room: &Room) -> Result<Lint, VisError> {
         })
         .collect();
     let mut solvable = false;
-    let complete = crate::oracle::explore_relevant(
+    let (complete, solution) = crate::oracle::explore_solving(
         &game,
         &relevance,
         crate::oracle::STATE_LIMIT,
@@ -414,7 +421,7 @@ pub fn lint(room: &Room) -> Result<Lint, VisError> {
             out.dead_checkpoints.push(cp.trigger.clone());
         }
     }
-    Ok(out)
+    Ok((out, solution))
 }
 
 fn rule_mentions(rule: &Rule, item: &str) -> bool {

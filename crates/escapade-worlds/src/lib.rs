@@ -28,7 +28,8 @@ pub enum WorldsError {
 }
 
 /// Every world this build of escapade plays, in `escapade list` order. Fails when a world
-/// cannot start (the tools world needs a `python3` for its sandboxed Python tool).
+/// cannot start (the tools world opens its sandboxed `python3` only when it first runs a
+/// program, and reports a missing one then).
 pub fn worlds() -> Result<Vec<Box<dyn World>>, WorldsError> {
     Ok(vec![
         Box::new(escapade_tools::ToolsWorld::new()?),

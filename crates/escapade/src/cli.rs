@@ -280,9 +280,10 @@ pub struct RunArgs {
     /// Only the first N scenarios, in suite order.
     #[arg(long, short)]
     pub limit: Option<usize>,
-    /// Episodes played at once (does not change results).
-    #[arg(long, short, default_value_t = 1)]
-    pub concurrency: usize,
+    /// Episodes played at once (does not change results). Default: the machine's cores
+    /// when every agent is a world baseline (`oracle`, `random`, …), else 1.
+    #[arg(long, short)]
+    pub concurrency: Option<usize>,
     /// Run seed; each episode's seed is derived from it, the scenario and the epoch.
     #[arg(long, short, default_value_t = 0)]
     pub seed: u64,
@@ -303,9 +304,9 @@ pub struct RunArgs {
 pub struct ResumeArgs {
     /// The run directory.
     pub dir: PathBuf,
-    /// Episodes played at once (does not change results).
-    #[arg(long, short, default_value_t = 1)]
-    pub concurrency: usize,
+    /// Episodes played at once (does not change results). Default as for `run`.
+    #[arg(long, short)]
+    pub concurrency: Option<usize>,
     /// Client tuning for the rest of the run (`timeout`, `retries`, `rpm`, `tpm`,
     /// `backend_concurrency`): how the run talks to its backend, not what it measures, so
     /// it may change on resume. Other options are the run's identity and may not.

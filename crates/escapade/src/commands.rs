@@ -413,7 +413,9 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         suite_settings: source.settings.clone(),
         limit: args.limit,
         seed: args.seed,
-        concurrency: args.concurrency,
+        concurrency: args
+            .concurrency
+            .unwrap_or_else(|| default_concurrency(&args.agent, args.expert.as_deref())),
         max_steps: args.max_steps,
         source: source.origin.clone(),
         shard,
@@ -441,11 +443,26 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
             config.world
         );
     }
-    let mut spec = RunSpec::from_config(config, args.concurrency);
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| default_concurrency(&config.agent, config.expert.as_deref()));
+    let mut spec = RunSpec::from_config(config, concurrency);
     retune(&mut spec.agent_options, &args.agent_options, "-A")?;
     retune(&mut spec.expert_options, &args.expert_options, "-E")?;
     let players = Players::of_spec(&spec);
     play_run(ctx, &source, &spec, &players, &args.dir, args.wide)
+}
+
+/// Episodes in flight when `--concurrency` is not given: one per core when every agent
+/// is a world baseline (pure computation, no model server to spare), else 1. Results do
+/// not depend on it (see [`escapade_run::runner`]).
+fn default_concurrency(agent: &str, expert: Option<&str>) -> usize {
+    let model = |spec: &str| MODEL_AGENTS.contains(&spec);
+    if model(agent) || expert.is_some_and(model) {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
 }
 
 /// Applies `resume`'s `-A`/`-E` pairs to a run's options: only the client's tuning keys
@@ -1102,4 +1119,20 @@ pub fn mcp(args: &McpArgs) -> Result<()> {
         mcp::serve_http(server, bound, stop).await?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baselines_use_every_core_and_model_agents_one_episode_at_a_time() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(default_concurrency("oracle", None), cores);
+        assert_eq!(default_concurrency("random", Some("random")), cores);
+        assert_eq!(default_concurrency("llm", None), 1);
+        assert_eq!(default_concurrency("visescaper", None), 1);
+        // a model expert beside a baseline solver still talks to a model
+        assert_eq!(default_concurrency("random", Some("llm")), 1);
+    }
 }

@@ -47,7 +47,7 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         agent: agent.into(),
         epochs: None,
         limit: None,
-        concurrency: 1,
+        concurrency: Some(1),
         seed: 0,
         max_steps: 1000,
         out: out.to_path_buf(),
@@ -246,6 +246,35 @@ fn suite_prints_stats_and_fails_on_unsolved_scenarios() {
     assert!(dir.path().join("suite.json").is_file() && dir.path().join("c4.json").is_file());
 }
 
+/// A baseline run's default concurrency (every core) records what one episode at a time
+/// records: the same config hash and the same rows, in another order.
+#[test]
+fn a_baseline_run_on_every_core_records_what_one_at_a_time_does() {
+    let rows = |concurrency| {
+        let runs = tempfile::tempdir().unwrap();
+        let args = RunArgs {
+            epochs: Some(3),
+            concurrency,
+            ..run_args("counter@1", "random", runs.path())
+        };
+        let dir = run_dir(&ok(|c| commands::run(c, &args)));
+        let text = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+        let mut rows: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("duration_ms");
+                v
+            })
+            .collect();
+        rows.sort_by_key(|r| (r["scenario"].to_string(), r["epoch"].as_u64()));
+        rows
+    };
+    let (default, one) = (rows(None), rows(Some(1)));
+    assert_eq!(default.len(), 15, "5 scenarios × 3 epochs");
+    assert_eq!(default, one);
+}
+
 #[test]
 fn run_resume_and_report() {
     let runs = tempfile::tempdir().unwrap();
@@ -270,7 +299,7 @@ fn run_resume_and_report() {
             c,
             &ResumeArgs {
                 dir: dir.clone(),
-                concurrency: 2,
+                concurrency: Some(2),
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
@@ -369,7 +398,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
             c,
             &ResumeArgs {
                 dir: dir.clone(),
-                concurrency: 1,
+                concurrency: Some(1),
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
@@ -408,7 +437,7 @@ fn runs_from_files_and_directories_resume_from_their_path() {
             c,
             &ResumeArgs {
                 dir: tmp.path().to_path_buf(),
-                concurrency: 1,
+                concurrency: Some(1),
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
@@ -617,7 +646,7 @@ fn tuning_is_not_identity_and_resume_may_change_it() {
     ok(|c| commands::run(c, &llm(&["timeout=90", "retries=9"], &dir)));
     let resume = |options: &[&str]| ResumeArgs {
         dir: dir.clone(),
-        concurrency: 1,
+        concurrency: Some(1),
         agent_options: options.iter().map(|s| s.to_string()).collect(),
         expert_options: Vec::new(),
         wide: false,
@@ -658,7 +687,7 @@ fn a_scripted_model_is_recorded_by_absolute_path_and_content() {
     std::fs::write(&script, "{\"text\": \"dec\"}\n").unwrap();
     let resume = ResumeArgs {
         dir: dir.clone(),
-        concurrency: 1,
+        concurrency: Some(1),
         agent_options: Vec::new(),
         expert_options: Vec::new(),
         wide: false,
@@ -697,7 +726,7 @@ fn a_price_file_is_recorded_by_absolute_path_and_content() {
     std::fs::write(&prices, table(2)).unwrap();
     let resume = ResumeArgs {
         dir: dir.clone(),
-        concurrency: 1,
+        concurrency: Some(1),
         agent_options: Vec::new(),
         expert_options: Vec::new(),
         wide: false,
