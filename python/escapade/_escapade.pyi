@@ -242,6 +242,10 @@ class RunDriver:
         """Writes records (as :meth:`commit`); how many were written."""
     def finish(self) -> RunSummary:
         """Writes ``summary.json`` and ``report.md`` and releases the directory."""
+    def discard(self) -> bool:
+        """Ends the run without a summary; removes the run directory when this driver
+        made it and nothing was committed (the run could not start). Returns whether it
+        was removed."""
 
 class Worker:
     """A worker process's agents, made once from ``RunDriver.cast`` (a model agent's

@@ -84,9 +84,23 @@ class _Worker:
     it is sent played one after the other (their records sent back together)."""
 
     def __init__(self, cast: str) -> None:
-        self._worker = _escapade.Worker(cast)
+        # a worker that cannot make the agents (no API key in its environment, an
+        # unknown provider) says why when asked, rather than dying in a traceback that
+        # Ray would retry: the driver then stops the run at once
+        self._worker: Any = None
+        self._error: str | None = None
+        try:
+            self._worker = _escapade.Worker(cast)
+        except _escapade.EscapadeError as e:
+            self._error = str(e)
+
+    def ready(self) -> str | None:
+        """Why this worker cannot play (``None``: it can)."""
+        return self._error
 
     def play(self, jobs: list[str]) -> list[bytes]:
+        if self._worker is None:
+            raise _escapade.EscapadeError(self._error)
         return self._worker.play(jobs)
 
 
@@ -127,6 +141,23 @@ def _why(error: Exception) -> str:
         return text[text.rindex(marker) + len(marker) :].splitlines()[0]
     lines = [line for line in text.splitlines() if line.strip()]
     return lines[0] if lines else type(error).__name__
+
+
+def _check_ready(ray: Any, actors: list[Any], driver: _escapade.RunDriver) -> None:
+    """Stops the run before its first episode when a worker cannot make the run's agents,
+    as ``escapade run`` stops when it cannot: the actors are ended, the run directory is
+    removed unless it holds episodes, and the worker's reason is raised."""
+    try:
+        reasons = ray.get([a.ready.remote() for a in actors])
+    except ray.exceptions.RayActorError:
+        return  # a worker process died while starting: retried like any other death
+    reason = next((r for r in reasons if r), None)
+    if reason is None:
+        return
+    for a in actors:
+        ray.kill(a)
+    driver.discard()
+    raise _escapade.EscapadeError(f"the workers cannot make the run's agents: {reason}")
 
 
 def _drive(
@@ -180,6 +211,7 @@ def _drive(
             max_task_retries=max_retries,
         )
         actors = [actor.remote(cast) for _ in range(n)]
+        _check_ready(ray, actors, driver)
     queue = deque(
         jobs[i : i + episodes_per_task] for i in range(0, len(jobs), episodes_per_task)
     )

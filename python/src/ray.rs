@@ -325,6 +325,17 @@ impl RunDriver {
         })
     }
 
+    /// Ends the run without a summary, removing its run directory when this driver made
+    /// it and nothing was committed (the run could not start); returns whether it was
+    /// removed. A resumed directory, or one holding episodes, is kept as it is.
+    fn discard(&mut self, py: Python<'_>) -> PyResult<bool> {
+        let driver = self
+            .driver
+            .take()
+            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
+        py.detach(|| driver.discard()).map_err(to_py)
+    }
+
     /// Writes `summary.json` and `report.md`, releases the run directory, and returns
     /// what the run did (see [`summary_dict`]); `unplayed` counts episodes with no record.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

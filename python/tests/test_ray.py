@@ -250,11 +250,12 @@ def test_bad_requests_are_clear_errors(cluster, tmp_path):
         eray.run("comma@3", "random", model="openai/gpt-4o", out=str(tmp_path), limit=1)
     with pytest.raises(escapade.EscapadeError, match="two roles"):
         eray.run("visescape@3", "oracle", expert="llm", out=str(tmp_path), limit=1)
-    # a backend a worker cannot open leaves the episodes unplayed, saying why
-    summary = eray.run("comma@3", "llm", model=f"scripted/{tmp_path / 'missing.jsonl'}",
-                       out=str(tmp_path), limit=1, max_retries=0)
-    assert (summary["played"], summary["unplayed"]) == (0, 1)
-    assert "cannot open the model backend" in summary["failures"][0], summary["failures"]
+    # a backend the workers cannot open stops the run at once, saying why, and leaves
+    # no run directory (as `escapade run` without an API key)
+    with pytest.raises(escapade.EscapadeError, match="cannot open the model backend"):
+        eray.run("comma@3", "llm", model=f"scripted/{tmp_path / 'missing.jsonl'}",
+                 out=str(tmp_path), limit=1)
+    assert not [p for p in tmp_path.iterdir() if "comma@3" in p.name], list(tmp_path.iterdir())
     with pytest.raises(escapade.EscapadeError, match="unknown"):
         eray.run("no-such-suite@1", "random", out=str(tmp_path))
     driver = escapade._escapade.RunDriver("comma@3", "random", out=str(tmp_path), limit=1)

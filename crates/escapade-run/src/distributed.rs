@@ -589,6 +589,21 @@ impl Driver {
         Ok(Commit::Recorded)
     }
 
+    /// Removes the run directory this driver made when nothing was committed to it, and
+    /// says whether it did: a run whose workers cannot make its agents (no API key, an
+    /// unknown provider) leaves nothing behind, as `escapade run` leaves nothing when it
+    /// cannot make them. A resumed directory, or one holding episodes, is kept.
+    pub fn discard(self) -> Result<bool> {
+        if self.resumed || self.committed > 0 {
+            return Ok(false);
+        }
+        let path = self.dir.path().to_path_buf();
+        drop(self.dir); // its lock first
+        std::fs::remove_dir_all(&path)
+            .map_err(|e| RunError::io("remove the unused run directory", &path, e))?;
+        Ok(true)
+    }
+
     /// Writes `summary.json` and `report.md` with `world`'s tiers and breakdowns (the
     /// run's world) and says what the run did, as [`crate::run`] does.
     /// [`RunSummary::unplayed`] counts the episodes no record was committed for.
