@@ -256,6 +256,9 @@ class Worker:
     @property
     def agent(self) -> str:
         """The agent's name in episode rows."""
+    @property
+    def scratch(self) -> str:
+        """The scratch directory episodes are recorded in; removed with the worker."""
     def play(self, jobs: Sequence[str]) -> list[bytes]:
         """Plays jobs one after the other; their records, in order."""
 

@@ -75,8 +75,7 @@ def release_workers() -> None:
     if actors:
         ray = _ray()
         if ray.is_initialized():
-            for a in actors:
-                ray.kill(a)
+            _end(ray, actors)
 
 
 class _Worker:
@@ -102,6 +101,26 @@ class _Worker:
         if self._worker is None:
             raise _escapade.EscapadeError(self._error)
         return self._worker.play(jobs)
+
+    def scratch(self) -> str | None:
+        """The worker's scratch directory (``None`` when it could not start)."""
+        return None if self._worker is None else self._worker.scratch
+
+    def close(self) -> None:
+        """Drops the agents and the scratch directory (``ray.kill`` alone would leave
+        the directory behind)."""
+        self._worker = None
+
+
+def _end(ray: Any, actors: list[Any]) -> None:
+    """Ends worker actors: each drops its agents and scratch directory first (a dead or
+    stuck one is not waited for beyond a few seconds), then is killed."""
+    try:
+        ray.get([a.close.remote() for a in actors], timeout=10)
+    except Exception:  # noqa: BLE001 - a dead actor has nothing left to close
+        pass
+    for a in actors:
+        ray.kill(a)
 
 
 def _ray():
@@ -154,8 +173,7 @@ def _check_ready(ray: Any, actors: list[Any], driver: _escapade.RunDriver) -> No
     reason = next((r for r in reasons if r), None)
     if reason is None:
         return
-    for a in actors:
-        ray.kill(a)
+    _end(ray, actors)
     driver.discard()
     raise _escapade.EscapadeError(f"the workers cannot make the run's agents: {reason}")
 
@@ -264,8 +282,7 @@ def _drive(
         if keep_workers and len(alive) == n:
             _kept["key"], _kept["actors"] = key, actors
         else:
-            for a in actors:
-                ray.kill(a)
+            _end(ray, actors)
     summary = driver.finish()
     summary["failures"] = failures
     summary["duplicates"] = duplicates

@@ -378,6 +378,13 @@ impl Worker {
         self.worker.agent()
     }
 
+    /// The scratch directory episodes are recorded in before they are sent back; it is
+    /// removed when the worker is dropped.
+    #[getter]
+    fn scratch(&self) -> String {
+        self.worker.scratch().display().to_string()
+    }
+
     /// Plays `jobs` one after the other; their records as bytes for `RunDriver.commit`,
     /// in order.
     fn play<'py>(&mut self, py: Python<'py>, jobs: Vec<String>) -> PyResult<Bound<'py, PyList>> {

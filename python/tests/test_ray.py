@@ -289,8 +289,12 @@ def test_kept_workers_play_the_next_run_of_the_same_agents_and_are_released(clus
     assert sorted(ray.get([a.__ray_call__.remote(lambda self: os.getpid())
                            for a in kept])) == pids
     assert episode_rows(pathlib.Path(second["dir"])) != episode_rows(pathlib.Path(first["dir"]))
+    scratch = ray.get([a.scratch.remote() for a in kept])
+    assert all(pathlib.Path(d).is_dir() for d in scratch), scratch
     eray.release_workers()
     assert eray._kept["actors"] == []
+    # ended workers leave no scratch directory behind
+    assert not [d for d in scratch if pathlib.Path(d).exists()], scratch
 
     # their CPUs are back: a task that needs both runs
     @ray.remote(num_cpus=2)

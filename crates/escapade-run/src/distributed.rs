@@ -223,6 +223,12 @@ impl std::fmt::Debug for Worker<'_> {
 }
 
 impl<'w> Worker<'w> {
+    /// The scratch directory episodes are recorded in before they are sent back
+    /// (removed when the worker is dropped).
+    pub fn scratch(&self) -> &Path {
+        self.scratch.path()
+    }
+
     /// A worker of `world` for `cast`: makes the agents as `escapade run` makes them
     /// ([`players::agents`]: a model agent opens its backend here, once).
     pub fn new(world: &'w dyn World, cast: &Cast) -> std::result::Result<Self, PlayersError> {
