@@ -155,10 +155,28 @@ pub struct RunDriver {
 
 impl RunDriver {
     fn driver(&self) -> PyResult<&Driver> {
-        self.driver
-            .as_ref()
-            .ok_or_else(|| EscapadeError::new_err("the run is finished"))
+        self.driver.as_ref().ok_or_else(finished)
     }
+
+    fn driver_mut(&mut self) -> PyResult<&mut Driver> {
+        self.driver.as_mut().ok_or_else(finished)
+    }
+
+    /// The driver, taken out: the run ends with this call.
+    fn take_driver(&mut self) -> PyResult<Driver> {
+        self.driver.take().ok_or_else(finished)
+    }
+}
+
+/// The error of a call on a driver whose run has ended (`finish`, `discard`).
+fn finished() -> PyErr {
+    EscapadeError::new_err("the run is finished")
+}
+
+/// Commits one record's bytes: whether it was written (not there already).
+fn commit_bytes(driver: &mut Driver, bytes: &[u8]) -> PyResult<bool> {
+    let record = Record::from_bytes(bytes).map_err(to_py)?;
+    Ok(driver.commit(&record).map_err(to_py)? == Commit::Recorded)
 }
 
 #[pymethods]
@@ -298,28 +316,18 @@ impl RunDriver {
     /// `False` when its episode was already there (a retried task's second answer).
     /// A record of another run or episode raises and writes nothing.
     fn commit(&mut self, py: Python<'_>, record: &[u8]) -> PyResult<bool> {
-        let driver = self
-            .driver
-            .as_mut()
-            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
-        py.detach(|| {
-            let record = Record::from_bytes(record).map_err(to_py)?;
-            Ok(driver.commit(&record).map_err(to_py)? == Commit::Recorded)
-        })
+        let driver = self.driver_mut()?;
+        py.detach(|| commit_bytes(driver, record))
     }
 
     /// Writes records from [`Worker::play`] (see [`RunDriver::commit`]) with one
     /// release of the GIL; returns how many were written (the rest were there already).
     fn commit_all(&mut self, py: Python<'_>, records: Vec<Vec<u8>>) -> PyResult<usize> {
-        let driver = self
-            .driver
-            .as_mut()
-            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
+        let driver = self.driver_mut()?;
         py.detach(|| {
             let mut written = 0;
             for bytes in &records {
-                let record = Record::from_bytes(bytes).map_err(to_py)?;
-                written += usize::from(driver.commit(&record).map_err(to_py)? == Commit::Recorded);
+                written += usize::from(commit_bytes(driver, bytes)?);
             }
             Ok(written)
         })
@@ -329,20 +337,14 @@ impl RunDriver {
     /// it and nothing was committed (the run could not start); returns whether it was
     /// removed. A resumed directory, or one holding episodes, is kept as it is.
     fn discard(&mut self, py: Python<'_>) -> PyResult<bool> {
-        let driver = self
-            .driver
-            .take()
-            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
+        let driver = self.take_driver()?;
         py.detach(|| driver.discard()).map_err(to_py)
     }
 
     /// Writes `summary.json` and `report.md`, releases the run directory, and returns
     /// what the run did (see [`summary_dict`]); `unplayed` counts episodes with no record.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let driver = self
-            .driver
-            .take()
-            .ok_or_else(|| EscapadeError::new_err("the run is finished"))?;
+        let driver = self.take_driver()?;
         let world = self.world;
         let summary = py.detach(|| driver.finish(world)).map_err(to_py)?;
         summary_dict(py, &summary)
