@@ -371,7 +371,12 @@ impl Canvas {
     /// The picture as PNG file bytes: its RGBA pixels as they are (see
     /// [`crate::encode`]); the file decodes to exactly these pixels.
     pub fn png(&self) -> Result<Vec<u8>, RenderError> {
-        crate::encode::png_of_rgba(self.width(), self.height(), self.pixmap.data())
+        crate::encode::png(
+            self.width(),
+            self.height(),
+            crate::encode::Layout::Rgba,
+            self.pixmap.data(),
+        )
     }
 }
 

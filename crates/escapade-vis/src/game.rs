@@ -63,7 +63,7 @@ pub enum Move {
 pub const ANSWER_TEMPLATE: &str = "<ANSWER>your answer</ANSWER>";
 
 /// The state of one play: what is in view and everything that changed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State {
     view: View,
     receptacles: Vec<u8>,
@@ -77,6 +77,32 @@ pub struct State {
     saw: Vec<bool>,
     /// Per quiz: one of its clue views has been seen.
     viewed: Vec<bool>,
+}
+
+// By hand for `clone_from`, which keeps the target's buffers: the oracle's search tries
+// each move on one scratch copy of the state rather than a new copy per move.
+impl Clone for State {
+    fn clone(&self) -> State {
+        State {
+            view: self.view,
+            receptacles: self.receptacles.clone(),
+            taken: self.taken.clone(),
+            fired: self.fired.clone(),
+            clues: self.clues.clone(),
+            saw: self.saw.clone(),
+            viewed: self.viewed.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &State) {
+        self.view = source.view;
+        self.receptacles.clone_from(&source.receptacles);
+        self.taken.clone_from(&source.taken);
+        self.fired.clone_from(&source.fired);
+        self.clues.clone_from(&source.clues);
+        self.saw.clone_from(&source.saw);
+        self.viewed.clone_from(&source.viewed);
+    }
 }
 
 impl State {

@@ -148,8 +148,16 @@ impl Relevance {
     }
 }
 
-fn successors(game: &Game, state: &State, relevance: Option<&Relevance>) -> Vec<(Move, State)> {
-    let mut out = Vec::new();
+/// Calls `each` with every move from `state` that changes something and the state it
+/// leads to, in the order of [`Game::available`]; the state is made on `scratch`, whose
+/// buffers are reused from move to move.
+fn successors(
+    game: &Game,
+    state: &State,
+    relevance: Option<&Relevance>,
+    scratch: &mut State,
+    mut each: impl FnMut(Move, &State),
+) {
     for m in game.available(state) {
         if relevance.is_some_and(|r| !r.keeps(game, &m)) {
             continue;
@@ -165,13 +173,12 @@ fn successors(game: &Game, state: &State, relevance: Option<&Relevance>) -> Vec<
             },
             other => other,
         };
-        let mut next = state.clone();
-        game.apply(&mut next, &m);
-        if next != *state {
-            out.push((m, next));
+        scratch.clone_from(state);
+        game.apply(scratch, &m);
+        if scratch != state {
+            each(m, scratch);
         }
     }
-    out
 }
 
 /// How a search ended.
@@ -192,18 +199,21 @@ fn bfs(
     mut visit: impl FnMut(&State),
     stop_at_exit: bool,
 ) -> Search {
-    let start = game.start();
-    let mut states: Vec<State> = vec![start.clone()];
+    // every state reached, once, in the order reached (a state's index is its place in
+    // the breadth-first queue); looked up by hash, never iterated by it, so the hasher
+    // reaches no output. Fx over SipHash because a suite's rooms are searched on every
+    // start, and one set rather than a queue and a set because each copy of a state is
+    // six allocations.
+    let mut states: indexmap::IndexSet<State, rustc_hash::FxBuildHasher> =
+        indexmap::IndexSet::default();
+    states.insert(game.start());
+    let mut scratch = game.start();
+    let mut fresh: Vec<(Move, State)> = Vec::new();
     let mut parent: Vec<Option<(usize, Move)>> = vec![None];
-    // states seen: only looked up, never iterated, so the hasher's order reaches no
-    // output; Fx over SipHash because a suite's rooms are searched on every start
-    let mut seen: rustc_hash::FxHashSet<State> = rustc_hash::FxHashSet::default();
-    seen.insert(start);
     let mut head = 0;
     let mut found = None;
     let mut complete = true;
-    while head < states.len() {
-        let current = &states[head];
+    while let Some(current) = states.get_index(head) {
         visit(current);
         if game.escaped(current) {
             if found.is_none() {
@@ -215,16 +225,24 @@ fn bfs(
             head += 1;
             continue;
         }
-        for (m, next) in successors(game, current, relevance) {
-            if seen.contains(&next) {
+        // the states not reached before, in move order; added after the moves are
+        // tried (`current` is borrowed from the set meanwhile)
+        fresh.clear();
+        successors(game, current, relevance, &mut scratch, |m, next| {
+            if !states.contains(next) {
+                fresh.push((m, next.clone()));
+            }
+        });
+        for (m, next) in fresh.drain(..) {
+            if states.contains(&next) {
+                // two moves of this state reach it
                 continue;
             }
             if states.len() >= limit {
                 complete = false;
                 continue;
             }
-            seen.insert(next.clone());
-            states.push(next);
+            states.insert(next);
             parent.push(Some((head, m)));
         }
         head += 1;

@@ -33,17 +33,12 @@ impl Frame {
 
     /// The picture as PNG file bytes (8-bit RGB, fixed encoder settings).
     pub fn png(&self) -> Result<Vec<u8>, RenderError> {
-        let encode = |e: png::EncodingError| RenderError::Encode(e.to_string());
-        let mut out = Vec::with_capacity(self.rgb.len() / 3);
-        let mut encoder = png::Encoder::new(&mut out, self.width, self.height);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_compression(png::Compression::Fast);
-        encoder.set_filter(png::FilterType::Paeth);
-        let mut writer = encoder.write_header().map_err(encode)?;
-        writer.write_image_data(&self.rgb).map_err(encode)?;
-        writer.finish().map_err(encode)?;
-        Ok(out)
+        crate::encode::png(
+            self.width,
+            self.height,
+            crate::encode::Layout::Rgb,
+            &self.rgb,
+        )
     }
 
     /// Paints the red dot that marks what the camera looks at: a disc of radius
