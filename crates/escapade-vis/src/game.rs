@@ -63,7 +63,7 @@ pub enum Move {
 pub const ANSWER_TEMPLATE: &str = "<ANSWER>your answer</ANSWER>";
 
 /// The state of one play: what is in view and everything that changed.
-#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct State {
     view: View,
     receptacles: Vec<u8>,
@@ -102,6 +102,30 @@ impl Clone for State {
         self.clues.clone_from(&source.clues);
         self.saw.clone_from(&source.saw);
         self.viewed.clone_from(&source.viewed);
+    }
+}
+
+// By hand because the derived hash feeds the hasher one flag at a time, which was the
+// largest part of the oracle's search of a room: the flags go in 64 to a word.
+impl std::hash::Hash for State {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        fn flags<H: std::hash::Hasher>(bits: &[bool], h: &mut H) {
+            h.write_usize(bits.len());
+            for word in bits.chunks(64) {
+                h.write_u64(
+                    word.iter()
+                        .enumerate()
+                        .fold(0, |w, (i, &b)| w | (u64::from(b) << i)),
+                );
+            }
+        }
+        self.view.hash(h);
+        self.receptacles.hash(h);
+        flags(&self.taken, h);
+        flags(&self.fired, h);
+        flags(&self.clues, h);
+        flags(&self.saw, h);
+        flags(&self.viewed, h);
     }
 }
 
