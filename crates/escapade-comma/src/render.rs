@@ -172,7 +172,7 @@ impl Drawing {
     }
 }
 
-fn encode(canvas: &Canvas) -> Result<Vec<u8>, CommaError> {
+fn encode(mut canvas: Canvas) -> Result<Vec<u8>, CommaError> {
     canvas.png().map_err(CommaError::Render)
 }
 
@@ -325,7 +325,7 @@ fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, Comma
     c.stroke_rect(300.0, 322.0, 190.0, 40.0, EDGE, 1.5);
     c.text(310.0, 326.0, 11.0, Rgb(80, 80, 80), "SERIAL NO.");
     c.text(310.0, 338.0, 20.0, INK, serial);
-    encode(&c)
+    encode(c)
 }
 
 /// Who's on first: the display and six labelled buttons in three rows of two.
@@ -357,7 +357,7 @@ fn who(display: &str, labels: &[String], solved: bool) -> Result<Vec<u8>, CommaE
         let (x, y) = at(i);
         button_text(&mut c, x, y, 170.0, 58.0, text, 24.0);
     }
-    encode(&c)
+    encode(c)
 }
 
 /// LED: the stage number at the top left, one LED per stage with the current stage's lit
@@ -417,7 +417,7 @@ fn led(stages: usize, now: Option<(usize, &str, [char; 4])>) -> Result<Vec<u8>, 
         let (x, y) = at(i);
         button_text(&mut c, x, y, 110.0, 96.0, &text, 52.0);
     }
-    encode(&c)
+    encode(c)
 }
 
 /// Memory: the display digit, the stage indicator and four labelled buttons left to right.
@@ -464,7 +464,7 @@ fn memory(stages: usize, now: Option<(usize, u8, [u8; 4])>) -> Result<Vec<u8>, C
             false,
         );
     }
-    encode(&c)
+    encode(c)
 }
 
 /// Keypad: four buttons in a 2×2 grid, each with its symbol drawn (never named);
@@ -509,7 +509,7 @@ fn keypad(symbols: [&str; 4], pressed: [bool; 4], solved: bool) -> Result<Vec<u8
             },
         );
     }
-    encode(&c)
+    encode(c)
 }
 
 /// Password: five letter wheels, each with an up button above and a down button below,
@@ -546,7 +546,7 @@ fn password(letters: [char; 5], solved: bool) -> Result<Vec<u8>, CommaError> {
             &l.to_ascii_uppercase().to_string(),
         );
     }
-    encode(&c)
+    encode(c)
 }
 
 /// Colour: the 4×4 grid (`None` is a white square), rows and columns numbered 0 to 3.
@@ -590,7 +590,7 @@ fn colour(grid: [Option<&str>; 16], solved: bool) -> Result<Vec<u8>, CommaError>
             &t,
         );
     }
-    encode(&c)
+    encode(c)
 }
 
 /// Maze: the grid from above (walls dark, open squares white), the torus on its square in
@@ -673,7 +673,7 @@ fn maze(
     c.line(bx, by - 30.0, bx, by - 21.0, INK, 3.0);
     c.line(bx + 21.0, by, bx + 12.0, by, INK, 3.0);
     c.fill_circle(bx, by, 3.5, INK);
-    encode(&c)
+    encode(c)
 }
 
 /// ATM: the screen (heading lines, two options with the pointer on one) and the keypad.
@@ -701,7 +701,7 @@ fn atm(
     })?;
     c.text_centered(49.0, 264.0, 18.0, INK, pin);
     atm_lines(&mut c, heading, options, pointer);
-    encode(&c)
+    encode(c)
 }
 
 /// Where the ATM's keypad starts (x, y), and its keys' width, height and gap.
@@ -722,7 +722,7 @@ fn atm_in_order(
     screen(&mut c, 40.0, 48.0, 432.0, 150.0);
     atm_lines(&mut c, heading, options, pointer);
     atm_keys(&mut c);
-    encode(&c)
+    encode(c)
 }
 
 /// The solver's bank card, beside the keypad (private, like the balance), without its PIN.
@@ -1252,7 +1252,7 @@ fn lesion(l: &Lesion) -> Result<Vec<u8>, CommaError> {
     );
     c.fill_rect(16.0, h - 20.0, 5.0 * px, 4.0, Rgb::BLACK);
     c.text(16.0 + 5.0 * px + 6.0, h - 28.0, 14.0, Rgb::BLACK, "5 mm");
-    encode(&c)
+    encode(c)
 }
 
 #[cfg(test)]

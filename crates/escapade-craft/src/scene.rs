@@ -583,19 +583,8 @@ fn door_objects(room: &Room, door: &Door, open: bool, objects: &mut Vec<Object>)
 }
 
 fn to_texture(canvas: &Canvas) -> Texture {
-    let (w, h) = (canvas.width(), canvas.height());
-    let mut rgba = Vec::with_capacity((w * h * 4) as usize);
-    for y in 0..h {
-        for x in 0..w {
-            let Rgb(r, g, b) = canvas.pixel(x, y).unwrap_or(Rgb::WHITE);
-            rgba.extend_from_slice(&[r, g, b, 255]);
-        }
-    }
-    Texture {
-        width: w,
-        height: h,
-        rgba,
-    }
+    // the canvas is opaque: its RGBA bytes are the texture's
+    Texture::from_canvas(canvas)
 }
 
 /// A sheet of paper with a heading and strokes of handwriting (no secrets on it).

@@ -6,11 +6,12 @@
 //! opaque: it starts filled with a background colour, so blending never depends on an
 //! alpha channel left undefined.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use tiny_skia::{
-    FillRule, Paint, PathBuilder, Pixmap, PremultipliedColorU8, Rect, Stroke, Transform,
+    FillRule, Paint, PathBuilder, PathSegment, Pixmap, PremultipliedColorU8, Rect, Stroke,
+    Transform,
 };
 
 use crate::RenderError;
@@ -38,11 +39,153 @@ fn font() -> &'static FontRef<'static> {
     FONT.get_or_init(|| FontRef::try_from_slice(crate::FONT).expect("the bundled font parses"))
 }
 
-/// A picture being drawn. See the module docs. A clone is a copy of the pixels (a
-/// background drawn once can be copied and drawn on).
+/// A picture being drawn. See the module docs. A clone is a copy of the picture (a
+/// background drawn once can be copied and drawn on); the pixels themselves are copied
+/// only when one of the two is drawn on and read.
 #[derive(Clone)]
 pub struct Canvas {
-    pixmap: Pixmap,
+    /// The pixels with every call before `pending` applied; shared by clones.
+    pixmap: Arc<Pixmap>,
+    /// Calls not yet rasterized, in order.
+    pending: Vec<Op>,
+    /// The size, the background and every call since [`Canvas::new`], encoded.
+    key: Vec<u8>,
+}
+
+/// One drawing call, as the canvas keeps it until its pixels are needed.
+#[derive(Clone)]
+enum Op {
+    /// tiny-skia's rectangle filler (sides of at least 2 pixels).
+    Rect { rect: Rect, color: Rgb },
+    /// A filled path (non-zero winding).
+    Fill { path: tiny_skia::Path, color: Rgb },
+    /// A stroked path, `width` wide, default caps and joins.
+    Stroke {
+        path: tiny_skia::Path,
+        color: Rgb,
+        width: f32,
+    },
+    /// One line of text, top-left corner at `(x, y)`.
+    Text {
+        x: f32,
+        y: f32,
+        size: f32,
+        color: Rgb,
+        text: String,
+    },
+}
+
+impl Op {
+    fn apply(&self, pixmap: &mut Pixmap) {
+        match self {
+            Op::Rect { rect, color } => {
+                pixmap.fill_rect(*rect, &paint(*color), Transform::identity(), None)
+            }
+            Op::Fill { path, color } => {
+                pixmap.fill_path(
+                    path,
+                    &paint(*color),
+                    FillRule::Winding,
+                    Transform::identity(),
+                    None,
+                );
+            }
+            Op::Stroke { path, color, width } => {
+                let stroke = Stroke {
+                    width: *width,
+                    ..Stroke::default()
+                };
+                pixmap.stroke_path(path, &paint(*color), &stroke, Transform::identity(), None);
+            }
+            Op::Text {
+                x,
+                y,
+                size,
+                color,
+                text,
+            } => {
+                draw_text(pixmap, *x, *y, *size, *color, text);
+            }
+        }
+    }
+
+    /// Appends the call to `key`: a tag, then every argument (numbers as their bits, a
+    /// path's verbs and points and a text with their counts), so that two different
+    /// calls never encode alike.
+    fn encode(&self, key: &mut Vec<u8>) {
+        fn number(key: &mut Vec<u8>, v: f32) {
+            key.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+        fn colour(key: &mut Vec<u8>, c: Rgb) {
+            key.extend_from_slice(&[c.0, c.1, c.2]);
+        }
+        fn path(key: &mut Vec<u8>, p: &tiny_skia::Path) {
+            fn points(key: &mut Vec<u8>, tag: u8, ps: &[tiny_skia::Point]) {
+                key.push(tag);
+                for q in ps {
+                    number(key, q.x);
+                    number(key, q.y);
+                }
+            }
+            for segment in p.segments() {
+                match segment {
+                    PathSegment::MoveTo(a) => points(key, b'm', &[a]),
+                    PathSegment::LineTo(a) => points(key, b'l', &[a]),
+                    PathSegment::QuadTo(a, b) => points(key, b'q', &[a, b]),
+                    PathSegment::CubicTo(a, b, c) => points(key, b'c', &[a, b, c]),
+                    PathSegment::Close => key.push(b'z'),
+                }
+            }
+            // the end of the path: no segment starts with this tag
+            key.push(b'.');
+        }
+        match self {
+            Op::Rect { rect, color } => {
+                key.push(b'R');
+                for v in [rect.x(), rect.y(), rect.width(), rect.height()] {
+                    number(key, v);
+                }
+                colour(key, *color);
+            }
+            Op::Fill { path: p, color } => {
+                key.push(b'F');
+                path(key, p);
+                colour(key, *color);
+            }
+            Op::Stroke {
+                path: p,
+                color,
+                width,
+            } => {
+                key.push(b'S');
+                path(key, p);
+                colour(key, *color);
+                number(key, *width);
+            }
+            Op::Text {
+                x,
+                y,
+                size,
+                color,
+                text,
+            } => {
+                key.push(b'T');
+                for v in [*x, *y, *size] {
+                    number(key, v);
+                }
+                colour(key, *color);
+                key.extend_from_slice(&(text.len() as u32).to_le_bytes());
+                key.extend_from_slice(text.as_bytes());
+            }
+        }
+    }
+}
+
+fn paint(color: Rgb) -> Paint<'static> {
+    let mut paint = Paint::default();
+    paint.set_color_rgba8(color.0, color.1, color.2, 255);
+    paint.anti_alias = true;
+    paint
 }
 
 impl Canvas {
@@ -58,7 +201,39 @@ impl Canvas {
             background.2,
             255,
         ));
-        Ok(Canvas { pixmap })
+        let mut key = b"canvas".to_vec();
+        key.extend_from_slice(&width.to_le_bytes());
+        key.extend_from_slice(&height.to_le_bytes());
+        key.extend_from_slice(&[background.0, background.1, background.2]);
+        Ok(Canvas {
+            pixmap: Arc::new(pixmap),
+            pending: Vec::new(),
+            key,
+        })
+    }
+
+    /// What was drawn: the size, the background and every drawing call since
+    /// [`Canvas::new`], encoded. Two canvases with the same key hold the same pixels.
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    fn record(&mut self, op: Op) {
+        op.encode(&mut self.key);
+        self.pending.push(op);
+    }
+
+    /// Rasterizes the calls not yet drawn (reading the pixels does it too). A canvas
+    /// kept to be copied many times (a background) is flushed once, so that its copies
+    /// do not each draw its calls again.
+    pub fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pixmap = Arc::make_mut(&mut self.pixmap);
+        for op in self.pending.drain(..) {
+            op.apply(pixmap);
+        }
     }
 
     /// Width in pixels.
@@ -71,13 +246,6 @@ impl Canvas {
         self.pixmap.height()
     }
 
-    fn paint(color: Rgb) -> Paint<'static> {
-        let mut paint = Paint::default();
-        paint.set_color_rgba8(color.0, color.1, color.2, 255);
-        paint.anti_alias = true;
-        paint
-    }
-
     /// Fills the axis-aligned rectangle at `(x, y)` of size `w` × `h`.
     pub fn fill_rect(&mut self, x: f32, y: f32, w: f32, h: f32, color: Rgb) {
         if let Some(rect) = Rect::from_xywh(x, y, w, h) {
@@ -87,8 +255,7 @@ impl Canvas {
                 // its path filler does not
                 self.fill_path(&PathBuilder::from_rect(rect), color);
             } else {
-                self.pixmap
-                    .fill_rect(rect, &Self::paint(color), Transform::identity(), None);
+                self.record(Op::Rect { rect, color });
             }
         }
     }
@@ -221,27 +388,18 @@ impl Canvas {
     }
 
     fn fill_path(&mut self, path: &tiny_skia::Path, color: Rgb) {
-        self.pixmap.fill_path(
-            path,
-            &Self::paint(color),
-            FillRule::Winding,
-            Transform::identity(),
-            None,
-        );
+        self.record(Op::Fill {
+            path: path.clone(),
+            color,
+        });
     }
 
     fn stroke_path(&mut self, path: &tiny_skia::Path, color: Rgb, width: f32) {
-        let stroke = Stroke {
+        self.record(Op::Stroke {
+            path: path.clone(),
+            color,
             width,
-            ..Stroke::default()
-        };
-        self.pixmap.stroke_path(
-            path,
-            &Self::paint(color),
-            &stroke,
-            Transform::identity(),
-            None,
-        );
+        });
     }
 
     /// The width `text` takes at `size` pixels.
@@ -263,9 +421,15 @@ impl Canvas {
     /// Draws one line of `text` with its top-left corner at `(x, y)`, `size` pixels high.
     /// Returns the width drawn.
     pub fn text(&mut self, x: f32, y: f32, size: f32, color: Rgb, text: &str) -> f32 {
+        self.record(Op::Text {
+            x,
+            y,
+            size,
+            color,
+            text: text.to_string(),
+        });
+        // the caret's path as drawing moves it, so the width is the one drawn
         let scaled = font().as_scaled(PxScale::from(size));
-        let baseline = y + scaled.ascent();
-        let (w, h) = (self.pixmap.width() as i32, self.pixmap.height() as i32);
         let mut caret = x;
         let mut prev = None;
         for c in text.chars() {
@@ -273,37 +437,8 @@ impl Canvas {
             if let Some(p) = prev {
                 caret += scaled.kern(p, id);
             }
-            let glyph = id.with_scale_and_position(size, point(caret, baseline));
             caret += scaled.h_advance(id);
             prev = Some(id);
-            let Some(outline) = font().outline_glyph(glyph) else {
-                continue;
-            };
-            let bounds = outline.px_bounds();
-            let pixels = self.pixmap.pixels_mut();
-            outline.draw(|gx, gy, coverage| {
-                let px = bounds.min.x as i32 + gx as i32;
-                let py = bounds.min.y as i32 + gy as i32;
-                if px < 0 || py < 0 || px >= w || py >= h {
-                    return;
-                }
-                let t = (coverage.clamp(0.0, 1.0) * 255.0 + 0.5) as u32;
-                if t == 0 {
-                    return;
-                }
-                let i = (py * w + px) as usize;
-                let dst = pixels[i];
-                let blend =
-                    |d: u8, s: u8| ((d as u32 * (255 - t) + s as u32 * t + 127) / 255) as u8;
-                if let Some(out) = PremultipliedColorU8::from_rgba(
-                    blend(dst.red(), color.0),
-                    blend(dst.green(), color.1),
-                    blend(dst.blue(), color.2),
-                    255,
-                ) {
-                    pixels[i] = out;
-                }
-            });
         }
         caret - x
     }
@@ -357,26 +492,75 @@ impl Canvas {
     }
 
     /// The pixel at `(x, y)` (for tests), or `None` outside the canvas.
-    pub fn pixel(&self, x: u32, y: u32) -> Option<Rgb> {
+    pub fn pixel(&mut self, x: u32, y: u32) -> Option<Rgb> {
+        self.flush();
         let p = self.pixmap.pixel(x, y)?;
         Some(Rgb(p.red(), p.green(), p.blue()))
     }
 
     /// The pixels as row-major RGBA bytes (the canvas is opaque, so every alpha is 255
     /// and the colours are not premultiplied in any way that matters).
-    pub fn rgba(&self) -> &[u8] {
+    pub fn rgba(&mut self) -> &[u8] {
+        self.flush();
         self.pixmap.data()
     }
 
     /// The picture as PNG file bytes: its RGBA pixels as they are (see
     /// [`crate::encode`]); the file decodes to exactly these pixels.
-    pub fn png(&self) -> Result<Vec<u8>, RenderError> {
+    pub fn png(&mut self) -> Result<Vec<u8>, RenderError> {
+        self.flush();
         crate::encode::png(
             self.width(),
             self.height(),
             crate::encode::Layout::Rgba,
             self.pixmap.data(),
         )
+    }
+}
+
+/// Rasterizes one line of `text` onto `pixmap` (see [`Canvas::text`]): glyph by glyph,
+/// each blended with integer arithmetic.
+fn draw_text(pixmap: &mut Pixmap, x: f32, y: f32, size: f32, color: Rgb, text: &str) {
+    let scaled = font().as_scaled(PxScale::from(size));
+    let baseline = y + scaled.ascent();
+    let (w, h) = (pixmap.width() as i32, pixmap.height() as i32);
+    let mut caret = x;
+    let mut prev = None;
+    for c in text.chars() {
+        let id = scaled.glyph_id(c);
+        if let Some(p) = prev {
+            caret += scaled.kern(p, id);
+        }
+        let glyph = id.with_scale_and_position(size, point(caret, baseline));
+        caret += scaled.h_advance(id);
+        prev = Some(id);
+        let Some(outline) = font().outline_glyph(glyph) else {
+            continue;
+        };
+        let bounds = outline.px_bounds();
+        let pixels = pixmap.pixels_mut();
+        outline.draw(|gx, gy, coverage| {
+            let px = bounds.min.x as i32 + gx as i32;
+            let py = bounds.min.y as i32 + gy as i32;
+            if px < 0 || py < 0 || px >= w || py >= h {
+                return;
+            }
+            let t = (coverage.clamp(0.0, 1.0) * 255.0 + 0.5) as u32;
+            if t == 0 {
+                return;
+            }
+            let i = (py * w + px) as usize;
+            let dst = pixels[i];
+            let blend = |d: u8, s: u8| ((d as u32 * (255 - t) + s as u32 * t + 127) / 255) as u8;
+            if let Some(out) = PremultipliedColorU8::from_rgba(
+                blend(dst.red(), color.0),
+                blend(dst.green(), color.1),
+                blend(dst.blue(), color.2),
+                255,
+            ) {
+                pixels[i] = out;
+            }
+        });
     }
 }
 
@@ -505,5 +689,68 @@ mod tests {
             c.png().unwrap()
         };
         assert_eq!(draw(), draw());
+    }
+
+    /// One of a few drawing calls, picked by `n`, at `v`.
+    fn call(c: &mut Canvas, n: u8, v: f32) {
+        match n % 5 {
+            0 => c.fill_rect(v, v / 2.0, 9.0, 5.0, Rgb(200, 10, 10)),
+            1 => c.stroke_rect(v / 3.0, 2.0, 7.5, v / 2.0 + 1.0, Rgb(10, 90, 10), 1.5),
+            2 => c.fill_circle(v, 12.0, 4.0, Rgb(0, 0, 250)),
+            3 => {
+                c.text(v, 3.0, 9.0, Rgb::BLACK, "Hi");
+            }
+            _ => c.line(0.0, v, 30.0, 20.0 - v / 2.0, Rgb(90, 90, 0), 2.0),
+        }
+    }
+
+    proptest::proptest! {
+        /// A canvas's key is its drawing calls: the same calls give the same key and
+        /// the same pixels, and a different list of calls a different key.
+        #[test]
+        fn the_key_is_the_drawing(
+            a in proptest::collection::vec((0u8..5, 0.0f32..30.0), 0..6),
+            b in proptest::collection::vec((0u8..5, 0.0f32..30.0), 0..6),
+        ) {
+            let drawn = |calls: &[(u8, f32)]| {
+                let mut c = Canvas::new(40, 24, Rgb::WHITE).unwrap();
+                for &(n, v) in calls {
+                    call(&mut c, n, v);
+                }
+                c
+            };
+            let (mut x, mut y) = (drawn(&a), drawn(&b));
+            let same_calls = a.iter().map(|(n, v)| (n % 5, v.to_bits())).eq(b.iter().map(|(n, v)| (n % 5, v.to_bits())));
+            proptest::prop_assert_eq!(x.key() == y.key(), same_calls);
+            if x.key() == y.key() {
+                proptest::prop_assert_eq!(x.rgba(), y.rgba());
+            }
+        }
+    }
+
+    /// Pixels are drawn when read, in the order the calls were made, and reading in
+    /// between changes nothing; a copy drawn on leaves the original as it was.
+    #[test]
+    fn drawing_later_is_drawing_at_once() {
+        let mut once = Canvas::new(50, 30, Rgb::WHITE).unwrap();
+        let mut in_steps = Canvas::new(50, 30, Rgb::WHITE).unwrap();
+        for (k, &(n, v)) in [(0u8, 3.0f32), (3, 5.0), (1, 9.0), (2, 20.0), (4, 7.0)]
+            .iter()
+            .enumerate()
+        {
+            call(&mut once, n, v);
+            call(&mut in_steps, n, v);
+            if k % 2 == 0 {
+                in_steps.flush();
+            }
+        }
+        assert_eq!(once.key(), in_steps.key());
+        assert_eq!(once.rgba(), in_steps.rgba());
+        let before = once.rgba().to_vec();
+        let mut copy = once.clone();
+        copy.fill_rect(0.0, 0.0, 50.0, 30.0, Rgb::BLACK);
+        assert_eq!(copy.pixel(10, 10), Some(Rgb::BLACK));
+        assert_eq!(once.rgba(), &before[..]);
+        assert_ne!(copy.key(), once.key());
     }
 }

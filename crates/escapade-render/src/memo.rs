@@ -155,8 +155,9 @@ impl<K: Ord> Bases<K> {
     }
 
     /// A copy of the canvas kept for `key`, or of the one `draw` makes (outside the lock),
-    /// which is kept. The pixels are copied outside the lock too (a view-sized canvas is
-    /// over a megabyte), so environments on other threads copy theirs meanwhile.
+    /// which is kept, rasterized. A copy shares the kept pixels until it is drawn on and
+    /// read (see [`Canvas`]), so a picture found by its drawing calls elsewhere never
+    /// copies its background at all.
     pub fn get_or_draw<E>(
         &self,
         key: K,
@@ -166,7 +167,9 @@ impl<K: Ord> Bases<K> {
         if let Some(found) = found {
             return Ok((*found).clone());
         }
-        let canvas = draw()?;
+        let mut canvas = draw()?;
+        // drawn once here, not by each copy
+        canvas.flush();
         self.lock().insert(key, Arc::new(canvas.clone()));
         Ok(canvas)
     }

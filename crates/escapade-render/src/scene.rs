@@ -127,10 +127,12 @@ impl Texture {
     /// The picture on a 2D canvas as a texture: how worlds put notes, number patterns and
     /// posters into a room (draw with [`Canvas`], then hang the texture on a quad).
     pub fn from_canvas(canvas: &Canvas) -> Texture {
+        // a copy shares the canvas's pixels; drawing its pending calls copies them
+        let mut drawn = canvas.clone();
         Texture {
-            width: canvas.width(),
-            height: canvas.height(),
-            rgba: canvas.rgba().to_vec(),
+            width: drawn.width(),
+            height: drawn.height(),
+            rgba: drawn.rgba().to_vec(),
         }
     }
 }

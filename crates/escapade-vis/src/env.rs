@@ -249,12 +249,16 @@ impl VisEnv {
             .get_or_draw(&key, || {
                 // the one place a view's picture is chosen: an imported room shows its
                 // own pictures; views it has none for are drawn
-                let png = match crate::pictures::png(&self.game, &self.state) {
-                    Some(png) => png.to_vec(),
-                    None => render::render_with(&self.game, &self.state, render::Style { labels })?,
+                let (png, sha256) = match crate::pictures::png(&self.game, &self.state) {
+                    Some(png) => (png.to_vec(), escapade_core::hash::sha256_hex(png)),
+                    None => {
+                        let drawn =
+                            render::picture(&self.game, &self.state, render::Style { labels })?;
+                        (drawn.png.clone(), drawn.sha256.clone())
+                    }
                 };
                 Ok::<_, crate::VisError>(Picture {
-                    sha256: escapade_core::hash::sha256_hex(&png),
+                    sha256,
                     png,
                     alt: Some(describe::describe(&self.game, &self.state)),
                 })

@@ -368,8 +368,8 @@ fn pictures_carry_no_banner_or_name_tags_unless_asked() {
         for w in Wall::ALL {
             let s = at(&g, View::Wall(w));
             for labels in [false, true] {
-                let c = draw(&g, &s, Style { labels }).unwrap();
-                let band = |y0: u32, y1: u32, colour| {
+                let mut c = draw(&g, &s, Style { labels }).unwrap();
+                let mut band = |y0: u32, y1: u32, colour| {
                     (y0..y1).any(|y| (0..VIEW_SIZE.0).any(|x| c.pixel(x, y) == Some(colour)))
                 };
                 // the banner's dark plate at the top; the name plates under the objects
@@ -385,7 +385,7 @@ fn pictures_carry_no_banner_or_name_tags_unless_asked() {
             }
         }
         for v in every_view(&g).into_iter().skip(Wall::ALL.len()) {
-            let c = draw(&g, &at(&g, v), Style::default()).unwrap();
+            let mut c = draw(&g, &at(&g, v), Style::default()).unwrap();
             let top = (8..44).any(|y| (0..VIEW_SIZE.0).any(|x| c.pixel(x, y) == Some(banner)));
             assert!(!top, "{} {v:?} has a banner", g.room().id);
         }
