@@ -1101,10 +1101,20 @@ fn seen_within_reach(room: &Room, grid: &Grid, mask: &[bool], blockers: &[Aabb],
 
 /// How far the start pose looks across free floor: the least distance, over the
 /// headings [`VIEW_RAYS`] around the pose's, from the pose to the first wall, piece of
-/// furniture standing on the floor (rugs aside) or prop on the floor, measured on the
-/// floor plan — so a low table counts as much as a wardrobe. Metres.
+/// furniture standing on the floor (rugs aside), piece hung on a wall or prop on the
+/// floor, measured on the floor plan — so a low table counts as much as a wardrobe, and
+/// a shelf hung at eye height as much as the wall it hangs on plus its depth. Metres.
 pub fn free_view(room: &Room, pose: &Pose) -> f32 {
-    let blockers = floor_blockers(&room.furniture, &room.props);
+    // hung pieces are walked under (not in the floor blockers) but seen before the wall
+    let blockers: Vec<Rect> = floor_blockers(&room.furniture, &room.props)
+        .into_iter()
+        .chain(
+            room.furniture
+                .iter()
+                .filter(|f| f.kind.spec().mount == Mount::Hung)
+                .map(|f| footprint(f.kind, &f.placement)),
+        )
+        .collect();
     VIEW_RAYS
         .iter()
         .map(|off| {
