@@ -109,9 +109,9 @@ impl Op {
         }
     }
 
-    /// Appends the call to `key`: a tag, then every argument (numbers as their bits, a
-    /// path's verbs and points and a text with their counts), so that two different
-    /// calls never encode alike.
+    /// Appends the call to `key`: a tag, then every argument (numbers as their bits; a
+    /// path as its segments, each tagged, and an end mark; a text after its length), so
+    /// that two different calls never encode alike.
     fn encode(&self, key: &mut Vec<u8>) {
         fn number(key: &mut Vec<u8>, v: f32) {
             key.extend_from_slice(&v.to_bits().to_le_bytes());
