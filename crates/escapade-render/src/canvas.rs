@@ -404,18 +404,7 @@ impl Canvas {
 
     /// The width `text` takes at `size` pixels.
     pub fn text_width(size: f32, text: &str) -> f32 {
-        let scaled = font().as_scaled(PxScale::from(size));
-        let mut width = 0.0;
-        let mut prev = None;
-        for c in text.chars() {
-            let id = scaled.glyph_id(c);
-            if let Some(p) = prev {
-                width += scaled.kern(p, id);
-            }
-            width += scaled.h_advance(id);
-            prev = Some(id);
-        }
-        width
+        pen(size, 0.0, text, |_, _| {})
     }
 
     /// Draws one line of `text` with its top-left corner at `(x, y)`, `size` pixels high.
@@ -428,19 +417,8 @@ impl Canvas {
             color,
             text: text.to_string(),
         });
-        // the caret's path as drawing moves it, so the width is the one drawn
-        let scaled = font().as_scaled(PxScale::from(size));
-        let mut caret = x;
-        let mut prev = None;
-        for c in text.chars() {
-            let id = scaled.glyph_id(c);
-            if let Some(p) = prev {
-                caret += scaled.kern(p, id);
-            }
-            caret += scaled.h_advance(id);
-            prev = Some(id);
-        }
-        caret - x
+        // the caret moved as drawing moves it, so the width is the one drawn
+        pen(size, x, text, |_, _| {}) - x
     }
 
     /// Draws `text` centred horizontally on `cx`, top at `y`.
@@ -518,12 +496,12 @@ impl Canvas {
     }
 }
 
-/// Rasterizes one line of `text` onto `pixmap` (see [`Canvas::text`]): glyph by glyph,
-/// each blended with integer arithmetic.
-fn draw_text(pixmap: &mut Pixmap, x: f32, y: f32, size: f32, color: Rgb, text: &str) {
+/// Walks the pen along `text` at `size` from `x`: calls `each` with every glyph and the
+/// pen's position where it is drawn (after the kerning before it), and returns where the
+/// pen ends. What [`Canvas::text_width`] measures, [`Canvas::text`] returns and
+/// [`draw_text`] draws, with the same arithmetic.
+fn pen(size: f32, x: f32, text: &str, mut each: impl FnMut(ab_glyph::GlyphId, f32)) -> f32 {
     let scaled = font().as_scaled(PxScale::from(size));
-    let baseline = y + scaled.ascent();
-    let (w, h) = (pixmap.width() as i32, pixmap.height() as i32);
     let mut caret = x;
     let mut prev = None;
     for c in text.chars() {
@@ -531,11 +509,22 @@ fn draw_text(pixmap: &mut Pixmap, x: f32, y: f32, size: f32, color: Rgb, text: &
         if let Some(p) = prev {
             caret += scaled.kern(p, id);
         }
-        let glyph = id.with_scale_and_position(size, point(caret, baseline));
+        each(id, caret);
         caret += scaled.h_advance(id);
         prev = Some(id);
+    }
+    caret
+}
+
+/// Rasterizes one line of `text` onto `pixmap` (see [`Canvas::text`]): glyph by glyph,
+/// each blended with integer arithmetic.
+fn draw_text(pixmap: &mut Pixmap, x: f32, y: f32, size: f32, color: Rgb, text: &str) {
+    let baseline = y + font().as_scaled(PxScale::from(size)).ascent();
+    let (w, h) = (pixmap.width() as i32, pixmap.height() as i32);
+    pen(size, x, text, |id, caret| {
+        let glyph = id.with_scale_and_position(size, point(caret, baseline));
         let Some(outline) = font().outline_glyph(glyph) else {
-            continue;
+            return;
         };
         let bounds = outline.px_bounds();
         let pixels = pixmap.pixels_mut();
@@ -561,7 +550,7 @@ fn draw_text(pixmap: &mut Pixmap, x: f32, y: f32, size: f32, color: Rgb, text: &
                 pixels[i] = out;
             }
         });
-    }
+    });
 }
 
 fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Path> {
