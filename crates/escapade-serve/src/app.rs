@@ -229,9 +229,9 @@ impl App {
             role: params.role.clone(),
             partner: params.partner.clone(),
         };
-        // the old episode gives up; its own thread records it (not awaited here)
+        // the old episode gives up and is recorded in the background; a stop waits for it
         if let Some(old) = live.take() {
-            drop(old);
+            self.retire(old);
         }
         let spec = Spec {
             world,
@@ -312,6 +312,33 @@ impl App {
         Ok(state)
     }
 
+    /// Gives `old` up and records it on a task of its own, counted as closing until the
+    /// record is written, so that [`App::drain`] (a stop) waits for it: a reset's replaced
+    /// episode and a reaped session's are never cut off by the process exiting.
+    fn retire(&self, old: Live) {
+        let closing = Closing::new(&self.closing);
+        tokio::spawn(async move {
+            old.episode.give_up().await;
+            drop(closing);
+        });
+    }
+
+    /// Removes the sessions idle past the timeout; each episode gives up and is recorded
+    /// in the background (a stop waits for it). How many were removed.
+    pub fn reap(&self) -> usize {
+        let reaped = self.sessions.reap();
+        for session in &reaped {
+            // `finish` waits for a request that took the session after the table let go
+            let closing = Closing::new(&self.closing);
+            let session = session.clone();
+            tokio::spawn(async move {
+                finish(&session).await;
+                drop(closing);
+            });
+        }
+        reaped.len()
+    }
+
     /// Ends a session: its episode gives up (when not over) and is recorded; waits for the
     /// record. `false` when there was no such session.
     pub async fn close(&self, id: &str) -> bool {
@@ -337,17 +364,18 @@ impl App {
     }
 }
 
-/// One [`App::close`] in progress, counted while it lives.
-struct Closing<'a>(&'a tokio::sync::watch::Sender<usize>);
+/// One episode being ended outside the session table ([`App::close`], a replaced or
+/// reaped episode), counted while it lives.
+struct Closing(tokio::sync::watch::Sender<usize>);
 
-impl<'a> Closing<'a> {
-    fn new(count: &'a tokio::sync::watch::Sender<usize>) -> Self {
+impl Closing {
+    fn new(count: &tokio::sync::watch::Sender<usize>) -> Self {
         count.send_modify(|n| *n += 1);
-        Closing(count)
+        Closing(count.clone())
     }
 }
 
-impl Drop for Closing<'_> {
+impl Drop for Closing {
     fn drop(&mut self) {
         self.0.send_modify(|n| *n -= 1);
     }

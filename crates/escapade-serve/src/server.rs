@@ -165,7 +165,6 @@ async fn reap(app: Arc<App>) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        // dropping a session gives its episode up; its thread records it
-        drop(app.sessions.reap());
+        app.reap();
     }
 }

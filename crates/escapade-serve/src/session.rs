@@ -5,8 +5,8 @@
 //! table never trusts a client to say goodbye: a WebSocket whose client vanished without
 //! closing (a half-open connection) holds its slot only until the idle timeout, after
 //! which [`Sessions::reap`] removes it and tells its connection to close
-//! ([`Session::closed`]). Removing a session drops its episode, which gives up and is
-//! still recorded (see [`escapade_run::remote`]).
+//! ([`Session::closed`]). A removed session's episode gives up and is still recorded
+//! ([`crate::app::App::reap`], [`escapade_run::remote`]).
 //!
 //! Session ids are 128 random bits from the operating system's generator: knowing one's
 //! own id says nothing about another's, so no client reaches another's session.

@@ -370,6 +370,40 @@ async fn a_graceful_stop_records_open_episodes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replaced_and_reaped_episodes_are_recorded_before_a_stop_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = start(ServeOptions {
+        record: Some(dir.path().to_path_buf()),
+        idle_timeout: std::time::Duration::from_millis(300),
+        ..Default::default()
+    })
+    .await;
+    // one session resets ten times (each episode replaced by the next), then falls silent
+    let mut a = ws(&r).await;
+    for target in 4..14 {
+        send(&mut a, reset(counter(target))).await;
+        send(&mut a, step("inc")).await;
+    }
+    // the reaper takes it; the server stops at once after
+    assert!(eventually(|| r.app.sessions.is_empty()).await);
+    r.stop().await;
+    let mut rows: Vec<Value> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|run| {
+            let rows = std::fs::read_to_string(run.unwrap().path().join("episodes.jsonl"))
+                .expect("a replaced or reaped episode's run has its row when the stop returns");
+            serde_json::from_str(rows.lines().next().unwrap()).unwrap()
+        })
+        .collect();
+    rows.sort_by_key(|row| row["scenario"].as_str().map(String::from));
+    let seen: Vec<_> = rows
+        .iter()
+        .map(|row| (row["steps"].as_u64(), row["success"].as_bool()))
+        .collect();
+    assert_eq!(seen, vec![(Some(1), Some(false)); 10], "{rows:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_printed_address_says_what_the_server_is() {
     let r = start(ServeOptions::default()).await;
     let page = reqwest::get(r.url("/")).await.unwrap();
