@@ -231,6 +231,10 @@ class RunDriver:
     @property
     def cast(self) -> str:
         """Who plays the run, as JSON: what a :class:`Worker` is made from."""
+    def cast_for(self, workers: int) -> tuple[str, list[str]]:
+        """The cast each of ``workers`` workers is made from: the agents' rate limits
+        (``rpm``, ``tpm``) split among them, as the provider counts every worker's
+        requests; and the warnings of a limit lower than ``workers``."""
     @property
     def warnings(self) -> list[str]: ...
     def pending(self) -> list[str]:

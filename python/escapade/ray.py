@@ -88,6 +88,7 @@ class _Worker:
         # Ray would retry: the driver then stops the run at once
         self._worker: Any = None
         self._error: str | None = None
+        self.cast = cast
         try:
             self._worker = _escapade.Worker(cast)
         except _escapade.EscapadeError as e:
@@ -206,7 +207,8 @@ def _drive(
     cpus = float(ray.cluster_resources().get("CPU", 1))
     n = workers or max(1, int(cpus // cpus_per_worker))
     n = min(n, len(jobs))
-    cast = driver.cast
+    # every worker has its own client; the provider counts them all: split rpm and tpm
+    cast, cast_warnings = driver.cast_for(n)
     if episodes_per_task is None:
         # a model's episodes take seconds: one per call, each committed when it ends;
         # a baseline's take milliseconds: enough per call that Ray's cost per call
@@ -286,6 +288,7 @@ def _drive(
     summary = driver.finish()
     summary["failures"] = failures
     summary["duplicates"] = duplicates
+    summary["warnings"] = cast_warnings + summary["warnings"]
     return summary
 
 

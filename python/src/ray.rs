@@ -295,6 +295,14 @@ impl RunDriver {
         Ok(self.driver()?.cast().to_json())
     }
 
+    /// The cast each of `workers` workers is made from: the agents' rate limits (`rpm`,
+    /// `tpm`) split among them, since the provider counts every worker's requests. The
+    /// cast's JSON and the warnings of a limit too small to split.
+    fn cast_for(&self, workers: u32) -> PyResult<(String, Vec<String>)> {
+        let (cast, warnings) = self.driver()?.cast().for_workers(workers);
+        Ok((cast.to_json(), warnings))
+    }
+
     /// Warnings met while opening the run directory.
     #[getter]
     fn warnings(&self) -> PyResult<Vec<String>> {

@@ -242,6 +242,36 @@ def test_a_stopped_run_is_resumed_over_ray_and_reads_as_one_run(cluster, tmp_pat
     assert (again["skipped"], again["played"]) == (4, 0)
 
 
+def test_each_worker_gets_its_share_of_the_rate_limits(cluster, tmp_path):
+    moves = oracle_moves(SOURCE, 0, SEED)
+    script = tmp_path / "oracle.jsonl"
+    script.write_text("".join(json.dumps({"text": m}) + "\n" for m in moves))
+    summary = eray.run(
+        SOURCE, "llm", model=f"scripted/{script}", agent_options={"rpm": "6000"},
+        out=str(tmp_path), limit=1, epochs=2, seed=SEED, workers=2, keep_workers=True,
+    )
+    kept = list(eray._kept["actors"])
+    try:
+        assert summary["played"] == 2 and len(kept) == 2
+        casts = ray.get([a.__ray_call__.remote(lambda self: self.cast) for a in kept])
+        # the provider counts both workers' requests: each client may send half
+        assert [json.loads(c)["players"]["options"]["rpm"] for c in casts] == ["3000"] * 2
+        # the run records the limit as given, and nothing was said
+        assert 'rpm = "6000"' in (pathlib.Path(summary["dir"]) / "run.toml").read_text()
+        assert summary["warnings"] == []
+    finally:
+        eray.release_workers()
+    # a limit lower than the worker count: one each, and the summary says so
+    driver = escapade._escapade.RunDriver(
+        SOURCE, "llm", model=f"scripted/{script}", agent_options=["rpm=1"],
+        out=str(tmp_path / "small"), limit=1,
+    )
+    cast, warnings = driver.cast_for(2)
+    assert json.loads(cast)["players"]["options"]["rpm"] == "1"
+    assert len(warnings) == 1 and "rpm=1" in warnings[0], warnings
+    driver.finish()
+
+
 def test_bad_requests_are_clear_errors(cluster, tmp_path):
     # the agent flags are checked as `escapade run` checks them, before any worker starts
     with pytest.raises(escapade.EscapadeError, match="unknown option `nope`"):

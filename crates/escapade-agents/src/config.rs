@@ -135,6 +135,37 @@ pub fn keys_of(kind: &str) -> Option<Vec<&'static str>> {
 /// part of a run's identity, and `escapade resume -A` may change them.
 pub const TUNING_KEYS: [&str; 5] = ["timeout", "retries", "rpm", "tpm", "backend_concurrency"];
 
+/// Client keys that are a provider's rate limits (requests and tokens per minute). Each
+/// client keeps its own count, so processes that share one limit must split it
+/// ([`share_rate_limits`]).
+pub const RATE_KEYS: [&str; 2] = ["rpm", "tpm"];
+
+/// Splits the rate limits among `ways` clients that share them (the workers of a
+/// distributed run, each with its own client): each gets its whole share of the limit,
+/// rounded down, and at least 1, so together they stay within it. Returns a warning per
+/// limit lower than `ways` (there every client gets 1, and together they may exceed it);
+/// a value that is not a whole number is left for [`client_options`] to refuse.
+pub fn share_rate_limits(options: &mut BTreeMap<String, String>, ways: u32) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let ways = u64::from(ways.max(1));
+    for key in RATE_KEYS {
+        let Some(value) = options.get_mut(key) else {
+            continue;
+        };
+        let Ok(limit) = value.trim().parse::<u64>() else {
+            continue;
+        };
+        if limit < ways {
+            warnings.push(format!(
+                "{key}={limit} is less than one per worker for {ways} workers: each worker \
+                 gets {key}=1, {ways} in all; use fewer workers to stay within it"
+            ));
+        }
+        *value = (limit / ways).max(1).to_string();
+    }
+    warnings
+}
+
 /// Keys read by [`client_options`].
 pub const CLIENT_KEYS: [&str; 11] = [
     "base_url",
@@ -443,6 +474,29 @@ mod tests {
         assert!(e.to_string().contains("unknown option `memory`"), "{e}");
         assert!(client_options(&opts(&[("memory", "on")]), ClientOptions::default()).is_ok());
         assert!(client_options(&opts(&[("memry", "on")]), ClientOptions::default()).is_err());
+    }
+
+    #[test]
+    fn rate_limits_are_split_among_workers_and_other_keys_kept() {
+        let mut o = opts(&[("rpm", "60"), ("tpm", "100000"), ("timeout", "30")]);
+        assert!(share_rate_limits(&mut o, 4).is_empty());
+        assert_eq!(
+            o,
+            opts(&[("rpm", "15"), ("tpm", "25000"), ("timeout", "30")])
+        );
+        // rounded down, so four workers together never pass the limit
+        let mut o = opts(&[("rpm", "10")]);
+        share_rate_limits(&mut o, 4);
+        assert_eq!(o["rpm"], "2");
+        // below one per worker: 1 each, and said
+        let mut o = opts(&[("rpm", "3")]);
+        let warnings = share_rate_limits(&mut o, 4);
+        assert_eq!(o["rpm"], "1");
+        assert!(warnings[0].contains("rpm=3") && warnings[0].contains("4 workers"));
+        // one worker (or none given): unchanged; a bad value is left to be refused
+        let mut o = opts(&[("rpm", "7"), ("tpm", "lots")]);
+        share_rate_limits(&mut o, 1);
+        assert_eq!(o, opts(&[("rpm", "7"), ("tpm", "lots")]));
     }
 
     #[test]

@@ -199,6 +199,26 @@ impl Cast {
     pub fn from_json(text: &str) -> Result<Cast> {
         serde_json::from_str(text).map_err(|e| RunError::invalid("cast", format!("bad cast: {e}")))
     }
+
+    /// The cast each of `workers` workers is made from: the agent's and the expert's rate
+    /// limits (`rpm`, `tpm`) split among them ([`share_rate_limits`]), since each worker's
+    /// client counts only its own requests and the provider counts them all. Also the
+    /// warnings of a limit too small to split.
+    ///
+    /// [`share_rate_limits`]: escapade_agents::config::share_rate_limits
+    pub fn for_workers(&self, workers: u32) -> (Cast, Vec<String>) {
+        use escapade_agents::config::share_rate_limits;
+        let mut cast = self.clone();
+        let mut warnings = share_rate_limits(&mut cast.players.options, workers);
+        if let Some((_, options)) = &mut cast.players.expert {
+            warnings.extend(
+                share_rate_limits(options, workers)
+                    .into_iter()
+                    .map(|w| format!("expert: {w}")),
+            );
+        }
+        (cast, warnings)
+    }
 }
 
 /// Plays jobs in a worker process: the run's agent factory, an async runtime and a
@@ -659,6 +679,37 @@ mod tests {
     fn row() -> EpisodeRow {
         let text = r#"{"format_version":1,"suite":"s@1","scenario":"a","scenario_hash":"h","world":"w","difficulty":5,"epoch":0,"seed":1,"agent":"random","config_hash":"c","success":true,"steps":4,"metrics":{"m":0.5},"usage":{"input":0,"output":0,"cached":0,"cost_usd":0.0,"latency_ms":0},"duration_ms":3,"error":null}"#;
         serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn each_worker_gets_its_share_of_the_agents_and_the_experts_rate_limits() {
+        let options = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let cast = Cast {
+            world: "w".into(),
+            roles: vec!["solver".into(), "expert".into()],
+            players: Players {
+                agent: "llm".into(),
+                options: options(&[("model", "openai/x"), ("rpm", "60")]),
+                expert: Some(("llm".into(), options(&[("tpm", "3")]))),
+            },
+        };
+        let (shared, warnings) = cast.for_workers(4);
+        assert_eq!(
+            shared.players.options,
+            options(&[("model", "openai/x"), ("rpm", "15")])
+        );
+        let expert = &shared.players.expert.as_ref().unwrap().1;
+        assert_eq!(expert, &options(&[("tpm", "1")]));
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("expert: tpm=3"), "{warnings:?}");
+        // the driver's own cast is unchanged, and one worker takes it whole
+        assert_eq!(cast.players.options["rpm"], "60");
+        assert_eq!(cast.for_workers(1), (cast.clone(), vec![]));
     }
 
     proptest! {
