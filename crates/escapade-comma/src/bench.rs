@@ -28,7 +28,7 @@ pub const TARGET_PICTURE_MS: f64 = 5.0;
 pub const TARGET_SUITE_S: f64 = 1.0;
 
 fn fail(e: crate::CommaError) -> CoreError {
-    CoreError::World(e.to_string())
+    CoreError::world(e)
 }
 
 /// Measures the comma world (see the module docs).

@@ -84,7 +84,7 @@ impl CommaScenario {
         seed: u64,
         id: String,
     ) -> Result<CommaScenario, CoreError> {
-        let p = generate(kind, seed).map_err(|e| CoreError::Generation(e.to_string()))?;
+        let p = generate(kind, seed).map_err(CoreError::generation)?;
         Ok(CommaScenario::of(kind, seed, p.instance(), id))
     }
 
@@ -103,26 +103,23 @@ impl CommaScenario {
     /// Reads and checks a scenario file: the world, the difficulty (the puzzle's
     /// [`tier`]) and the instance, whose fields must be the puzzle's and in range.
     pub fn from_json(text: &str) -> Result<(CommaScenario, PuzzleKind), CoreError> {
-        let s: CommaScenario =
-            serde_json::from_str(text).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
-        let kind =
-            PuzzleKind::parse(&s.puzzle).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+        let s: CommaScenario = serde_json::from_str(text).map_err(CoreError::invalid_scenario)?;
+        let kind = PuzzleKind::parse(&s.puzzle).map_err(CoreError::invalid_scenario)?;
         if s.world != "comma" {
-            return Err(CoreError::InvalidScenario(format!(
+            return Err(CoreError::invalid_scenario(format!(
                 "world is `{}`, not `comma`",
                 s.world
             )));
         }
         if s.difficulty != tier(kind) {
-            return Err(CoreError::InvalidScenario(format!(
+            return Err(CoreError::invalid_scenario(format!(
                 "difficulty is {} but {} is puzzle {} of the ten",
                 s.difficulty,
                 kind.name(),
                 tier(kind)
             )));
         }
-        import_with(kind, &s.instance, 0, Rules::default())
-            .map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+        import_with(kind, &s.instance, 0, Rules::default()).map_err(CoreError::invalid_scenario)?;
         Ok((s, kind))
     }
 
@@ -150,7 +147,7 @@ pub fn tier(kind: PuzzleKind) -> u32 {
 
 /// The entries of the paper's evaluation set: `(n from 0, puzzle, fields)`, in file order.
 pub fn paper_entries() -> Result<Vec<(usize, PuzzleKind, Value)>, CoreError> {
-    let bad = |what: String| CoreError::World(format!("data/puzzles_final.json: {what}"));
+    let bad = |what: String| CoreError::world(format!("data/puzzles_final.json: {what}"));
     let list: Vec<BTreeMap<String, Value>> =
         serde_json::from_str(PAPER_SET).map_err(|e| bad(e.to_string()))?;
     list.into_iter()
@@ -198,12 +195,12 @@ fn paper_suite() -> Result<Vec<String>, CoreError> {
                 let idx = fields
                     .get("skin_lesion_idx")
                     .and_then(Value::as_u64)
-                    .ok_or_else(|| CoreError::World(format!("entry {n}: no skin_lesion_idx")))?;
+                    .ok_or_else(|| CoreError::world(format!("entry {n}: no skin_lesion_idx")))?;
                 let (code, treat) = answers.get(&idx).ok_or_else(|| {
-                    CoreError::World(format!("no stand-in answers for PAD-UFES-20 row {idx}"))
+                    CoreError::world(format!("no stand-in answers for PAD-UFES-20 row {idx}"))
                 })?;
                 Telehealth::stand_in(idx, code, treat)
-                    .map_err(|e| CoreError::World(e.to_string()))?
+                    .map_err(CoreError::world)?
                     .instance()
             } else {
                 fields
@@ -468,7 +465,7 @@ impl World for CommaWorld {
             .get((difficulty as usize).wrapping_sub(1))
             .copied()
             .ok_or_else(|| {
-                CoreError::Generation(format!(
+                CoreError::generation(format!(
                     "comma difficulty is the puzzle's number, 1 to 10 ({})",
                     PuzzleKind::ALL
                         .iter()

@@ -61,7 +61,7 @@ pub mod trajectory; // the run-directory row types (step rows, episode rows, usa
 pub use action::{Action, FunctionCall};
 pub use agent::{Agent, AgentTurn, EpisodeStart};
 pub use env::{ActionResult, Env, Outcome, Step, World};
-pub use error::{CoreError, EnvError};
+pub use error::{Cause, CoreError, EnvError};
 pub use observation::{Image, Observation, ToolSchema};
 pub use options::Options;
 pub use scenario::ScenarioHeader;

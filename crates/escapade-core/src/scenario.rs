@@ -37,9 +37,9 @@ impl ScenarioHeader {
     /// [`MAX_ID_BYTES`] bytes without control characters, so that a run can name its
     /// files after it.
     pub fn parse(json: &str) -> Result<Self, crate::CoreError> {
-        let header: ScenarioHeader = serde_json::from_str(json)
-            .map_err(|e| crate::CoreError::InvalidScenario(e.to_string()))?;
-        let bad = |why: String| Err(crate::CoreError::InvalidScenario(why));
+        let header: ScenarioHeader =
+            serde_json::from_str(json).map_err(crate::CoreError::invalid_scenario)?;
+        let bad = |why: String| Err(crate::CoreError::invalid_scenario(why));
         if header.id.trim().is_empty() {
             return bad("the scenario id is empty".into());
         }

@@ -41,7 +41,7 @@ pub const FRAME: (u32, u32) = (DEFAULT_WIDTH, DEFAULT_HEIGHT);
 const EVERY: usize = 4;
 
 fn fail(e: impl std::fmt::Display) -> CoreError {
-    CoreError::World(e.to_string())
+    CoreError::world(e.to_string())
 }
 
 /// Milliseconds since `t`.

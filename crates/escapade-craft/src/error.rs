@@ -96,10 +96,8 @@ impl From<CraftError> for escapade_core::CoreError {
         match e {
             e @ (CraftError::Parse { .. }
             | CraftError::Level { .. }
-            | CraftError::InvalidChain { .. }) => {
-                escapade_core::CoreError::InvalidScenario(e.to_string())
-            }
-            other => escapade_core::CoreError::Generation(other.to_string()),
+            | CraftError::InvalidChain { .. }) => escapade_core::CoreError::invalid_scenario(e),
+            other => escapade_core::CoreError::generation(other),
         }
     }
 }

@@ -50,7 +50,7 @@ impl CraftWorld {
         self.suite
             .get_or_init(|| suite::build().map_err(|e| e.to_string()))
             .as_ref()
-            .map_err(|e| CoreError::Generation(e.clone()))
+            .map_err(|e| CoreError::generation(e.clone()))
     }
 
     fn parse(json: &str) -> Result<Arc<CraftScenario>, CoreError> {

@@ -42,7 +42,7 @@ impl Counting {
     /// The scenario of difficulty `difficulty` (at least 1) and `seed`.
     pub fn new(difficulty: u32, seed: u64) -> Result<Counting, CoreError> {
         if !(1..=1000).contains(&difficulty) {
-            return Err(CoreError::Generation(format!(
+            return Err(CoreError::generation(format!(
                 "counting difficulty is 1 to 1000, not {difficulty}"
             )));
         }
@@ -56,7 +56,7 @@ impl Counting {
     }
 
     fn parse(json: &str) -> Result<Counting, CoreError> {
-        serde_json::from_str(json).map_err(|e| CoreError::InvalidScenario(e.to_string()))
+        serde_json::from_str(json).map_err(CoreError::invalid_scenario)
     }
 }
 
@@ -79,8 +79,7 @@ impl World for CountingWorld {
     }
     fn generate(&self, difficulty: u32, seed: u64, opts: &Options) -> Result<String, CoreError> {
         options::check_keys(opts, &[])?;
-        serde_json::to_string(&Counting::new(difficulty, seed)?)
-            .map_err(|e| CoreError::World(e.to_string()))
+        serde_json::to_string(&Counting::new(difficulty, seed)?).map_err(CoreError::world)
     }
     fn env(&self, json: &str, opts: &Options) -> Result<Box<dyn Env + Send>, CoreError> {
         options::check_keys(opts, &[])?;

@@ -37,11 +37,10 @@ fn scenario(id: &str, lamps: u32, seed: u64) -> String {
 }
 
 fn lamps_of(json: &str) -> Result<u32, CoreError> {
-    let v: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+    let v: serde_json::Value = serde_json::from_str(json).map_err(CoreError::invalid_scenario)?;
     match v["difficulty"].as_u64() {
         Some(n @ 1..=9) => Ok(n as u32),
-        _ => Err(CoreError::InvalidScenario("1 to 9 lamps".into())),
+        _ => Err(CoreError::invalid_scenario("1 to 9 lamps")),
     }
 }
 
@@ -82,7 +81,7 @@ impl World for Lamps {
         options::check_keys(o, &[])?;
         let id = format!("lamps-{difficulty}-s{seed}");
         let json = scenario(&id, difficulty, seed);
-        lamps_of(&json).map_err(|e| CoreError::Generation(e.to_string()))?;
+        lamps_of(&json).map_err(CoreError::generation)?;
         Ok(json)
     }
     fn env(&self, json: &str, o: &Options) -> Result<Box<dyn Env + Send>, CoreError> {

@@ -174,9 +174,7 @@ impl World for CounterWorld {
         _options: &escapade_core::Options,
     ) -> Result<String, CoreError> {
         if difficulty == 0 {
-            return Err(CoreError::Generation(
-                "difficulty must be at least 1".into(),
-            ));
+            return Err(CoreError::generation("difficulty must be at least 1"));
         }
         let mut s = scenario(&format!("c-d{difficulty}-s{seed}"), difficulty);
         s.seed = seed;
@@ -204,8 +202,8 @@ impl World for CounterWorld {
         options: &escapade_core::Options,
     ) -> Result<Box<dyn Env + Send>, CoreError> {
         escapade_core::options::check_keys(options, &[])?;
-        let scenario: Counter = serde_json::from_str(scenario_json)
-            .map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+        let scenario: Counter =
+            serde_json::from_str(scenario_json).map_err(CoreError::invalid_scenario)?;
         Ok(Box::new(CounterEnv::new(scenario)))
     }
     fn agent(

@@ -51,14 +51,12 @@ pub enum ToolsError {
 impl From<ToolsError> for escapade_core::CoreError {
     fn from(e: ToolsError) -> Self {
         match e {
-            ToolsError::InvalidScenario(m) => escapade_core::CoreError::InvalidScenario(m),
-            e @ ToolsError::Validation { .. } => {
-                escapade_core::CoreError::InvalidScenario(e.to_string())
-            }
+            ToolsError::InvalidScenario(m) => escapade_core::CoreError::invalid_scenario(m),
+            e @ ToolsError::Validation { .. } => escapade_core::CoreError::invalid_scenario(e),
             e @ (ToolsError::Difficulty { .. } | ToolsError::Generation { .. }) => {
-                escapade_core::CoreError::Generation(e.to_string())
+                escapade_core::CoreError::generation(e)
             }
-            other => escapade_core::CoreError::World(other.to_string()),
+            other => escapade_core::CoreError::world(other),
         }
     }
 }

@@ -34,7 +34,7 @@ pub fn run(world: &VisWorld) -> Result<BenchReport, CoreError> {
     let rooms = world.build_suite(VISESCAPE)?;
     for json in &rooms {
         if !world.oracle(json)?.solved {
-            return Err(CoreError::World(format!(
+            return Err(CoreError::world(format!(
                 "the oracle failed on a {VISESCAPE} room"
             )));
         }

@@ -124,9 +124,9 @@ impl From<VisError> for escapade_core::CoreError {
             e @ (VisError::Format { .. }
             | VisError::DumpFormat { .. }
             | VisError::Invalid { .. }
-            | VisError::InFile { .. }) => escapade_core::CoreError::InvalidScenario(e.to_string()),
-            e @ VisError::SearchLimit { .. } => escapade_core::CoreError::World(e.to_string()),
-            other => escapade_core::CoreError::Generation(other.to_string()),
+            | VisError::InFile { .. }) => escapade_core::CoreError::invalid_scenario(e),
+            e @ VisError::SearchLimit { .. } => escapade_core::CoreError::world(e),
+            other => escapade_core::CoreError::generation(other),
         }
     }
 }
@@ -158,6 +158,42 @@ mod tests {
         assert!(
             e.to_string().starts_with("invalid room: duplicate id `"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn the_world_hands_its_typed_error_through_core_error() {
+        use escapade_core::{CoreError, Options, World};
+        let mut room = crate::generator::generate(1, 1).unwrap();
+        let twin = room.items[0].clone();
+        room.items.push(twin);
+        let world = crate::VisWorld::default();
+        let Err(e) = world.env(&room.to_json(), &Options::new()) else {
+            panic!("a room with a duplicate item opened");
+        };
+        assert!(matches!(e, CoreError::InvalidScenario(_)), "{e:?}");
+        // a caller that knows the world reads the field at fault, not a message
+        assert!(
+            matches!(
+                e.cause::<VisError>(),
+                Some(VisError::Invalid { field: "items", .. })
+            ),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("invalid scenario: invalid room: duplicate id `"),
+            "{e}"
+        );
+        let Err(e) = world.generate(9, 1, &Options::new()) else {
+            panic!("difficulty 9 generated");
+        };
+        assert!(
+            matches!(
+                e.cause::<VisError>(),
+                Some(VisError::Difficulty { difficulty: 9 })
+            ),
+            "{e:?}"
         );
     }
 

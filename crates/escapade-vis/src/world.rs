@@ -77,7 +77,7 @@ impl VisWorld {
 
     fn parse(&self, json: &str) -> Result<Scenario, CoreError> {
         let v: serde_json::Value =
-            serde_json::from_str(json).map_err(|e| CoreError::InvalidScenario(e.to_string()))?;
+            serde_json::from_str(json).map_err(CoreError::invalid_scenario)?;
         if v.get("task").and_then(|t| t.as_str()) == Some("quiz") {
             Ok(Scenario::Quiz(QuizTask::from_json(json)?))
         } else {
@@ -343,7 +343,7 @@ impl World for VisWorld {
         let room = match Room::from_json(text) {
             Ok(room) => room,
             Err(json_error) => Room::from_toml(text).map_err(|toml_error| {
-                CoreError::InvalidScenario(format!(
+                CoreError::invalid_scenario(format!(
                     "neither a JSON room ({json_error}) nor a TOML room ({toml_error})"
                 ))
             })?,
