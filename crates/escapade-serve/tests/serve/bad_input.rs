@@ -374,7 +374,8 @@ async fn replaced_and_reaped_episodes_are_recorded_before_a_stop_returns() {
     let dir = tempfile::tempdir().unwrap();
     let r = start(ServeOptions {
         record: Some(dir.path().to_path_buf()),
-        idle_timeout: std::time::Duration::from_millis(300),
+        // long enough that a loaded machine never reaps the session between two messages
+        idle_timeout: std::time::Duration::from_secs(3),
         ..Default::default()
     })
     .await;
