@@ -312,14 +312,22 @@ impl App {
         Ok(state)
     }
 
-    /// Gives `old` up and records it on a task of its own, counted as closing until the
-    /// record is written, so that [`App::drain`] (a stop) waits for it: a reset's replaced
-    /// episode and a reaped session's are never cut off by the process exiting.
-    fn retire(&self, old: Live) {
+    /// Runs `ending` (an episode giving up and being recorded) on a task of its own,
+    /// counted as closing until it is done, so that [`App::drain`] (a stop) waits for
+    /// it: a reset's replaced episode and a reaped session's are never cut off by the
+    /// process exiting.
+    fn end_in_background(&self, ending: impl Future<Output = ()> + Send + 'static) {
         let closing = Closing::new(&self.closing);
         tokio::spawn(async move {
-            old.episode.give_up().await;
+            ending.await;
             drop(closing);
+        });
+    }
+
+    /// Gives `old` up and records it in the background (a stop waits for it).
+    fn retire(&self, old: Live) {
+        self.end_in_background(async move {
+            old.episode.give_up().await;
         });
     }
 
@@ -329,12 +337,8 @@ impl App {
         let reaped = self.sessions.reap();
         for session in &reaped {
             // `finish` waits for a request that took the session after the table let go
-            let closing = Closing::new(&self.closing);
             let session = session.clone();
-            tokio::spawn(async move {
-                finish(&session).await;
-                drop(closing);
-            });
+            self.end_in_background(async move { finish(&session).await });
         }
         reaped.len()
     }
