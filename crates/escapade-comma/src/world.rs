@@ -379,11 +379,16 @@ impl CommaWorld {
 }
 
 /// The paper's run settings (§4.1): "greedy decoding when available", one conversation
-/// per instance.
+/// per instance. The original's agents send the solver's screen as the PNG they saved
+/// (`agents/agent.py`), declared so that a run sending text in its place is named.
 fn settings() -> SuiteSettings {
     SuiteSettings {
         epochs: Some(1),
-        agent: [("temperature".to_string(), "0".to_string())].into(),
+        agent: [
+            ("temperature".to_string(), "0".to_string()),
+            ("pictures".to_string(), "png".to_string()),
+        ]
+        .into(),
         source: "COMMA §4.1 (greedy decoding; 1000 conversations)".into(),
     }
 }

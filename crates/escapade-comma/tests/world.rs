@@ -59,6 +59,8 @@ fn the_comma_suite_is_the_paper_s_evaluation_set() {
         .find(|s| s.name == COMMA)
         .unwrap();
     assert_eq!(spec.settings.agent["temperature"], "0");
+    // the original sends the screen as PNG: a run that sends text instead is named
+    assert_eq!(spec.settings.agent["pictures"], "png");
     assert_eq!(spec.settings.epochs, Some(1));
     assert_eq!(spec.tiers, (1..=10).map(|t| (t, 100)).collect::<Vec<_>>());
 }
