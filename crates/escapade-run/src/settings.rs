@@ -179,13 +179,17 @@ mod tests {
     use super::*;
     use escapade_agents::MODEL_AGENTS;
 
+    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
     fn settings() -> SuiteSettings {
         SuiteSettings {
             epochs: Some(3),
-            agent: [("temperature", "0.7"), ("history", "last:20")]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            agent: opts(&[("temperature", "0.7"), ("history", "last:20")]),
             source: "a paper".into(),
         }
     }
@@ -195,10 +199,7 @@ mod tests {
             "suite = \"s@1\"\nworld = \"w\"\nsource = \"s@1\"\nagent = \"{agent}\"\nepochs = {epochs}\nseed = 0\nmax_steps = {DEFAULT_MAX_STEPS}\nscenarios = []\n"
         );
         let mut c: RunConfig = toml::from_str(&toml).unwrap();
-        c.agent_options = options
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        c.agent_options = opts(options);
         c.suite_settings = settings();
         c
     }
@@ -259,13 +260,6 @@ mod tests {
                 "expert temperature 1 (suite: 0.7)"
             ]
         );
-    }
-
-    fn opts(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
     }
 
     /// Issue 25: a reader of run.toml or the report must tell from it alone whether the
