@@ -152,7 +152,7 @@ comma takes either of two sources:
         replays the case. A row whose image is missing or unreadable, or whose diagnostic
         is not one of ACK, BCC, MEL, NEV, SCC, SEK (BOD counts as SCC), is skipped with a
         message.
-  DIR --suite comma@3
+  DIR --suite comma@4
         the paper's evaluation set with its Telehealth entries played on the exact
         PAD-UFES-20 cases it names (row skin_lesion_idx of DIR/metadata.csv, from 0, and
         its photograph) instead of the synthetic stand-ins; every other scenario as the
@@ -191,7 +191,7 @@ pub struct ImportArgs {
     /// prop chain, and its passwords; vis: the random walks of the check).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// comma with a PAD-UFES-20 folder: write this suite (`comma@3`) with its Telehealth
+    /// comma with a PAD-UFES-20 folder: write this suite (`comma@4`) with its Telehealth
     /// scenarios read from the folder instead of the synthetic stand-ins.
     #[arg(long)]
     pub suite: Option<String>,

@@ -326,7 +326,7 @@ fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
     let (ok, out, _) = play(
         &[
             "play",
-            "comma@3",
+            "comma@4",
             "--scenario",
             "comma-wire-000",
             "--role",

@@ -80,7 +80,7 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
         .args([
             "play",
             "--web",
-            "comma@3",
+            "comma@4",
             "--port",
             "0",
             "--record",
@@ -117,7 +117,7 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
     let _ = child.wait();
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     assert!(
-        page.contains("Play comma@3") && page.contains("Your seat"),
+        page.contains("Play comma@4") && page.contains("Your seat"),
         "{page}"
     );
     // a one-role world takes no --role

@@ -80,7 +80,7 @@ def test_seeded_resets_are_reproducible():
 
 def test_comma_with_both_roles_in_turn():
     with client() as env:
-        result = env.reset(suite="comma@3", index=0, seed=1)
+        result = env.reset(suite="comma@4", index=0, seed=1)
         roles = []
         for _ in range(6):
             obs = result.observation
@@ -101,7 +101,7 @@ def test_comma_with_both_roles_in_turn():
 
 def test_comma_with_an_oracle_partner():
     with client() as env:
-        result = env.reset(suite="comma@3", index=0, seed=1, role="solver", partner="oracle")
+        result = env.reset(suite="comma@4", index=0, seed=1, role="solver", partner="oracle")
         for _ in range(12):
             if result.done:
                 break
