@@ -523,7 +523,7 @@ pub struct PlayArgs {
     #[arg(long, short, default_value_t = 0)]
     pub seed: u64,
     /// Also write a run directory (agent `human`) under this directory (with --web:
-    /// where every game is recorded, default `runs`).
+    /// where every game is recorded, default `play-runs`).
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Where pictures of the views are written (`current.png` is the view in front of
@@ -554,7 +554,8 @@ pub struct PlayArgs {
     #[arg(long, conflicts_with = "web")]
     pub participant: Option<String>,
     /// Play in the browser: serve pages where people play the scenarios (each game
-    /// recorded under --record, default `runs`); prints the address to open.
+    /// recorded under --record, default `play-runs`); prints the address to open. A
+    /// person sees their own seat's view of their own game only.
     #[arg(long)]
     pub web: bool,
     /// With --web: the address to listen on (e.g. 0.0.0.0 to let a colleague join from

@@ -821,7 +821,7 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
 
 /// `escapade play --web <source> [--scenario ID] [--role R] [--partner SPEC]`: serves
 /// the scenarios to people in the browser until Ctrl-C, each game recorded under
-/// `--record` (default `runs`).
+/// `--record` (default `play-runs`, apart from the runs of `escapade run`).
 fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     let fixed = match &args.scenario {
@@ -861,7 +861,10 @@ fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
         role: args.role.clone(),
         partner: factory,
         partner_runtime: Some(rt.handle().clone()),
-        record: args.record.clone().unwrap_or_else(|| PathBuf::from("runs")),
+        record: args
+            .record
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(escapade_web::play::DEFAULT_RECORD)),
         world_options: players::world_options(&args.world_options)?,
         seed: args.seed,
     };
