@@ -808,3 +808,72 @@ fn states_with_the_same_scene_show_the_same_picture() {
     }
     assert!(shared > 50, "the walks revisit scenes ({shared})");
 }
+
+/// The test room with the keypad showing in every state of the door and a keyhole on the
+/// wardrobe that the brass key opens (a key lock, visible in every state too).
+fn room_with_lasting_locks() -> Game {
+    let mut r = room(false);
+    r.items[0].visible_in = r.receptacles[0].states.clone();
+    r.items.push(escapade_vis::room::Item {
+        id: "keyhole".into(),
+        name: "keyhole".into(),
+        kind: escapade_vis::room::ItemKind::KeyLock {
+            key: "brass_key".into(),
+        },
+        receptacle: "wardrobe".into(),
+        visible_in: r.receptacles[2].states.clone(),
+        look: "brass".into(),
+        inspectable: true,
+        single_use: false,
+    });
+    Game::new(r).unwrap()
+}
+
+/// Plays moves by their kind, whatever the action list calls them.
+fn play_moves(game: &Game, moves: &[escapade_vis::Move]) -> escapade_vis::State {
+    let mut s = game.start();
+    for m in moves {
+        let listed = game.available(&s).into_iter().any(|x| match (&x, m) {
+            (escapade_vis::Move::Answer(_), escapade_vis::Move::Answer(_)) => true,
+            _ => x == *m,
+        });
+        assert!(listed, "{m:?} is not available in {:?}", s.view());
+        game.apply(&mut s, m);
+    }
+    s
+}
+
+#[test]
+fn a_right_code_or_key_returns_to_the_receptacle_close_up() {
+    use escapade_vis::Move::*;
+    use escapade_vis::game::View;
+    use escapade_vis::room::Wall;
+    let game = room_with_lasting_locks();
+    let (door, desk, wardrobe) = (0, 1, 2);
+    let (keypad, key, keyhole) = (0, 1, 3);
+    let to_the_keyhole = [
+        Turn(Wall::South),
+        InspectReceptacle(desk),
+        Verb {
+            receptacle: desk,
+            verb: "open".into(),
+        },
+        PickUp(key),
+        Turn(Wall::East),
+        InspectReceptacle(wardrobe),
+        InspectItem(keyhole),
+    ];
+    // a wrong code stays on the keypad; the right one goes back to the door
+    let at_keypad = [InspectReceptacle(door), InspectItem(keypad)];
+    let s = play_moves(&game, &[&at_keypad[..], &[Answer("9999".into())]].concat());
+    assert_eq!(s.view(), View::Item(keypad));
+    let s = play_moves(&game, &[&at_keypad[..], &[Answer("1035".into())]].concat());
+    assert_eq!(game.state_name(&s, door), "closed");
+    assert_eq!(s.view(), View::Receptacle(door));
+    // the key used from the keyhole's close-up: back to the wardrobe, as the original's
+    // engine does after a lock is solved (game_state.py, the item view's `use`)
+    let s = play_moves(&game, &[&to_the_keyhole[..], &[Use(key)]].concat());
+    assert_eq!(game.state_name(&s, wardrobe), "closed");
+    assert_eq!(s.view(), View::Receptacle(wardrobe));
+}
+

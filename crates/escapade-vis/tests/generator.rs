@@ -172,3 +172,52 @@ fn the_suite_statistics_are_near_the_paper() {
         "every kind of quiz appears"
     );
 }
+
+/// As in the original game (its keys leave the bag on use and offer no `inspect`), a
+/// tool of our rooms, generated or written by hand, is spent by its use and cannot be
+/// looked at closely.
+#[test]
+fn tools_are_spent_by_their_use_and_cannot_be_inspected() {
+    let rooms = suite::rooms().expect("the suite builds");
+    let mut tools = 0;
+    for room in &rooms {
+        let game = Game::new(room.clone()).unwrap();
+        for (i, item) in room.items.iter().enumerate() {
+            if item.kind != ItemKind::Applicable {
+                continue;
+            }
+            tools += 1;
+            assert!(item.single_use, "{}: {} stays in the bag", room.id, item.id);
+            assert!(
+                !item.inspectable,
+                "{}: {} can be inspected",
+                room.id, item.id
+            );
+            // along the oracle's way out, the tool is in the bag until it is used, and
+            // gone after
+            let solution = oracle::solve(&game).unwrap();
+            let used = solution
+                .moves
+                .iter()
+                .position(|m| *m == escapade_vis::Move::Use(i));
+            if let Some(k) = used {
+                assert!(game.held(&solution.states[k], i));
+                assert!(
+                    !game.held(&solution.states[k + 1], i),
+                    "{}: {}",
+                    room.id,
+                    item.id
+                );
+            }
+            assert!(
+                solution.states.iter().all(|s| !game
+                    .available(s)
+                    .contains(&escapade_vis::Move::InspectItem(i))),
+                "{}: inspect {} is offered",
+                room.id,
+                item.id
+            );
+        }
+    }
+    assert!(tools > 20, "{tools} tools in the suite");
+}
