@@ -877,3 +877,50 @@ fn a_right_code_or_key_returns_to_the_receptacle_close_up() {
     assert_eq!(s.view(), View::Receptacle(wardrobe));
 }
 
+/// The test room with the code read from a close-up rather than a picture: an hourglass
+/// on the west wall that holds nothing and whose `flip` fires nothing shows the code
+/// once flipped (the original's room 6 reads its code so, room 13 from a lit screen).
+#[test]
+fn a_clue_close_up_is_searched_though_nothing_else_needs_it() {
+    let mut r = room(false);
+    r.items.retain(|i| i.id != "poster");
+    r.receptacles.push(escapade_vis::room::Receptacle {
+        id: "hourglass".into(),
+        name: "hourglass".into(),
+        wall: escapade_vis::room::Wall::West,
+        furniture: escapade_vis::room::Furniture::Table,
+        states: vec!["upright".into(), "flipped".into()],
+        initial: "upright".into(),
+    });
+    r.interactions.push(escapade_vis::room::Interaction {
+        receptacle: "hourglass".into(),
+        cause: escapade_vis::room::Cause::Verb {
+            verb: "flip".into(),
+        },
+        from: "upright".into(),
+        to: "flipped".into(),
+        guard: escapade_vis::room::Rule::Always,
+        trigger: None,
+        refusal: None,
+        message: None,
+    });
+    // a code read from the room's pictures, as an imported room's
+    r.quizzes[0].spec = escapade_vis::room::QuizSpec::Pictured { slots: 4 };
+    r.quizzes[0].clue_views = vec![escapade_vis::room::ClueView {
+        receptacle: "hourglass".into(),
+        state: "flipped".into(),
+    }];
+    let game = Game::new(r).unwrap();
+    let solution = oracle::solve(&game).expect("the oracle flips the hourglass");
+    let flip = solution
+        .moves
+        .iter()
+        .position(|m| matches!(m, escapade_vis::Move::Verb { verb, .. } if verb == "flip"))
+        .expect("flipped");
+    let answer = solution
+        .moves
+        .iter()
+        .position(|m| matches!(m, escapade_vis::Move::Answer(_)))
+        .unwrap();
+    assert!(flip < answer);
+}
