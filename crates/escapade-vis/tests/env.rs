@@ -772,14 +772,14 @@ fn every_picture_is_the_state_drawn_afresh_in_any_order() {
 /// The picture store keys a view by its scene ([`Game::scene`]), not by the whole state:
 /// states that differ only in what is out of view (a receptacle on another wall, the bag,
 /// triggers, clues seen) show the same picture and description. Checked on random walks
-/// through rooms of `visescape@3`, in both drawing styles.
+/// through rooms of `visescape@4`, in both drawing styles.
 #[test]
 fn states_with_the_same_scene_show_the_same_picture() {
     use escapade_core::World;
     use escapade_vis::{VisWorld, describe, render};
     use rand::Rng;
     use std::collections::BTreeMap;
-    let rooms = VisWorld::new().build_suite("visescape@3").unwrap();
+    let rooms = VisWorld::new().build_suite("visescape@4").unwrap();
     let mut shared = 0;
     for (k, json) in rooms.iter().enumerate().step_by(5) {
         let game = Game::new(Room::from_json(json).unwrap()).unwrap();
