@@ -34,7 +34,7 @@ pub mod quiz; // visual quizzes: kinds, seeded content, answers
 pub mod quiztask; // the quiz-only evaluation (App. C.2)
 pub mod render; // views drawn as PNG
 pub mod room; // the room format (plain data, JSON or TOML)
-pub mod suite; // the rooms of visescape@3 and their statistics
+pub mod suite; // the rooms of visescape@4 and their statistics
 pub mod text; // small text helpers
 pub mod validate; // structure checks and the author's lint
 pub mod world; // VisWorld: the registry entry

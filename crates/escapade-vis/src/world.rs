@@ -1,8 +1,8 @@
 //! The `vis` entry of the world registry and its suites.
 //!
-//! Suites: `visescape@3` (20 rooms, §3.1), `visescape-hints@3` (the same rooms in hint
-//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@3`, answer
-//! only; `visescape-quiz-reason@3`, think first), one quiz per room. The room suites
+//! Suites: `visescape@4` (20 rooms, §3.1), `visescape-hints@4` (the same rooms in hint
+//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@4`, answer
+//! only; `visescape-quiz-reason@4`, think first), one quiz per room. The room suites
 //! declare §4.1's run settings: three trials per room, the last 20 steps in view.
 //!
 //! The `@1` suites had the same rooms under a more helpful protocol (tips in the prompt,
@@ -10,7 +10,10 @@
 //! options `prompt=helpful`, `feedback=sentences`, `labels=on` bring that help back.
 //! The `@2` suites were the paper's protocol on rooms drawn with ChaCha8; the generators
 //! now draw from core's one RNG (ChaCha20), so the generated rooms, their quizzes and the
-//! choice of rooms changed and the `@3` suites replace them.
+//! choice of rooms changed and the `@3` suites replaced them. The `@4` suites play as the
+//! original's engine does where `@3` did not: a lock solved from its close-up hands the
+//! view back to its receptacle, and a tool leaves the bag once used and cannot be
+//! inspected (the rooms' bytes changed with the tools' flags).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -26,13 +29,13 @@ use crate::quiztask::{QuizEnv, QuizTask};
 use crate::{VisEnv, VisError, generator, room::Room, suite};
 
 /// The room suite.
-pub const VISESCAPE: &str = "visescape@3";
+pub const VISESCAPE: &str = "visescape@4";
 /// The room suite in hint mode.
-pub const VISESCAPE_HINTS: &str = "visescape-hints@3";
+pub const VISESCAPE_HINTS: &str = "visescape-hints@4";
 /// Quiz-only, answer without reasoning (App. C.2, Table 23a).
-pub const QUIZ: &str = "visescape-quiz@3";
+pub const QUIZ: &str = "visescape-quiz@4";
 /// Quiz-only, reasoning first (App. C.2, Table 23b).
-pub const QUIZ_REASON: &str = "visescape-quiz-reason@3";
+pub const QUIZ_REASON: &str = "visescape-quiz-reason@4";
 
 /// Trials per room (§4.1: "For each room, we conducted three different trials and
 /// averaged the resulting metrics").
@@ -158,6 +161,9 @@ impl World for VisWorld {
                     back; since `@3` the generated rooms come from ChaCha20";
         let rng = "generators moved to ChaCha20 (one RNG across worlds): the generated rooms, \
                    their quizzes and the choice of rooms changed";
+        let engine = "plays as the original's engine: after a right code (or a key used at \
+                      its lock) the view goes back to the receptacle, and tools leave the bag \
+                      once used and cannot be inspected (VisEscape's game_state.py)";
         [
             ("visescape@1", VISESCAPE, help),
             ("visescape-hints@1", VISESCAPE_HINTS, help),
@@ -167,6 +173,10 @@ impl World for VisWorld {
             ("visescape-hints@2", VISESCAPE_HINTS, rng),
             ("visescape-quiz@2", QUIZ, rng),
             ("visescape-quiz-reason@2", QUIZ_REASON, rng),
+            ("visescape@3", VISESCAPE, engine),
+            ("visescape-hints@3", VISESCAPE_HINTS, engine),
+            ("visescape-quiz@3", QUIZ, engine),
+            ("visescape-quiz-reason@3", QUIZ_REASON, engine),
         ]
         .into_iter()
         .map(|(old, new, why)| RetiredSuite::new(old, new, why))

@@ -253,14 +253,13 @@ fn the_new_view_is_the_only_feedback() {
         act(&mut env, "dance");
         let answer = game.answer_of(lock_of(&game)).unwrap().to_string();
         let right = act(&mut env, &format!("<ANSWER>{answer}</ANSWER>"));
-        // the right one shows: the lock's light turns green
+        // the right one shows: the view is back on the lock's receptacle (as the
+        // original's engine hands it back), no longer locked
         assert_ne!(right.observation.images[0].sha256, before);
+        let alt = right.observation.images[0].alt.clone().unwrap();
         assert!(
-            right.observation.images[0]
-                .alt
-                .as_deref()
-                .unwrap()
-                .contains("Its light is green")
+            alt.starts_with("You look closely at the steel safe") && alt.contains("it is closed"),
+            "{alt}"
         );
         assert_eq!(
             right.observation.text.contains("Correct"),

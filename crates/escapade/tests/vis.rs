@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 #[test]
 fn the_suite_is_solved_and_compared_with_the_paper() {
-    let out = ok(escapade(&["suite", "visescape@3", "--json"]));
+    let out = ok(escapade(&["suite", "visescape@4", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let scenarios = v["scenarios"].as_array().unwrap();
     assert_eq!(scenarios.len(), 20);
@@ -20,7 +20,7 @@ fn the_suite_is_solved_and_compared_with_the_paper() {
             .iter()
             .any(|p| p["name"] == "quizzes per room" && p["paper"] == 1.4)
     );
-    let text = ok(escapade(&["suite", "visescape@3"]));
+    let text = ok(escapade(&["suite", "visescape@4"]));
     assert!(text.contains("oracle steps per room"), "{text}");
 }
 
@@ -31,7 +31,7 @@ fn the_oracle_escapes_every_room_and_the_report_has_a_row_per_room() {
     ok(escapade(&[
         "-q",
         "run",
-        "visescape@3",
+        "visescape@4",
         "--agent",
         "oracle",
         "--out",
@@ -60,7 +60,7 @@ fn a_person_plays_with_pictures_in_a_folder() {
     let dir = tempfile::tempdir().unwrap();
     let pictures = dir.path().join("pictures");
     let mut child = Command::new(env!("CARGO_BIN_EXE_escapade"))
-        .args(["play", "visescape@3", "--scenario", "vis-r02", "--images"])
+        .args(["play", "visescape@4", "--scenario", "vis-r02", "--images"])
         .arg(&pictures)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -127,7 +127,7 @@ fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
     let plain = dir.path().join("plain");
     ok(escapade(&[
         "show",
-        "visescape@3",
+        "visescape@4",
         "--scenario",
         "vis-r05",
         "-o",
@@ -147,7 +147,7 @@ fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
     let helped = dir.path().join("helped");
     ok(escapade(&[
         "show",
-        "visescape@3",
+        "visescape@4",
         "--scenario",
         "vis-r05",
         "-W",
@@ -163,19 +163,24 @@ fn show_gives_the_papers_prompt_and_unlabelled_pictures() {
         std::fs::read(helped.join("view-start-1.png")).unwrap(),
         want
     );
-    // the retired names say what replaced them (and `@2` why: the RNG changed)
+    // the retired names say what replaced them and why
     let o = escapade(&["run", "visescape@1", "--agent", "oracle"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("visescape@3"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("visescape@4"), "{}", stderr(&o));
     let o = escapade(&["run", "visescape@2", "--agent", "oracle"]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("visescape@3"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("visescape@4"), "{}", stderr(&o));
     assert!(stderr(&o).contains("ChaCha20"), "{}", stderr(&o));
+    // `@3` played a solved lock's close-up on and kept used tools in the bag
+    let o = escapade(&["run", "visescape-hints@3", "--agent", "oracle"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("visescape-hints@4"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the view goes back"), "{}", stderr(&o));
 }
 
 /// The terminal report keeps to 120 columns with §4.2's metrics.
 #[test]
 fn the_terminal_report_fits_120_columns() {
-    let wide = report_fits_120_columns("visescape@3", &[]);
+    let wide = report_fits_120_columns("visescape@4", &[]);
     assert!(wide.contains("brute_force_ratio"), "{wide}");
 }
