@@ -58,17 +58,31 @@ fn room(hints: bool) -> Room {
     r
 }
 
+/// The game-logic tests play under escapade's own protocol (`prompt=chat`, the @3
+/// one): short observations, action names in words, lenient codes, a wasted step for a
+/// reply that is no action, full descriptions. `tests/protocol.rs` holds the paper's.
+fn ours() -> Options {
+    Options {
+        prompt: escapade_vis::options::Prompt::Chat,
+        invalid: escapade_vis::options::Invalid::Wasted,
+        answers: escapade_vis::game::AnswerRule::Lenient,
+        descriptions: escapade_vis::options::Descriptions::Full,
+        ..Options::default()
+    }
+}
+
 fn env(hints: bool) -> VisEnv {
     VisEnv::new(Arc::new(Game::new(room(hints)).unwrap()))
         .unwrap()
         .without_images()
+        .with_options(ours())
 }
 
 /// The environment with `feedback=sentences`: each step also says what it did.
 fn talking_env() -> VisEnv {
     env(false).with_options(Options {
         feedback: Feedback::Sentences,
-        ..Options::default()
+        ..ours()
     })
 }
 
@@ -731,10 +745,10 @@ fn describe_of(e: &VisEnv) -> String {
 #[test]
 fn every_picture_is_the_state_drawn_afresh_in_any_order() {
     use escapade_vis::{describe, render};
-    let plain = Options::default();
+    let plain = ours();
     let labelled = Options {
         labels: true,
-        ..Options::default()
+        ..ours()
     };
     let play = |hints: bool, options: Options| -> Vec<String> {
         let game = Arc::new(Game::new(room(hints)).unwrap());
@@ -772,14 +786,14 @@ fn every_picture_is_the_state_drawn_afresh_in_any_order() {
 /// The picture store keys a view by its scene ([`Game::scene`]), not by the whole state:
 /// states that differ only in what is out of view (a receptacle on another wall, the bag,
 /// triggers, clues seen) show the same picture and description. Checked on random walks
-/// through rooms of `visescape@3`, in both drawing styles.
+/// through rooms of `visescape@4`, in both drawing styles.
 #[test]
 fn states_with_the_same_scene_show_the_same_picture() {
     use escapade_core::World;
     use escapade_vis::{VisWorld, describe, render};
     use rand::Rng;
     use std::collections::BTreeMap;
-    let rooms = VisWorld::new().build_suite("visescape@3").unwrap();
+    let rooms = VisWorld::new().build_suite("visescape@4").unwrap();
     let mut shared = 0;
     for (k, json) in rooms.iter().enumerate().step_by(5) {
         let game = Game::new(Room::from_json(json).unwrap()).unwrap();

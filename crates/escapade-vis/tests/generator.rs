@@ -2,7 +2,7 @@
 //! passes the author's lint, is escaped by the oracle with its checkpoints firing in the
 //! listed order (App. A.4: all logic is sequential), keeps each clue on another wall
 //! than its lock (App. D.4), and comes out byte-identical for the same inputs. The same
-//! holds for the hand-authored rooms and the 20 rooms of `visescape@3`, whose statistics
+//! holds for the hand-authored rooms and the 20 rooms of `visescape@4`, whose statistics
 //! are printed next to the paper's (`cargo test -p escapade-vis --release --test
 //! generator -- --nocapture`).
 
@@ -129,7 +129,7 @@ fn the_suite_has_twenty_solved_rooms() {
         check_room(room);
     }
     println!(
-        "visescape@3: built in {built:?}, built and verified in {:?}",
+        "visescape@4: built in {built:?}, built and verified in {:?}",
         t.elapsed()
     );
     // the suite is a fixed list: building it twice gives the same bytes

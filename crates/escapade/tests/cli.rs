@@ -311,7 +311,7 @@ fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
     let (_, out, _) = play(
         &[
             "play",
-            "visescape@3",
+            "visescape@4",
             "--scenario",
             "vis-r05",
             "--images",
