@@ -261,7 +261,8 @@ impl World for VisWorld {
     }
 
     /// The baselines play any options' environment (an oracle's moves do not depend on
-    /// pictures or wording); the options are still checked.
+    /// pictures or wording; it names them as the prompt lists them); the options are
+    /// still checked.
     fn agent(
         &self,
         kind: &str,
@@ -269,10 +270,13 @@ impl World for VisWorld {
         seed: u64,
         options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        Options::from_map(options)?;
+        let options = Options::from_map(options)?;
         let scenario = self.parse(scenario_json)?;
         match (kind, scenario) {
-            ("oracle", Scenario::Room(room)) => Ok(Box::new(OracleAgent::new(&Game::new(room)?)?)),
+            ("oracle", Scenario::Room(room)) => Ok(Box::new(OracleAgent::with_prompt(
+                &Game::new(room)?,
+                options.prompt,
+            )?)),
             ("oracle", Scenario::Quiz(task)) => {
                 Ok(Box::new(crate::quiztask::QuizOracle::new(&task)))
             }
