@@ -190,3 +190,98 @@ fn the_terminal_report_fits_120_columns() {
     let wide = report_fits_120_columns("visescape@4", &[]);
     assert!(wide.contains("brute_force_ratio"), "{wide}");
 }
+
+/// The requests the paper's agents send on `visescape@4` (App. A.5; the original's
+/// `run_inference_vision`): no system message; the first (and only) user message holds
+/// the instruction, the whole step prompt and the picture, in that order — for `base`,
+/// `visescaper` and the chat agent `llm` (whose suite settings send no past exchanges).
+#[test]
+fn the_first_user_message_holds_the_instruction_and_the_picture() {
+    let tmp = tempfile::tempdir().unwrap();
+    // vis-r01 starts facing north: west, then east (VisEscaper's analysis between)
+    let reply =
+        |wall: &str| format!("{{\"text\": \"[THINK] look around\\n[ACTION] turn_to_{wall}\"}}\n");
+    for agent in ["base", "visescaper", "llm"] {
+        let script = tmp.path().join(format!("{agent}.jsonl"));
+        let analysis = if agent == "visescaper" {
+            "{\"text\": \"[ANALYSIS] the view turned\"}\n"
+        } else {
+            ""
+        };
+        std::fs::write(
+            &script,
+            format!("{}{analysis}{}", reply("west"), reply("east")),
+        )
+        .unwrap();
+        let model = format!("scripted/{}", script.display());
+        let runs = tmp.path().join(agent);
+        ok(escapade(&[
+            "run",
+            "visescape@4",
+            "--agent",
+            agent,
+            "--model",
+            &model,
+            "--limit",
+            "1",
+            "--epochs",
+            "1",
+            "--max-steps",
+            "2",
+            "-A",
+            "log=full",
+            "-q",
+            "--out",
+            runs.to_str().unwrap(),
+        ]));
+        let dir = run_dir_under(&runs);
+        let rows = std::fs::read_to_string(dir.join("trajectories/vis-r01/0.jsonl")).unwrap();
+        let rows: Vec<serde_json::Value> = rows
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 2, "{agent}");
+        for row in &rows {
+            let sent = row["request"]["sent"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{agent}: {row}"));
+            assert_eq!(
+                sent.len(),
+                1,
+                "{agent}: one message, no system message: {row}"
+            );
+            assert_eq!(sent[0]["role"], "user", "{agent}");
+            let parts = sent[0]["parts"].as_array().unwrap();
+            assert_eq!(parts[0]["type"], "text", "{agent}");
+            let text = parts[0]["text"].as_str().unwrap();
+            assert!(
+                text.starts_with(escapade_vis::interface::INSTRUCTIONS),
+                "{agent}: {text}"
+            );
+            assert!(
+                text.contains("side of room - [IMAGE]</Current Observation>"),
+                "{agent}: {text}"
+            );
+            assert_eq!(parts.len(), 2, "{agent}: the text, then the picture");
+            assert_eq!(parts[1]["type"], "image", "{agent}");
+            assert_eq!(
+                parts[1]["sha256"], row["observation"]["images"][0],
+                "{agent}: this step's picture"
+            );
+        }
+        let second = rows[1]["request"]["sent"][0]["parts"][0]["text"]
+            .as_str()
+            .unwrap();
+        let before = if agent == "visescaper" {
+            "<Your Thought and Action before this turn>[THINK] look around [ACTION] turn_to_west<"
+        } else {
+            "<Your action before this turn>turn_to_west<"
+        };
+        assert!(second.contains(before), "{agent}: {second}");
+        assert_eq!(
+            second.contains("[THINK]"),
+            agent == "visescaper",
+            "{agent}: {second}"
+        );
+    }
+}
