@@ -33,6 +33,15 @@ pub fn describe(game: &Game, state: &State) -> String {
     }
 }
 
+/// The description of the current view of `state` that `kind` asks for: [`names`] or
+/// [`describe`].
+pub fn as_asked(kind: crate::options::Descriptions, game: &Game, state: &State) -> String {
+    match kind {
+        crate::options::Descriptions::Names => names(game, state),
+        crate::options::Descriptions::Full => describe(game, state),
+    }
+}
+
 /// Where the current view of `state` is and what it names: the wall and its objects, the
 /// object in close-up and the items in view in it, the item in close-up — names the
 /// available actions give anyway (`inspect desk`, `pick key`), never a state, a colour, a

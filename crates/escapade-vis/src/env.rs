@@ -308,18 +308,16 @@ impl VisEnv {
             sha256: picture.sha256.clone(),
             png: picture.png.clone(),
             alt: match self.options.descriptions {
+                // drawn with the picture, and kept with it
                 Descriptions::Full => picture.alt.clone(),
-                Descriptions::Names => Some(describe::names(&self.game, &self.state)),
+                Descriptions::Names => Some(self.description()),
             },
         })
     }
 
     /// The description of the current view the options ask for.
     fn description(&self) -> String {
-        match self.options.descriptions {
-            Descriptions::Full => describe::describe(&self.game, &self.state),
-            Descriptions::Names => describe::names(&self.game, &self.state),
-        }
+        describe::as_asked(self.options.descriptions, &self.game, &self.state)
     }
 
     /// The hint to show now, if hint mode has one (App. A.4: after [`HINT_AFTER`] steps

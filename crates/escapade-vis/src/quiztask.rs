@@ -169,11 +169,10 @@ fn close_up(
     state.set_receptacle(r, showing as u8);
     state.set_view(View::Item(i));
     let png = render::render_with(game, &state, style)?;
-    let alt = match descriptions {
-        Descriptions::Full => describe::describe(game, &state),
-        Descriptions::Names => describe::names(game, &state),
-    };
-    Ok(Image::with_alt(png, alt))
+    Ok(Image::with_alt(
+        png,
+        describe::as_asked(descriptions, game, &state),
+    ))
 }
 
 /// The environment for one quiz task.
