@@ -294,6 +294,10 @@ pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> Strin
     let Some(first) = rows.first() else {
         return String::new();
     };
+    // tier by tier (the whole suite last), runs side by side within a tier
+    let mut rows = rows.to_vec();
+    rows.sort_by_key(|b| b.difficulty.map_or(u64::MAX, u64::from));
+    let rows = &rows;
     let kinds = |k: RowKind| {
         rows.iter()
             .any(|b| b.references.iter().any(|r| r.kind == k))

@@ -1051,9 +1051,17 @@ fn breakdown_tables(set: &RunSet, worlds: Worlds<'_>) -> Vec<BreakdownTable> {
                 .map(|((tier, gi, k), rows)| {
                     let mut metrics = IndexMap::new();
                     for name in &b.metrics {
-                        let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, name)).collect();
-                        if !xs.is_empty() {
-                            metrics.insert(name.clone(), Stat::from(MeanSe::of(&xs)));
+                        // by scenario, so the interval resamples scenarios
+                        let mut clusters: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+                        for r in &rows {
+                            if let Some(x) = value(r, name) {
+                                clusters.entry(r.scenario.as_str()).or_default().push(x);
+                            }
+                        }
+                        if !clusters.is_empty() {
+                            let clusters: Vec<Vec<f64>> = clusters.into_values().collect();
+                            let key = format!("{world}/{}/{gi}/{tier:?}/{name}", b.name);
+                            metrics.insert(name.clone(), Stat::of_clusters(&clusters, &key));
                         }
                     }
                     BreakdownRow {
