@@ -261,13 +261,15 @@ fn reference(v: &PaperValue) -> Option<Reference> {
 }
 
 /// The best model's reference (highest, or lowest for a metric where lower is better).
-pub fn best<'a>(references: &'a [Reference], lower_is_better: bool) -> Option<&'a Reference> {
-    let models = references.iter().filter(|r| r.kind == RowKind::Model);
-    if lower_is_better {
-        models.min_by(|a, b| a.value.total_cmp(&b.value))
-    } else {
-        models.max_by(|a, b| a.value.total_cmp(&b.value))
-    }
+/// The first of equals wins (the paper's order).
+pub fn best(references: &[Reference], lower_is_better: bool) -> Option<&Reference> {
+    references
+        .iter()
+        .filter(|r| r.kind == RowKind::Model)
+        .fold(None, |best: Option<&Reference>, r| match best {
+            Some(b) if (r.value < b.value) != lower_is_better || r.value == b.value => Some(b),
+            _ => Some(r),
+        })
 }
 
 /// A value in a metric's display units: ×100 with one decimal for a percentage, else two

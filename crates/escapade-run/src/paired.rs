@@ -84,6 +84,9 @@ pub struct Comparison {
 /// `(world, scenario)` → the episodes of a run, by epoch.
 type ByScenario<'a> = BTreeMap<(&'a str, &'a str), BTreeMap<u32, &'a EpisodeRow>>;
 
+/// World → tier → the `(world, scenario)` keys both runs played.
+type Shared<'a> = BTreeMap<&'a str, BTreeMap<u32, Vec<(&'a str, &'a str)>>>;
+
 fn by_scenario(run: &Run) -> ByScenario<'_> {
     let mut out: ByScenario<'_> = BTreeMap::new();
     for e in &run.episodes {
@@ -138,7 +141,7 @@ pub fn compare(a: &Run, b: &Run, worlds: Worlds<'_>) -> Comparison {
     let (sa, sb) = (by_scenario(a), by_scenario(b));
     let mut notes = Vec::new();
     // world → tier → paired scenarios
-    let mut shared: BTreeMap<&str, BTreeMap<u32, Vec<(&str, &str)>>> = BTreeMap::new();
+    let mut shared: Shared<'_> = BTreeMap::new();
     for key in sa.keys().filter(|k| sb.contains_key(*k)) {
         let tier = sa[key].values().next().map_or(0, |r| r.difficulty);
         shared
