@@ -335,6 +335,19 @@ fn parse_cell(text: &str) -> Result<Option<(f64, Option<f64>)>, String> {
 }
 
 impl Paper {
+    /// A world's paper read once from the JSON its crate embeds (`include_str!`), for
+    /// [`crate::World::paper`].
+    ///
+    /// # Panics
+    /// When the JSON is not a consistent paper: it is the crate's own file, which its
+    /// tests read.
+    pub fn embedded(once: &'static std::sync::OnceLock<Paper>, json: &'static str) -> Paper {
+        once.get_or_init(|| {
+            Paper::from_json(json).expect("the paper's tables are consistent (tests/paper.rs)")
+        })
+        .clone()
+    }
+
     /// Reads a paper from its JSON and checks it: every row has one cell per column,
     /// every cell is a number, `x ± y` or `-`, every value has a model and a metric the
     /// paper defines, and every setting named exists.

@@ -63,6 +63,24 @@ pub struct Verdict {
     pub text: String,
 }
 
+impl Verdict {
+    /// The verdict in a table cell: `inside CI`, how far the run is from the paper's
+    /// value when outside (`outside: run +12.3`), `departed`, or `no CI`.
+    fn short(&self, metric: &str) -> String {
+        let (scale, decimals) = if crate::report::is_percent(metric) {
+            (100.0, 1)
+        } else {
+            (1.0, 2)
+        };
+        match self.inside {
+            _ if !self.departures.is_empty() => "departed".into(),
+            Some(true) => "inside CI".into(),
+            Some(false) => format!("outside: run {:+.*}", decimals, self.diff * scale),
+            None => "no CI".into(),
+        }
+    }
+}
+
 /// One metric of one tier (or the whole suite) of one run, beside the paper.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Beside {
@@ -181,12 +199,7 @@ pub fn beside(
         for world in run_worlds {
             let entry = papers.entry(world).or_insert_with(|| {
                 let w = worlds.iter().find(|w| w.name() == world)?;
-                let keys = w
-                    .report()
-                    .key_metrics
-                    .iter()
-                    .map(|k| k.to_string())
-                    .collect();
+                let keys = crate::report::key_metrics_of(*w);
                 w.paper().map(|p| (p, keys))
             });
             let Some((paper, keys)) = entry else { continue };
@@ -263,13 +276,13 @@ fn reference(v: &PaperValue) -> Option<Reference> {
 /// The best model's reference (highest, or lowest for a metric where lower is better).
 /// The first of equals wins (the paper's order).
 pub fn best(references: &[Reference], lower_is_better: bool) -> Option<&Reference> {
-    references
-        .iter()
-        .filter(|r| r.kind == RowKind::Model)
-        .fold(None, |best: Option<&Reference>, r| match best {
+    references.iter().filter(|r| r.kind == RowKind::Model).fold(
+        None,
+        |best: Option<&Reference>, r| match best {
             Some(b) if (r.value < b.value) != lower_is_better || r.value == b.value => Some(b),
             _ => Some(r),
-        })
+        },
+    )
 }
 
 /// A value in a metric's display units: ×100 with one decimal for a percentage, else two
@@ -291,7 +304,8 @@ fn show_ref(metric: &str, r: &Reference) -> String {
 }
 
 /// The Markdown table of one world's rows beside its paper (empty when there are none),
-/// and a note per run that departed from the protocol.
+/// and a note per run that departed from the protocol. Metrics go by their key (the
+/// report's "Metrics" list names them), so the table fits a terminal.
 pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> String {
     let Some(first) = rows.first() else {
         return String::new();
@@ -299,7 +313,6 @@ pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> Strin
     // tier by tier (the whole suite last), runs side by side within a tier
     let mut rows = rows.to_vec();
     rows.sort_by_key(|b| b.difficulty.map_or(u64::MAX, u64::from));
-    let rows = &rows;
     let kinds = |k: RowKind| {
         rows.iter()
             .any(|b| b.references.iter().any(|r| r.kind == k))
@@ -312,48 +325,34 @@ pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> Strin
     .into_iter()
     .filter(|(k, _)| kinds(*k))
     .collect();
+    let escape = |s: &str| s.replace('|', "\\|");
     let mut out = format!(
         "\n### {} beside the paper ({})\n\n| tier | metric |",
         first.world, first.paper
     );
+    let mut rule = String::from("|:---|:---|");
     if several {
         out.push_str(" run |");
+        rule.push_str(":---|");
     }
-    out.push_str(" this run [95% CI] | n | paper, same model | verdict |");
+    out.push_str(" run [95% CI] | paper, same model | verdict |");
+    rule.push_str("---:|---:|:---|");
     for (_, name) in &extra {
         out.push_str(&format!(" {name} |"));
+        rule.push_str("---:|");
     }
-    out.push_str(" best model in paper |\n|:---|:---|");
-    if several {
-        out.push_str(":---|");
-    }
-    out.push_str("---:|---:|---:|:---|");
-    out.push_str(&"---:|".repeat(extra.len()));
-    out.push_str(":---|\n");
-    let escape = |s: &str| s.replace('|', "\\|");
-    for b in rows {
-        let info = paper.and_then(|p| p.metric(&b.metric));
-        let unit = if crate::report::is_percent(&b.metric) {
-            " (%)"
-        } else {
-            ""
-        };
-        let name = info.map_or(b.metric.as_str(), |m| m.name.as_str());
-        out.push_str(&format!("| {} | {}{unit} |", escape(&b.tier), escape(name)));
+    out.push_str(" best model in paper | n |\n");
+    rule.push_str(":---|---:|\n");
+    out.push_str(&rule);
+    for b in &rows {
+        let percent = crate::report::is_percent(&b.metric);
+        let unit = if percent { " (%)" } else { "" };
+        let (scale, decimals) = if percent { (100.0, 1) } else { (1.0, 2) };
+        out.push_str(&format!("| {} | {}{unit} |", escape(&b.tier), b.metric));
         if several {
             out.push_str(&format!(" {} |", escape(&b.run)));
         }
-        let scale = if crate::report::is_percent(&b.metric) {
-            100.0
-        } else {
-            1.0
-        };
-        let decimals = if scale > 1.0 { 1 } else { 2 };
-        out.push_str(&format!(
-            " {} | {} |",
-            b.ours.show_interval(scale, decimals),
-            b.ours.n
-        ));
+        out.push_str(&format!(" {} |", b.ours.show_interval(scale, decimals)));
         match &b.verdict {
             Some(v) => {
                 let mine = b
@@ -364,7 +363,7 @@ pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> Strin
                 out.push_str(&format!(
                     " {} {mine} | {} |",
                     escape(&v.model),
-                    escape(&v.text)
+                    v.short(&b.metric)
                 ));
             }
             None => out.push_str(" – | – |"),
@@ -377,7 +376,9 @@ pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> Strin
                 .map_or_else(|| "–".to_string(), |r| show_ref(&b.metric, r));
             out.push_str(&format!(" {cell} |"));
         }
-        let lower = info.is_some_and(|m| m.lower_is_better);
+        let lower = paper
+            .and_then(|p| p.metric(&b.metric))
+            .is_some_and(|m| m.lower_is_better);
         match best(&b.references, lower) {
             Some(r) => out.push_str(&format!(
                 " {} {} |",
@@ -386,10 +387,10 @@ pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> Strin
             )),
             None => out.push_str(" – |"),
         }
-        out.push('\n');
+        out.push_str(&format!(" {} |\n", b.ours.n));
     }
     let mut departed: Vec<(&str, &[String])> = Vec::new();
-    for b in rows {
+    for b in &rows {
         if let Some(v) = &b.verdict
             && !v.departures.is_empty()
             && !departed.iter().any(|(r, _)| *r == b.run)

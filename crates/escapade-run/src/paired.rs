@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use escapade_core::EpisodeRow;
 use serde::{Deserialize, Serialize};
 
-use crate::report::{Run, Worlds};
+use crate::report::{Run, Worlds, value};
 use crate::stats;
 
 /// The significance level the warnings use.
@@ -126,14 +126,6 @@ fn metrics_of(world: &str, worlds: Worlds<'_>, rows: &[&EpisodeRow]) -> Vec<Stri
         names.insert(0, s);
     }
     names
-}
-
-fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
-    match name {
-        "success" => Some(if row.success { 1.0 } else { 0.0 }),
-        "steps" => Some(f64::from(row.steps)),
-        _ => row.metrics.get(name).copied(),
-    }
 }
 
 /// Compares run `a` with run `b` on the scenarios both played.

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use escapade_core::EpisodeRow;
 use serde::{Deserialize, Serialize};
 
-use crate::report::{Run, RunSet, Stat, Worlds};
+use crate::report::{Run, RunSet, Stat, Worlds, value};
 
 /// One model on one world.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,7 +56,7 @@ pub struct ProfileCell {
 /// The models of a report across its worlds.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Profile {
-    /// The worlds, in order.
+    /// The worlds, in the registry's order.
     pub worlds: Vec<String>,
     /// Each world's headline metric.
     pub metrics: BTreeMap<String, String>,
@@ -70,13 +70,6 @@ pub fn player(run: &Run) -> String {
     run.model.clone().unwrap_or_else(|| run.agent.clone())
 }
 
-fn headline_value(row: &EpisodeRow, metric: &str) -> Option<f64> {
-    match metric {
-        "success" => Some(if row.success { 1.0 } else { 0.0 }),
-        _ => row.metrics.get(metric).copied(),
-    }
-}
-
 /// The mean of `metric` over a run's episodes of `world` on `scenarios`; `None` when it
 /// played none of them.
 fn anchor(run: &Run, world: &str, metric: &str, scenarios: &BTreeSet<&str>) -> Option<f64> {
@@ -84,21 +77,30 @@ fn anchor(run: &Run, world: &str, metric: &str, scenarios: &BTreeSet<&str>) -> O
         .episodes
         .iter()
         .filter(|e| e.row.world == world && scenarios.contains(e.row.scenario.as_str()))
-        .filter_map(|e| headline_value(&e.row, metric))
+        .filter_map(|e| value(&e.row, metric))
         .collect();
     (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
 /// The profile of the runs of `set`; `None` when they cover fewer than two worlds.
 pub fn profile(set: &RunSet, worlds: Worlds<'_>) -> Option<Profile> {
-    let present: BTreeSet<&str> = set
+    let played: BTreeSet<&str> = set
         .runs
         .iter()
         .flat_map(|r| r.episodes.iter().map(|e| e.row.world.as_str()))
         .collect();
-    if present.len() < 2 {
+    if played.len() < 2 {
         return None;
     }
+    // the registry's order (tools, vis, comma, craft), then any other world by name
+    let rank = |w: &str| {
+        worlds
+            .iter()
+            .position(|x| x.name() == w)
+            .unwrap_or(usize::MAX)
+    };
+    let mut present: Vec<&str> = played.into_iter().collect();
+    present.sort_by_key(|w| rank(w));
     let metrics: BTreeMap<String, String> = present
         .iter()
         .map(|w| {
@@ -139,7 +141,7 @@ pub fn profile(set: &RunSet, worlds: Worlds<'_>) -> Option<Profile> {
             }
             let mut by_scenario: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
             for r in &rows {
-                if let Some(x) = headline_value(r, metric) {
+                if let Some(x) = value(r, metric) {
                     by_scenario.entry(r.scenario.as_str()).or_default().push(x);
                 }
             }

@@ -389,6 +389,16 @@ pub const PER_TURN_MAX: u32 = 10;
 /// turn curve); episodes of a world not among them are shown plainly.
 pub type Worlds<'a> = &'a [&'a dyn World];
 
+/// A world's key metrics (`ReportSpec::key_metrics`), owned.
+pub(crate) fn key_metrics_of(world: &dyn World) -> Vec<String> {
+    world
+        .report()
+        .key_metrics
+        .iter()
+        .map(|k| k.to_string())
+        .collect()
+}
+
 fn world_named<'a>(worlds: Worlds<'a>, name: &str) -> Option<&'a dyn World> {
     worlds.iter().copied().find(|w| w.name() == name)
 }
@@ -893,7 +903,9 @@ pub(crate) fn is_percent(name: &str) -> bool {
             .any(|s| name.ends_with(s))
 }
 
-fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
+/// An episode's value of a metric: success (0/1), steps, usage, or one of its world's
+/// metrics.
+pub(crate) fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
     match name {
         "success" => Some(if row.success { 1.0 } else { 0.0 }),
         "steps" => Some(f64::from(row.steps)),
@@ -1166,15 +1178,7 @@ impl Report {
         let breakdowns = breakdown_tables(set, worlds);
         let key_metrics = worlds
             .iter()
-            .map(|w| {
-                let keys = w
-                    .report()
-                    .key_metrics
-                    .iter()
-                    .map(|k| k.to_string())
-                    .collect();
-                (w.name().to_string(), keys)
-            })
+            .map(|w| (w.name().to_string(), key_metrics_of(*w)))
             .collect();
         let paper = crate::beside::beside(set, worlds, &groups, &overall);
         let papers = worlds

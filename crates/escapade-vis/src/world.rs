@@ -424,13 +424,9 @@ impl World for VisWorld {
     /// paper's text by `tests/paper.rs`).
     fn paper(&self) -> Option<escapade_core::paper::Paper> {
         static PAPER: std::sync::OnceLock<escapade_core::paper::Paper> = std::sync::OnceLock::new();
-        Some(
-            PAPER
-                .get_or_init(|| {
-                    escapade_core::paper::Paper::from_json(include_str!("paper.json"))
-                        .expect("the paper's tables are consistent (tests/paper.rs)")
-                })
-                .clone(),
-        )
+        Some(escapade_core::paper::Paper::embedded(
+            &PAPER,
+            include_str!("paper.json"),
+        ))
     }
 }
