@@ -221,3 +221,54 @@ pub fn markdown(p: &Profile) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(world: &str, scenario: &str, agent: &str, success: bool) -> EpisodeRow {
+        serde_json::from_value(serde_json::json!({
+            "format_version": 1, "suite": format!("{world}@1"), "scenario": scenario,
+            "scenario_hash": "h", "world": world, "difficulty": 1, "epoch": 0, "seed": 0,
+            "agent": agent, "config_hash": format!("{world}-{agent}"), "success": success,
+            "steps": 1, "metrics": {},
+            "usage": {"input": 0, "output": 0, "cached": 0, "cost_usd": 0.0, "latency_ms": 0},
+            "duration_ms": 0, "error": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn scores_are_normalised_on_the_scenarios_the_model_played() {
+        let mut rows = Vec::new();
+        for world in ["a", "b"] {
+            for (i, s) in ["s1", "s2", "s3", "s4"].iter().enumerate() {
+                rows.push(row(world, s, "oracle", true));
+                // the random agent solves s1 and s2 only
+                rows.push(row(world, s, "random", i < 2));
+            }
+        }
+        // the model played two scenarios of `a` (one solved) and none of `b`
+        rows.push(row("a", "s2", "llm", true));
+        rows.push(row("a", "s3", "llm", false));
+        let set = RunSet::from_rows(&rows);
+        let p = profile(&set, &[]).expect("two worlds");
+        assert_eq!(p.worlds, ["a", "b"]);
+        let cell = p.cells.iter().find(|c| c.model == "llm").unwrap();
+        assert_eq!((cell.world.as_str(), cell.scenarios), ("a", 2));
+        // random on s2, s3: 0.5; oracle 1; the model 0.5: normalised 0
+        assert_eq!((cell.random, cell.oracle), (Some(0.5), Some(1.0)));
+        assert_eq!(cell.normalised, Some(0.0));
+        assert_eq!(cell.vs_human, None, "no human run");
+        assert!(!p.cells.iter().any(|c| c.model == "llm" && c.world == "b"));
+        let random = p
+            .cells
+            .iter()
+            .find(|c| c.model == "random" && c.world == "b")
+            .unwrap();
+        assert_eq!(random.normalised, Some(0.0));
+        // one world: no profile
+        let one: Vec<EpisodeRow> = rows.into_iter().filter(|r| r.world == "a").collect();
+        assert!(profile(&RunSet::from_rows(&one), &[]).is_none());
+    }
+}
