@@ -6,6 +6,7 @@ use escapade_tools::ToolsWorld;
 
 #[test]
 fn every_number_of_the_papers_tables_is_in_the_paper() {
-    let paper = ToolsWorld.paper().expect("a paper");
+    let world = ToolsWorld::new().expect("the tools world");
+    let paper = world.paper().expect("a paper");
     escapade_testkit::paper::check_against_text(&paper);
 }
