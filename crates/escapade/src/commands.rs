@@ -704,9 +704,17 @@ pub fn compare(ctx: &mut Ctx<'_>, args: &CompareArgs) -> Result<()> {
 pub fn paper(ctx: &mut Ctx<'_>, args: &PaperArgs) -> Result<()> {
     let world = match find_world(ctx.worlds, &args.name) {
         Ok(w) => w,
-        Err(_) => find_suite(ctx.worlds, &args.name)
-            .map(|(w, _)| w)
-            .with_context(|| format!("`{}` is neither a world nor a suite", args.name))?,
+        // a retired suite still names its world, whose paper has not changed
+        Err(_) => match ctx
+            .worlds
+            .iter()
+            .find(|w| w.retired_suites().iter().any(|r| r.name == args.name))
+        {
+            Some(w) => w.as_ref(),
+            None => find_suite(ctx.worlds, &args.name)
+                .map(|(w, _)| w)
+                .with_context(|| format!("`{}` is neither a world nor a suite", args.name))?,
+        },
     };
     let Some(paper) = world.paper() else {
         bail!("world `{}` declares no paper tables", world.name());
