@@ -392,7 +392,12 @@ impl LlmAgent {
             chosen.push(past);
         }
         let (with_pictures, left_out) = self.with_pictures(&chosen, past);
-        let mut out = vec![Message::text(Role::System, system)];
+        // a world whose observations are whole prompts (VisEscape's original) gives no
+        // system prompt, and none is sent
+        let mut out = Vec::new();
+        if !system.is_empty() {
+            out.push(Message::text(Role::System, system));
+        }
         let mut open: Vec<ToolCall> = Vec::new();
         let mut previous: Option<usize> = None;
         for &i in &chosen {
