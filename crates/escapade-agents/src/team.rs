@@ -153,6 +153,7 @@ mod tests {
             system_prompt: "",
             tools: &[],
             roles: &roles,
+            steps_to_go: None,
         })
         .await
         .unwrap();
@@ -214,6 +215,7 @@ mod tests {
                 system_prompt: "",
                 tools: &[],
                 roles: &[],
+                steps_to_go: None,
             })
             .await
             .unwrap_err();

@@ -982,6 +982,7 @@ pub(crate) async fn record_episode(
         error: played.error,
         retryable: played.retryable,
         rejected: played.rejected,
+        start_steps_to_go: played.start_steps_to_go,
     };
     // the steps reach the file before the row that says the episode finished
     recorder.trajectory.finish()?;
@@ -1066,6 +1067,7 @@ impl Recorder<'_> {
             error: step.error.clone(),
             results: step.results.clone(),
             reasks,
+            steps_to_go: step.steps_to_go,
         };
         self.trajectory.write(&row)
     }
@@ -1089,6 +1091,9 @@ pub struct Played {
     /// A reply was too long to be kept whole in the agent's history (its request record
     /// says so with [`escapade_agents::llm::HISTORY_CUT`]).
     pub history_cut: bool,
+    /// The oracle's distance at the start ([`escapade_core::Env::steps_to_go`] after
+    /// `reset`), for the episode row.
+    pub start_steps_to_go: Option<u32>,
 }
 
 impl Played {
@@ -1244,6 +1249,7 @@ pub async fn play_episode(
         String,
         Vec<escapade_core::ToolSchema>,
         Vec<(String, String)>,
+        Option<u32>,
     );
     let media_at_reset = media.clone();
     let observation: std::result::Result<Start, String> = env
@@ -1258,13 +1264,14 @@ pub async fn play_episode(
                     (r, prompt)
                 })
                 .collect();
-            (o, e.system_prompt(), e.tool_schemas(), roles)
+            (o, e.system_prompt(), e.tool_schemas(), roles, e.steps_to_go())
         })
         .await;
-    let (mut observation, system, tools, roles) = match observation {
+    let (mut observation, system, tools, roles, start_steps_to_go) = match observation {
         Ok(x) => x,
         Err(e) => return Ok(Played::failed(e)),
     };
+    played.start_steps_to_go = start_steps_to_go;
     let reask_limit = agent.reask_limit().unwrap_or(env.get().reask_limit());
     if let Err(e) = agent
         .reset(EpisodeStart {
@@ -1272,6 +1279,7 @@ pub async fn play_episode(
             system_prompt: &system,
             tools: &tools,
             roles: &roles,
+            steps_to_go: start_steps_to_go,
         })
         .await
     {

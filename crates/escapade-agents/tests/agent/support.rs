@@ -123,6 +123,7 @@ impl Harness {
                 system_prompt: SYSTEM,
                 tools,
                 roles: &[],
+                steps_to_go: None,
             })
             .await
             .expect("reset never fails");

@@ -25,6 +25,7 @@ fn row(world: &str, d: u32, scenario: &str, success: bool, steps: u32) -> Episod
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        start_steps_to_go: None,
     }
 }
 
