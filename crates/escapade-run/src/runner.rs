@@ -1264,7 +1264,13 @@ pub async fn play_episode(
                     (r, prompt)
                 })
                 .collect();
-            (o, e.system_prompt(), e.tool_schemas(), roles, e.steps_to_go())
+            (
+                o,
+                e.system_prompt(),
+                e.tool_schemas(),
+                roles,
+                e.steps_to_go(),
+            )
         })
         .await;
     let (mut observation, system, tools, roles, start_steps_to_go) = match observation {
