@@ -33,8 +33,14 @@ pub enum Command {
     /// Finish an interrupted run: continue the episodes checkpointed by Ctrl-C at their
     /// next step, and play the episodes missing from a run directory.
     Resume(ResumeArgs),
-    /// Print metrics tables (mean ± standard error) of one or more runs.
+    /// Print metrics tables (mean ± standard error, 95 % intervals, the paper's values
+    /// beside them) of one or more runs.
     Report(ReportArgs),
+    /// Compare two runs on the scenarios both played: differences with 95 % intervals
+    /// and p-values (McNemar's exact test for success, a paired bootstrap otherwise).
+    Compare(CompareArgs),
+    /// Print a paper's results tables as escapade holds them (a world or a suite).
+    Paper(PaperArgs),
     /// Have a model judge what the agents of runs wrote (LLM-as-judge metrics), e.g.
     /// VisEscape's reasoning components; verdicts are kept in `<run-dir>/judge/`.
     Judge(JudgeArgs),
@@ -372,6 +378,28 @@ pub struct ReportArgs {
     /// `plots/` inside the first run directory).
     #[arg(long, value_name = "DIR", num_args = 0..=1)]
     pub plots: Option<Option<PathBuf>>,
+}
+
+/// `escapade compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The first run directory (or its `episodes.jsonl`).
+    pub a: PathBuf,
+    /// The second run directory.
+    pub b: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `escapade paper`.
+#[derive(Debug, Args)]
+pub struct PaperArgs {
+    /// A world (`tools`, `vis`, `comma`, `craft`) or one of its suites.
+    pub name: String,
+    /// Print JSON: the tables as declared and every value flattened, in the run's units.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `escapade view`.

@@ -21,7 +21,7 @@ fn report_puts_a_person_beside_a_model() {
     let (ok, out, err) = run(
         &[
             "play",
-            "visescape@3",
+            "visescape@4",
             "--record",
             runs_s,
             "--participant",
@@ -40,7 +40,7 @@ fn report_puts_a_person_beside_a_model() {
     let (ok, out, err) = run(
         &[
             "run",
-            "visescape@3",
+            "visescape@4",
             "--agent",
             "llm",
             "--model",
@@ -125,7 +125,7 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
         &[
             "play",
             "--web",
-            "visescape@3",
+            "visescape@4",
             "--role",
             "solver",
             "--port",

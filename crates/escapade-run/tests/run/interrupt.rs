@@ -59,7 +59,11 @@ fn by_conversation(
     replies: BTreeMap<(String, usize), String>,
 ) -> impl Fn(&ChatRequest) -> String + Send + Sync {
     move |request| {
-        let system = request.messages[0].joined_text();
+        // VisEscape's paper protocol sends no system message: its prompt is ""
+        let system = match request.messages.first() {
+            Some(m) if m.role == Role::System => m.joined_text(),
+            _ => String::new(),
+        };
         let step = request
             .messages
             .iter()
@@ -344,7 +348,7 @@ fn generic(world: &dyn World, label: &str, json: &str, stop_at: usize) {
 #[test]
 fn the_generic_agent_on_the_oracles_replies_escapes() {
     let world = escapade_vis::VisWorld::new();
-    let label = "visescape@3";
+    let label = "visescape@4";
     let json = world.build_suite(label).unwrap().remove(0);
     let replies = oracle_replies(&world, label, &json);
     let tmp = tempfile::tempdir().unwrap();
@@ -363,8 +367,8 @@ fn the_generic_agent_on_the_oracles_replies_escapes() {
 #[test]
 fn a_vis_episode_stopped_at_step_7_continues_at_step_7_as_if_never_stopped() {
     let world = escapade_vis::VisWorld::new();
-    let json = world.build_suite("visescape@3").unwrap().remove(0);
-    generic(&world, "visescape@3", &json, 7);
+    let json = world.build_suite("visescape@4").unwrap().remove(0);
+    generic(&world, "visescape@4", &json, 7);
 }
 
 #[test]
@@ -444,7 +448,7 @@ fn a_visescaper_episode_keeps_its_memory_and_analyses_across_the_stop() {
     // stopped at step 14, its memory of steps 1-10 comes back from the record, and so do
     // the analysis and memory of step 11, whose first reply the world refused
     let world = escapade_vis::VisWorld::new();
-    let label = "visescape@3";
+    let label = "visescape@4";
     let json = world.build_suite(label).unwrap().remove(0);
     let replies = oracle_replies(&world, label, &json);
     let by_step: BTreeMap<usize, String> = replies
