@@ -45,7 +45,19 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
         // a suite's name answers for its world
         Some(name) => match (find_world(ctx.worlds, name), find_suite(ctx.worlds, name)) {
             (Ok(world), _) | (Err(_), Ok((world, _))) => vec![world],
-            (Err(_), Err(e @ escapade_run::RunError::RetiredSuite { .. })) => return Err(e.into()),
+            // a retired suite's name too, saying what replaced it
+            (Err(_), Err(e @ escapade_run::RunError::RetiredSuite { .. })) => {
+                let world = ctx.worlds.iter().map(|w| w.as_ref()).find(|w| {
+                    w.retired_suites().iter().any(|r| r.name == *name)
+                });
+                let Some(world) = world else {
+                    return Err(e.into());
+                };
+                if !ctx.quiet {
+                    eprintln!("note: {e}");
+                }
+                vec![world]
+            }
             (Err(_), Err(_)) => {
                 let mut known: Vec<String> =
                     ctx.worlds.iter().map(|w| w.name().to_string()).collect();

@@ -102,14 +102,20 @@ fn errors_suggest_what_was_meant() {
     let e = stderr(&o);
     assert!(e.contains("did you mean openai/gpt-4o?"), "{e}");
     // a suite's name answers `list` for its world
-    let listed = ok(escapade(&["list", "visescape@3"]));
+    let listed = ok(escapade(&["list", "visescape@4"]));
     assert!(
         listed.contains("  vis ") && !listed.contains("  comma "),
         "{listed}"
     );
-    let o = escapade(&["list", "visescap@3"]);
+    // a retired name too, saying what replaced it
+    let o = escapade(&["list", "visescape@3"]);
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(listed.contains("  vis ") && !listed.contains("  comma "), "{listed}");
+    assert!(stderr(&o).contains("replaced by `visescape@4`"), "{}", stderr(&o));
+    let o = escapade(&["list", "visescap@4"]);
     assert!(
-        stderr(&o).contains("did you mean `visescape@3`?"),
+        stderr(&o).contains("did you mean `visescape@4`?"),
         "{}",
         stderr(&o)
     );
