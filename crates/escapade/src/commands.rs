@@ -47,9 +47,11 @@ pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
             (Ok(world), _) | (Err(_), Ok((world, _))) => vec![world],
             // a retired suite's name too, saying what replaced it
             (Err(_), Err(e @ escapade_run::RunError::RetiredSuite { .. })) => {
-                let world = ctx.worlds.iter().map(|w| w.as_ref()).find(|w| {
-                    w.retired_suites().iter().any(|r| r.name == *name)
-                });
+                let world = ctx
+                    .worlds
+                    .iter()
+                    .map(|w| w.as_ref())
+                    .find(|w| w.retired_suites().iter().any(|r| r.name == *name));
                 let Some(world) = world else {
                     return Err(e.into());
                 };
@@ -423,6 +425,14 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         && let Ok((world, _)) = find_suite(ctx.worlds, &args.source)
     {
         escapade_core::options::check_keys(&world_options, &world.env_options())?;
+    }
+    // so does a model named without its provider (`gpt-4o`: did you mean openai/gpt-4o?)
+    // (another agent given a --model is told so by the players' check below)
+    if let Some(model) = &args.model
+        && !model.contains('/')
+        && MODEL_AGENTS.contains(&args.agent.as_str())
+    {
+        escapade_agents::LlmConfig::from_options(model, &BTreeMap::new())?;
     }
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     escapade_core::options::check_keys(&world_options, &source.world.env_options())?;

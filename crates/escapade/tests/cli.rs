@@ -111,8 +111,15 @@ fn errors_suggest_what_was_meant() {
     let o = escapade(&["list", "visescape@3"]);
     let listed = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(listed.contains("  vis ") && !listed.contains("  comma "), "{listed}");
-    assert!(stderr(&o).contains("replaced by `visescape@4`"), "{}", stderr(&o));
+    assert!(
+        listed.contains("  vis ") && !listed.contains("  comma "),
+        "{listed}"
+    );
+    assert!(
+        stderr(&o).contains("replaced by `visescape@4`"),
+        "{}",
+        stderr(&o)
+    );
     let o = escapade(&["list", "visescap@4"]);
     assert!(
         stderr(&o).contains("did you mean `visescape@4`?"),

@@ -568,6 +568,19 @@ fn an_unknown_world_option_fails_before_anything_else_is_looked_at() {
     assert_eq!(o.status.code(), Some(1));
     assert!(e.starts_with("error: unknown world option `nosuch`"), "{e}");
     assert!(!runs.exists());
+    // a model without its provider, too, with a guess
+    let o = escapade(&[
+        "run",
+        "agentescape@2",
+        "--model",
+        "gpt-4o",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(e.contains("did you mean openai/gpt-4o?"), "{e}");
+    assert!(!runs.exists());
 }
 
 #[test]
