@@ -13,14 +13,17 @@
 //! follows a cheap one ([`INLINE_CALL`]) runs in place too. Wherever a call runs, the new
 //! pictures of its observation are stored in the run directory beside it.
 //!
-//! An agent or environment failure — an `Err`, a panic, or the safety cap on steps — ends
-//! that episode with `error` set and `success` false; it never aborts the run. A model
+//! An agent or environment failure — an `Err` or a panic — ends that episode with `error`
+//! set and `success` false; it never aborts the run. The step cap (`--max-steps`) ends an
+//! episode without an error, marked `step_cap`: the run chose to stop it there. A model
 //! backend that kept failing on transient errors, or refused the account or model, marks
 //! the row `retryable`, and `resume` plays it again.
 //! Only failing to write the run directory stops the run. Episode rows are appended and
 //! flushed per episode, each after its trajectory's buffered steps, so a killed process
 //! loses at most the episodes in flight; resuming reruns them from their start (their
-//! partial trajectories are overwritten).
+//! partial trajectories are overwritten). A run stopped by [`Stop`] (the first Ctrl-C)
+//! loses nothing: each episode in flight is checkpointed at its last completed step and
+//! resuming continues it there ([`crate::checkpoint`]).
 //!
 //! Agents are made per episode by an [`AgentFactory`]; [`Baseline`] makes a world's own
 //! baseline agents (`oracle`, `random`), [`LlmFactory`] model agents (`llm`, and
@@ -52,7 +55,8 @@ use crate::progress::{Live, Progress};
 use crate::report::Report;
 use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, TrajectoryWriter};
 
-/// Default safety cap on steps per episode.
+/// Default cap on steps per episode (the worlds end theirs long before; a lower
+/// `--max-steps` is a departure from the papers' protocols).
 pub const DEFAULT_MAX_STEPS: u32 = 10_000;
 
 /// Makes one agent per episode.

@@ -294,7 +294,7 @@ fn visescape_agents_run_like_llm_and_refuse_foreign_options() {
 }
 
 #[test]
-fn ctrl_c_finishes_the_episodes_in_flight_and_writes_the_summary() {
+fn ctrl_c_stops_the_episodes_in_flight_and_writes_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let script = tmp.path().join("script.jsonl");
     std::fs::write(
@@ -341,7 +341,8 @@ fn ctrl_c_finishes_the_episodes_in_flight_and_writes_the_summary() {
         "{stdout}"
     );
     assert!(dir.join("summary.json").is_file() && dir.join("report.md").is_file());
-    // the episodes in flight finished: every row is whole and none is an error
+    // the episodes in flight were checkpointed, not recorded: every row is whole and
+    // none is an error
     let stopped = rows(&dir);
     assert!((2..12).contains(&stopped.len()), "{} rows", stopped.len());
     assert!(stopped.iter().all(|r| r["error"].is_null()));
