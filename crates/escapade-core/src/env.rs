@@ -139,6 +139,14 @@ pub trait Env {
         0
     }
 
+    /// The most steps an episode of this scenario can take before the world truncates
+    /// it (VisEscape's step limit, COMMA's turns, a tools room's budget), when the world
+    /// has one. The runner's progress line estimates the time left from it; nothing
+    /// else depends on it. Default: none.
+    fn step_budget(&self) -> Option<u32> {
+        None
+    }
+
     /// Strings an agent must never see unless it earns them (answers, hidden names).
     /// [`crate::check::check_env`] plays junk actions and asserts none appear.
     fn secrets(&self) -> Vec<String>;
@@ -276,6 +284,7 @@ pub struct OracleReport {
 /// | [`paper_stats`](World::paper_stats), [`catalogue`](World::catalogue) | no | `escapade suite` / `list` extras |
 /// | [`retired_suites`](World::retired_suites) | no | old suite names and what replaced them |
 /// | [`report`](World::report) | no | tier labels, breakdowns, turn curve, terminal columns ([`ReportSpec`]) |
+/// | [`paper`](World::paper) | no | the paper's results tables, set beside runs ([`crate::paper::Paper`]) |
 /// | [`judge_tasks`](World::judge_tasks) | no | `escapade judge --task NAME` |
 /// | [`bench`](World::bench) | no | `escapade bench <world>` |
 ///
@@ -370,6 +379,12 @@ pub trait World: Send + Sync {
     /// numbers, nothing is added and the terminal shows every metric.
     fn report(&self) -> ReportSpec {
         ReportSpec::default()
+    }
+    /// The results tables of this world's paper (models, baselines, settings), which
+    /// reports set beside runs and `escapade paper` prints; `None` for a world without a
+    /// paper.
+    fn paper(&self) -> Option<crate::paper::Paper> {
+        None
     }
     /// The judge tasks of this world's paper (`escapade judge --task NAME`): a model
     /// labels what agents wrote (VisEscape's reasoning units, COMMA's error types, …).

@@ -236,15 +236,16 @@ pub struct Game {
     clue_items: Vec<Vec<usize>>,
 }
 
-/// How an entered answer is compared with a lock's code.
+/// How an entered answer is compared with a lock's code. The paper is silent; the
+/// original compares letter for letter (`QuizItem.check_answer`), which is the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AnswerRule {
     /// As people write codes: case, spaces, dashes, commas, dots, slashes and a time's
     /// colon ignored; arrows and words read as directions ([`canonical_answer`]).
-    #[default]
     Lenient,
     /// As the original compares them: the same characters, case aside (surrounding
     /// spaces trimmed).
+    #[default]
     Exact,
 }
 

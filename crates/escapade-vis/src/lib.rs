@@ -25,11 +25,12 @@ pub mod error; // VisError
 pub mod game; // the game graph: state, available moves, effects
 pub mod generator; // rooms from a seed and a size (App. B.4 constraints)
 pub mod import; // VisEscape's own rooms, from a dump of a user's copy
-pub mod interface; // the interface: system prompt, reply parsing, function schemas
+pub mod interface; // the interface: instructions, reply parsing, function schemas
 pub mod judge; // VisEscape §6.2: the reasoning judge
 pub mod options; // -W options: departures from the paper's protocol
 pub mod oracle; // shortest solution by breadth-first search
 pub mod pictures; // imported pictures per view and state
+pub mod prompt; // the paper's step and retry prompts, the original's action names
 pub mod quiz; // visual quizzes: kinds, seeded content, answers
 pub mod quiztask; // the quiz-only evaluation (App. C.2)
 pub mod render; // views drawn as PNG

@@ -58,17 +58,31 @@ fn room(hints: bool) -> Room {
     r
 }
 
+/// The game-logic tests play under escapade's own protocol (`prompt=chat`, the @3
+/// one): short observations, action names in words, lenient codes, a wasted step for a
+/// reply that is no action, full descriptions. `tests/protocol.rs` holds the paper's.
+fn ours() -> Options {
+    Options {
+        prompt: escapade_vis::options::Prompt::Chat,
+        invalid: escapade_vis::options::Invalid::Wasted,
+        answers: escapade_vis::game::AnswerRule::Lenient,
+        descriptions: escapade_vis::options::Descriptions::Full,
+        ..Options::default()
+    }
+}
+
 fn env(hints: bool) -> VisEnv {
     VisEnv::new(Arc::new(Game::new(room(hints)).unwrap()))
         .unwrap()
         .without_images()
+        .with_options(ours())
 }
 
 /// The environment with `feedback=sentences`: each step also says what it did.
 fn talking_env() -> VisEnv {
     env(false).with_options(Options {
         feedback: Feedback::Sentences,
-        ..Options::default()
+        ..ours()
     })
 }
 
@@ -731,10 +745,10 @@ fn describe_of(e: &VisEnv) -> String {
 #[test]
 fn every_picture_is_the_state_drawn_afresh_in_any_order() {
     use escapade_vis::{describe, render};
-    let plain = Options::default();
+    let plain = ours();
     let labelled = Options {
         labels: true,
-        ..Options::default()
+        ..ours()
     };
     let play = |hints: bool, options: Options| -> Vec<String> {
         let game = Arc::new(Game::new(room(hints)).unwrap());

