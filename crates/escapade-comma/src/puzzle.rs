@@ -181,8 +181,9 @@ pub trait Puzzle: Send {
 
     /// The oracle's distance ([`escapade_core::Env::steps_to_go`]): the correct actions
     /// still required to solve the puzzle from now, counted by playing a copy forward
-    /// with [`play_out`] (0 when solved). `None` where the puzzle cannot say (the
-    /// default, for puzzles outside this crate).
+    /// with [`play_out`] (0 when solved): the oracle's plan, not always the shortest
+    /// (in Colour the next group depends on the square pressed). `None` where the
+    /// puzzle cannot say (the default, for puzzles outside this crate).
     fn remaining(&self) -> Option<u32> {
         None
     }
