@@ -257,5 +257,12 @@ fn distance(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, render_views, env_steps, agent_loop, distance, suite);
+criterion_group!(
+    benches,
+    render_views,
+    env_steps,
+    agent_loop,
+    distance,
+    suite
+);
 criterion_main!(benches);
