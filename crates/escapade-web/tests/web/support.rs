@@ -149,3 +149,35 @@ pub async fn scripted_model_run(out: &Path) -> PathBuf {
     .expect("the run finishes")
     .dir
 }
+
+/// Holds the run directory's lock as `escapade run` does while it plays (released when
+/// the file is dropped): the pages then read the run as running.
+pub fn hold_lock(dir: &Path) -> std::fs::File {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(escapade_run::rundir::LOCK))
+        .unwrap();
+    file.try_lock().expect("no one else holds the lock");
+    file
+}
+
+/// A person's recorded game of the first comma puzzle under `out`: one solver turn,
+/// then `:quit`. Returns the run directory.
+pub fn gave_up_run(out: &Path) -> PathBuf {
+    let world = escapade_comma::CommaWorld;
+    let (_, json) = scenarios(&world, 1).remove(0);
+    let options = escapade_run::PlayOptions {
+        record: Some(out.to_path_buf()),
+        suite: world.suites()[0].name.clone(),
+        images: out.join("pictures"),
+        ..Default::default()
+    };
+    let mut input: &[u8] = b"I see some wires\n:quit\n";
+    let mut shown = Vec::new();
+    let played =
+        escapade_run::play_terminal(&world, &json, &options, &mut input, &mut shown).unwrap();
+    assert!(played.quit);
+    played.dir.expect("the game is recorded")
+}
