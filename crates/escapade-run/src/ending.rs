@@ -52,7 +52,8 @@ impl Last {
 pub enum Ending {
     /// The agent escaped (solved the task).
     Escaped,
-    /// A limit of the world (steps, turns, mistakes, time) ended the episode.
+    /// A limit ended the episode: the world's (steps, turns, mistakes, time) or the
+    /// run's step cap (`--max-steps`).
     Budget,
     /// The person quit.
     GaveUp,
@@ -70,19 +71,27 @@ impl Ending {
         Ending::from_parts(
             row.success,
             row.error.as_deref(),
+            row.step_cap,
             last.map(|s| Last::of(s.error.as_deref(), s.terminated, s.truncated)),
         )
     }
 
     /// The ending of an episode that escaped or not (`success`), stopped with `error` or
-    /// not, and whose last step, when it took one, was `last`.
-    pub fn from_parts(success: bool, error: Option<&str>, last: Option<Last>) -> Ending {
+    /// not, or by the run's step cap (`step_cap`), and whose last step, when it took
+    /// one, was `last`.
+    pub fn from_parts(
+        success: bool,
+        error: Option<&str>,
+        step_cap: bool,
+        last: Option<Last>,
+    ) -> Ending {
         if success && error.is_none() {
             return Ending::Escaped;
         }
         match error {
             Some(e) if gave_up(e) => return Ending::GaveUp,
             Some(_) => return Ending::Error,
+            None if step_cap => return Ending::Budget,
             None => {}
         }
         match last {
@@ -108,7 +117,10 @@ impl Ending {
     pub fn meaning(self) -> &'static str {
         match self {
             Ending::Escaped => "The task was solved.",
-            Ending::Budget => "A limit of the world (steps, turns or mistakes) ended the episode.",
+            Ending::Budget => {
+                "A limit (the world's steps, turns or mistakes, or the run's step cap) ended \
+                 the episode."
+            }
             Ending::GaveUp => "The player quit before the end.",
             Ending::Unreadable => "The world ended the game on a reply it could not read.",
             Ending::Error => "The episode could not be played to its end.",
@@ -179,6 +191,12 @@ mod tests {
             Ending::of(&lost, Some(&step(None, true, false))),
             Ending::NotEscaped
         );
+        // the run's step cap, with no step row saying so
+        let capped = EpisodeRow {
+            step_cap: true,
+            ..row(false, None)
+        };
+        assert_eq!(Ending::of(&capped, None), Ending::Budget);
         assert_eq!(Ending::GaveUp.label(), "gave up");
     }
 }
