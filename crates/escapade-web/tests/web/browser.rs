@@ -158,17 +158,8 @@ pub async fn serve(dirs: &[PathBuf]) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_page_lists_and_filters_runs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, vis, comma) = support::two_runs(("vis", "oracle", 1), ("comma", "oracle", 1)).await;
     let dirs = [tmp.path().to_path_buf()];
-    let (a, b) = (tmp.path().to_path_buf(), tmp.path().to_path_buf());
-    let (vis, comma) = tokio::task::spawn_blocking(move || {
-        (
-            support::baseline_run("vis", "oracle", 1, &a),
-            support::baseline_run("comma", "oracle", 1, &b),
-        )
-    })
-    .await
-    .unwrap();
     let Some(browser) = Browser::start().await else {
         return;
     };
@@ -431,16 +422,8 @@ async fn an_episode_opens_on_its_outcome_banner() {
 /// lines even in a narrow window ("19.00 ± 0.00" wrapped over three).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_report_reads_headline_first_and_numbers_do_not_wrap() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (a, b) = (tmp.path().to_path_buf(), tmp.path().to_path_buf());
-    let (oracle, random) = tokio::task::spawn_blocking(move || {
-        (
-            support::baseline_run("comma", "oracle", 3, &a),
-            support::baseline_run("comma", "random", 3, &b),
-        )
-    })
-    .await
-    .unwrap();
+    let (tmp, oracle, random) =
+        support::two_runs(("comma", "oracle", 3), ("comma", "random", 3)).await;
     let dirs = [tmp.path().to_path_buf()];
     let Some(browser) = Browser::start().await else {
         return;

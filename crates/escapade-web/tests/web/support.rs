@@ -87,6 +87,25 @@ pub async fn baseline_run_async(
     (tmp, dir)
 }
 
+/// A run each of `(world, agent, limit)` `a` and `b` in one temporary folder, off the
+/// async threads.
+pub async fn two_runs(
+    a: (&'static str, &'static str, usize),
+    b: (&'static str, &'static str, usize),
+) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_path_buf();
+    let (first, second) = tokio::task::spawn_blocking(move || {
+        (
+            baseline_run(a.0, a.1, a.2, &out),
+            baseline_run(b.0, b.1, b.2, &out),
+        )
+    })
+    .await
+    .unwrap();
+    (tmp, first, second)
+}
+
 /// A vis oracle run of two rooms as it was after its first episode, and the row of its
 /// second (to append, as the runner would).
 pub async fn half_finished_run() -> (tempfile::TempDir, PathBuf, String) {
