@@ -1200,7 +1200,7 @@ impl Report {
                     world: world.to_string(),
                     run: run.clone(),
                     n: rows.len(),
-                    errors: rows.iter().filter(|r| r.error.is_some()).count(),
+                    errors: rows.iter().filter(|r| crate::ending::is_error(r)).count(),
                     step_capped: rows.iter().filter(|r| r.step_cap).count(),
                     metrics: aggregate(&rows, &format!("{world}/all")),
                 };
@@ -1512,7 +1512,19 @@ impl Report {
                 h.push('\n');
                 h
             };
-            out.push_str(&format!("\n## {world}\n\n"));
+            out.push_str(&format!("\n## {world}\n"));
+            // the headline metrics beside the paper's values come first
+            let beside: Vec<&crate::beside::Beside> =
+                self.paper.iter().filter(|b| b.world == world).collect();
+            if !beside.is_empty() {
+                out.push_str(&crate::beside::markdown(
+                    &beside,
+                    self.papers.get(world),
+                    several,
+                ));
+                out.push_str(&format!("\n### {world}, every metric\n"));
+            }
+            out.push('\n');
             out.push_str(&header("difficulty", "---:"));
             let row = |tier: String, run: &str, n: usize, metrics: &IndexMap<String, Stat>| {
                 let mut line = format!("| {tier} |");
@@ -1539,13 +1551,6 @@ impl Report {
             for s in &summaries {
                 out.push_str(&row("all".into(), &s.run, s.n, &s.metrics));
             }
-            let beside: Vec<&crate::beside::Beside> =
-                self.paper.iter().filter(|b| b.world == world).collect();
-            out.push_str(&crate::beside::markdown(
-                &beside,
-                self.papers.get(world),
-                several,
-            ));
             let per: Vec<&ScenarioGroup> =
                 self.scenarios.iter().filter(|g| g.world == world).collect();
             if !per.is_empty() {
@@ -1788,7 +1793,7 @@ fn run_info(run: &Run) -> RunInfo {
         usage.add(&e.row.usage);
         steps += u64::from(e.row.steps);
         duration_ms += e.row.duration_ms;
-        errors += usize::from(e.row.error.is_some());
+        errors += usize::from(crate::ending::is_error(&e.row));
     }
     RunInfo {
         label: run.label.clone(),

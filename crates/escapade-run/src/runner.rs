@@ -1410,6 +1410,18 @@ pub struct Played {
 }
 
 impl Played {
+    /// How the episode ended.
+    pub fn ending(&self) -> crate::ending::Ending {
+        crate::ending::Ending::from_parts(
+            self.outcome.success,
+            self.error.as_deref(),
+            self.step_cap,
+            self.last
+                .as_ref()
+                .map(|s| crate::ending::Last::of(s.error.as_deref(), s.terminated, s.truncated)),
+        )
+    }
+
     /// An episode that ended before it could be played.
     pub fn failed(error: String) -> Self {
         Played {

@@ -440,7 +440,7 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
     assert!(md.contains("### lamps beside the paper (Lamps)"), "{md}");
     assert!(
         md.contains(
-            "| 2 (2 lamps) | success (%) | 100.0 [100.0, 100.0] | Optimum 100.0 | inside CI | 90.0 | 100.0 | GPT-4o 60.0 ± 5.0 | 4 |"
+            "| 2 (2 lamps) | Lit rate (%) | 100.0 [100.0, 100.0] | Optimum 100.0 | inside CI | 90.0 | 100.0 | GPT-4o 60.0 ± 5.0 | 4 |"
         ),
         "{md}"
     );
