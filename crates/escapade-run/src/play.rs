@@ -287,6 +287,7 @@ pub fn play_person(
             error: played.error.clone(),
             retryable: false,
             rejected: Vec::new(),
+            start_steps_to_go: played.start_steps_to_go,
             step_cap: false,
         };
         if let Some(r) = recorder.as_mut() {
@@ -493,8 +494,15 @@ fn play_sync(
             .collect::<Vec<_>>()
             .join("\n\n"),
     };
-    agent.reset(EpisodeStart::new(seed, &prompt, &tools));
-    let mut played = Played::default();
+    let start_steps_to_go = env.steps_to_go();
+    agent.reset(EpisodeStart {
+        steps_to_go: start_steps_to_go,
+        ..EpisodeStart::new(seed, &prompt, &tools)
+    });
+    let mut played = Played {
+        start_steps_to_go,
+        ..Played::default()
+    };
     if let Some((team, runtime)) = &mut seats.partner {
         let roles: Vec<(String, String)> = seats
             .roles
@@ -508,6 +516,7 @@ fn play_sync(
             system_prompt: &system_prompt,
             tools: &tools,
             roles: &roles,
+            steps_to_go: start_steps_to_go,
         }));
         if let Err(e) = reset {
             played.error = Some(format!("agent failed: {e}"));

@@ -243,6 +243,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     };
     let steps = if reasoning {
         vec![
@@ -279,6 +280,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        start_steps_to_go: None,
         step_cap: false,
     })
     .unwrap();
