@@ -148,8 +148,19 @@ pub fn departures(config: &RunConfig) -> Vec<String> {
             "--limit {limit} (the suite's first {limit} scenarios)"
         ));
     }
-    if config.max_steps != DEFAULT_MAX_STEPS {
-        out.push(format!("--max-steps {}", config.max_steps));
+    if let Some(n) = config.sample {
+        out.push(format!(
+            "--sample {n} (of the suite's scenarios, drawn over its tiers)"
+        ));
+    }
+    // the worlds end their episodes by their own limits (VisEscape's steps, COMMA's
+    // turns, a room's budget) long before the default cap; a lower cap may end an
+    // episode the paper's protocol would have played on
+    if config.max_steps < DEFAULT_MAX_STEPS {
+        out.push(format!(
+            "--max-steps {} (default {DEFAULT_MAX_STEPS}: the world's own limit ends an episode)",
+            config.max_steps
+        ));
     }
     for (key, value) in &config.world_options {
         out.push(format!("-W {key}={value}"));
@@ -260,6 +271,13 @@ mod tests {
                 "expert temperature 1 (suite: 0.7)"
             ]
         );
+        // a step cap below the default is declared, whatever the suite
+        let mut capped = config("oracle", &[], 3);
+        capped.max_steps = 12;
+        assert_eq!(
+            departures(&capped),
+            vec!["--max-steps 12 (default 10000: the world's own limit ends an episode)"]
+        );
     }
 
     /// Issue 25: a reader of run.toml or the report must tell from it alone whether the
@@ -297,7 +315,7 @@ mod tests {
                 "pictures replaced by their text descriptions (images=off)".to_string(),
                 "-A history=last:3".to_string(),
                 "--limit 2 (the suite's first 2 scenarios)".to_string(),
-                "--max-steps 50".to_string(),
+                "--max-steps 50 (default 10000: the world's own limit ends an episode)".to_string(),
                 "-W frames=off".to_string(),
             ]
         );
