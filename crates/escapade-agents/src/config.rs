@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use escapade_llm::{ClientOptions, PriceTable};
+use escapade_llm::{ClientOptions, Detail, Pictures, PriceTable};
 
 use crate::socratic::Socratic;
 use crate::{AgentError, History};
@@ -43,6 +43,28 @@ pub enum Structured {
     Off,
 }
 
+/// Whether past exchanges keep their pictures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryImages {
+    /// Only the current observation's pictures are sent; earlier ones become a short
+    /// marker (their text is kept).
+    Current,
+    /// Every picture of the exchanges the history sends, newest first within
+    /// [`LlmConfig::image_budget`] (MM-Escape's client resends every frame).
+    All,
+}
+
+/// What happens to a refused reply and its re-ask once a reply is accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReaskHistory {
+    /// They leave the conversation: later requests see only the accepted reply (both
+    /// originals: MM-Escape's client asks again without recording the refused reply,
+    /// VisEscape's retry prompt is a request of its own).
+    Drop,
+    /// They stay in the conversation (escapade before issue 25).
+    Keep,
+}
+
 /// What the `request` field of a step row holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestLog {
@@ -70,12 +92,25 @@ pub struct LlmConfig {
     pub protocol: Protocol,
     /// JSON-schema constrained replies.
     pub structured: Structured,
-    /// Sampling temperature (default 0, for reproducibility).
-    pub temperature: f32,
-    /// Cap on output tokens per reply.
-    pub max_tokens: u32,
+    /// Sampling temperature (default 0, for reproducibility); `None` sends none, so the
+    /// provider's default applies (`-A temperature=none`).
+    pub temperature: Option<f32>,
+    /// Cap on output tokens per reply; `None` sends none (`-A max_tokens=none`; the
+    /// Anthropic API requires one and gets its backend's default).
+    pub max_tokens: Option<u32>,
     /// Send the observation's images (off: text only, for text-only models).
     pub images: bool,
+    /// How pictures are sent: encoding and OpenAI's `detail` (`-A pictures=…`,
+    /// `-A detail=…`).
+    pub pictures: Pictures,
+    /// Whether past exchanges keep their pictures (`-A history_images=current|all`).
+    pub history_images: HistoryImages,
+    /// Most bytes of pictures (as sent, before base64) in one request under
+    /// [`HistoryImages::All`]; older pictures beyond it become markers, and the step row
+    /// says how many (`-A image_budget=MB`).
+    pub image_budget: u64,
+    /// What happens to refused replies and their re-asks (`-A reask_history=drop|keep`).
+    pub reask_history: ReaskHistory,
     /// What step rows record of each request.
     pub log: RequestLog,
     /// Pictures replaced by text for text-only models (VisEscape §7).
@@ -85,8 +120,13 @@ pub struct LlmConfig {
     pub captioner: Option<String>,
 }
 
+/// Default of [`LlmConfig::image_budget`]: 20 MB of pictures per request, which base64
+/// makes about 27 MB on the wire, under Anthropic's 32 MB request limit and OpenAI's
+/// 50 MB.
+pub const DEFAULT_IMAGE_BUDGET: u64 = 20_000_000;
+
 /// Keys read by [`LlmConfig::from_options`].
-pub const AGENT_KEYS: [&str; 11] = [
+pub const AGENT_KEYS: [&str; 16] = [
     "model",
     "history",
     "reask",
@@ -95,21 +135,30 @@ pub const AGENT_KEYS: [&str; 11] = [
     "temperature",
     "max_tokens",
     "images",
+    "pictures",
+    "detail",
+    "history_images",
+    "image_budget",
+    "reask_history",
     "log",
     "socratic",
     "captioner",
 ];
 
 /// Keys read by [`crate::EscaperConfig::from_options`] (`--agent base|visescaper`): the
-/// keys of [`AGENT_KEYS`] that apply to a one-prompt agent (not `history`, which the
-/// `window` replaces, nor `protocol`: these agents use the text protocol), and their own.
-pub const ESCAPER_KEYS: [&str; 13] = [
+/// keys of [`AGENT_KEYS`] that apply to a one-prompt agent (not `history`,
+/// `history_images`, `image_budget` or `reask_history`, which the `window` and the
+/// one-prompt retry replace, nor `protocol`: these agents use the text protocol), and
+/// their own.
+pub const ESCAPER_KEYS: [&str; 15] = [
     "model",
     "reask",
     "structured",
     "temperature",
     "max_tokens",
     "images",
+    "pictures",
+    "detail",
     "log",
     "socratic",
     "captioner",
@@ -198,6 +247,11 @@ fn positive(key: &str, value: &str) -> Result<u32, AgentError> {
     }
 }
 
+/// Whether an option's value asks for nothing to be sent (`none`).
+fn is_none(value: &str) -> bool {
+    matches!(value.trim(), "none" | "not sent")
+}
+
 pub(crate) fn switch(key: &str, value: &str) -> Result<bool, AgentError> {
     match value {
         "on" | "true" | "yes" | "1" => Ok(true),
@@ -271,10 +325,14 @@ impl LlmConfig {
             reask: None,
             protocol: Protocol::Text,
             structured: Structured::Auto,
-            temperature: 0.0,
-            max_tokens: if local { 256 } else { 2048 },
+            temperature: Some(0.0),
+            max_tokens: Some(if local { 256 } else { 2048 }),
             // the built-in local model reads no pictures: it gets their descriptions
             images: !local,
+            pictures: Pictures::default(),
+            history_images: HistoryImages::Current,
+            image_budget: DEFAULT_IMAGE_BUDGET,
+            reask_history: ReaskHistory::Drop,
             log: RequestLog::Delta,
             socratic: Socratic::Off,
             captioner: None,
@@ -299,21 +357,52 @@ impl LlmConfig {
                         _ => return Err(bad(key, v, "auto, on or off")),
                     }
                 }
+                "temperature" if is_none(v) => config.temperature = None,
                 "temperature" => {
-                    let t: f32 = parse(key, v, "a number from 0 to 2")?;
+                    let t: f32 = parse(key, v, "a number from 0 to 2, or none")?;
                     if !(0.0..=2.0).contains(&t) {
-                        return Err(bad(key, v, "a number from 0 to 2"));
+                        return Err(bad(key, v, "a number from 0 to 2, or none"));
                     }
-                    config.temperature = t;
+                    config.temperature = Some(t);
                 }
+                "max_tokens" if is_none(v) => config.max_tokens = None,
                 "max_tokens" => {
-                    let n: u32 = parse(key, v, "a positive whole number")?;
+                    let n: u32 = parse(key, v, "a positive whole number, or none")?;
                     if n == 0 {
-                        return Err(bad(key, v, "a positive whole number"));
+                        return Err(bad(key, v, "a positive whole number, or none"));
                     }
-                    config.max_tokens = n;
+                    config.max_tokens = Some(n);
                 }
                 "images" => config.images = switch(key, v)?,
+                "pictures" => {
+                    config.pictures.encoding = v.parse().map_err(AgentError::Config)?;
+                }
+                "detail" if is_none(v) => config.pictures.detail = None,
+                "detail" => {
+                    let d: Detail = v.parse().map_err(AgentError::Config)?;
+                    config.pictures.detail = Some(d);
+                }
+                "history_images" => {
+                    config.history_images = match v {
+                        "current" => HistoryImages::Current,
+                        "all" => HistoryImages::All,
+                        _ => return Err(bad(key, v, "current or all")),
+                    }
+                }
+                "image_budget" => {
+                    let mb: f64 = parse(key, v, "megabytes (a positive number)")?;
+                    if !(mb.is_finite() && mb > 0.0) {
+                        return Err(bad(key, v, "megabytes (a positive number)"));
+                    }
+                    config.image_budget = (mb * 1e6) as u64;
+                }
+                "reask_history" => {
+                    config.reask_history = match v {
+                        "drop" => ReaskHistory::Drop,
+                        "keep" => ReaskHistory::Keep,
+                        _ => return Err(bad(key, v, "drop or keep")),
+                    }
+                }
                 "log" => {
                     config.log = match v {
                         "delta" => RequestLog::Delta,
@@ -349,6 +438,133 @@ impl LlmConfig {
             Structured::Off => false,
             Structured::Auto => self.model.starts_with("local/"),
         }
+    }
+
+    /// What every request of this agent carries, one phrase per setting ([`SENT`] lists
+    /// the keys): each decoding parameter as sent or [`NOT_SENT`], the reply format a
+    /// constraint imposes, and how pictures go. `run.toml` records it; the report
+    /// compares it with the suite's paper settings.
+    pub fn sent(&self) -> BTreeMap<String, String> {
+        let anthropic = self.model.starts_with("anthropic/");
+        let mut out = BTreeMap::new();
+        let mut put = |key: &str, value: String| {
+            out.insert(key.to_string(), value);
+        };
+        put(
+            "temperature",
+            self.temperature
+                .map_or_else(|| NOT_SENT.to_string(), |t| t.to_string()),
+        );
+        put(
+            "max_tokens",
+            match (self.max_tokens, anthropic) {
+                (Some(n), _) => n.to_string(),
+                (None, true) => format!(
+                    "{} (the Anthropic API requires one)",
+                    escapade_llm::anthropic::DEFAULT_MAX_TOKENS
+                ),
+                (None, false) => NOT_SENT.to_string(),
+            },
+        );
+        put("top_p", NOT_SENT.to_string());
+        put("stop", NOT_SENT.to_string());
+        put(
+            "seed",
+            if anthropic {
+                format!("{NOT_SENT} (the Anthropic API has none)")
+            } else {
+                "the episode's seed plus the request's number".to_string()
+            },
+        );
+        put(
+            "reply_format",
+            if self.structured_on() {
+                STRUCTURED_FORMAT.to_string()
+            } else if self.protocol == Protocol::Tools {
+                "native function calls with the world's schemas".to_string()
+            } else {
+                TEXT_FORMAT.to_string()
+            },
+        );
+        put(
+            "pictures",
+            match (self.images, self.socratic) {
+                (false, _) => DESCRIBED.to_string(),
+                (true, Socratic::Alt) => {
+                    format!("{DESCRIBED_BY} their exact descriptions (socratic=alt)")
+                }
+                (true, Socratic::Captions) => {
+                    format!("{DESCRIBED_BY} a model's captions (socratic=captions)")
+                }
+                (true, Socratic::Off) => self.pictures.describe(&self.model),
+            },
+        );
+        out
+    }
+
+    /// [`LlmConfig::sent`] with what only the `llm` agent's conversation has: which past
+    /// exchanges and pictures go with each request, and what becomes of re-asks.
+    pub fn sent_in_conversation(&self) -> BTreeMap<String, String> {
+        let mut out = self.sent();
+        out.insert("history".into(), self.history.to_string());
+        if self.images && self.socratic == Socratic::Off {
+            out.insert(
+                "history_images".into(),
+                match self.history_images {
+                    HistoryImages::Current => "the current step's only".to_string(),
+                    HistoryImages::All => format!(
+                        "every step's sent, up to {} MB a request",
+                        self.image_budget as f64 / 1e6
+                    ),
+                },
+            );
+        }
+        out.insert(
+            "reask_history".into(),
+            match self.reask_history {
+                ReaskHistory::Drop => "refused replies and re-asks leave the conversation",
+                ReaskHistory::Keep => "refused replies and re-asks stay in the conversation",
+            }
+            .to_string(),
+        );
+        out
+    }
+}
+
+/// How a run records a parameter it does not send (the provider's default applies).
+pub const NOT_SENT: &str = "not sent";
+/// The reply format under structured output.
+pub const STRUCTURED_FORMAT: &str =
+    "JSON {\"action\": …} by constrained decoding (structured output)";
+/// The reply format without a constraint.
+pub const TEXT_FORMAT: &str = "the world's text format";
+/// Pictures replaced by text for a model that reads none.
+const DESCRIBED: &str = "replaced by their text descriptions (images=off)";
+const DESCRIBED_BY: &str = "replaced by";
+
+/// What the requests of an agent of kind `kind` with `options` carry
+/// ([`LlmConfig::sent`]), or `None` for a kind that sends none (a world's baseline).
+///
+/// # Errors
+/// [`AgentError::Config`] when the options are refused.
+pub fn sent_of(
+    kind: &str,
+    options: &BTreeMap<String, String>,
+) -> Result<Option<BTreeMap<String, String>>, AgentError> {
+    use crate::visescaper::{EscaperConfig, EscaperKind};
+    let model = options.get("model").map(String::as_str).unwrap_or_default();
+    if kind == "llm" {
+        return Ok(Some(
+            LlmConfig::from_options(model, options)?.sent_in_conversation(),
+        ));
+    }
+    match EscaperKind::from_spec(kind) {
+        Some(kind) => Ok(Some(
+            EscaperConfig::from_options(kind, model, options)?
+                .llm
+                .sent(),
+        )),
+        None => Ok(None),
     }
 }
 
@@ -430,7 +646,7 @@ mod tests {
         assert!(!hosted.structured_on());
         let local = LlmConfig::from_options("local/smollm2", &opts(&[])).unwrap();
         assert_eq!(local.history, History::Full);
-        assert_eq!(local.max_tokens, 256);
+        assert_eq!(local.max_tokens, Some(256));
         assert!(local.structured_on());
         assert!(!local.images);
     }
@@ -469,7 +685,7 @@ mod tests {
         assert_eq!(c.history, History::Key(2));
         assert_eq!(c.reask, Some(5));
         assert_eq!(c.protocol, Protocol::Tools);
-        assert!((c.temperature - 0.7).abs() < 1e-6);
+        assert!((c.temperature.unwrap() - 0.7).abs() < 1e-6);
         let e =
             LlmConfig::from_options("openai/gpt-4o", &opts(&[("temprature", "1")])).unwrap_err();
         assert!(e.to_string().contains("unknown option `temprature`"), "{e}");
@@ -485,6 +701,95 @@ mod tests {
                 "{k}={v}"
             );
         }
+    }
+
+    /// Issue 25: what the requests carry is a setting, and `sent()` words it, "not
+    /// sent" included.
+    #[test]
+    fn decoding_and_picture_options_and_what_is_sent() {
+        let c = LlmConfig::from_options(
+            "openai/gpt-4o",
+            &opts(&[
+                ("temperature", "none"),
+                ("max_tokens", "none"),
+                ("pictures", "jpeg"),
+                ("detail", "low"),
+                ("history_images", "all"),
+                ("image_budget", "5"),
+                ("reask_history", "keep"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!((c.temperature, c.max_tokens), (None, None));
+        assert_eq!(
+            c.pictures,
+            Pictures {
+                encoding: escapade_llm::Encoding::Jpeg { quality: 75 },
+                detail: Some(Detail::Low)
+            }
+        );
+        assert_eq!(c.history_images, HistoryImages::All);
+        assert_eq!(c.image_budget, 5_000_000);
+        assert_eq!(c.reask_history, ReaskHistory::Keep);
+        let sent = c.sent_in_conversation();
+        assert_eq!(sent["temperature"], NOT_SENT);
+        assert_eq!(sent["max_tokens"], NOT_SENT);
+        assert_eq!(sent["top_p"], NOT_SENT);
+        assert_eq!(sent["stop"], NOT_SENT);
+        assert_eq!(sent["reply_format"], TEXT_FORMAT);
+        assert_eq!(sent["pictures"], "JPEG quality 75, detail low");
+        assert_eq!(
+            sent["history_images"],
+            "every step's sent, up to 5 MB a request"
+        );
+        // the defaults: temperature 0, 2048 tokens, PNG, the current picture, drop
+        let d =
+            LlmConfig::from_options("anthropic/claude", &opts(&[("max_tokens", "none")])).unwrap();
+        let sent = d.sent_in_conversation();
+        assert_eq!(sent["temperature"], "0");
+        assert_eq!(sent["max_tokens"], "1024 (the Anthropic API requires one)");
+        assert!(sent["seed"].starts_with(NOT_SENT), "{}", sent["seed"]);
+        assert_eq!(sent["pictures"], "PNG, no detail");
+        assert_eq!(sent["history_images"], "the current step's only");
+        assert_eq!(d.reask_history, ReaskHistory::Drop);
+        // a local model: constrained JSON replies and pictures as text
+        let local = LlmConfig::from_options("local/smollm2", &opts(&[]))
+            .unwrap()
+            .sent();
+        assert_eq!(local["reply_format"], STRUCTURED_FORMAT);
+        assert!(
+            local["pictures"].starts_with("replaced by"),
+            "{}",
+            local["pictures"]
+        );
+        assert_eq!(local["max_tokens"], "256");
+        for (k, v) in [
+            ("pictures", "gif"),
+            ("pictures", "jpeg:0"),
+            ("detail", "fine"),
+            ("history_images", "some"),
+            ("image_budget", "0"),
+            ("image_budget", "-1"),
+            ("reask_history", "maybe"),
+            ("temperature", "nothing"),
+        ] {
+            assert!(
+                LlmConfig::from_options("openai/x", &opts(&[(k, v)])).is_err(),
+                "{k}={v}"
+            );
+        }
+        // the VisEscape agents take the picture keys, not the conversation's
+        assert!(ESCAPER_KEYS.contains(&"pictures") && ESCAPER_KEYS.contains(&"detail"));
+        assert!(!ESCAPER_KEYS.contains(&"history_images"));
+        let escaper = sent_of(
+            "visescaper",
+            &opts(&[("model", "openai/x"), ("temperature", "none")]),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(escaper["temperature"], NOT_SENT);
+        assert!(!escaper.contains_key("history"));
+        assert_eq!(sent_of("oracle", &opts(&[])).unwrap(), None);
     }
 
     #[test]

@@ -5,20 +5,30 @@
 //! and assembled into provider messages at each request, after the [`History`] mode has
 //! chosen which past exchanges to send. Assembly keeps the tool-calling invariants every
 //! provider enforces: each call the model made is answered by a tool message, even when
-//! the exchange that answered it was trimmed away. Images are sent for the current
-//! exchange only; earlier ones are replaced by a short marker, which keeps long visual
-//! episodes within context (the text of every observation is kept). When a provider still
+//! the exchange that answered it was trimmed away. By default images are sent for the
+//! current exchange only; earlier ones are replaced by a short marker, which keeps long
+//! visual episodes within context (the text of every observation is kept). With
+//! `history_images=all` (MM-Escape's client resends every frame) the pictures of every
+//! exchange sent go too, newest first, as long as they fit the request's image budget;
+//! older ones become the marker and the request's record says how many
+//! ([`IMAGES_LEFT_OUT`]). Pictures are encoded once, as they arrive, in the format the
+//! config asks for (PNG, or JPEG as both originals send them). When a provider still
 //! refuses a prompt as longer than the model's context, the older half of the past
 //! exchanges is dropped for the rest of the episode and the request is sent again.
 //! Observations pass through the [`Describer`] first (socratic mode, `images=off`), so a
 //! picture replaced by text stays in the history as text.
+//!
+//! A reply the world refuses is re-asked with the world's message. By default
+//! ([`ReaskHistory::Drop`], the originals' way) the refused reply and its re-ask leave the
+//! conversation again: a re-ask request carries only the latest refusal and its message,
+//! and once a reply is taken, later requests see the observation and that reply alone.
 
 use async_trait::async_trait;
 use escapade_core::{AgentTurn, Image, ToolSchema};
 use escapade_llm::{ChatRequest, Client, Message, Part, Role, ToolCall};
 use serde_json::{Value, json};
 
-use crate::config::{LlmConfig, Protocol, RequestLog};
+use crate::config::{HistoryImages, LlmConfig, Protocol, ReaskHistory, RequestLog};
 use crate::format;
 use crate::record::digest;
 use crate::socratic::Describer;
@@ -34,6 +44,10 @@ pub const MAX_HISTORY_REPLY_CHARS: usize = 16_000;
 /// The key of a request record that says how many characters of the reply were left out
 /// of the history (the runner warns once per run when it sees it).
 pub const HISTORY_CUT: &str = "history_cut_chars";
+
+/// The key of a request record that says how many pictures of past exchanges the image
+/// budget left out of the request (`history_images=all`; the runner warns once per run).
+pub const IMAGES_LEFT_OUT: &str = "images_left_out";
 
 /// The part of a reply kept in the history, and how many characters were cut from it.
 fn history_text(text: &str) -> (String, usize) {
@@ -55,13 +69,13 @@ const TRIMMED: &str = "(result omitted from the history)";
 /// One entry of the conversation, in provider-neutral form.
 #[derive(Debug, Clone)]
 enum Entry {
-    /// The environment speaking: an observation or a re-ask message. `answers` holds the
-    /// world's answer to each action of the previous reply when it ran several
-    /// ([`escapade_core::Step::results`]), and `rest` what the observation says beyond
-    /// them; empty otherwise.
+    /// The environment speaking: an observation or a re-ask message, its pictures
+    /// already encoded for the wire. `answers` holds the world's answer to each action of
+    /// the previous reply when it ran several ([`escapade_core::Step::results`]), and
+    /// `rest` what the observation says beyond them; empty otherwise.
     Env {
         text: String,
-        images: Vec<Image>,
+        pictures: Vec<Part>,
         answers: Vec<String>,
         rest: String,
     },
@@ -154,23 +168,27 @@ impl LlmAgent {
         &self.config
     }
 
-    /// Adds an environment entry; `images` are sent as they are (the [`Describer`] has
-    /// already applied `images` and `socratic`).
-    fn push_env(&mut self, text: String, images: Vec<Image>) {
-        self.push_answers(text, images, Vec::new(), String::new());
+    /// Adds an environment entry without pictures (a re-ask message).
+    fn push_env(&mut self, text: String) -> Result<(), AgentError> {
+        self.push_answers(text, &[], Vec::new(), String::new())
     }
 
-    /// Adds an environment entry that answers each call of the previous reply on its own.
+    /// Adds an environment entry that answers each call of the previous reply on its own;
+    /// `images` (as the [`Describer`] left them) are encoded for the wire here, once.
     fn push_answers(
         &mut self,
         text: String,
-        images: Vec<Image>,
+        images: &[Image],
         answers: Vec<String>,
         rest: String,
-    ) {
+    ) -> Result<(), AgentError> {
+        let pictures = images
+            .iter()
+            .map(|im| self.config.pictures.part(&im.sha256, &im.png))
+            .collect::<Result<Vec<_>, _>>()?;
         let entry = Entry::Env {
             text,
-            images,
+            pictures,
             answers,
             rest,
         };
@@ -181,6 +199,25 @@ impl LlmAgent {
                 key: false,
             }),
         }
+        Ok(())
+    }
+
+    /// Under [`ReaskHistory::Drop`], takes the refused replies and their re-asks out of
+    /// the current exchange: it keeps its observation and its latest reply. Everything
+    /// taken out was logged already, so the log's position moves back with it.
+    fn drop_refusals(&mut self) {
+        if self.config.reask_history != ReaskHistory::Drop {
+            return;
+        }
+        let Some(ex) = self.exchanges.last_mut() else {
+            return;
+        };
+        if ex.entries.len() <= 2 {
+            return;
+        }
+        let removed = ex.entries.len() - 2;
+        ex.entries.drain(1..1 + removed);
+        self.logged = self.logged.saturating_sub(removed);
     }
 
     /// Sends the conversation and records the reply as a model entry.
@@ -195,7 +232,7 @@ impl LlmAgent {
             ));
         }
         let (logged, completion) = loop {
-            let messages = self.assemble(&system);
+            let (messages, left_out) = self.assemble(&system);
             let request = ChatRequest {
                 messages,
                 tools: if self.config.protocol == Protocol::Tools && !structured {
@@ -205,15 +242,18 @@ impl LlmAgent {
                 },
                 response_schema: structured
                     .then(|| format::action_schema(input.observation, tools)),
-                temperature: Some(self.config.temperature),
+                temperature: self.config.temperature,
                 seed: Some(self.seed.wrapping_add(self.requests)),
-                max_tokens: Some(self.config.max_tokens),
+                max_tokens: self.config.max_tokens,
                 stop: Vec::new(),
             };
             self.requests += 1;
             let mut logged = self.log_request(&request);
             if self.floor > 0 {
                 logged["history_trimmed_before"] = self.floor.into();
+            }
+            if left_out > 0 {
+                logged[IMAGES_LEFT_OUT] = left_out.into();
             }
             match self.model().chat(&request).await {
                 Ok(completion) => break (logged, completion),
@@ -282,6 +322,11 @@ impl LlmAgent {
                 }
                 record["new"] = Value::Array(new);
                 record["history"] = Value::String(self.config.history.to_string());
+                if self.config.reask_history == ReaskHistory::Keep {
+                    // a rebuild keeps the refused replies of earlier rows (by default
+                    // they leave the conversation once a reply is taken)
+                    record["reask_history"] = Value::String("keep".into());
+                }
                 self.logged = all.len();
             }
         }
@@ -318,12 +363,55 @@ impl LlmAgent {
         (sent, past)
     }
 
-    /// Provider messages for the selected exchanges (see the module docs).
-    fn assemble(&self, system: &str) -> Vec<Message> {
+    /// The exchanges among `chosen` whose pictures go with the request: the current one
+    /// always, and under [`HistoryImages::All`] the past ones, newest first, while their
+    /// bytes fit the image budget; and how many pictures of the others are left out.
+    fn with_pictures(&self, chosen: &[usize], current: usize) -> (Vec<usize>, usize) {
+        let bytes = |i: usize| -> (u64, usize) {
+            let mut size = 0u64;
+            let mut count = 0usize;
+            for entry in &self.exchanges[i].entries {
+                if let Entry::Env { pictures, .. } = entry {
+                    for p in pictures {
+                        if let Part::Image { bytes, .. } = p {
+                            size += bytes.len() as u64;
+                            count += 1;
+                        }
+                    }
+                }
+            }
+            (size, count)
+        };
+        let mut kept = vec![current];
+        if self.config.history_images == HistoryImages::Current {
+            return (kept, 0);
+        }
+        let mut used = bytes(current).0;
+        let mut left_out = 0;
+        let mut full = false;
+        for &i in chosen.iter().rev().filter(|&&i| i != current) {
+            let (size, count) = bytes(i);
+            if !full && used + size <= self.config.image_budget {
+                used += size;
+                kept.push(i);
+            } else {
+                // once one exchange does not fit, older ones stay out too, so the
+                // pictures sent are always the most recent ones
+                full = true;
+                left_out += count;
+            }
+        }
+        (kept, left_out)
+    }
+
+    /// Provider messages for the selected exchanges (see the module docs), and how many
+    /// pictures of past exchanges the image budget left out.
+    fn assemble(&self, system: &str) -> (Vec<Message>, usize) {
         let (mut chosen, past) = self.past_sent();
         if !self.exchanges.is_empty() {
             chosen.push(past);
         }
+        let (with_pictures, left_out) = self.with_pictures(&chosen, past);
         // a world whose observations are whole prompts (VisEscape's original) gives no
         // system prompt, and none is sent
         let mut out = Vec::new();
@@ -334,12 +422,12 @@ impl LlmAgent {
         let mut previous: Option<usize> = None;
         for &i in &chosen {
             let contiguous = previous.is_some_and(|p| p + 1 == i);
-            let current = i == past;
+            let pictured = with_pictures.contains(&i);
             for (j, entry) in self.exchanges[i].entries.iter().enumerate() {
                 match entry {
                     Entry::Env {
                         text,
-                        images,
+                        pictures,
                         answers,
                         rest,
                     } => {
@@ -365,14 +453,11 @@ impl LlmAgent {
                         } else if !answered {
                             parts.push(Part::Text { text: text.clone() });
                         }
-                        if current {
-                            parts.extend(images.iter().map(|im| Part::Image {
-                                sha256: im.sha256.clone(),
-                                png: std::sync::Arc::new(im.png.clone()),
-                            }));
-                        } else if !images.is_empty() {
+                        if pictured {
+                            parts.extend(pictures.iter().cloned());
+                        } else if !pictures.is_empty() {
                             parts.push(Part::Text {
-                                text: format!("({} image(s) shown at this step)", images.len()),
+                                text: format!("({} image(s) shown at this step)", pictures.len()),
                             });
                         }
                         if !parts.is_empty() {
@@ -399,7 +484,7 @@ impl LlmAgent {
             previous = Some(i);
         }
         close_calls(&mut out, &mut open, None);
-        out
+        (out, left_out)
     }
 }
 
@@ -471,14 +556,21 @@ fn entry_json(entry: &Entry) -> Value {
     match entry {
         Entry::Env {
             text,
-            images,
+            pictures,
             answers,
             ..
         } => {
+            let shas: Vec<String> = pictures
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Image { sha256, .. } => Some(sha256.clone()),
+                    Part::Text { .. } => None,
+                })
+                .collect();
             let mut v = json!({
                 "role": "env",
                 "text": text,
-                "images": images.iter().map(|i| i.sha256.clone()).collect::<Vec<_>>(),
+                "images": shas,
             });
             if !answers.is_empty() {
                 v["answers"] = json!(answers);
@@ -514,6 +606,8 @@ impl AsyncAgent for LlmAgent {
     }
 
     async fn act(&mut self, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        // the previous turn's reply was taken: its refusals leave the conversation
+        self.drop_refusals();
         if let (Some(last), Some(ex)) = (input.last, self.exchanges.last_mut()) {
             ex.key = last.progress > self.progress;
             self.progress = self.progress.max(last.progress);
@@ -525,7 +619,7 @@ impl AsyncAgent for LlmAgent {
             .await?;
         self.exchanges.push(Exchange::default());
         let (answers, rest) = split_results(input.last, &described.text);
-        self.push_answers(described.text, described.images, answers, rest);
+        self.push_answers(described.text, &described.images, answers, rest)?;
         self.captions = described.captions;
         let mut turn = self.request(&input).await?;
         turn.usage.add(&described.usage);
@@ -538,7 +632,9 @@ impl AsyncAgent for LlmAgent {
             "That reply could not be used: {error}\nAnswer again with exactly one action in \
              the required format."
         );
-        self.push_env(text, Vec::new());
+        // only the latest refusal and its re-ask go with the request (by default)
+        self.drop_refusals();
+        self.push_env(text)?;
         let mut turn = self.request(&input).await?;
         self.add_captions(&mut turn);
         Ok(turn)

@@ -107,8 +107,9 @@ pub struct Describer {
     mode: Socratic,
     images: bool,
     captioner: Option<Client>,
-    temperature: f32,
-    max_tokens: u32,
+    temperature: Option<f32>,
+    max_tokens: Option<u32>,
+    pictures: escapade_llm::Pictures,
     log: RequestLog,
     seed: u64,
     calls: u64,
@@ -129,6 +130,7 @@ impl Describer {
             captioner,
             temperature: config.temperature,
             max_tokens: config.max_tokens,
+            pictures: config.pictures,
             log: config.log,
             seed: 0,
             calls: 0,
@@ -224,18 +226,15 @@ impl Describer {
                     Part::Text {
                         text: caption_prompt(&observation.text),
                     },
-                    Part::Image {
-                        sha256: image.sha256.clone(),
-                        png: std::sync::Arc::new(image.png.clone()),
-                    },
+                    self.pictures.part(&image.sha256, &image.png)?,
                 ],
                 tool_calls: Vec::new(),
                 tool_call_id: None,
             }],
-            temperature: Some(self.temperature),
+            temperature: self.temperature,
             // distinct from the acting model's seeds, still a function of the episode's
             seed: Some(self.seed.rotate_left(32).wrapping_add(self.calls)),
-            max_tokens: Some(self.max_tokens),
+            max_tokens: self.max_tokens,
             ..ChatRequest::default()
         };
         self.calls += 1;

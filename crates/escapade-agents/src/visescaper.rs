@@ -425,7 +425,7 @@ impl Escaper {
         &mut self,
         parts: Vec<Part>,
         schema: Option<Value>,
-        max_tokens: u32,
+        max_tokens: Option<u32>,
     ) -> Result<(ChatRequest, Completion), AgentError> {
         let mut messages = Vec::new();
         if !self.whole() {
@@ -440,9 +440,9 @@ impl Escaper {
         let request = ChatRequest {
             messages,
             response_schema: schema,
-            temperature: Some(self.config.llm.temperature),
+            temperature: self.config.llm.temperature,
             seed: Some(self.seed.wrapping_add(self.requests)),
-            max_tokens: Some(max_tokens),
+            max_tokens,
             ..ChatRequest::default()
         };
         self.requests += 1;
@@ -499,7 +499,12 @@ impl Escaper {
              action changed, or that it changed nothing. Be definite, not descriptive, and \
              use fewer than 10 words.\n\n[ANALYSIS]"
         ));
-        let max_tokens = self.config.llm.max_tokens.min(ANALYSIS_MAX_TOKENS);
+        let max_tokens = Some(
+            self.config
+                .llm
+                .max_tokens
+                .map_or(ANALYSIS_MAX_TOKENS, |m| m.min(ANALYSIS_MAX_TOKENS)),
+        );
         let (request, completion) = self
             .call(vec![Part::Text { text: prompt }], None, max_tokens)
             .await?;
@@ -717,15 +722,14 @@ impl Escaper {
 
     /// The step prompt (§4.1; Table 17 with the modules on): the parts of the one user
     /// message, pictures within the current observation.
-    fn step_parts(&self) -> Vec<Part> {
+    fn step_parts(&self) -> Result<Vec<Part>, AgentError> {
         if self.whole() {
             let text = self.whole_prompt(&self.current.text, self.config.reasoning);
             let mut parts = vec![Part::Text { text }];
-            parts.extend(self.current.images.iter().map(|im| Part::Image {
-                sha256: im.sha256.clone(),
-                png: std::sync::Arc::new(im.png.clone()),
-            }));
-            return parts;
+            for im in &self.current.images {
+                parts.push(self.config.llm.pictures.part(&im.sha256, &im.png)?);
+            }
+            return Ok(parts);
         }
         let mut head = self.memory_sections();
         let window = self.logs.len().saturating_sub(self.config.window);
@@ -751,15 +755,14 @@ impl Escaper {
             self.reply_format(self.config.reasoning)
         );
         let mut parts = vec![Part::Text { text: head }];
-        parts.extend(self.current.images.iter().map(|im| Part::Image {
-            sha256: im.sha256.clone(),
-            png: std::sync::Arc::new(im.png.clone()),
-        }));
+        for im in &self.current.images {
+            parts.push(self.config.llm.pictures.part(&im.sha256, &im.png)?);
+        }
         match parts.last_mut() {
             Some(Part::Text { text }) => text.push_str(&tail),
             _ => parts.push(Part::Text { text: tail }),
         }
-        parts
+        Ok(parts)
     }
 
     /// The retry prompt (Table 17, "Retry"): the previous action could not be used.
@@ -940,7 +943,7 @@ impl AsyncAgent for Escaper {
             self.side_records
                 .push(("captions", Value::Array(described.captions)));
         }
-        let parts = self.step_parts();
+        let parts = self.step_parts()?;
         let mut turn = self.decide(parts, &input, self.config.reasoning).await?;
         usage.add(&turn.usage);
         turn.usage = usage;

@@ -452,13 +452,15 @@ impl CommaWorld {
 /// The paper's run settings (§4.1): "greedy decoding when available", one conversation
 /// per instance; and the original's cap on a reply, which the paper does not state: its
 /// model agents send `max_tokens` 1024 (`max_output_len`, default 1024, in every agent of
-/// its `agents/`).
+/// its `agents/`). The original's agents send the solver's screen as the PNG they saved
+/// (`agents/agent.py`), declared so that a run sending text in its place is named.
 fn settings() -> SuiteSettings {
     SuiteSettings {
         epochs: Some(1),
         agent: [
             ("temperature".to_string(), "0".to_string()),
             ("max_tokens".to_string(), "1024".to_string()),
+            ("pictures".to_string(), "png".to_string()),
         ]
         .into(),
         source: "COMMA §4.1 (greedy decoding; 1000 conversations); the original's agents \

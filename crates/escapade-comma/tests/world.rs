@@ -61,6 +61,8 @@ fn the_comma_suite_is_the_paper_s_evaluation_set() {
         .find(|s| s.name == COMMA)
         .unwrap();
     assert_eq!(spec.settings.agent["temperature"], "0");
+    // the original sends the screen as PNG: a run that sends text instead is named
+    assert_eq!(spec.settings.agent["pictures"], "png");
     // the original's model agents send max_tokens 1024 (`max_output_len`, default 1024)
     assert_eq!(spec.settings.agent["max_tokens"], "1024");
     assert_eq!(spec.settings.epochs, Some(1));

@@ -9,7 +9,8 @@
 //! walks the keys in that order (see [`crate::env`] for what each does when). As there,
 //! a key whose value is empty, zero or false does nothing, `look_at` at the centre
 //! `[0.5, 0.5]` does nothing, and `interactions` is refused without `"grab": true` (the
-//! original's schema makes `interactions` depend on `grab`). Accepted forms: a bare object, an object in
+//! original's schema makes `interactions` depend on `grab`); an object without a key
+//! (`{}`) is refused, as the original's schema refuses it, rather than taken as a turn. Accepted forms: a bare object, an object in
 //! a fenced block or embedded in prose (the first `{…}` that reads as an action), the
 //! Python spellings `True` / `False` / `None` the paper's own prompt uses, numbers
 //! written as strings (`"1.5"`), booleans as strings (`"true"`), `look_at` as a list or
@@ -314,6 +315,7 @@ fn find_object(text: &str) -> Result<Map<String, Value>, ParseError> {
     // spans starting at each `{`, ending at its balanced `}` (strings respected)
     let bytes = text.as_bytes();
     let mut tried = 0;
+    let mut empty = None;
     for (start, b) in bytes.iter().enumerate() {
         if *b != b'{' {
             continue;
@@ -324,10 +326,19 @@ fn find_object(text: &str) -> Result<Map<String, Value>, ParseError> {
         }
         if let Some(end) = balanced_end(bytes, start)
             && let Some(m) = try_text(&text[start..=end])
-            && (m.is_empty() || m.keys().any(|k| KEYS.contains(&k.as_str())))
         {
-            return Ok(m);
+            if m.keys().any(|k| KEYS.contains(&k.as_str())) {
+                return Ok(m);
+            }
+            // an empty object is read only when nothing better is there, to be refused
+            // with its own message
+            if m.is_empty() {
+                empty.get_or_insert(m);
+            }
         }
+    }
+    if let Some(m) = empty {
+        return Ok(m);
     }
     Err(fail(match first_error {
         Some(e) if text.contains('{') => e,
@@ -610,6 +621,20 @@ fn from_object(m: &Map<String, Value>) -> Result<CraftAction, ParseError> {
     if !m.is_empty() && known == 0 {
         return Err(fail("none of the keys is an action"));
     }
+    // the original's schema wants at least one key (`anyOf` … `required`) after dropping
+    // `null` values and an empty `interactions` (`Game.__verify_format`), and re-asks
+    // otherwise: `{}` is no turn
+    let named = m.iter().any(|(k, v)| {
+        KEYS.contains(&k.as_str())
+            && !v.is_null()
+            && !(k == "interactions" && v.as_object().is_some_and(Map::is_empty))
+    });
+    if !named {
+        return Err(fail(
+            "the object names no key; send at least one (a `rationale` alone is a turn \
+             without an action)",
+        ));
+    }
     Ok(a)
 }
 
@@ -673,6 +698,28 @@ mod tests {
         let e = parse(r#"{"grab": false, "interactions": {"input": "12"}}"#).unwrap_err();
         assert!(e.0.contains("needs \"grab\": true"), "{e}");
         assert!(parse(r#"{"interactions": {}, "rationale": "x"}"#).is_ok());
+    }
+
+    /// The original's schema needs at least one key (`anyOf` of `required`), after its
+    /// client dropped `null` values and an empty `interactions`; anything less is
+    /// re-asked, never taken as a turn that does nothing.
+    #[test]
+    fn an_object_without_a_key_is_refused_as_in_the_original() {
+        for empty in [
+            "{}",
+            " {} ",
+            "```json\n{}\n```",
+            r#"{"read": null}"#,
+            r#"{"interactions": {}}"#,
+        ] {
+            let e = parse(empty).unwrap_err();
+            assert!(e.0.contains("names no key"), "{empty}: {e}");
+        }
+        // prose with an empty pair of braces and nothing else is no action either
+        assert!(parse("I will wait {} here").is_err());
+        // a rationale alone is a key: a turn without an action, as in the original
+        assert!(parse(r#"{"rationale": "thinking"}"#).unwrap().is_empty());
+        assert!(parse(r#"{"grab": false}"#).unwrap().is_empty());
     }
 
     /// MM-Escape's client walks a reply's keys in the order the model wrote them, so the

@@ -6,14 +6,14 @@
 //! - **frame, 1 thread** (target p50 ≤ 60 ms): one first-person frame of a furnished
 //!   room at the environment's default size — the original client's 2048 × 1024 with
 //!   its 120° vertical field of view — drawn by the ray caster on the calling thread,
-//!   from the start pose of every fourth `mm-escape@2` scenario looking four ways;
+//!   from the start pose of every fourth `mm-escape@3` scenario looking four ways;
 //! - **frame, all cores** (target p50 ≤ 25 ms): the same frames with one thread per core;
 //! - **PNG encode**: each of those frames encoded as an observation carries it;
 //! - **env step, no frame**: one `CraftEnv::step` without frames along the oracle's
 //!   path through those scenarios (walking, aiming, acting: the rules and their rays);
 //! - **env step with frame**: the same steps with a default-size frame, its PNG and its
 //!   alt text (what a model's observation costs);
-//! - **suite build + verify**: generating the 73 scenarios of `mm-escape@2` and
+//! - **suite build + verify**: generating the 73 scenarios of `mm-escape@3` and
 //!   escaping each with the oracle through the environment.
 //!
 //! It reads the clock; the processor time of the frames comes from the caller's

@@ -3,7 +3,7 @@
 //! A [`CraftScenario`] is one game: one furnished 3D room (or two joined by a door) with a
 //! prop chain of keys, boxes, notes, passwords and wall patterns that ends at the exit
 //! (MM-Escape §3.3, App. C). This crate makes scenarios from `(difficulty, seed, variant)`,
-//! imports the original's level files, builds the `mm-escape@2` suite, and plays it:
+//! imports the original's level files, builds the `mm-escape@3` suite, and plays it:
 //! [`CraftEnv`] reads the paper's JSON actions (Table 13), moves the agent with
 //! collisions, acts on what lies under the red dot, and shows first-person frames from
 //! the ray caster; the oracle and random baselines and the registry entry
@@ -37,7 +37,7 @@ pub mod room; // a furnished room as plain data
 pub mod scenario; // CraftScenario: the file format, generate, from_level
 pub mod scene; // a room in a state as a 3D scene; object ids back to things
 pub mod story; // background story templates
-pub mod suite; // mm-escape@2 and its statistics
+pub mod suite; // mm-escape@3 and its statistics
 pub mod tally; // per-episode counters and the metrics made from them
 pub mod world; // CraftWorld: the registry entry
 

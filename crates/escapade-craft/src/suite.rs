@@ -1,4 +1,4 @@
-//! The `mm-escape@2` suite and its statistics next to the paper's.
+//! The `mm-escape@3` suite and its statistics next to the paper's.
 //!
 //! Why fixed seeds: a suite must rebuild byte for byte. §3.3 gives the counts — 11
 //! Difficulty-1 rooms, 11 Difficulty-2, 21 Difficulty-3 (note-first and key-first; we
@@ -9,7 +9,10 @@
 //! Versions: `mm-escape@1` furnished every difficulty alike (13.45 / 15.55 / 15.81
 //! objects a room against §3.3's 20.18 / 14.55 / 15.24) and could start the agent facing
 //! a wall at arm's length; `@2` furnishes each tier to the paper's count and starts
-//! every room looking across at least [`MIN_START_VIEW`] of free floor.
+//! every room looking across at least [`MIN_START_VIEW`] of free floor. `@3` has `@2`'s
+//! rooms byte for byte under the original's protocol: a reply without a key (`{}`) is
+//! re-asked instead of taken as a turn, and model agents resend every frame of the
+//! conversation as JPEG (see [`crate::world::paper_settings`]).
 
 use std::collections::BTreeMap;
 
@@ -22,9 +25,22 @@ use crate::room::RoomKind;
 use crate::scenario::{CraftScenario, Variant, generate};
 
 /// The suite's name.
-pub const NAME: &str = "mm-escape@2";
-/// The names of earlier versions, which no longer build.
-pub const RETIRED: [&str; 1] = ["mm-escape@1"];
+pub const NAME: &str = "mm-escape@3";
+/// The names of earlier versions, which no longer build, each with what changed since.
+pub const RETIRED: [(&str, &str); 2] = [
+    (
+        "mm-escape@1",
+        "rooms are now furnished to MM-Escape §3.3's objects per room (20.18 / 14.55 / 15.24 \
+         for D1 / D2 / D3) and start poses look across free floor; since `@3` a reply \
+         without a key is re-asked and model agents resend every frame as JPEG",
+    ),
+    (
+        "mm-escape@2",
+        "the same rooms under the original's protocol: a reply without a key (`{}`) is \
+         re-asked instead of taken as a turn, and model agents resend every frame of the \
+         conversation (JPEG, detail high) instead of only the current one",
+    ),
+];
 
 /// Objects per room the paper reports for single rooms (§3.3): D1, D2, D3.
 pub const PAPER_OBJECTS_PER_ROOM: [(u32, f64); 3] = [(1, 20.18), (2, 14.55), (3, 15.24)];

@@ -1,4 +1,4 @@
-//! The `craft` entry of the world registry: the `mm-escape@2` suite, environments,
+//! The `craft` entry of the world registry: the `mm-escape@3` suite, environments,
 //! the oracle and random baselines, and the suite's figures beside MM-Escape's.
 //!
 //! Why: this is the only type the binary and the runner see; everything crosses it as
@@ -76,16 +76,26 @@ impl CraftWorld {
 }
 
 /// How MM-Escape ran its models (§4): "we set the temperature to 0"; every step's frame
-/// and reply stay in the conversation ("models … fully utilize past trajectories"; the
-/// original client sends the full history). One run per scenario.
+/// and reply stay in the conversation ("models … fully utilize past trajectories"). The
+/// original client (`src/Agent.py`) resends every frame of the conversation, each
+/// re-encoded as JPEG (Pillow's default quality) with `detail: "high"`, and sends no
+/// `max_tokens`; the agent keeps frames within a request-size budget and records when
+/// it bites. One run per scenario.
 pub fn paper_settings() -> SuiteSettings {
     SuiteSettings {
         epochs: None,
-        agent: [("temperature", "0"), ("history", "full")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        source: "MM-Escape §4".into(),
+        agent: [
+            ("temperature", "0"),
+            ("history", "full"),
+            ("history_images", "all"),
+            ("pictures", "jpeg"),
+            ("detail", "high"),
+            ("max_tokens", "none"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+        source: "MM-Escape §4; the original's Agent.py: every frame, JPEG, detail high".into(),
     }
 }
 
@@ -120,14 +130,7 @@ impl World for CraftWorld {
     fn retired_suites(&self) -> Vec<RetiredSuite> {
         suite::RETIRED
             .iter()
-            .map(|name| {
-                RetiredSuite::new(
-                    *name,
-                    suite::NAME,
-                    "rooms are now furnished to MM-Escape §3.3's objects per room (20.18 / \
-                     14.55 / 15.24 for D1 / D2 / D3) and start poses look across free floor",
-                )
-            })
+            .map(|(name, why)| RetiredSuite::new(*name, suite::NAME, *why))
             .collect()
     }
 

@@ -1,4 +1,4 @@
-//! The craft environment through its public contract, on `mm-escape@2` scenarios:
+//! The craft environment through its public contract, on `mm-escape@3` scenarios:
 //! collisions, aiming with `look_at`, reach, locks, notes, malformed replies, step caps,
 //! metrics and determinism; the order in which one reply's keys act; the original
 //! client's level of feedback and escapade's detailed feedback.
@@ -461,15 +461,23 @@ fn malformed_replies_are_feedback_and_count_as_invalid() {
     let huge = "{".repeat(1 << 20);
     let step = act(&mut env, &huge);
     assert!(step.feedback.contains("bytes long"), "{}", step.feedback);
-    let bytes = env
+    // bytes are read as lossy UTF-8; an object without a key is refused, as the
+    // original's schema refuses it
+    let empty = env
         .step(&Action::Bytes {
             bytes: vec![0xff, b'{', b'}'],
         })
         .unwrap();
-    assert!(bytes.valid());
+    assert!(!empty.valid() && empty.feedback.contains("names no key"));
+    let bytes = env
+        .step(&Action::Bytes {
+            bytes: b"\xff{\"rationale\": \"wait\"}".to_vec(),
+        })
+        .unwrap();
+    assert!(bytes.valid(), "{}", bytes.feedback);
     let call = env.step(&Action::call("walk", "{}")).unwrap();
     assert!(!call.valid() && call.feedback.contains("`act`"));
-    assert_eq!(env.outcome().metrics["invalid_actions"], 6.0);
+    assert_eq!(env.outcome().metrics["invalid_actions"], 7.0);
     assert_eq!(env.reask_limit(), 5);
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use escapade_core::Env;
 use escapade_craft::{CraftEnv, CraftScenario, EnvOptions};
 
-/// The scenario `id` of `mm-escape@2`.
+/// The scenario `id` of `mm-escape@3`.
 fn suite_scenario(id: &str) -> Arc<CraftScenario> {
     let all = escapade_craft::suite::build().expect("the suite builds");
     Arc::new(

@@ -1,4 +1,4 @@
-//! The craft world through its registry entry: the oracle escapes every `mm-escape@2`
+//! The craft world through its registry entry: the oracle escapes every `mm-escape@3`
 //! scenario within the step caps, and `check_env` holds on suite scenarios.
 
 use std::collections::BTreeMap;
@@ -10,7 +10,7 @@ use escapade_craft::{CraftScenario, CraftWorld, EnvOptions};
 #[test]
 fn the_oracle_escapes_every_suite_scenario_within_the_caps() {
     let world = CraftWorld::with_options(EnvOptions::small());
-    let suite = world.build_suite("mm-escape@2").unwrap();
+    let suite = world.build_suite("mm-escape@3").unwrap();
     assert_eq!(suite.len(), 73);
     let mut per: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for json in &suite {
@@ -54,7 +54,7 @@ fn junk() -> Vec<Action> {
 #[test]
 fn check_env_holds_on_suite_scenarios() {
     let world = CraftWorld::with_options(EnvOptions::small());
-    let suite = world.build_suite("mm-escape@2").unwrap();
+    let suite = world.build_suite("mm-escape@3").unwrap();
     // one of each group: D1, D2, D3 note-first, D3 key-first, and the three two-room mixes
     for i in [0, 11, 22, 33, 43, 53, 63] {
         let mut env = world.env(&suite[i], &Default::default()).unwrap();
@@ -65,7 +65,7 @@ fn check_env_holds_on_suite_scenarios() {
 #[test]
 fn check_env_holds_on_a_bootstrapped_two_room_game() {
     let world = CraftWorld::with_options(EnvOptions::small());
-    let suite = world.build_suite("mm-escape@2").unwrap();
+    let suite = world.build_suite("mm-escape@3").unwrap();
     let options: std::collections::BTreeMap<String, String> =
         [("bootstrap".to_string(), "on".to_string())].into();
     for i in [53, 63] {
@@ -77,7 +77,7 @@ fn check_env_holds_on_a_bootstrapped_two_room_game() {
 #[test]
 fn files_with_impossible_rooms_are_refused_not_built() {
     let world = CraftWorld::with_options(EnvOptions::small());
-    let suite = world.build_suite("mm-escape@2").unwrap();
+    let suite = world.build_suite("mm-escape@3").unwrap();
     let mut bad: serde_json::Value = serde_json::from_str(&suite[0]).unwrap();
     for (field, value) in [
         ("width", serde_json::json!(0.0)),
@@ -102,8 +102,8 @@ fn files_with_impossible_rooms_are_refused_not_built() {
 #[test]
 fn paper_stats_and_baselines() {
     let world = CraftWorld::with_options(EnvOptions::small());
-    let suite = world.build_suite("mm-escape@2").unwrap();
-    let stats = world.paper_stats("mm-escape@2", &suite).unwrap();
+    let suite = world.build_suite("mm-escape@3").unwrap();
+    let stats = world.paper_stats("mm-escape@3", &suite).unwrap();
     assert!(
         stats
             .iter()
@@ -163,6 +163,20 @@ fn the_suite_declares_the_papers_decoding_settings() {
         spec.settings.agent.get("history").map(String::as_str),
         Some("full")
     );
+    // issue 25: the original resends every frame, as JPEG with detail high, and sends no
+    // max_tokens
+    for (key, value) in [
+        ("history_images", "all"),
+        ("pictures", "jpeg"),
+        ("detail", "high"),
+        ("max_tokens", "none"),
+    ] {
+        assert_eq!(
+            spec.settings.agent.get(key).map(String::as_str),
+            Some(value),
+            "{key}"
+        );
+    }
     assert_eq!(spec.settings.epochs, None);
     assert!(spec.settings.source.contains("MM-Escape §4"));
     assert!(

@@ -1,8 +1,8 @@
 //! Anthropic's Messages API (`POST {base}/v1/messages`), for Claude models, whose wire
 //! format differs from OpenAI's in ways agents should not have to know about.
 //!
-//! The mapping: system messages become the top-level `system`; images become base64 PNG
-//! sources; our tool calls are `tool_use` blocks and our `Role::Tool` messages are
+//! The mapping: system messages become the top-level `system`; images become base64
+//! sources of their media type (OpenAI's `detail` has no counterpart and is not sent); our tool calls are `tool_use` blocks and our `Role::Tool` messages are
 //! `tool_result` blocks in user messages (consecutive messages of one role are merged, as
 //! the API requires alternation); `thinking` blocks become reasoning. Claude has no JSON
 //! mode, so a `response_schema` becomes a forced tool named `respond` whose input JSON is
@@ -15,6 +15,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use crate::http;
+use crate::picture::MediaType;
 use crate::{
     Backend, ChatRequest, ChatResponse, LlmError, Message, Part, Role, TokenUsage, ToolCall,
 };
@@ -109,13 +110,13 @@ impl Backend for AnthropicBackend {
     }
 }
 
-fn image_block(png: &[u8]) -> Value {
+fn image_block(media_type: MediaType, bytes: &[u8]) -> Value {
     json!({
         "type": "image",
         "source": {
             "type": "base64",
-            "media_type": "image/png",
-            "data": base64::engine::general_purpose::STANDARD.encode(png),
+            "media_type": media_type.mime(),
+            "data": base64::engine::general_purpose::STANDARD.encode(bytes),
         }
     })
 }
@@ -127,7 +128,10 @@ fn part_blocks(parts: &[Part]) -> Vec<Value> {
         .filter_map(|p| match p {
             Part::Text { text } if text.is_empty() => None,
             Part::Text { text } => Some(json!({ "type": "text", "text": text })),
-            Part::Image { png, .. } => Some(image_block(png)),
+            // the API has no `detail`: it is not sent
+            Part::Image {
+                media_type, bytes, ..
+            } => Some(image_block(*media_type, bytes)),
         })
         .collect()
 }
@@ -361,6 +365,33 @@ pub fn parse_response(body: &str, structured: Structured) -> Result<ChatResponse
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A JPEG goes as a JPEG source; OpenAI's `detail` has no counterpart here.
+    #[test]
+    fn pictures_keep_their_media_type_and_drop_the_detail() {
+        let request = ChatRequest {
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![Part::Image {
+                    sha256: "s".into(),
+                    media_type: MediaType::Jpeg,
+                    detail: Some(crate::picture::Detail::Low),
+                    bytes: std::sync::Arc::new(vec![1, 2, 3]),
+                }],
+                tool_calls: Vec::new(),
+                tool_call_id: None,
+            }],
+            ..ChatRequest::default()
+        };
+        let (body, _) = request_body("claude", &request);
+        assert_eq!(
+            body["messages"][0]["content"][0],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "AQID"}})
+        );
+        // the API requires max_tokens: a request without one gets the default
+        assert_eq!(body["max_tokens"], DEFAULT_MAX_TOKENS);
+        assert!(body.get("temperature").is_none() && body.get("seed").is_none());
+    }
 
     #[test]
     fn respond_tool_becomes_text() {

@@ -85,6 +85,9 @@ pub enum LlmError {
         /// What is wrong.
         problem: String,
     },
+    /// Occurs when a picture cannot be re-encoded for the wire (its PNG does not decode).
+    #[error("picture: {0}")]
+    Picture(String),
     /// Occurs when the HTTP client cannot be built (a TLS backend that fails to start).
     #[error("configuration: {0}")]
     Config(String),

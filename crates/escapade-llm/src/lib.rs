@@ -28,6 +28,7 @@ pub mod limits; // adaptive concurrency limit and RPM/TPM windows
 pub mod local; // local llama.cpp server (xllamacpp) and its installer
 pub mod openai; // OpenAI and OpenAI-compatible chat completions backend
 pub mod options; // ClientOptions, LocalOptions
+pub mod picture; // how pictures are sent: PNG or JPEG, OpenAI's detail
 pub mod prices; // PriceTable: cost per million tokens
 pub mod scripted; // scripted replayer with fault injection
 pub mod types; // ChatRequest, Message, Part, ChatResponse, Completion
@@ -36,5 +37,6 @@ pub use backend::Backend;
 pub use client::{Client, ClientStats, open, preflight};
 pub use error::LlmError;
 pub use options::{ClientOptions, LocalOptions};
+pub use picture::{Detail, Encoding, Pictures};
 pub use prices::{Price, PriceTable};
 pub use types::{ChatRequest, ChatResponse, Completion, Message, Part, Role, TokenUsage, ToolCall};

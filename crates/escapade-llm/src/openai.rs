@@ -14,6 +14,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use crate::http;
+use crate::picture::MediaType;
 use crate::{
     Backend, ChatRequest, ChatResponse, LlmError, Message, Part, Role, TokenUsage, ToolCall,
 };
@@ -157,9 +158,15 @@ impl Backend for OpenAiBackend {
 
 /// A PNG as a data URL.
 pub fn png_data_url(png: &[u8]) -> String {
+    data_url(MediaType::Png, png)
+}
+
+/// Picture bytes of `media_type` as a data URL.
+pub fn data_url(media_type: MediaType, bytes: &[u8]) -> String {
     format!(
-        "data:image/png;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(png)
+        "data:{};base64,{}",
+        media_type.mime(),
+        base64::engine::general_purpose::STANDARD.encode(bytes)
     )
 }
 
@@ -180,8 +187,17 @@ fn content(parts: &[Part]) -> Value {
             .iter()
             .map(|p| match p {
                 Part::Text { text } => json!({ "type": "text", "text": text }),
-                Part::Image { png, .. } => {
-                    json!({ "type": "image_url", "image_url": { "url": png_data_url(png) } })
+                Part::Image {
+                    media_type,
+                    detail,
+                    bytes,
+                    ..
+                } => {
+                    let mut image = json!({ "url": data_url(*media_type, bytes) });
+                    if let Some(detail) = detail {
+                        image["detail"] = json!(detail);
+                    }
+                    json!({ "type": "image_url", "image_url": image })
                 }
             })
             .collect(),
@@ -427,6 +443,51 @@ mod tests {
                 cached: 4
             }
         );
+    }
+
+    /// VisEscape's original sends JPEG with `detail: "low"` to OpenAI models: a part's
+    /// media type and detail reach the wire as given, and a PNG without detail as before.
+    #[test]
+    fn pictures_go_in_their_format_with_their_detail() {
+        use crate::picture::Detail;
+        let backend =
+            OpenAiBackend::new("t/m", "m", "http://localhost:1/v1", None, Flavor::OpenAi).unwrap();
+        let jpeg = Part::Image {
+            sha256: "s".into(),
+            media_type: MediaType::Jpeg,
+            detail: Some(Detail::Low),
+            bytes: std::sync::Arc::new(vec![1, 2, 3]),
+        };
+        let png = Part::png("t", std::sync::Arc::new(vec![1, 2, 3]));
+        let request = ChatRequest {
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![jpeg, png],
+                tool_calls: Vec::new(),
+                tool_call_id: None,
+            }],
+            ..ChatRequest::default()
+        };
+        let body = backend.request_body(&request);
+        let content = &body["messages"][0]["content"];
+        assert_eq!(
+            content[0]["image_url"],
+            json!({"url": "data:image/jpeg;base64,AQID", "detail": "low"})
+        );
+        assert_eq!(
+            content[1]["image_url"],
+            json!({"url": "data:image/png;base64,AQID"})
+        );
+        // nothing the request leaves unset is sent
+        for key in [
+            "temperature",
+            "max_completion_tokens",
+            "seed",
+            "stop",
+            "top_p",
+        ] {
+            assert!(body.get(key).is_none(), "{key}");
+        }
     }
 
     #[test]

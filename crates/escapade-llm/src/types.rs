@@ -1,13 +1,16 @@
 //! The provider-neutral chat request and response.
 //!
 //! Agents build a [`ChatRequest`]; each backend translates it to its provider's wire format
-//! and translates the reply back into a [`ChatResponse`]. Images travel as PNG bytes and
-//! become data URLs (OpenAI) or base64 sources (Anthropic) only at the wire.
+//! and translates the reply back into a [`ChatResponse`]. Images travel as bytes (PNG, or
+//! JPEG when the agent re-encoded them: [`crate::picture`]) and become data URLs (OpenAI)
+//! or base64 sources (Anthropic) only at the wire.
 
 use std::sync::Arc;
 
 use escapade_core::ToolSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::picture::{Detail, MediaType};
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,13 +35,21 @@ pub enum Part {
         /// The text.
         text: String,
     },
-    /// A PNG picture (bytes shared, never copied per request).
+    /// A picture (bytes shared, never copied per request), in the format the agent's
+    /// [`crate::picture::Pictures`] setting chose.
     Image {
-        /// Lowercase hex SHA-256 of the PNG (for logs).
+        /// Lowercase hex SHA-256 of the PNG the world rendered (`media/<sha256>.png`),
+        /// whatever the format sent.
         sha256: String,
-        /// The PNG bytes; not serialized (logs keep only the hash).
+        /// The format of `bytes`; PNG (the default) is left out of logs.
+        #[serde(default, skip_serializing_if = "MediaType::is_png")]
+        media_type: MediaType,
+        /// OpenAI's `detail` for this picture, when one is sent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail: Option<Detail>,
+        /// The bytes sent; not serialized (logs keep only the hash).
         #[serde(skip)]
-        png: Arc<Vec<u8>>,
+        bytes: Arc<Vec<u8>>,
     },
 }
 
@@ -66,6 +77,18 @@ pub struct Message {
     /// The call this message answers (tool messages only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+}
+
+impl Part {
+    /// A PNG as rendered, with no `detail` (the default format).
+    pub fn png(sha256: impl Into<String>, png: Arc<Vec<u8>>) -> Part {
+        Part::Image {
+            sha256: sha256.into(),
+            media_type: MediaType::Png,
+            detail: None,
+            bytes: png,
+        }
+    }
 }
 
 impl Message {

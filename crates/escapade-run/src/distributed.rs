@@ -77,7 +77,8 @@ pub struct Record {
     /// The pictures the step rows name, each once, each addressed by the hash of its
     /// bytes (as [`Image::from_png`] and [`Record::from_bytes`] make them).
     pub media: Vec<Image>,
-    /// A reply was cut in the agent's history (the runner warns once per run).
+    /// The agent's history was cut: a reply, or pictures beyond the image budget (the
+    /// runner warns once per run).
     pub history_cut: bool,
 }
 
@@ -654,11 +655,7 @@ impl Driver {
         let report = self.dir.write_summary(world)?;
         let mut warnings = self.warnings;
         if self.history_cut {
-            warnings.push(format!(
-                "a reply over {} characters was cut in an agent's history (the step row keeps \
-                 it whole)",
-                escapade_agents::llm::MAX_HISTORY_REPLY_CHARS
-            ));
+            warnings.push(crate::runner::history_cut_warning());
         }
         warnings.extend(report.warnings.iter().cloned());
         Ok(RunSummary {

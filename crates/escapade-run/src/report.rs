@@ -1615,19 +1615,18 @@ impl Report {
         out
     }
 
-    /// A note per run that departs from its suite's paper settings, so a reader does not
-    /// put its numbers beside the paper's table unawares.
+    /// A note per run that departs from its suite's paper protocol, one line per
+    /// departure, so a reader does not put its numbers beside the paper's table unawares.
     fn departures(&self) -> String {
         let mut out = String::new();
         for run in self.runs.iter().filter(|r| !r.departures.is_empty()) {
             if out.is_empty() {
                 out.push_str("\n## Not the paper's settings\n\n");
             }
-            out.push_str(&format!(
-                "- {}: {}.\n",
-                escape(&run.label),
-                run.departures.join(", ")
-            ));
+            out.push_str(&format!("- {}:\n", escape(&run.label)));
+            for d in &run.departures {
+                out.push_str(&format!("  - {}\n", escape(d)));
+            }
         }
         out
     }

@@ -304,8 +304,20 @@ pub struct RunToml {
     pub created: String,
     /// Hash of `config` (see [`RunConfig::hash`]).
     pub config_hash: String,
+    /// Every way the run departs from its suite's paper protocol, one phrase each
+    /// ([`crate::settings::departures`]), as of the run's start; empty (absent) when it
+    /// follows the protocol. Not hashed: it follows from `config` and the escapade
+    /// version.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub departures: Vec<String>,
     /// The resolved configuration.
     pub config: RunConfig,
+    /// What each model player's requests carry (`agent`, `expert`): every decoding
+    /// parameter as sent or "not sent", the reply format, how pictures go
+    /// ([`crate::settings::sent`]). Absent for baselines, and in directories written
+    /// before it was recorded. Not hashed, like `departures`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sent: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// Serializes a `u64` as a TOML integer when it fits in `i64`, else as a decimal string
@@ -587,7 +599,9 @@ impl RunDir {
             git_revision: git_revision(),
             created: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             config_hash: config_hash.clone(),
+            departures: crate::settings::departures(config),
             config: config.clone(),
+            sent: crate::settings::sent(config),
         };
         let text = toml::to_string(&toml).map_err(|e| RunError::BadFile {
             path: path.join(RUN_TOML),
@@ -1413,6 +1427,7 @@ mod tests {
     #[test]
     fn run_toml_round_trips_a_large_seed_and_agent_options() {
         let mut cfg = config();
+        cfg.agent = "llm".into();
         cfg.agent_options
             .insert("model".into(), "openai/gpt-4o".into());
         cfg.limit = Some(3);
@@ -1422,8 +1437,18 @@ mod tests {
             git_revision: None,
             created: "now".into(),
             config_hash: cfg.hash(),
+            departures: crate::settings::departures(&cfg),
+            sent: crate::settings::sent(&cfg),
             config: cfg,
         };
+        assert_eq!(
+            t.departures,
+            [
+                "--limit 3 (the suite's first 3 scenarios)",
+                "--max-steps 100 (default 10000: the world's own limit ends an episode)"
+            ]
+        );
+        assert_eq!(t.sent["agent"]["temperature"], "0");
         let text = toml::to_string(&t).unwrap();
         let back: RunToml = toml::from_str(&text).unwrap();
         assert_eq!(back, t);

@@ -323,6 +323,18 @@ impl RunSpec {
     }
 }
 
+/// The warning of a run whose agent's history was cut: a reply too long to keep whole,
+/// or past pictures beyond a request's image budget (the step rows say which).
+pub fn history_cut_warning() -> String {
+    format!(
+        "the agent's history was cut: a reply over {} characters (the step row keeps it \
+         whole) or pictures of past steps beyond the image budget (the step row's request \
+         has `{}`)",
+        escapade_agents::llm::MAX_HISTORY_REPLY_CHARS,
+        escapade_agents::llm::IMAGES_LEFT_OUT
+    )
+}
+
 /// What a finished run did.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
@@ -774,11 +786,7 @@ impl Drive<'_> {
             state.cut_warned = true;
             progress.warn(
                 Some(bar),
-                &format!(
-                    "episode {id} epoch {epoch}: a reply over {} characters was cut \
-                     in the agent's history (the step row keeps it whole)",
-                    escapade_agents::llm::MAX_HISTORY_REPLY_CHARS
-                ),
+                &format!("episode {id} epoch {epoch}: {}", history_cut_warning()),
             );
         }
         if row.success {
@@ -1391,8 +1399,9 @@ pub struct Played {
     pub last: Option<Step>,
     /// Rejected replies of a last turn that failed before reaching the environment.
     pub rejected: Vec<Reask>,
-    /// A reply was too long to be kept whole in the agent's history (its request record
-    /// says so with [`escapade_agents::llm::HISTORY_CUT`]).
+    /// A reply was too long to be kept whole in the agent's history, or pictures of
+    /// past steps did not fit a request's image budget (its request record says so with
+    /// [`escapade_agents::llm::HISTORY_CUT`] or [`escapade_agents::llm::IMAGES_LEFT_OUT`]).
     pub history_cut: bool,
     /// The oracle's distance at the start ([`escapade_core::Env::steps_to_go`] after
     /// `reset`), for the episode row.
@@ -1800,10 +1809,10 @@ pub(crate) async fn play(
             on_step(&usage);
         }
         played.usage.add(&usage);
-        played.history_cut |= turn
-            .request
-            .as_ref()
-            .is_some_and(|r| r.get(escapade_agents::llm::HISTORY_CUT).is_some());
+        played.history_cut |= turn.request.as_ref().is_some_and(|r| {
+            r.get(escapade_agents::llm::HISTORY_CUT).is_some()
+                || r.get(escapade_agents::llm::IMAGES_LEFT_OUT).is_some()
+        });
         if failed {
             // no step row will hold this turn's rejected replies: the episode row does
             played.rejected = reasks;

@@ -346,7 +346,7 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
     assert!(build.all_solved());
     assert_eq!(build.json.len(), 3);
 
-    // run: two epochs of the oracle, with a world option recorded
+    // run: two epochs of the oracle under the paper's protocol
     let scenarios: Vec<(String, String)> = build
         .json
         .iter()
@@ -355,7 +355,6 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
     let spec = RunSpec {
         agent: "oracle".into(),
         epochs: 2,
-        world_options: BTreeMap::from([("say".into(), "quiet".into())]),
         ..RunSpec::default()
     };
     let baseline = Baseline::new(lamps, "oracle").unwrap();
@@ -369,7 +368,21 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
     )
     .unwrap();
     assert_eq!(summary.played, 6);
-    let toml = std::fs::read_to_string(summary.dir.join("run.toml")).unwrap();
+    // a world option is recorded, and the run is named as leaving the paper's protocol
+    let quiet = RunSpec {
+        world_options: BTreeMap::from([("say".into(), "quiet".into())]),
+        ..spec.clone()
+    };
+    let departed = run(
+        lamps,
+        &scenarios,
+        &quiet,
+        &baseline,
+        &tmp.path().join("quiet"),
+        Progress::quiet(),
+    )
+    .unwrap();
+    let toml = std::fs::read_to_string(departed.dir.join("run.toml")).unwrap();
     assert!(toml.contains("say"), "{toml}");
     // a world that cannot say its oracle's distance: the rows leave it out
     let episodes = std::fs::read_to_string(summary.dir.join("episodes.jsonl")).unwrap();
@@ -436,6 +449,16 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
         beside(3, "success").verdict.is_none(),
         "no optimum at tier 3"
     );
+    // the run with -W say=quiet gets no verdict beside the paper, only its departure
+    let q = report(std::slice::from_ref(&departed.dir), &refs).unwrap();
+    let v = q
+        .paper
+        .iter()
+        .find(|b| b.difficulty == Some(2) && b.metric == "success")
+        .and_then(|b| b.verdict.as_ref())
+        .expect("a verdict for the oracle");
+    assert_eq!(v.inside, None);
+    assert_eq!(v.departures, ["-W say=quiet"]);
     let md = r.render(Format::Markdown);
     assert!(md.contains("### lamps beside the paper (Lamps)"), "{md}");
     assert!(

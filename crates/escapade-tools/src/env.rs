@@ -122,6 +122,9 @@ pub struct ToolsEnv {
     graph: Graph,
     runner: Arc<dyn CodeRunner>,
     clues: ClueStyle,
+    /// Whether each observation ends with the turn and resolved-node counter
+    /// (`-W status=on`).
+    status: bool,
     state: Option<State>,
 }
 
@@ -157,8 +160,18 @@ impl ToolsEnv {
             graph,
             runner,
             clues: ClueStyle::default(),
+            status: false,
             state: None,
         }
+    }
+
+    /// Ends every observation with a counter line, `[turn k/N · r of v revealed nodes
+    /// resolved]` (`-W status=on`). Off by default: the paper describes no such line
+    /// (§3.1 lists what an observation holds), and the counter counts only nodes the
+    /// agent has seen, so it never tells how many are still hidden.
+    pub fn with_status(mut self, on: bool) -> Self {
+        self.status = on;
+        self
     }
 
     /// Writes clues in `style` (`-W clues=…`; themed by default).
@@ -502,15 +515,23 @@ impl ToolsEnv {
         u32::try_from(calls + 1).unwrap_or(u32::MAX)
     }
 
-    fn status(&self, st: &State) -> String {
-        let resolved = st.resolved.iter().filter(|r| **r).count();
-        format!(
-            "[turn {}/{} · {} of {} nodes resolved]",
-            st.steps,
-            self.scenario.step_budget,
-            resolved,
-            self.scenario.nodes.len()
-        )
+    /// The counter line of `-W status=on`, or nothing. Only revealed nodes count: a
+    /// hidden node is never resolved, and counting it would tell how many remain hidden.
+    fn status(&self, st: &State) -> Option<String> {
+        if !self.status {
+            return None;
+        }
+        let revealed = st.visible.iter().filter(|v| **v).count();
+        let resolved = st
+            .resolved
+            .iter()
+            .zip(&st.visible)
+            .filter(|(r, v)| **r && **v)
+            .count();
+        Some(format!(
+            "[turn {}/{} · {resolved} of {revealed} revealed nodes resolved]",
+            st.steps, self.scenario.step_budget,
+        ))
     }
 }
 
@@ -537,11 +558,11 @@ impl Env for ToolsEnv {
             wrong_answers: 0,
             unearned_submissions: 0,
         };
-        let text = format!(
-            "{}\n\n{}",
-            render::opening(&self.scenario, &st),
-            self.status(&st)
-        );
+        let mut text = render::opening(&self.scenario, &st);
+        if let Some(status) = self.status(&st) {
+            text.push_str("\n\n");
+            text.push_str(&status);
+        }
         self.state = Some(st);
         Observation::text(text)
     }
@@ -601,8 +622,10 @@ impl Env for ToolsEnv {
             .collect::<Vec<_>>()
             .join(RESULTS_SEPARATOR);
         let mut text = feedback.clone();
-        text.push_str(RESULTS_SEPARATOR);
-        text.push_str(&self.status(&st));
+        if let Some(status) = self.status(&st) {
+            text.push_str(RESULTS_SEPARATOR);
+            text.push_str(&status);
+        }
         if truncated {
             text.push_str("\nThe step budget is spent; the episode ends.");
         }

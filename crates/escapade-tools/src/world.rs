@@ -158,11 +158,18 @@ impl ToolsWorld {
 }
 
 /// The `-W` keys of the tools world.
-const OPTION_KEYS: [(&str, &str); 1] = [(
-    "clues",
-    "themed (default: App. A.6 hints by visible names, in the room's theme) or \
-     literal (node ids and explicit wiring; easier than the paper)",
-)];
+const OPTION_KEYS: [(&str, &str); 2] = [
+    (
+        "clues",
+        "themed (default: App. A.6 hints by visible names, in the room's theme) or \
+         literal (node ids and explicit wiring; easier than the paper)",
+    ),
+    (
+        "status",
+        "off (default: the paper shows no counter) or on (each observation ends with \
+         `[turn k/N · r of v revealed nodes resolved]`)",
+    ),
+];
 
 impl World for ToolsWorld {
     fn name(&self) -> &'static str {
@@ -225,9 +232,15 @@ impl World for ToolsWorld {
             )?,
             None => ClueStyle::default(),
         };
+        let status = match options.get("status") {
+            Some(value) => escapade_core::options::on_off("status", value)?,
+            None => false,
+        };
         let s = self.parse(scenario_json)?;
         Ok(Box::new(
-            ToolsEnv::new(Arc::new(s), self.runner.clone()).with_clues(style),
+            ToolsEnv::new(Arc::new(s), self.runner.clone())
+                .with_clues(style)
+                .with_status(status),
         ))
     }
 

@@ -406,7 +406,10 @@ fn several_actions_per_turn_count_once_against_the_budget() {
     assert!(step.results.iter().all(|r| r.valid), "{}", step.feedback);
     assert!(step.valid() && !step.terminated);
     assert!(step.observation.text.starts_with(&step.feedback));
-    assert!(step.observation.text.contains("[turn 1/"));
+    assert_eq!(
+        step.observation.text, step.feedback,
+        "no counter by default"
+    );
     let last = env.step(&Action::text(text(submit))).unwrap();
     assert!(last.terminated && last.results.is_empty());
     let o = env.outcome();
@@ -619,6 +622,65 @@ fn a_drop_event_reveals_hidden_nodes() {
         "every hidden node is revealed by a drop event"
     );
     assert_eq!(env.outcome().metrics["hidden_discovery"], 1.0);
+}
+
+/// Nothing an agent sees counts nodes it has not seen: by default no counter at all
+/// (§3.1 lists what an observation holds, and no counter is among it); `-W status=on`
+/// adds the turn and resolved-node counter over revealed nodes only.
+#[test]
+fn no_observation_counts_the_nodes_still_hidden() {
+    let s = rich_scenario();
+    let total = s.nodes.len();
+    let hidden = s.nodes.iter().filter(|n| n.hidden).count();
+    let plan = escapade_tools::baseline::oracle_plan(&s);
+    let play = |options: &[(&str, &str)]| -> Vec<String> {
+        let options: escapade_core::Options = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut env = world().env(&s.to_json(), &options).unwrap();
+        let mut seen = vec![env.reset(0).text];
+        for a in &plan {
+            let step = env.step(&Action::text(a.to_text())).unwrap();
+            seen.push(step.observation.text);
+            if step.terminated {
+                break;
+            }
+        }
+        seen
+    };
+    for text in play(&[]) {
+        assert!(
+            !text.contains("[turn") && !text.contains("nodes resolved"),
+            "{text}"
+        );
+    }
+    let counted = play(&[("status", "on")]);
+    let line = |t: &str| t.lines().last().unwrap_or_default().to_string();
+    assert_eq!(
+        line(&counted[0]),
+        format!(
+            "[turn 0/{} · 0 of {} revealed nodes resolved]",
+            s.step_budget,
+            total - hidden
+        )
+    );
+    // the count of revealed nodes grows with each drop event, from the visible ones to
+    // the whole room once the plan has revealed everything
+    let revealed: Vec<usize> = counted
+        .iter()
+        .map(|t| {
+            let l = line(t);
+            let v = l.split(" of ").nth(1).and_then(|r| r.split(' ').next());
+            v.and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("no counter: {t}"))
+        })
+        .collect();
+    assert!(hidden > 0 && revealed[0] == total - hidden, "{revealed:?}");
+    assert!(revealed.windows(2).all(|w| w[0] <= w[1]), "{revealed:?}");
+    assert_eq!(revealed[revealed.len() - 2], total, "{revealed:?}");
+    let bad: escapade_core::Options = [("status".to_string(), "maybe".to_string())].into();
+    assert!(world().env(&s.to_json(), &bad).is_err());
 }
 
 /// A computed output that is a word of the interface (`missing`, which the reply to a

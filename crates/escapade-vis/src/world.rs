@@ -52,12 +52,41 @@ pub const TRIALS: u32 = 3;
 /// actions"; the original sends those two sections and no past observation).
 pub const HISTORY: &str = "last:0";
 
-/// The run settings §4.1 states for the room suites.
+/// How the original sends each request (the paper is silent;
+/// `experiment/agent/inference.py`): every view re-encoded as JPEG at Pillow's default
+/// quality with `detail: "low"` for OpenAI models, and neither a temperature nor a
+/// `max_tokens`, so the provider's defaults apply. As agent options, for every suite.
+pub const REQUESTS: [(&str, &str); 4] = [
+    ("pictures", "jpeg"),
+    ("detail", "low"),
+    ("temperature", "none"),
+    ("max_tokens", "none"),
+];
+
+/// Where [`REQUESTS`] comes from.
+const REQUESTS_SOURCE: &str = "the original's inference.py: JPEG, detail low, no temperature";
+
+/// The run settings §4.1 states for the room suites, with how the original sends its
+/// requests ([`REQUESTS`]).
 pub fn paper_settings() -> SuiteSettings {
+    let mut agent = BTreeMap::from([("history".to_string(), HISTORY.to_string())]);
+    agent.extend(REQUESTS.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     SuiteSettings {
         epochs: Some(TRIALS),
-        agent: BTreeMap::from([("history".to_string(), HISTORY.to_string())]),
-        source: "VisEscape §4.1".into(),
+        agent,
+        source: format!("VisEscape §4.1; {REQUESTS_SOURCE}"),
+    }
+}
+
+/// The quiz suites' settings (App. C.2 states none): how the original sends requests.
+pub fn quiz_settings() -> SuiteSettings {
+    SuiteSettings {
+        epochs: None,
+        agent: REQUESTS
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        source: REQUESTS_SOURCE.into(),
     }
 }
 
@@ -150,13 +179,13 @@ impl World for VisWorld {
                 QUIZ,
                 "one visual quiz per room: clue + lock image, answer only (App. C.2)",
                 quiz_tiers.clone(),
-                SuiteSettings::default(),
+                quiz_settings(),
             ),
             spec(
                 QUIZ_REASON,
                 "the same quizzes, reasoning before answering (App. C.2)",
                 quiz_tiers,
-                SuiteSettings::default(),
+                quiz_settings(),
             ),
         ]
     }

@@ -556,12 +556,44 @@ fn a_suites_paper_settings_are_the_defaults_and_departures_are_named() {
         toml_of(&out)
     );
     assert!(!out.contains("Not the paper's settings"), "{out}");
+    // run.toml records what every request carried, "not sent" included
+    let toml = toml_of(&out);
+    assert!(toml.contains("[sent.agent]"), "{toml}");
+    assert!(toml.contains("top_p = \"not sent\""), "{toml}");
+    assert!(
+        toml.contains("reply_format = \"the world's text format\""),
+        "{toml}"
+    );
+    assert!(!toml.contains("departures"), "{toml}");
     let cold = RunArgs {
         agent_options: vec!["temperature=0".into()],
-        ..llm
+        model: Some(model.clone()),
+        ..run_args("counter-paper@1", "llm", runs.path())
     };
     let out = ok(|c| commands::run(c, &cold));
     assert!(out.contains("temperature 0 (suite: 0.7)"), "{out}");
+    // issue 25: every departure, not only the suite's settings: structured output,
+    // --limit, --max-steps and any -A that changes what the model is sent
+    let shaped = RunArgs {
+        agent_options: vec!["structured=on".into(), "history=last:2".into()],
+        limit: Some(1),
+        max_steps: 40,
+        ..llm
+    };
+    let out = ok(|c| commands::run(c, &shaped));
+    for phrase in [
+        "replies in JSON {\"action\": …} by constrained decoding",
+        "-A history=last:2",
+        "--limit 1 (the suite's first 1 scenarios)",
+        "--max-steps 40",
+    ] {
+        assert!(out.contains(phrase), "{phrase}: {out}");
+    }
+    let toml = toml_of(&out);
+    assert!(
+        toml.contains("departures = [") && toml.contains("--max-steps 40"),
+        "{toml}"
+    );
     // a suite without settings records none
     let out = ok(|c| commands::run(c, &run_args("counter@1", "random", runs.path())));
     assert!(!toml_of(&out).contains("suite_settings"));

@@ -6,7 +6,7 @@ use common::*;
 
 #[test]
 fn the_suite_is_solved_and_compared_with_the_paper() {
-    let out = ok(escapade(&["suite", "mm-escape@2", "--json"]));
+    let out = ok(escapade(&["suite", "mm-escape@3", "--json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let scenarios = v["scenarios"].as_array().unwrap();
     assert_eq!(scenarios.len(), 73);
@@ -30,10 +30,12 @@ fn the_suite_is_solved_and_compared_with_the_paper() {
 
 #[test]
 fn the_first_version_is_retired_with_a_pointer_to_the_second() {
-    let o = escapade(&["suite", "mm-escape@1"]);
-    assert!(!o.status.success());
-    let err = stderr(&o);
-    assert!(err.contains("mm-escape@2"), "{err}");
+    for old in ["mm-escape@1", "mm-escape@2"] {
+        let o = escapade(&["suite", old]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(err.contains("replaced by `mm-escape@3`"), "{err}");
+    }
 }
 
 #[test]
@@ -43,7 +45,7 @@ fn an_oracle_run_escapes_and_keeps_its_frames() {
     ok(escapade(&[
         "-q",
         "run",
-        "mm-escape@2",
+        "mm-escape@3",
         "--agent",
         "oracle",
         "--limit",
@@ -529,6 +531,6 @@ fn broken_furniture_is_refused_by_check_and_run() {
 /// The terminal report keeps to 120 columns with MM-Escape's Table 2 columns.
 #[test]
 fn the_terminal_report_fits_120_columns() {
-    let wide = report_fits_120_columns("mm-escape@2", &["-W", "frames=off"]);
+    let wide = report_fits_120_columns("mm-escape@3", &["-W", "frames=off"]);
     assert!(wide.contains("grab_count"), "{wide}");
 }

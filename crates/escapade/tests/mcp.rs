@@ -147,7 +147,7 @@ async fn nothing_a_client_reaches_holds_a_secret() {
         ("agentescape@2", 0),
         ("visescape@4", 1),
         ("comma@4", 0),
-        ("mm-escape@2", 20),
+        ("mm-escape@3", 20),
     ] {
         let (world, json) = scenario(suite, index);
         let mut env = world.env(&json, &Default::default()).unwrap();

@@ -108,3 +108,65 @@ fn the_reask_option_sets_the_agents_limit() {
     assert_eq!(make(&[("reask", "0")]).reask_limit(), Some(0));
     assert_eq!(make(&[("reask", "4")]).reask_limit(), Some(4));
 }
+
+/// Issue 25: in both originals a retry never enters the history (MM-Escape's client asks
+/// again without recording the refused reply; VisEscape's retry is a prompt of its
+/// own). By default a refused reply and its re-ask leave the conversation once a reply
+/// is taken, and a second re-ask carries only the latest refusal; `reask_history=keep`
+/// keeps them all, as escapade did before.
+#[tokio::test]
+async fn refused_replies_and_their_reasks_leave_the_conversation() {
+    let script = [
+        json!({"text": "junk-1"}),
+        json!({"text": "junk-2"}),
+        json!({"text": "inc"}),
+        json!({"text": "dec"}),
+    ];
+    for keep in [false, true] {
+        let options: &[(&str, &str)] = if keep {
+            &[("reask_history", "keep")]
+        } else {
+            &[]
+        };
+        let mut h = harness(&script, options);
+        h.start(&[]).await;
+        let first = Observation::text("count 0 of 2");
+        h.act(1, &first, None, &[]).await.unwrap();
+        h.reask(PARSER, 1, &first, None, &[]).await.unwrap();
+        // the second re-ask: the first refusal and its message are gone (by default)
+        let turn = h
+            .reask("junk-2 is no action", 1, &first, None, &[])
+            .await
+            .unwrap();
+        assert_eq!(turn.action, Action::text("inc"));
+        let second_reask = h.last_request();
+        assert_eq!(
+            crate::support::mentions(&second_reask, "junk-1"),
+            keep,
+            "{second_reask:?}"
+        );
+        assert!(crate::support::mentions(
+            &second_reask,
+            "junk-2 is no action"
+        ));
+        // the next turn sees the observation and the reply taken, nothing refused
+        let next = Observation::text("count 1 of 2");
+        let step = crate::support::step_to(&next, 0.5);
+        h.act(2, &next, Some(&step), &[]).await.unwrap();
+        let request = h.last_request();
+        for refused in ["junk-1", "junk-2", PARSER, "could not be used"] {
+            assert_eq!(
+                crate::support::mentions(&request, refused),
+                keep,
+                "{refused} (keep: {keep})"
+            );
+        }
+        if !keep {
+            assert_eq!(
+                roles(&request),
+                [Role::System, Role::User, Role::Assistant, Role::User]
+            );
+            assert_eq!(request.messages[2].joined_text(), "inc");
+        }
+    }
+}

@@ -101,68 +101,106 @@ async fn hash_logs_no_text() {
     }
 }
 
+/// A step row's delta covers its turn whole: the observation and every request of the
+/// turn. With `reask_history=keep` that is every refusal and re-ask; by default (the
+/// originals' way) only the latest refusal and its re-ask were in the last request, and
+/// the refusals leave the conversation, so the next row starts from the reply taken.
 #[tokio::test]
 async fn delta_with_reasks_logs_each_turn_whole_in_its_last_request() {
-    let mut h = harness(
-        &[
-            json!({"text": "junk 1"}),
-            json!({"text": "junk 2"}),
-            json!({"text": "fine"}),
-        ],
-        &[],
+    for keep in [true, false] {
+        let options: &[(&str, &str)] = if keep {
+            &[("reask_history", "keep")]
+        } else {
+            &[]
+        };
+        let mut h = harness(
+            &[
+                json!({"text": "junk 1"}),
+                json!({"text": "junk 2"}),
+                json!({"text": "fine"}),
+            ],
+            options,
+        );
+        h.start(&[]).await;
+        let mut last = None;
+        let mut kept = Vec::new();
+        for t in 0..2u32 {
+            let observation = Observation::text(format!("<obs {t}>"));
+            h.act(t + 1, &observation, last.as_ref(), &[])
+                .await
+                .unwrap();
+            h.reask("<bad a>", t + 1, &observation, last.as_ref(), &[])
+                .await
+                .unwrap();
+            // only the last turn of a step reaches its row
+            let turn = h
+                .reask("<bad b>", t + 1, &observation, last.as_ref(), &[])
+                .await
+                .unwrap();
+            kept.push(turn.request.unwrap());
+            last = Some(step_to(&observation, 0.0));
+        }
+        let texts = |record: &Value| -> Vec<String> {
+            record["new"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| {
+                    let text = e["text"].as_str().unwrap();
+                    let cut = text.find(">").map_or(text.len(), |i| i + 1);
+                    format!("{}: {}", e["role"].as_str().unwrap(), &text[..cut])
+                })
+                .collect()
+        };
+        assert_eq!(kept[0]["system"], SYSTEM);
+        assert!(kept[1].get("system").is_none());
+        let refusals: &[&str] = if keep {
+            &[
+                "model: junk 1",
+                "env: That reply could not be used: <bad a>",
+                "model: junk 2",
+                "env: That reply could not be used: <bad b>",
+            ]
+        } else {
+            &[
+                "model: junk 2",
+                "env: That reply could not be used: <bad b>",
+            ]
+        };
+        let mut first = vec!["env: <obs 0>"];
+        first.extend_from_slice(refusals);
+        assert_eq!(texts(&kept[0]), first, "keep: {keep}");
+        let mut second = vec!["model: fine", "env: <obs 1>"];
+        second.extend_from_slice(refusals);
+        assert_eq!(texts(&kept[1]), second, "keep: {keep}");
+        assert_eq!(kept[0].get("reask_history").is_some(), keep);
+    }
+}
+
+/// Issue 25: VisEscape's original sends no temperature and no max_tokens (the provider's
+/// defaults apply); `-A temperature=none` and `-A max_tokens=none` send neither, and the
+/// agent's `sent()` record says so.
+#[tokio::test]
+async fn none_sends_no_temperature_and_no_max_tokens() {
+    let mut h = crate::support::harness(
+        &[json!({"text": "inc"})],
+        &[("temperature", "none"), ("max_tokens", "none")],
     );
     h.start(&[]).await;
-    let mut last = None;
-    let mut kept = Vec::new();
-    for t in 0..2u32 {
-        let observation = Observation::text(format!("<obs {t}>"));
-        h.act(t + 1, &observation, last.as_ref(), &[])
-            .await
-            .unwrap();
-        h.reask("<bad a>", t + 1, &observation, last.as_ref(), &[])
-            .await
-            .unwrap();
-        // only the last turn of a step reaches its row
-        let turn = h
-            .reask("<bad b>", t + 1, &observation, last.as_ref(), &[])
-            .await
-            .unwrap();
-        kept.push(turn.request.unwrap());
-        last = Some(step_to(&observation, 0.0));
-    }
-    let texts = |record: &Value| -> Vec<String> {
-        record["new"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                let text = e["text"].as_str().unwrap();
-                let cut = text.find(">").map_or(text.len(), |i| i + 1);
-                format!("{}: {}", e["role"].as_str().unwrap(), &text[..cut])
-            })
-            .collect()
-    };
-    assert_eq!(kept[0]["system"], SYSTEM);
+    h.act(1, &escapade_core::Observation::text("count 0"), None, &[])
+        .await
+        .unwrap();
+    let request = h.last_request();
+    assert_eq!((request.temperature, request.max_tokens), (None, None));
+    assert!(request.stop.is_empty());
+    let mut h = crate::support::harness(&[json!({"text": "inc"})], &[]);
+    h.start(&[]).await;
+    h.act(1, &escapade_core::Observation::text("count 0"), None, &[])
+        .await
+        .unwrap();
+    let request = h.last_request();
     assert_eq!(
-        texts(&kept[0]),
-        [
-            "env: <obs 0>",
-            "model: junk 1",
-            "env: That reply could not be used: <bad a>",
-            "model: junk 2",
-            "env: That reply could not be used: <bad b>",
-        ]
-    );
-    assert!(kept[1].get("system").is_none());
-    assert_eq!(
-        texts(&kept[1]),
-        [
-            "model: fine",
-            "env: <obs 1>",
-            "model: junk 1",
-            "env: That reply could not be used: <bad a>",
-            "model: junk 2",
-            "env: That reply could not be used: <bad b>",
-        ]
+        (request.temperature, request.max_tokens),
+        (Some(0.0), Some(2048))
     );
 }

@@ -276,10 +276,15 @@ proptest! {
     fn every_call_is_answered_exactly_once_in_every_request(
         turns in prop::collection::vec(turn(), 1..10),
         history in history(),
+        keep in any::<bool>(),
     ) {
+        let reasks = if keep { "keep" } else { "drop" };
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let requests = runtime.block_on(async {
-            let mut h = harness(&script(&turns), &[("protocol", "tools"), ("history", &history)]);
+            let mut h = harness(
+                &script(&turns),
+                &[("protocol", "tools"), ("history", &history), ("reask_history", reasks)],
+            );
             h.start(&tools()).await;
             let mut last: Option<Step> = None;
             let mut progress = 0.0;
@@ -311,7 +316,7 @@ proptest! {
             for r in 0..turn.replies.len() {
                 let request = &requests[n];
                 n += 1;
-                let at = format!("turn {t} request {r} ({history})");
+                let at = format!("turn {t} request {r} ({history}, {reasks})");
                 if let Err(e) = check_tool_pairing(&request.messages) {
                     prop_assert!(false, "{}: {}\n{:#?}", at, e, request.messages);
                 }
@@ -324,9 +329,21 @@ proptest! {
                     .filter(|i| mentions(request, &format!("<obs {i}>")))
                     .collect();
                 prop_assert_eq!(shown, expected(&history, &keys, t), "{}", at);
-                // this turn's earlier re-ask messages are all in the request
+                // this turn's earlier re-ask messages are all in the request when kept;
+                // else only the latest, and no earlier turn's
                 for k in 1..=r {
-                    prop_assert!(mentions(request, &format!("<bad {t}.{k}>")), "{}", at);
+                    prop_assert_eq!(
+                        mentions(request, &format!("<bad {t}.{k}>")),
+                        keep || k == r,
+                        "{}", at
+                    );
+                }
+                if !keep {
+                    for (u, earlier) in turns.iter().enumerate().take(t) {
+                        for k in 1..earlier.replies.len() {
+                            prop_assert!(!mentions(request, &format!("<bad {u}.{k}>")), "{}", at);
+                        }
+                    }
                 }
                 prop_assert_eq!(crate::support::image_parts(request), usize::from(turn.image), "{}", at);
             }

@@ -54,10 +54,7 @@ async fn request_mapping_merges_tool_results() {
                 role: Role::User,
                 parts: vec![
                     Part::Text { text: "see".into() },
-                    Part::Image {
-                        sha256: "s".into(),
-                        png: Arc::new(vec![1, 2, 3]),
-                    },
+                    Part::png("s", Arc::new(vec![1, 2, 3])),
                 ],
                 tool_calls: Vec::new(),
                 tool_call_id: None,

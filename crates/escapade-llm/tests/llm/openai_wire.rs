@@ -43,10 +43,7 @@ fn full_request() -> ChatRequest {
                     Part::Text {
                         text: "look:".into(),
                     },
-                    Part::Image {
-                        sha256: "abc".into(),
-                        png,
-                    },
+                    Part::png("abc", png),
                 ],
                 tool_calls: Vec::new(),
                 tool_call_id: None,
@@ -175,10 +172,7 @@ async fn tool_images_follow_the_tool_results() {
         parts: if image {
             vec![
                 Part::Text { text: id.into() },
-                Part::Image {
-                    sha256: "s".into(),
-                    png: Arc::new(vec![1]),
-                },
+                Part::png("s", Arc::new(vec![1])),
             ]
         } else {
             vec![Part::Text { text: id.into() }]
