@@ -91,8 +91,9 @@ async def session(url, i, steps, hold, counts, held):
         counts.setdefault("why", []).append(str(e)[:200])
 
 
-async def slow_client(host, port, kind, stop, counts):
-    """Keeps one slow connection of `kind` open, again each time the server cuts it."""
+async def slow_client(host, port, token, kind, stop, counts):
+    """Keeps one slow connection of `kind` open, again each time the server cuts it (a
+    slow body carries the token: it is slow, not a guesser)."""
     while not stop.is_set():
         try:
             reader, writer = await asyncio.open_connection(host, port)
@@ -104,7 +105,7 @@ async def slow_client(host, port, kind, stop, counts):
         elif kind == "body":
             writer.write(
                 f"POST /reset HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-                f"Content-Length: 100000\r\n\r\n{{".encode()
+                f"Authorization: Bearer {token}\r\nContent-Length: 100000\r\n\r\n{{".encode()
             )
         try:
             await writer.drain()
@@ -144,8 +145,8 @@ async def main():
             break
     if not base:
         sys.exit("soak: the server printed no base_url")
-    m = re.match(r"http://(?:[^@]*@)?([^:/]+):(\d+)", base)
-    host, port = m.group(1), int(m.group(2))
+    m = re.match(r"http://(?:[^:@/]*:([^@/]*)@)?([^:/]+):(\d+)", base)
+    token, host, port = m.group(1) or "", m.group(2), int(m.group(3))
     url = base.replace("http://", "ws://") + "/ws"
     limits = open(f"/proc/{server.pid}/limits").read()
     fd_limit = re.search(r"Max open files\s+(\d+)\s+(\S+)", limits).groups()
@@ -155,7 +156,7 @@ async def main():
     peaks = {"rss": 0.0, "fds": 0}
     stop = asyncio.Event()
     sampler = asyncio.ensure_future(sample(server.pid, peaks, stop))
-    slow = [asyncio.ensure_future(slow_client(host, port, kind, stop, counts))
+    slow = [asyncio.ensure_future(slow_client(host, port, token, kind, stop, counts))
             for kind in ("idle", "half", "body") for _ in range(a.slow)]
 
     started = time.monotonic()

@@ -8,7 +8,7 @@ use std::time::Duration;
 use escapade_core::World;
 use escapade_web::auth::{Access, TokenChoice};
 use escapade_web::guard::Guard;
-use escapade_web::net::Limits;
+use escapade_web::net::Limits as NetLimits;
 
 use crate::app::App;
 use crate::error::ServeError;
@@ -43,7 +43,7 @@ pub struct ServeOptions {
     pub max_pixels: u64,
     /// Timeouts of a request's head and body, and the connection cap (`0`: as many as
     /// the limit on open files leaves beside the sessions).
-    pub limits: Limits,
+    pub limits: NetLimits,
     /// Log a line per HTTP request (a WebSocket: its opening) to standard error.
     pub log: bool,
 }
@@ -61,9 +61,9 @@ impl Default for ServeOptions {
             burst: 400.0,
             token: TokenChoice::Fresh,
             max_pixels: crate::app::MAX_PIXELS,
-            limits: Limits {
+            limits: NetLimits {
                 max_connections: 0,
-                ..Limits::default()
+                ..NetLimits::default()
             },
             log: false,
         }
@@ -76,7 +76,7 @@ pub struct Server {
     app: Arc<App>,
     access: Arc<Access>,
     guard: Arc<Guard>,
-    limits: Limits,
+    limits: NetLimits,
 }
 
 impl Server {
@@ -116,7 +116,7 @@ impl Server {
             } else {
                 0
             };
-            limits.max_connections = Limits::connections_for(held);
+            limits.max_connections = NetLimits::connections_for(held);
         }
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(ip, options.port)).await?;
         let sessions = Sessions::new(Limits {

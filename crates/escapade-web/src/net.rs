@@ -90,28 +90,18 @@ impl Limits {
 pub fn raise_fd_limit() -> Option<u64> {
     #[cfg(unix)]
     {
-        // SAFETY: getrlimit and setrlimit only read and write the struct passed.
-        unsafe {
-            let mut l = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) != 0 {
-                return None;
-            }
-            if l.rlim_cur < l.rlim_max {
-                // an unlimited hard limit is not a number the kernel takes as the soft one
-                let want = if l.rlim_max == libc::RLIM_INFINITY {
-                    1 << 20
-                } else {
-                    l.rlim_max
-                };
-                let raised = libc::rlimit {
-                    rlim_cur: want.max(l.rlim_cur),
-                    rlim_max: l.rlim_max,
-                };
-                let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &raised);
-            }
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let now = getrlimit(Resource::Nofile);
+        // an unlimited hard limit is not a number the kernel takes as the soft one
+        let want = now.maximum.unwrap_or(1 << 20);
+        if now.current.is_some_and(|c| c < want) {
+            let _ = setrlimit(
+                Resource::Nofile,
+                Rlimit {
+                    current: Some(want),
+                    maximum: now.maximum,
+                },
+            );
         }
         fd_limit()
     }
@@ -125,16 +115,7 @@ pub fn raise_fd_limit() -> Option<u64> {
 pub fn fd_limit() -> Option<u64> {
     #[cfg(unix)]
     {
-        let mut l = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit only writes the struct passed.
-        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) } != 0 {
-            return None;
-        }
-        #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not everywhere
-        Some(l.rlim_cur as u64)
+        rustix::process::getrlimit(rustix::process::Resource::Nofile).current
     }
     #[cfg(not(unix))]
     {
