@@ -194,7 +194,9 @@ impl RunError {
         };
         match self {
             RunError::Io {
-                action, path, source,
+                action,
+                path,
+                source,
             } => format!("{action} {}: {}", name(path), io_reason(source)),
             RunError::BadRow {
                 path,
@@ -206,9 +208,14 @@ impl RunError {
                 format!("cannot draw {}: {message}", name(path))
             }
             RunError::NotARunDir { path, missing } => {
-                format!("{} is not a run directory ({missing} is missing)", name(path))
+                format!(
+                    "{} is not a run directory ({missing} is missing)",
+                    name(path)
+                )
             }
-            RunError::ConfigMismatch { path, .. } | RunError::Locked(path) | RunError::JudgeLocked(path) => {
+            RunError::ConfigMismatch { path, .. }
+            | RunError::Locked(path)
+            | RunError::JudgeLocked(path) => {
                 format!("run directory {} is not available", name(path))
             }
             other => other.to_string(),
@@ -288,7 +295,10 @@ mod tests {
         let public = e.public();
         assert!(!public.contains("/home/alice"), "{public}");
         assert!(public.starts_with("cannot create x: "), "{public}");
-        assert!(e.to_string().contains("/home/alice"), "the log keeps the path");
+        assert!(
+            e.to_string().contains("/home/alice"),
+            "the log keeps the path"
+        );
         let e = RunError::Locked("/srv/runs/r1".into());
         assert!(!e.public().contains("/srv"), "{}", e.public());
     }

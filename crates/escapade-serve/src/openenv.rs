@@ -21,12 +21,12 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Query, Request, State};
-use escapade_web::guard::{Guard, Refusal, client};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use escapade_web::auth::Access;
+use escapade_web::guard::{Guard, Refusal, client};
 use serde_json::{Value, json};
 
 use crate::app::App;

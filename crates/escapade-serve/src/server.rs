@@ -186,11 +186,12 @@ impl Server {
             stop: rx,
         };
         let reaper = tokio::spawn(reap(self.app.clone()));
-        let result = escapade_web::net::serve(self.listener, router(shared), self.limits, async move {
-            stop.await;
-            tx.send_replace(true);
-        })
-        .await;
+        let result =
+            escapade_web::net::serve(self.listener, router(shared), self.limits, async move {
+                stop.await;
+                tx.send_replace(true);
+            })
+            .await;
         reaper.abort();
         self.app.drain().await;
         result.map_err(ServeError::Io)

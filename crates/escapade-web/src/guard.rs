@@ -265,9 +265,12 @@ impl Guard {
         if failures.len() > 4096 {
             // forget the addresses that are back to a full allowance
             let per = FAILURE_REFILL.as_secs_f64();
-            failures.retain(|_, (left, at)| *left + at.elapsed().as_secs_f64() / per < FREE_FAILURES);
+            failures
+                .retain(|_, (left, at)| *left + at.elapsed().as_secs_f64() / per < FREE_FAILURES);
         }
-        let (left, _) = failures.entry(ip).or_insert((FREE_FAILURES, Instant::now()));
+        let (left, _) = failures
+            .entry(ip)
+            .or_insert((FREE_FAILURES, Instant::now()));
         *left = (*left - 1.0).max(0.0);
     }
 
@@ -398,10 +401,7 @@ mod tests {
         let refusal = guard.check(&access, &wrong()).unwrap_err();
         assert!(matches!(refusal, Refusal::SlowDown { .. }), "{refusal:?}");
         // even the right token waits: the answer says nothing about it
-        let right = request(&[(
-            "authorization",
-            "Bearer 0123456789abcdef0123456789abcdef",
-        )]);
+        let right = request(&[("authorization", "Bearer 0123456789abcdef0123456789abcdef")]);
         assert!(matches!(
             guard.check(&access, &right),
             Err(Refusal::SlowDown { .. })

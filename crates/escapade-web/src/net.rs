@@ -227,9 +227,8 @@ async fn connection(
 
 /// Answers a connection over the cap with `503` and closes it.
 async fn refuse(mut stream: TcpStream, cap: usize) {
-    let body = format!(
-        "this server has its maximum of {cap} connections open; try again in a moment\n"
-    );
+    let body =
+        format!("this server has its maximum of {cap} connections open; try again in a moment\n");
     let answer = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n\
          retry-after: 5\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
@@ -317,10 +316,7 @@ impl AsyncWrite for Counted {
         Pin::new(&mut self.stream).poll_flush(cx)
     }
 
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 

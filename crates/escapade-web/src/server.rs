@@ -253,7 +253,11 @@ pub fn view(
             dirs.join(", "),
             server.url()
         );
-        let _ = writeln!(out, "{}", exposure_note(shared, server.url.contains("token="), "read these runs"));
+        let _ = writeln!(
+            out,
+            "{}",
+            exposure_note(shared, server.url.contains("token="), "read these runs")
+        );
         let _ = writeln!(out, "Ctrl-C (or SIGTERM) stops the server");
         let _ = out.flush();
         server.serve_until(signals.first(|_| ())).await
@@ -268,15 +272,15 @@ pub fn exposure_note(shared: bool, token: bool, can: &str) -> String {
             "anyone who can reach this address and has its token can {can}; the token is not \
              shown again"
         ),
-        (true, false) => format!(
-            "no token (--no-token): anyone who can reach this address can {can}"
-        ),
+        (true, false) => {
+            format!("no token (--no-token): anyone who can reach this address can {can}")
+        }
         (false, true) => {
             "this machine only, with the token in the address (not shown again)".to_string()
         }
-        (false, false) => format!(
-            "no token (--no-token): anyone logged in to this machine can {can}"
-        ),
+        (false, false) => {
+            format!("no token (--no-token): anyone logged in to this machine can {can}")
+        }
     }
 }
 

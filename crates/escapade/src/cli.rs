@@ -370,7 +370,12 @@ pub struct TokenArgs {
     /// The access token every request must carry (at least 16 letters, digits or
     /// `-._~`) instead of a fresh random one. Prefer the environment variable: an
     /// argument shows in the process list.
-    #[arg(long, env = "ESCAPADE_TOKEN", hide_env_values = true, value_name = "TOKEN")]
+    #[arg(
+        long,
+        env = "ESCAPADE_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
     pub token: Option<String>,
     /// No token: anyone who can connect may use the server — on 127.0.0.1, anyone logged
     /// in to this machine; with --host, anyone who can reach the address.

@@ -1174,8 +1174,7 @@ pub fn serve(ctx: &mut Ctx<'_>, args: &crate::cli::ServeArgs) -> Result<()> {
 /// Whether `--token` or `--no-token` was on the command line (a token in the
 /// environment is for whichever server runs, and is no mistake elsewhere).
 fn token_flag_given(access: &crate::cli::TokenArgs) -> bool {
-    access.no_token
-        || std::env::args().any(|a| a == "--token" || a.starts_with("--token="))
+    access.no_token || std::env::args().any(|a| a == "--token" || a.starts_with("--token="))
 }
 
 /// `escapade view`: serves the run directories under `args.dirs` until Ctrl-C, SIGTERM

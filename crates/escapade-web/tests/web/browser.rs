@@ -238,7 +238,12 @@ async fn the_printed_address_admits_a_browser_and_its_cookie_keeps_it_in() {
     browser.client.goto(&printed).await.unwrap();
     // the link to the run, followed on the cookie alone
     let name = run.file_name().unwrap().to_string_lossy().to_string();
-    browser.wait_for("#runs tbody tr a").await.click().await.unwrap();
+    browser
+        .wait_for("#runs tbody tr a")
+        .await
+        .click()
+        .await
+        .unwrap();
     browser.wait_for("#episodes").await;
     let now = browser.client.current_url().await.unwrap();
     assert!(!now.as_str().contains("token="), "{now}");

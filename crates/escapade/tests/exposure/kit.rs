@@ -196,7 +196,8 @@ pub struct Answer {
 /// Sends `raw` (a whole request, `Connection: close`) to `addr` and reads the answer to
 /// its end (at most `wait`).
 pub fn raw(addr: &str, raw: &str, wait: Duration) -> Answer {
-    let Ok(mut s) = TcpStream::connect(addr) else {
+    let to = addr.parse().expect("a socket address");
+    let Ok(mut s) = TcpStream::connect_timeout(&to, Duration::from_secs(10)) else {
         return Answer {
             status: 0,
             head: String::new(),
@@ -369,9 +370,9 @@ fn sse(addr: &str, request: &str, wait: Duration) -> Answer {
         }
         let text = String::from_utf8_lossy(&bytes);
         if let Some((_, body)) = text.split_once("\r\n\r\n")
-            && body
-                .lines()
-                .any(|l| l.starts_with("data:") && (l.contains("\"result\"") || l.contains("\"error\"")))
+            && body.lines().any(|l| {
+                l.starts_with("data:") && (l.contains("\"result\"") || l.contains("\"error\""))
+            })
         {
             break;
         }

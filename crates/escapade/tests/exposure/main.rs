@@ -80,10 +80,7 @@ fn sighup_stops_mcp_over_http_and_records_every_episode() {
     assert_eq!(client.initialize().status, 200);
     for i in 0..3 {
         let a = client.call("start_episode", json!({"suite": "visescape@3", "index": i}));
-        assert!(
-            a.status == 200 && a.body.contains("started"),
-            "{a:?}"
-        );
+        assert!(a.status == 200 && a.body.contains("started"), "{a:?}");
     }
     let status = r.signal("HUP", Duration::from_secs(60));
     assert!(status.is_some_and(|s| s.success()), "{status:?}");
@@ -91,8 +88,10 @@ fn sighup_stops_mcp_over_http_and_records_every_episode() {
     assert_eq!(rows.len(), 3, "{rows:?}");
     assert!(empty.is_empty(), "{empty:?}");
     assert!(
-        rows.iter()
-            .all(|r| r["error"].as_str().unwrap_or("").contains("the server stopped")),
+        rows.iter().all(|r| r["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("the server stopped")),
         "{rows:?}"
     );
 }
@@ -142,7 +141,15 @@ fn sigterm_stops_play_web_and_records_the_game_in_progress() {
     let dir = tmp();
     let record = dir.path().join("runs");
     let mut r = start(
-        &["play", "--web", "visescape@3", "--port", "0", "--record", s(&record)],
+        &[
+            "play",
+            "--web",
+            "visescape@3",
+            "--port",
+            "0",
+            "--record",
+            s(&record),
+        ],
         &[],
         None,
     );
@@ -188,7 +195,9 @@ fn sigterm_stops_a_run_and_records_the_episodes_in_flight() {
     let dir = tmp();
     let out = dir.path().join("runs");
     let mut child = std::process::Command::new(kit::bin())
-        .args(["run", "comma@3", "--agent", "random", "-e", "1000", "-c", "2", "-q", "--out"])
+        .args([
+            "run", "comma@3", "--agent", "random", "-e", "1000", "-c", "2", "-q", "--out",
+        ])
         .arg(&out)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -203,7 +212,12 @@ fn sigterm_stops_a_run_and_records_the_episodes_in_flight() {
     let status = kit::wait_for(&mut child, Duration::from_secs(120));
     // an interrupted run: its summary written, status 130
     assert_eq!(status.and_then(|s| s.code()), Some(130), "{status:?}");
-    let run = std::fs::read_dir(&out).unwrap().next().unwrap().unwrap().path();
+    let run = std::fs::read_dir(&out)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     assert!(run.join("summary.json").is_file());
 }
 
@@ -252,8 +266,14 @@ fn slow_clients_cut_off(r: &Running, body_path: Option<(&str, &str)>, wait: Dura
         s
     });
     let mut idle = idle;
-    assert!(closed_within(&mut idle, wait), "an idle connection stays open");
-    assert!(closed_within(&mut half, wait), "a half-sent request head stays open");
+    assert!(
+        closed_within(&mut idle, wait),
+        "an idle connection stays open"
+    );
+    assert!(
+        closed_within(&mut half, wait),
+        "a half-sent request head stays open"
+    );
     if let Some(slow) = slow.as_mut() {
         assert!(closed_within(slow, wait), "a slow body stays open");
     }
@@ -267,7 +287,15 @@ fn slow_and_idle_clients_are_cut_off_by_every_server() {
     let servers = [
         (vec!["view", s(dir.path()), "--port", "0"], None),
         (
-            vec!["play", "--web", "visescape@3", "--port", "0", "--record", s(&record)],
+            vec![
+                "play",
+                "--web",
+                "visescape@3",
+                "--port",
+                "0",
+                "--record",
+                s(&record),
+            ],
             Some(("/play/start", "application/x-www-form-urlencoded")),
         ),
         (
@@ -292,11 +320,7 @@ fn slow_and_idle_clients_are_cut_off_by_every_server() {
 #[test]
 fn a_flood_of_idle_connections_under_a_low_fd_limit_leaves_view_reachable() {
     let dir = tmp();
-    let r = start(
-        &["view", s(dir.path()), "--port", "0"],
-        &[],
-        Some("-n 256"),
-    );
+    let r = start(&["view", s(dir.path()), "--port", "0"], &[], Some("-n 256"));
     // more idle connections than the process may have descriptors
     let flood: Vec<std::net::TcpStream> = (0..400)
         .filter_map(|_| std::net::TcpStream::connect(&r.addr).ok())
@@ -321,7 +345,10 @@ fn a_flood_of_idle_connections_under_a_low_fd_limit_leaves_view_reachable() {
         std::thread::sleep(Duration::from_millis(500));
     }
     drop(flood);
-    panic!("view stayed unreachable (last status {last:?})\n{}", r.stderr());
+    panic!(
+        "view stayed unreachable (last status {last:?})\n{}",
+        r.stderr()
+    );
 }
 
 // -------------------------------------------------------------------- 6. descriptors
@@ -332,7 +359,15 @@ fn serve_record_raises_a_low_soft_fd_limit_and_records_every_session() {
     let record = dir.path().join("runs");
     // the soft limit low, the hard one as the system has it
     let mut r = start(
-        &["serve", "--port", "0", "--record", s(&record), "--rate", "0"],
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--record",
+            s(&record),
+            "--rate",
+            "0",
+        ],
         &[],
         Some("-Sn 100"),
     );
@@ -352,7 +387,15 @@ fn serve_record_out_of_fds_refuses_cleanly_and_leaves_no_run_without_a_row() {
     let record = dir.path().join("runs");
     // soft and hard limits both low: nothing to raise
     let mut r = start(
-        &["serve", "--port", "0", "--record", s(&record), "--rate", "0"],
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--record",
+            s(&record),
+            "--rate",
+            "0",
+        ],
         &[],
         Some("-n 100"),
     );
@@ -418,7 +461,15 @@ fn play_web_refuses_a_start_from_a_foreign_page() {
     let dir = tmp();
     let record = dir.path().join("runs");
     let r = start(
-        &["play", "--web", "visescape@3", "--port", "0", "--record", s(&record)],
+        &[
+            "play",
+            "--web",
+            "visescape@3",
+            "--port",
+            "0",
+            "--record",
+            s(&record),
+        ],
         &[],
         None,
     );
@@ -434,7 +485,12 @@ fn play_web_refuses_a_start_from_a_foreign_page() {
         "Content-Type: application/x-www-form-urlencoded\r\n{EVIL}{}",
         r.auth()
     );
-    let claimed = post(&r.addr, "/play/start", &headers, &format!("participant=mallory&scenario={id}"));
+    let claimed = post(
+        &r.addr,
+        "/play/start",
+        &headers,
+        &format!("participant=mallory&scenario={id}"),
+    );
     assert_eq!(claimed.status, 403, "{claimed:?}");
     // the scenario is still offered
     let again = get(&r.addr, "/play", &r.auth());
@@ -477,7 +533,15 @@ fn every_server_needs_a_token_by_default() {
     let servers: [(Vec<&str>, &str); 4] = [
         (vec!["view", s(dir.path()), "--port", "0"], "/"),
         (
-            vec!["play", "--web", "visescape@3", "--port", "0", "--record", s(&record)],
+            vec![
+                "play",
+                "--web",
+                "visescape@3",
+                "--port",
+                "0",
+                "--record",
+                s(&record),
+            ],
             "/play",
         ),
         (vec!["serve", "--port", "0"], "/capacity"),
@@ -531,7 +595,11 @@ fn a_token_from_the_environment_or_the_flag_holds_without_host() {
 #[test]
 fn no_token_opts_out() {
     let dir = tmp();
-    let r = start(&["view", s(dir.path()), "--port", "0", "--no-token"], &[], None);
+    let r = start(
+        &["view", s(dir.path()), "--port", "0", "--no-token"],
+        &[],
+        None,
+    );
     assert!(r.token.is_none(), "{}", r.url);
     assert_eq!(get(&r.addr, "/", "").status, 200);
     // still this machine only
@@ -601,8 +669,15 @@ fn a_client_cannot_ask_for_huge_frames() {
     let mcp = start(&["mcp", "--http", "--port", "0"], &[], None);
     let mut client = Mcp::new(&mcp);
     assert_eq!(client.initialize().status, 200);
-    let a = client.call("start_episode", json!({"scenario": scenario, "options": huge}));
-    assert!(a.body.contains("\"isError\":true") && a.body.contains("pixels"), "{}", &a.body[..a.body.len().min(300)]);
+    let a = client.call(
+        "start_episode",
+        json!({"scenario": scenario, "options": huge}),
+    );
+    assert!(
+        a.body.contains("\"isError\":true") && a.body.contains("pixels"),
+        "{}",
+        &a.body[..a.body.len().min(300)]
+    );
 }
 
 // ------------------------------------------------------------------------ also: leaks
@@ -612,11 +687,26 @@ fn a_500_page_names_no_server_path() {
     let dir = tmp();
     let runs = dir.path().join("runs");
     let done = std::process::Command::new(kit::bin())
-        .args(["run", "visescape@3", "--agent", "oracle", "-l", "1", "-q", "--out", s(&runs)])
+        .args([
+            "run",
+            "visescape@3",
+            "--agent",
+            "oracle",
+            "-l",
+            "1",
+            "-q",
+            "--out",
+            s(&runs),
+        ])
         .output()
         .unwrap();
     assert!(done.status.success());
-    let run = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let row: Value = serde_json::from_str(
         std::fs::read_to_string(run.join("episodes.jsonl"))
             .unwrap()
@@ -630,7 +720,10 @@ fn a_500_page_names_no_server_path() {
     let trajectory = run.join("trajectories").join(scenario).join("0.jsonl");
     std::fs::write(&trajectory, "not json\n{}\n").unwrap();
     let r = start(&["view", s(&run), "--port", "0"], &[], None);
-    let path = format!("/episode?run=0&scenario={scenario}&epoch=0{}", r.query(false));
+    let path = format!(
+        "/episode?run=0&scenario={scenario}&epoch=0{}",
+        r.query(false)
+    );
     let a = get(&r.addr, &path, "");
     assert_eq!(a.status, 500, "{a:?}");
     assert!(!a.body.contains(s(dir.path())), "{}", a.body);
