@@ -101,11 +101,9 @@ impl Signals {
 
     /// A future that completes on the first stop signal (for a server's graceful stop),
     /// after telling `said` which one came.
-    pub fn first(mut self, said: impl FnOnce(Signal) + Send + 'static) -> impl Future<Output = ()> {
-        async move {
-            let signal = self.recv().await;
-            said(signal);
-        }
+    pub async fn first(mut self, said: impl FnOnce(Signal) + Send + 'static) {
+        let signal = self.recv().await;
+        said(signal);
     }
 }
 
