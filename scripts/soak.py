@@ -3,7 +3,7 @@ files (1,024), a thousand sessions through it with slow clients mixed in, then S
 
 Started by scripts/soak.sh (which finds the binary and a Python with `websockets`).
 
-- `--sessions` WebSocket sessions (default 1,000) play rooms of visescape@3, at most
+- `--sessions` WebSocket sessions (default 1,000) play rooms of visescape@4, at most
   `--concurrency` at once: reset, a few random steps, close. The last `--in-flight` of
   them are left open mid-episode for the stop to end.
 - Beside them, all the time: idle connections, half-sent request heads and slow bodies
@@ -63,7 +63,7 @@ async def session(url, i, steps, hold, counts, held):
         counts.setdefault("why", []).append(str(e)[:200])
         return
     try:
-        await ws.send(json.dumps({"type": "reset", "data": {"suite": "visescape@3", "index": i % 20, "seed": i}}))
+        await ws.send(json.dumps({"type": "reset", "data": {"suite": "visescape@4", "index": i % 20, "seed": i}}))
         answer = json.loads(await ws.recv())
         if answer["type"] != "observation":
             counts["refused"] += 1

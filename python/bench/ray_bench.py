@@ -16,7 +16,7 @@ per call, measured in this process and on the same cluster:
 - `commit`: the driver writing one record;
 - Ray's own cost: a no-op task, and a no-op call to an actor, on this machine.
 
-    python python/bench/ray_bench.py [--source comma@3] [--agent oracle] [--limit 100]
+    python python/bench/ray_bench.py [--source comma@4] [--agent oracle] [--limit 100]
                                      [--epochs 1] [--cpus 2] [--repeat 3] [--batch 10]
                                      [--model M] [-A KEY=VALUE]...
 """
@@ -128,7 +128,7 @@ def per_episode_costs(a: argparse.Namespace, flags: dict, tmp: str) -> list[tupl
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--source", default="comma@3")
+    p.add_argument("--source", default="comma@4")
     p.add_argument("--agent", default="oracle")
     p.add_argument("--model", help="a model agent's model (scripted/<file> needs no network)")
     p.add_argument("-A", dest="agent_options", action="append", default=[])

@@ -27,12 +27,12 @@ A model's API key is read by each worker from its own environment (see
 Example::
 
     import escapade.ray
-    summary = escapade.ray.run("comma@3", agent="oracle", limit=20, out="runs")
+    summary = escapade.ray.run("comma@4", agent="oracle", limit=20, out="runs")
     print(summary["dir"], summary["played"], summary["unplayed"])
-    escapade.ray.run("visescape@3", agent="llm", model="openai/gpt-4o",
+    escapade.ray.run("visescape@4", agent="llm", model="openai/gpt-4o",
                      agent_options={"temperature": "0"})
 
-Command line: ``python -m escapade.ray run comma@3 --agent oracle --limit 20`` (see
+Command line: ``python -m escapade.ray run comma@4 --agent oracle --limit 20`` (see
 ``python -m escapade.ray --help``). ``docs/ray.md`` covers multi-node clusters.
 """
 

@@ -25,7 +25,7 @@ import escapade.ray as eray
 from oracle import oracle_moves
 
 # a slice of a suite whose episodes last long enough for a kill to land inside one
-SOURCE = "visescape@3"
+SOURCE = "visescape@4"
 AGENT = "random"
 LIMIT = 3
 EPOCHS = 2
@@ -202,12 +202,12 @@ def test_a_comma_team_with_a_model_expert_plays_over_ray_as_escapade_run(cluster
     script.write_text(json.dumps({"text": "Describe what you see."}) + "\n")
     model = f"scripted/{script}"
     flags = dict(expert="llm", expert_model=model, expert_options={"temperature": "0"})
-    summary = eray.run("comma@3", "oracle", out=str(tmp_path / "ray"), limit=3, seed=2,
+    summary = eray.run("comma@4", "oracle", out=str(tmp_path / "ray"), limit=3, seed=2,
                        **flags)
     assert (summary["played"], summary["unplayed"], summary["failures"]) == (3, 0, [])
     ray_dir = pathlib.Path(summary["dir"])
     single = escapade._escapade.run_local(
-        "comma@3", "oracle", out=str(tmp_path / "single"), limit=3, seed=2,
+        "comma@4", "oracle", out=str(tmp_path / "single"), limit=3, seed=2,
         expert="llm", expert_model=model, expert_options=["temperature=0"],
     )
     assert summary["config_hash"] == single["config_hash"]
@@ -218,7 +218,7 @@ def test_a_comma_team_with_a_model_expert_plays_over_ray_as_escapade_run(cluster
 
 def test_a_stopped_run_is_resumed_over_ray_and_reads_as_one_run(cluster, tmp_path):
     driver = escapade._escapade.RunDriver(
-        "comma@3", "oracle", out=str(tmp_path), limit=4, seed=3
+        "comma@4", "oracle", out=str(tmp_path), limit=4, seed=3
     )
     jobs = driver.pending()
     assert len(jobs) == 4
@@ -275,20 +275,20 @@ def test_each_worker_gets_its_share_of_the_rate_limits(cluster, tmp_path):
 def test_bad_requests_are_clear_errors(cluster, tmp_path):
     # the agent flags are checked as `escapade run` checks them, before any worker starts
     with pytest.raises(escapade.EscapadeError, match="unknown option `nope`"):
-        eray.run("comma@3", "llm", agent_options={"nope": "1"}, out=str(tmp_path), limit=1)
+        eray.run("comma@4", "llm", agent_options={"nope": "1"}, out=str(tmp_path), limit=1)
     with pytest.raises(escapade.EscapadeError, match="applies only to `--agent llm`"):
-        eray.run("comma@3", "random", model="openai/gpt-4o", out=str(tmp_path), limit=1)
+        eray.run("comma@4", "random", model="openai/gpt-4o", out=str(tmp_path), limit=1)
     with pytest.raises(escapade.EscapadeError, match="two roles"):
-        eray.run("visescape@3", "oracle", expert="llm", out=str(tmp_path), limit=1)
+        eray.run("visescape@4", "oracle", expert="llm", out=str(tmp_path), limit=1)
     # a backend the workers cannot open stops the run at once, saying why, and leaves
     # no run directory (as `escapade run` without an API key)
     with pytest.raises(escapade.EscapadeError, match="cannot open the model backend"):
-        eray.run("comma@3", "llm", model=f"scripted/{tmp_path / 'missing.jsonl'}",
+        eray.run("comma@4", "llm", model=f"scripted/{tmp_path / 'missing.jsonl'}",
                  out=str(tmp_path), limit=1)
-    assert not [p for p in tmp_path.iterdir() if "comma@3" in p.name], list(tmp_path.iterdir())
+    assert not [p for p in tmp_path.iterdir() if "comma@4" in p.name], list(tmp_path.iterdir())
     with pytest.raises(escapade.EscapadeError, match="unknown"):
         eray.run("no-such-suite@1", "random", out=str(tmp_path))
-    driver = escapade._escapade.RunDriver("comma@3", "random", out=str(tmp_path), limit=1)
+    driver = escapade._escapade.RunDriver("comma@4", "random", out=str(tmp_path), limit=1)
     with pytest.raises(escapade.EscapadeError, match="bad episode record"):
         driver.commit(b"not a record")
     driver.finish()
@@ -298,7 +298,7 @@ def test_bad_requests_are_clear_errors(cluster, tmp_path):
 
 def test_the_command_line_runs_and_resumes(cluster, tmp_path):
     # in-process (the cluster is up); `python -m escapade.ray` calls the same main
-    code = eray.main(["run", "comma@3", "--agent", "oracle", "--limit", "5", "--seed", "5",
+    code = eray.main(["run", "comma@4", "--agent", "oracle", "--limit", "5", "--seed", "5",
                       "--episodes-per-task", "2", "--out", str(tmp_path), "-q"])
     assert code == 0
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
@@ -308,12 +308,12 @@ def test_the_command_line_runs_and_resumes(cluster, tmp_path):
 
 
 def test_kept_workers_play_the_next_run_of_the_same_agents_and_are_released(cluster, tmp_path):
-    first = eray.run("comma@3", "oracle", out=str(tmp_path), limit=4, seed=8,
+    first = eray.run("comma@4", "oracle", out=str(tmp_path), limit=4, seed=8,
                      keep_workers=True)
     kept = list(eray._kept["actors"])
     assert first["played"] == 4 and len(kept) == 2
     pids = sorted(ray.get([a.__ray_call__.remote(lambda self: os.getpid()) for a in kept]))
-    second = eray.run("comma@3", "oracle", out=str(tmp_path), limit=4, seed=9,
+    second = eray.run("comma@4", "oracle", out=str(tmp_path), limit=4, seed=9,
                       keep_workers=True)
     assert second["played"] == 4 and eray._kept["actors"] == kept
     assert sorted(ray.get([a.__ray_call__.remote(lambda self: os.getpid())

@@ -7,7 +7,7 @@
 //!   the random pair's actions on 100 instances of each puzzle;
 //! - **picture** (target p50 ≤ 5 ms): the solver's view drawn to PNG, for every state
 //!   the oracle pair passes through on those instances;
-//! - **suite build** (target ≤ 1 s): making the 1000 scenarios of `comma@3` (the paper's
+//! - **suite build** (target ≤ 1 s): making the 1000 scenarios of `comma@4` (the paper's
 //!   evaluation set, with Telehealth's synthetic stand-ins).
 //!
 //! It reads the clock and nothing else; `escapade-run` prints the report.
@@ -24,7 +24,7 @@ use crate::world::COMMA;
 
 /// Target for the picture median, in milliseconds.
 pub const TARGET_PICTURE_MS: f64 = 5.0;
-/// Target for building `comma@3`, in seconds.
+/// Target for building `comma@4`, in seconds.
 pub const TARGET_SUITE_S: f64 = 1.0;
 
 fn fail(e: crate::CommaError) -> CoreError {

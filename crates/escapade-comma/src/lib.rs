@@ -23,7 +23,7 @@ pub mod puzzle; // the Puzzle trait, the ten kinds, import and generate
 pub mod puzzles; // one module per puzzle
 pub mod reader; // the talking oracle pair: an expert that knows only the solver's words
 mod render; // the solver's screen as a PNG, one function per puzzle
-pub mod world; // CommaWorld: scenarios, comma@3 and comma-gen@2, options, the baseline pairs
+pub mod world; // CommaWorld: scenarios, comma@4 and comma-gen@3, options, the baseline pairs
 
 pub use env::CommaEnv;
 pub use error::CommaError;

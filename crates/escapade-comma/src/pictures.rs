@@ -5,7 +5,7 @@
 //! whenever and wherever it is drawn: in one episode (a turn of talk, a strike that
 //! changes nothing, a module that returns to an earlier state), in another epoch of the
 //! same scenario, or in another scenario that shows the same module. A random pair over
-//! `comma@3` asks for about 5,200 pictures of which about 2,000 differ; a picture costs
+//! `comma@4` asks for about 5,200 pictures of which about 2,000 differ; a picture costs
 //! about 0.4 ms to draw and encode (its state-free parts come ready from `render::base`,
 //! and most of what is left is the PNG encoding), a look-up microseconds. What this cache
 //! holds therefore never changes an output, only how often the same bytes are made.

@@ -43,7 +43,8 @@ impl ActResult {
 /// The ten puzzles (COMMA §3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PuzzleKind {
-    /// Cut the one right wire of 3–6 (App. A "Wire Puzzle", serial number 135790).
+    /// Cut the one right wire of 3–6 (App. A "Wire Puzzle"; serial number 123456, as the
+    /// original's model configurations set it).
     Wire,
     /// Who's on first: read a display, find a label, press a button.
     Who,
@@ -160,10 +161,20 @@ pub trait Puzzle: Send {
     /// The puzzle is solved.
     fn solved(&self) -> bool;
 
-    /// Partial progress in `[0, 1]` (COMMA §4.2 PSR: stages done ÷ stages, Keypad correct
-    /// presses ÷ 4, Maze progress toward the goal, Telehealth diagnosis and treatment
-    /// halves; single-step puzzles 0 or 1).
+    /// Partial progress now, in `[0, 1]`: stages done ÷ stages, Keypad buttons down ÷ 4,
+    /// Maze path progress toward the goal, Telehealth diagnosis and treatment halves;
+    /// single-step puzzles 0 or 1. Its most over an episode is PSR under `-W psr=best`,
+    /// and the original's score where [`Puzzle::score`] is `None` (COMMA §4.2).
     fn progress(&self) -> f64;
+
+    /// The original's score (its module's `get_score`) where it is not the most progress
+    /// reached: Memory and Keypad keep the progress of the last correct press (a strike
+    /// does not lower it, the first correct press after it does), Maze the straight-line
+    /// distance covered. `None` for the puzzles whose original score is the most progress
+    /// reached, or 0 or 1.
+    fn score(&self) -> Option<f64> {
+        None
+    }
 
     /// The actions that are correct now (empty when solved). The oracle takes the first.
     fn correct_actions(&self) -> Vec<String>;
@@ -263,12 +274,29 @@ pub enum MemoryLabels {
     Shuffled,
 }
 
+/// The serial number on the Wire module: the one the original's model configurations set
+/// (`SERIAL_NUMBER` 123456 in `config/experiments_AI/*`), so the one the paper's models saw.
+/// The original's random baseline configuration used 135790; both end in an even digit.
+pub const SERIAL: u32 = 123_456;
+
 /// Variants of the puzzles' rules a run may choose (`-W` world options); the default is
 /// the original's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
     /// Memory's button labels.
     pub memory_labels: MemoryLabels,
+    /// The serial number printed on the Wire module (`-W serial=N`): its last digit
+    /// decides three of the manual's rules.
+    pub serial: u32,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules {
+            memory_labels: MemoryLabels::default(),
+            serial: SERIAL,
+        }
+    }
 }
 
 /// A puzzle of `kind` from the original's instance fields; `seed` drives what it draws

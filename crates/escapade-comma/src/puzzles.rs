@@ -29,7 +29,9 @@ pub fn import(
 ) -> Result<Box<dyn Puzzle>, CommaError> {
     check_fields(kind, instance)?;
     match kind {
-        PuzzleKind::Wire => Ok(Box::new(wire::Wire::import(instance)?)),
+        PuzzleKind::Wire => Ok(Box::new(
+            wire::Wire::import(instance)?.with_serial(rules.serial),
+        )),
         PuzzleKind::Memory => Ok(Box::new(memory::Memory::import(
             instance,
             seed,

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use crate::env::read_actions;
-use crate::puzzle::{Puzzle, PuzzleKind, import, play_out};
+use crate::puzzle::{Puzzle, PuzzleKind, Rules, import, import_with, play_out};
 use crate::puzzles::colour::{COLOURS, Colour, Group};
 use crate::puzzles::{keypad, password};
 
@@ -80,7 +80,16 @@ impl ReadingExpert {
                     .map_while(|i| after(said, &format!("wire {i} is ")).map(first_word))
                     .collect();
                 let instance = json!({"n_wires": colours.len(), "colors": colours});
-                plan_all(import(self.kind, &instance, seed).ok()?)
+                // the serial number the solver read (the manual's rules need its last
+                // digit); the suite's when it said none
+                let rules = Rules {
+                    serial: after(said, "serial number ")
+                        .and_then(number)
+                        .and_then(|n| u32::try_from(n).ok())
+                        .unwrap_or(crate::puzzle::SERIAL),
+                    ..Rules::default()
+                };
+                plan_all(import_with(self.kind, &instance, seed, rules).ok()?)
             }
             PuzzleKind::Who => {
                 let display = if said.contains("The display is empty.") {
@@ -736,6 +745,22 @@ mod tests {
             });
             assert!(solved, "seed {seed}");
             assert_eq!(out.metrics["leak_rate"], 0.0, "seed {seed}");
+        }
+    }
+
+    /// The expert reads the serial number from the solver's words: an odd last digit
+    /// changes the wire to cut.
+    #[test]
+    fn the_expert_reads_the_serial_number() {
+        let colours = json!({"n_wires": 4, "colors": ["red", "blue", "red", "white"]});
+        for (serial, cut) in [(123_456, "cut_wire_1"), (135_791, "cut_wire_3")] {
+            let rules = Rules {
+                serial,
+                ..Rules::default()
+            };
+            let p = import_with(PuzzleKind::Wire, &colours, 0, rules).unwrap();
+            let mut e = ReadingExpert::new(PuzzleKind::Wire);
+            assert_eq!(e.advise(&p.shareable()), cut, "{serial}");
         }
     }
 

@@ -55,7 +55,7 @@ pub struct Drawing(Scene);
 pub(crate) enum Scene {
     Wire {
         colours: Vec<String>,
-        serial: &'static str,
+        serial: u32,
         solved: bool,
     },
     Who {
@@ -135,7 +135,7 @@ impl Drawing {
                 colours,
                 serial,
                 solved,
-            } => wire(colours, serial, *solved),
+            } => wire(colours, *serial, *solved),
             Scene::Who {
                 display,
                 labels,
@@ -277,9 +277,10 @@ fn screen(c: &mut Canvas, x: f32, y: f32, w: f32, h: f32) {
     c.fill_rounded_rect(x, y, w, h, 5.0, SCREEN);
 }
 
-/// Wire: the wires top to bottom in their colours, numbered, between two terminal
-/// strips, and the serial number.
-fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, CommaError> {
+/// Wire: the wires top to bottom in their colours between two terminal strips, each with
+/// a CUT button on its middle and no number (the original's screen: its solver counts
+/// the wires itself), and the serial number.
+fn wire(colours: &[String], serial: u32, solved: bool) -> Result<Vec<u8>, CommaError> {
     let mut c = module("WIRES", solved)?;
     let n = colours.len().max(1) as f32;
     let (top, bottom) = (66.0, 300.0);
@@ -301,6 +302,8 @@ fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, Comma
         6.0,
         Rgb(70, 70, 70),
     );
+    // the buttons fit between the wires however many there are
+    let (bw, bh) = (56.0, (step - 12.0).min(28.0));
     for (i, colour) in colours.iter().enumerate() {
         let y = top + step * (i as f32 + 0.5);
         let fill = named(colour);
@@ -319,12 +322,22 @@ fn wire(colours: &[String], serial: &str, solved: bool) -> Result<Vec<u8>, Comma
             c.fill_circle(x, y, 8.0, Rgb(180, 180, 180));
             c.stroke_circle(x, y, 8.0, Rgb(40, 40, 40), 1.5);
         }
-        label(&mut c, 38.0, y, 22.0, INK, &(i + 1).to_string());
+        let mid = (left + right) / 2.0;
+        button(
+            &mut c,
+            mid - bw / 2.0,
+            y + 9.0 - bh / 2.0,
+            bw,
+            bh,
+            "CUT",
+            14.0,
+            false,
+        );
     }
     c.fill_rect(300.0, 322.0, 190.0, 40.0, Rgb(250, 250, 245));
     c.stroke_rect(300.0, 322.0, 190.0, 40.0, EDGE, 1.5);
     c.text(310.0, 326.0, 11.0, Rgb(80, 80, 80), "SERIAL NO.");
-    c.text(310.0, 338.0, 20.0, INK, serial);
+    c.text(310.0, 338.0, 20.0, INK, &serial.to_string());
     encode(c)
 }
 

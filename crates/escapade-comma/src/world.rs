@@ -9,7 +9,7 @@
 //! The episode seed drives whatever the puzzle draws during play.
 //!
 //! Suites:
-//! - `comma@3` (§4.1) is the paper's own evaluation set, "100 fixed but different
+//! - `comma@4` (§4.1) is the paper's own evaluation set, "100 fixed but different
 //!   initializations of each of the 10 puzzles": the original's `puzzles_final.json`
 //!   (MIT, in `data/` with its licence), entry by entry in the file's order, entry `n`
 //!   (from 0) being `comma-<puzzle>-<n>`. Its Telehealth entries name rows of PAD-UFES-20,
@@ -17,17 +17,25 @@
 //!   diagnosis and treatment ([`Telehealth::stand_in`]); `escapade import comma
 //!   <PAD-UFES-20 folder> --suite comma@3` writes the suite with the real rows and
 //!   photographs instead.
-//! - `comma-gen@2`: 100 fresh instances of each puzzle from our generators, for puzzles no
+//! - `comma-gen@3`: 100 fresh instances of each puzzle from our generators, for puzzles no
 //!   model has seen; instance `i` (1–100) of puzzle `p` is drawn from
-//!   `seed::derive(0, "comma-gen@2/<p>", i)`, so tiers are independent.
+//!   `seed::derive(0, "comma-gen@2/<p>", i)` (the seeds of `comma-gen@2`, so the same
+//!   instances), so tiers are independent.
 //! - Retired: `comma@1` (100 generated instances per puzzle, drawn from seeds 1–100
 //!   shared by all puzzles, with the earlier rules); `comma@2` and `comma-gen@1`, whose
 //!   puzzles drew from ChaCha8 — the generators, the Telehealth stand-ins and the
 //!   puzzles' in-episode draws now use core's one RNG (ChaCha20), so the stand-ins'
-//!   scenario bytes, the generated instances and the episodes changed.
+//!   scenario bytes, the generated instances and the episodes changed; `comma@3` and
+//!   `comma-gen@2`, the same scenarios played before issue 25 (escapade's PSR and
+//!   conversation length, serial number 135790, numbered wires, an action name before
+//!   each feedback sentence, a solver prompt and an expert manual that said more than the
+//!   original's).
 //!
 //! The paper's protocol is the default; `-W` options ([`CommaOptions`]) switch the
-//! departures: Memory's labels, the feedback after actions, the expert's word limit.
+//! departures: Memory's labels, the feedback after actions, the expert's word limit, the
+//! solver prompt's warning, the serial number, and escapade's readings of PSR and the
+//! conversation length. The suites declare the original's decoding settings
+//! (temperature 0, at most 1024 tokens a reply).
 
 use std::collections::BTreeMap;
 
@@ -38,15 +46,21 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::env::{CommaEnv, EXPERT, ExpertWords, Feedback, Protocol, SOLVER, read_actions};
+use crate::env::{
+    Acl, CommaEnv, EXPERT, ExpertWords, Feedback, Protocol, Psr, SOLVER, SolverPrompt, read_actions,
+};
 use crate::puzzle::{MemoryLabels, Puzzle, PuzzleKind, Rules, generate, import_with, play_out};
 use crate::puzzles::telehealth::Telehealth;
 use crate::reader::{DescribingSolver, ReadingExpert};
 
 /// The paper's evaluation set (§4.1).
-pub const COMMA: &str = "comma@3";
+pub const COMMA: &str = "comma@4";
 /// Fresh generated instances.
-pub const COMMA_GEN: &str = "comma-gen@2";
+pub const COMMA_GEN: &str = "comma-gen@3";
+/// The suite name the generated instances draw their seeds under ([`generated_seed`]):
+/// `comma-gen@2`'s, kept so `comma-gen@3` holds the same instances (only the protocol
+/// changed).
+pub const GENERATED_SEEDS: &str = "comma-gen@2";
 /// Instances per puzzle in each suite.
 pub const PER_PUZZLE: u64 = 100;
 
@@ -185,7 +199,7 @@ pub fn paper_id(kind: PuzzleKind, n: usize) -> String {
     format!("comma-{}-{n:03}", kind.name())
 }
 
-/// `comma@3`: every entry of the evaluation set, Telehealth's as synthetic stand-ins.
+/// `comma@4`: every entry of the evaluation set, Telehealth's as synthetic stand-ins.
 fn paper_suite() -> Result<Vec<String>, CoreError> {
     let answers = stand_in_answers();
     paper_entries()?
@@ -217,12 +231,13 @@ pub fn generated_seed(suite: &str, kind: PuzzleKind, i: u64) -> u64 {
     escapade_core::seed::derive(0, &format!("{suite}/{}", kind.name()), i)
 }
 
-/// `comma-gen@2`: instance `i` (1–100) of each puzzle from [`generated_seed`].
+/// `comma-gen@3`: instance `i` (1–100) of each puzzle from [`generated_seed`] under the
+/// name `comma-gen@2` (the instances did not change with the version).
 fn generated_suite() -> Result<Vec<String>, CoreError> {
     let mut out = Vec::new();
     for kind in PuzzleKind::ALL {
         for i in 1..=PER_PUZZLE {
-            let seed = generated_seed(COMMA_GEN, kind, i);
+            let seed = generated_seed(GENERATED_SEEDS, kind, i);
             let id = format!("comma-gen-{}-{i:03}", kind.name());
             out.push(CommaScenario::generated_as(kind, seed, id)?.to_json());
         }
@@ -241,7 +256,7 @@ pub struct CommaOptions {
 }
 
 /// The option keys, their values (default first) and what they set.
-const OPTIONS: [(&str, &str); 3] = [
+const OPTIONS: [(&str, &str); 7] = [
     (
         "memory_labels",
         "fixed (default: Memory's labels read 3 1 2 4 at every stage, as the original) or \
@@ -257,6 +272,27 @@ const OPTIONS: [(&str, &str); 3] = [
         "expert_words",
         "ask (default: the expert's prompt asks for at most 100 words, as the original) or \
          cut (also cut its messages after 100 words)",
+    ),
+    (
+        "action_warning",
+        "off (default: the solver's prompt says what App. D says) or on (it also warns that \
+         a line naming an action performs it, even inside a question)",
+    ),
+    (
+        "serial",
+        "the serial number on the Wire module, a whole number up to 999999 (default \
+         123456, as the original's model configurations; its random baseline used 135790)",
+    ),
+    (
+        "psr",
+        "original (default: the original's score at the end — Memory and Keypad the last \
+         correct press, Maze the straight-line distance covered) or best (the most \
+         progress reached, Maze by path)",
+    ),
+    (
+        "acl",
+        "original (default: solver and expert messages halved, as the original's summary; \
+         10 at the turn limit) or turns (solver turns to success, 10 when not solved)",
     ),
 ];
 
@@ -292,6 +328,41 @@ impl CommaOptions {
                         key,
                         value,
                         &[("ask", ExpertWords::Ask), ("cut", ExpertWords::Cut)],
+                    )?
+                }
+                "action_warning" => {
+                    o.protocol.solver_prompt = choose(
+                        key,
+                        value,
+                        &[("off", SolverPrompt::AppD), ("on", SolverPrompt::Warned)],
+                    )?
+                }
+                "serial" => {
+                    o.rules.serial = value
+                        .trim()
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|n| *n <= 999_999)
+                        .ok_or_else(|| {
+                            escapade_core::options::bad(
+                                key,
+                                value,
+                                "a whole number from 0 to 999999",
+                            )
+                        })?
+                }
+                "psr" => {
+                    o.protocol.psr = choose(
+                        key,
+                        value,
+                        &[("original", Psr::Original), ("best", Psr::Best)],
+                    )?
+                }
+                "acl" => {
+                    o.protocol.acl = choose(
+                        key,
+                        value,
+                        &[("original", Acl::Original), ("turns", Acl::Turns)],
                     )?
                 }
                 _ => return Err(unknown(key, &OPTIONS)),
@@ -379,12 +450,20 @@ impl CommaWorld {
 }
 
 /// The paper's run settings (§4.1): "greedy decoding when available", one conversation
-/// per instance.
+/// per instance; and the original's cap on a reply, which the paper does not state: its
+/// model agents send `max_tokens` 1024 (`max_output_len`, default 1024, in every agent of
+/// its `agents/`).
 fn settings() -> SuiteSettings {
     SuiteSettings {
         epochs: Some(1),
-        agent: [("temperature".to_string(), "0".to_string())].into(),
-        source: "COMMA §4.1 (greedy decoding; 1000 conversations)".into(),
+        agent: [
+            ("temperature".to_string(), "0".to_string()),
+            ("max_tokens".to_string(), "1024".to_string()),
+        ]
+        .into(),
+        source: "COMMA §4.1 (greedy decoding; 1000 conversations); the original's agents \
+                 (at most 1024 tokens a reply)"
+            .into(),
     }
 }
 
@@ -429,16 +508,23 @@ impl World for CommaWorld {
         let rng = "generators moved to ChaCha20 (one RNG across worlds): the Telehealth \
                    stand-ins, the generated instances and the puzzles' draws during an \
                    episode changed";
+        let protocol = "the same scenarios under the original's protocol (issue 25): PSR \
+                        and conversation length as the original's summary counts them, \
+                        serial number 123456, unnumbered wires with CUT buttons, feedback \
+                        without the action's name, the solver prompt and the manuals as \
+                        the original's, at most 1024 tokens a reply";
         [
             (
                 "comma@1",
                 COMMA,
-                "comma@1 held instances of our generators under earlier rules; comma@3 is \
+                "comma@1 held instances of our generators under earlier rules; comma@4 is \
                  the paper's own 1000-instance evaluation set (fresh generated puzzles: \
-                 comma-gen@2)",
+                 comma-gen@3)",
             ),
             ("comma@2", COMMA, rng),
             ("comma-gen@1", COMMA_GEN, rng),
+            ("comma@3", COMMA, protocol),
+            ("comma-gen@2", COMMA_GEN, protocol),
         ]
         .into_iter()
         .map(|(name, replaced_by, why)| RetiredSuite::new(name, replaced_by, why))
@@ -538,7 +624,9 @@ impl World for CommaWorld {
 
     fn oracle(&self, scenario_json: &str) -> Result<OracleReport, CoreError> {
         let none = escapade_core::Options::new();
-        let mut env = self.env(scenario_json, &none)?;
+        // the oracle's steps are its solver turns, not the paper's halved message count
+        let turns: escapade_core::Options = [("acl".to_string(), "turns".to_string())].into();
+        let mut env = self.env(scenario_json, &turns)?;
         let mut agent = self.agent("oracle", scenario_json, 0, &none)?;
         let (outcome, _) = escapade_core::agent::play(env.as_mut(), agent.as_mut(), 0, 100)?;
         Ok(OracleReport {
@@ -561,6 +649,15 @@ impl World for CommaWorld {
             // average conversation length
             key_metrics: &["success", "psr", "mistakes", "conversation_length"],
         }
+    }
+    /// The paper's results tables (`src/paper.json`, every number checked against the
+    /// paper's text by `tests/paper.rs`).
+    fn paper(&self) -> Option<escapade_core::paper::Paper> {
+        static PAPER: std::sync::OnceLock<escapade_core::paper::Paper> = std::sync::OnceLock::new();
+        Some(escapade_core::paper::Paper::embedded(
+            &PAPER,
+            include_str!("paper.json"),
+        ))
     }
     fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
         vec![&crate::judge::Errors]

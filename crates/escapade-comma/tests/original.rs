@@ -145,7 +145,7 @@ fn colour_agrees_with_the_original() {
 /// Telehealth: the original's instances name a PAD-UFES-20 row we do not have, so import
 /// refuses them; each row is tested with a record carrying the row's `diagnostic` and a
 /// size on the side of the original's 5 mm rule the row's treatment says, and with the
-/// synthetic stand-in `comma@3` plays for it.
+/// synthetic stand-in `comma@4` plays for it.
 #[test]
 fn telehealth_agrees_with_the_original() {
     let stand_ins = escapade_comma::world::stand_in_answers();

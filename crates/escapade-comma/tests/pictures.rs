@@ -147,6 +147,38 @@ fn render_time() {
     }
 }
 
+/// The original draws the wires unnumbered, each with a CUT button on it: the golden
+/// wire picture has nothing but the panel left of the wires, and a button face on the
+/// middle of each wire.
+#[test]
+fn wires_are_unnumbered_with_a_cut_button_each() {
+    let (kind, instance) = instances().remove(0);
+    assert_eq!(kind, PuzzleKind::Wire);
+    let png = puzzle(kind, &instance).render().unwrap();
+    let px = pixels(&png);
+    let at = |x: usize, y: usize| {
+        let i = (y * 512 + x) * 4;
+        [px[i], px[i + 1], px[i + 2]]
+    };
+    const PANEL: [u8; 3] = [196, 198, 192];
+    const FACE: [u8; 3] = [232, 228, 214];
+    for y in 60..306 {
+        for x in 20..60 {
+            assert_eq!(at(x, y), PANEL, "a mark at ({x}, {y}) left of the wires");
+        }
+    }
+    let n = 5;
+    let step = (300.0 - 66.0) / n as f64;
+    for i in 0..n {
+        let mid = (66.0 + step * (i as f64 + 0.5) + 9.0) as usize;
+        let face = (mid - 10..mid + 10)
+            .flat_map(|y| (236..296).map(move |x| (x, y)))
+            .filter(|&(x, y)| at(x, y) == FACE)
+            .count();
+        assert!(face > 200, "wire {}: {face} button pixels", i + 1);
+    }
+}
+
 /// The picture's pixels as RGBA bytes, whatever colour type its PNG was written in.
 fn pixels(png: &[u8]) -> Vec<u8> {
     escapade_render::decode_rgba(png).unwrap().2

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use escapade_comma::CommaWorld;
 use escapade_comma::puzzle::PuzzleKind;
-use escapade_comma::world::{COMMA, COMMA_GEN, CommaScenario, generated_seed, paper_entries, tier};
+use escapade_comma::world::{
+    COMMA, COMMA_GEN, CommaScenario, GENERATED_SEEDS, generated_seed, paper_entries, tier,
+};
 use escapade_core::agent::play;
 use escapade_core::check::check_env;
 use escapade_core::{Action, World, hash};
@@ -26,7 +28,7 @@ fn header(json: &str) -> CommaScenario {
     CommaScenario::from_json(json).unwrap().0
 }
 
-/// §4.1: "100 fixed but different initializations of each of the 10 puzzles" — `comma@3`
+/// §4.1: "100 fixed but different initializations of each of the 10 puzzles" — `comma@4`
 /// is the original's evaluation file, entry by entry, in its order; only Telehealth's
 /// entries gain a synthetic stand-in record for the row they name.
 #[test]
@@ -59,6 +61,8 @@ fn the_comma_suite_is_the_paper_s_evaluation_set() {
         .find(|s| s.name == COMMA)
         .unwrap();
     assert_eq!(spec.settings.agent["temperature"], "0");
+    // the original's model agents send max_tokens 1024 (`max_output_len`, default 1024)
+    assert_eq!(spec.settings.agent["max_tokens"], "1024");
     assert_eq!(spec.settings.epochs, Some(1));
     assert_eq!(spec.tiers, (1..=10).map(|t| (t, 100)).collect::<Vec<_>>());
 }
@@ -88,7 +92,9 @@ fn suites_rebuild_byte_for_byte() {
     for (old, new) in [
         ("comma@1", COMMA),
         ("comma@2", COMMA),
+        ("comma@3", COMMA),
         ("comma-gen@1", COMMA_GEN),
+        ("comma-gen@2", COMMA_GEN),
     ] {
         assert!(
             retired
@@ -142,7 +148,10 @@ fn generated_tiers_are_independent() {
     // the recorded seed rebuilds the instance
     let first = header(&suite[0]);
     assert_eq!(first.id, "comma-gen-wire-001");
-    assert_eq!(first.seed, generated_seed(COMMA_GEN, PuzzleKind::Wire, 1));
+    assert_eq!(
+        first.seed,
+        generated_seed(GENERATED_SEEDS, PuzzleKind::Wire, 1)
+    );
     assert_eq!(
         header(&scenario(PuzzleKind::Wire, first.seed)).instance,
         first.instance
@@ -156,6 +165,8 @@ fn the_oracle_pair_solves_every_instance_of_both_suites_without_a_mistake() {
             let id = header(&json).id;
             let report = CommaWorld.oracle(&json).unwrap();
             assert!(report.solved, "{id}");
+            // its steps are solver turns: describe, then do
+            assert_eq!(report.steps, 2, "{id}");
             let mut env = CommaWorld.env(&json, &Default::default()).unwrap();
             let mut oracle = CommaWorld
                 .agent("oracle", &json, 9, &Default::default())
@@ -220,6 +231,7 @@ fn world_options_switch_the_departures_and_refuse_unknown_ones() {
         opts(&[]),
         opts(&[("memory_labels", "shuffled")]),
         opts(&[("feedback", "detailed"), ("expert_words", "cut")]),
+        opts(&[("psr", "best"), ("acl", "turns"), ("action_warning", "on")]),
     ] {
         let mut env = CommaWorld.env(&json, &o).unwrap();
         let mut oracle = CommaWorld.agent("oracle", &json, 3, &o).unwrap();
@@ -245,10 +257,83 @@ fn world_options_switch_the_departures_and_refuse_unknown_ones() {
     match CommaWorld.env(&json, &opts(&[("turns", "11")])) {
         Err(escapade_core::CoreError::UnknownOption { key, known }) => {
             assert_eq!(key, "turns");
-            assert_eq!(known, ["memory_labels", "feedback", "expert_words"]);
+            assert_eq!(
+                known,
+                [
+                    "memory_labels",
+                    "feedback",
+                    "expert_words",
+                    "action_warning",
+                    "serial",
+                    "psr",
+                    "acl"
+                ]
+            );
         }
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("accepted"),
+    }
+    // the solver prompt's warning on request
+    let warned = CommaWorld
+        .env(&json, &opts(&[("action_warning", "on")]))
+        .unwrap();
+    assert!(
+        warned
+            .role_prompt("solver")
+            .contains("even inside a question")
+    );
+    for (key, value) in [
+        ("serial", "1234567"),
+        ("serial", "-1"),
+        ("serial", "12a"),
+        ("psr", "max"),
+        ("acl", "10"),
+        ("action_warning", "yes"),
+    ] {
+        assert!(
+            matches!(
+                CommaWorld.env(&json, &opts(&[(key, value)])),
+                Err(escapade_core::CoreError::BadOption { .. })
+            ),
+            "{key}={value}"
+        );
+    }
+}
+
+/// `-W serial=N`: the serial number the module shows and the rules read; the oracle
+/// pairs, the talking one included, play by it. This instance's answer depends on it.
+#[test]
+fn the_serial_number_option_reaches_the_module_and_the_oracles() {
+    let json = CommaScenario::of(
+        PuzzleKind::Wire,
+        0,
+        serde_json::json!({"n_wires": 4, "colors": ["red", "blue", "red", "white"]}),
+        "comma-wire-x".into(),
+    )
+    .to_json();
+    for (serial, cut) in [("123456", None), ("135791", Some("cut_wire_3"))] {
+        let mut o = BTreeMap::new();
+        if cut.is_some() {
+            o.insert("serial".to_string(), serial.to_string());
+        }
+        let mut env = CommaWorld.env(&json, &o).unwrap();
+        let first = env.reset(0);
+        let alt = first.images[0].alt.clone().unwrap_or_default();
+        assert!(alt.contains(&format!("serial number {serial}")), "{alt}");
+        let wrong = if cut.is_some() {
+            "cut_wire_1"
+        } else {
+            "cut_wire_3"
+        };
+        let s = env.step(&Action::text(wrong)).unwrap();
+        assert!(s.feedback.contains("mistake"), "{serial}: {}", s.feedback);
+        for agent in ["oracle", "oracle-talk"] {
+            let mut env = CommaWorld.env(&json, &o).unwrap();
+            let mut pair = CommaWorld.agent(agent, &json, 0, &o).unwrap();
+            let (outcome, _) = play(env.as_mut(), pair.as_mut(), 0, 100).unwrap();
+            assert!(outcome.success, "{agent} {serial}");
+            assert_eq!(outcome.metrics["mistakes"], 0.0, "{agent} {serial}");
+        }
     }
 }
 
@@ -288,13 +373,28 @@ fn every_puzzle_passes_the_conformance_checker() {
     }
 }
 
-/// The paper's random row (App. C): success rate per puzzle and overall 12.2 ± 1.0 over
-/// its 1000 instances. One pass over `comma@3` (episode seeds as the runner derives them)
-/// must land within four standard errors of it; `escapade run comma@3 --agent random`
-/// over many seeds gives the figure itself.
+/// The paper's random rows: App. C's success rate (overall 12.2 ± 1.0) and conversation
+/// length (4.47 ± 0.1, per puzzle from Wire's 1.27 to ATM's 10.00) and Table 1's partial
+/// success rate (18.70 ± 1.1), over its 1000 instances. One pass over `comma@4` (episode
+/// seeds as the runner derives them) must land near each; `escapade run comma@4 --agent
+/// random` over many seeds gives the figures themselves.
 #[test]
 fn the_random_pair_lands_on_the_paper_s_row() {
+    const ACL: [(&str, f64); 10] = [
+        ("wire", 1.27),
+        ("telehealth", 2.27),
+        ("who", 1.46),
+        ("led", 2.76),
+        ("memory", 2.95),
+        ("keypad", 2.88),
+        ("password", 9.92),
+        ("colour", 2.58),
+        ("maze", 8.59),
+        ("atm", 10.00),
+    ];
     let mut solved = BTreeMap::new();
+    let mut psr = BTreeMap::new();
+    let mut acl = BTreeMap::new();
     for json in build(COMMA) {
         let s = header(&json);
         let seed = escapade_core::seed::derive(0, &s.id, 0);
@@ -304,8 +404,12 @@ fn the_random_pair_lands_on_the_paper_s_row() {
             .unwrap();
         let (o, _) = play(env.as_mut(), agent.as_mut(), seed, 100).unwrap();
         *solved.entry(s.puzzle.clone()).or_insert(0u32) += u32::from(o.success);
+        *psr.entry(s.puzzle.clone()).or_insert(0.0) += o.metrics["psr"];
+        *acl.entry(s.puzzle.clone()).or_insert(0.0) += o.metrics["conversation_length"] / 100.0;
     }
-    println!("random pair on comma@3, SR % per puzzle: {solved:?}");
+    println!("random pair on comma@4, SR % per puzzle: {solved:?}");
+    println!("PSR % per puzzle: {psr:?}");
+    println!("ACL per puzzle: {acl:?}");
     let overall = f64::from(solved.values().sum::<u32>()) / 10.0;
     assert!(
         (8.0..=16.5).contains(&overall),
@@ -314,6 +418,18 @@ fn the_random_pair_lands_on_the_paper_s_row() {
     // the puzzles the paper's random pair never solves stay unsolved
     for never in ["memory", "password", "atm"] {
         assert!(solved[never] <= 2, "{never}: {}", solved[never]);
+    }
+    let overall = psr.values().sum::<f64>() / 10.0;
+    assert!((14.5..=23.0).contains(&overall), "random PSR {overall} %");
+    // the original's count of messages, not turns to success (which gave 9.1)
+    let overall = acl.values().sum::<f64>() / 10.0;
+    assert!((4.1..=4.9).contains(&overall), "random ACL {overall}");
+    for (puzzle, paper) in ACL {
+        assert!(
+            (acl[puzzle] - paper).abs() <= 0.75,
+            "{puzzle}: {} vs {paper}",
+            acl[puzzle]
+        );
     }
 }
 

@@ -37,7 +37,7 @@ use crate::runner::{AgentFactory, Episode, Opening, RunSpec, RunSummary, open_ru
 pub struct Job {
     /// The world that plays the scenario (a worker checks it holds this world).
     pub world: String,
-    /// The scenario's suite label (`comma@3`, `file:<stem>`).
+    /// The scenario's suite label (`comma@4`, `file:<stem>`).
     pub suite: String,
     /// The scenario id.
     pub scenario: String,

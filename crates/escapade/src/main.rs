@@ -47,6 +47,8 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run(&mut ctx, args),
         Command::Resume(args) => commands::resume(&mut ctx, args),
         Command::Report(args) => commands::report(&mut ctx, args),
+        Command::Compare(args) => commands::compare(&mut ctx, args),
+        Command::Paper(args) => commands::paper(&mut ctx, args),
         Command::Judge(args) => commands::judge(&mut ctx, args),
         Command::Show(args) => commands::show(&mut ctx, args),
         // the web game reads no input; the terminal's is interrupted by a stop signal

@@ -572,14 +572,15 @@ fn the_errors_judge_labels_each_conversation_once() {
 }
 
 /// Item 12 and the versions: `list` names comma's tiers by puzzle and no longer calls the
-/// world unfinished; the retired `comma@1` and `comma@2` name `comma@3` (`comma@2` says
-/// the RNG changed), `comma-gen@1` names `comma-gen@2`; `comma` alone is `comma@3`.
+/// world unfinished; the retired `comma@1`, `comma@2` and `comma@3` name `comma@4`
+/// (`comma@2` says the RNG changed, `comma@3` the protocol), `comma-gen@1` and
+/// `comma-gen@2` name `comma-gen@3`; `comma` alone is `comma@4`.
 #[test]
-fn list_names_tiers_by_puzzle_and_retired_suites_point_to_comma_3() {
+fn list_names_tiers_by_puzzle_and_retired_suites_point_to_comma_4() {
     let out = ok(escapade(&["list", "comma"]));
     assert!(!out.contains("work in progress"), "{out}");
-    assert!(out.contains("comma@3"), "{out}");
-    assert!(out.contains("comma-gen@2"), "{out}");
+    assert!(out.contains("comma@4"), "{out}");
+    assert!(out.contains("comma-gen@3"), "{out}");
     assert!(
         out.contains("100×1 (wire), 100×2 (telehealth)") && out.contains("100×10 (atm)"),
         "{out}"
@@ -592,12 +593,17 @@ fn list_names_tiers_by_puzzle_and_retired_suites_point_to_comma_3() {
         let o = escapade(&args);
         assert!(!o.status.success());
         assert!(
-            stderr(&o).contains("`comma@1` was replaced by `comma@3`"),
+            stderr(&o).contains("`comma@1` was replaced by `comma@4`"),
             "{}",
             stderr(&o)
         );
     }
-    for (old, new) in [("comma@2", "comma@3"), ("comma-gen@1", "comma-gen@2")] {
+    for (old, new, why) in [
+        ("comma@2", "comma@4", "ChaCha20"),
+        ("comma-gen@1", "comma-gen@3", "ChaCha20"),
+        ("comma@3", "comma@4", "original's protocol"),
+        ("comma-gen@2", "comma-gen@3", "original's protocol"),
+    ] {
         let o = escapade(&["run", old, "--agent", "random"]);
         assert!(!o.status.success());
         let err = stderr(&o);
@@ -605,7 +611,7 @@ fn list_names_tiers_by_puzzle_and_retired_suites_point_to_comma_3() {
             err.contains(&format!("`{old}` was replaced by `{new}`")),
             "{err}"
         );
-        assert!(err.contains("ChaCha20"), "{err}");
+        assert!(err.contains(why), "{err}");
     }
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
@@ -621,8 +627,42 @@ fn list_names_tiers_by_puzzle_and_retired_suites_point_to_comma_3() {
         "-q",
     ]));
     let rows = std::fs::read_to_string(run_dir_under(&runs).join("episodes.jsonl")).unwrap();
-    assert!(rows.contains("\"suite\":\"comma@3\""), "{rows}");
+    assert!(rows.contains("\"suite\":\"comma@4\""), "{rows}");
     assert!(rows.contains("\"scenario\":\"comma-wire-000\""), "{rows}");
+}
+
+/// The suite declares the original's decoding settings — temperature 0 and at most 1024
+/// tokens a reply, what the original's model agents send — and a model run on it uses
+/// and records them; the user's `-A max_tokens` still wins and is named as a departure.
+#[test]
+fn a_model_on_the_comma_suite_gets_the_original_s_max_tokens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = model(tmp.path(), "cut.jsonl", "cut_wire_1");
+    for (given, want) in [(None, "1024"), (Some("2048"), "2048")] {
+        let runs = tmp.path().join(want);
+        let mut args = vec!["run", "comma@4", "--model", &m, "--limit", "1", "--out"];
+        let out = runs.to_str().unwrap().to_string();
+        args.push(&out);
+        args.push("-q");
+        let option = given.map(|g| format!("max_tokens={g}"));
+        if let Some(o) = &option {
+            args.extend(["-A", o.as_str()]);
+        }
+        ok(escapade(&args));
+        let config = run_toml(&run_dir_under(&runs))["config"].clone();
+        assert_eq!(
+            config["agent_options"]["max_tokens"].as_str(),
+            Some(want),
+            "{config}"
+        );
+        assert_eq!(config["agent_options"]["temperature"].as_str(), Some("0"));
+        let report = std::fs::read_to_string(run_dir_under(&runs).join("report.md")).unwrap();
+        assert_eq!(
+            report.contains("max_tokens 2048 (suite: 1024)"),
+            given.is_some(),
+            "{report}"
+        );
+    }
 }
 
 /// World options reach the run and are recorded; a bad one is refused before anything
@@ -633,7 +673,7 @@ fn world_options_are_recorded_and_checked() {
     let runs = tmp.path().join("runs");
     ok(escapade(&[
         "run",
-        "comma-gen@2",
+        "comma-gen@3",
         "--agent",
         "oracle",
         "--limit",
@@ -642,18 +682,42 @@ fn world_options_are_recorded_and_checked() {
         "memory_labels=shuffled",
         "-W",
         "feedback=detailed",
+        "-W",
+        "psr=best",
+        "-W",
+        "acl=turns",
+        "-W",
+        "serial=135791",
+        "-W",
+        "action_warning=on",
         "--out",
         runs.to_str().unwrap(),
         "-q",
     ]));
-    let config = run_toml(&run_dir_under(&runs))["config"].clone();
+    let dir = run_dir_under(&runs);
+    let config = run_toml(&dir)["config"].clone();
     assert_eq!(
         config["world_options"]["memory_labels"].as_str(),
         Some("shuffled")
     );
+    for (key, value) in [
+        ("psr", "best"),
+        ("acl", "turns"),
+        ("serial", "135791"),
+        ("action_warning", "on"),
+    ] {
+        assert_eq!(config["world_options"][key].as_str(), Some(value), "{key}");
+    }
+    // the oracle solves in two solver turns, which `acl=turns` counts
+    let rows = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    assert_eq!(
+        rows.matches("\"conversation_length\":2.0").count(),
+        3,
+        "{rows}"
+    );
     let o = escapade(&[
         "run",
-        "comma@3",
+        "comma@4",
         "--agent",
         "random",
         "-W",
@@ -743,6 +807,6 @@ fn out_of_range_wire_counts_are_refused_by_check_and_run() {
 /// The terminal report keeps to 120 columns (§4.2's metrics; Fig. 4's ten turns cut).
 #[test]
 fn the_terminal_report_fits_120_columns() {
-    let wide = report_fits_120_columns("comma@3", &[]);
+    let wide = report_fits_120_columns("comma@4", &[]);
     assert!(wide.contains("| 10 |"), "{wide}");
 }

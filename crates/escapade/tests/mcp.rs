@@ -95,7 +95,7 @@ fn plan() -> Value {
             .collect();
         json!({"suite": suite, "index": index, "seed": 0, "moves": moves})
     };
-    json!({"episodes": [episode("agentescape@2", 0), episode("visescape@3", 0)]})
+    json!({"episodes": [episode("agentescape@2", 0), episode("visescape@4", 0)]})
 }
 
 // ---------------------------------------------------------------- in process
@@ -122,7 +122,7 @@ async fn call(s: &McpServer, name: &str, args: Value) -> (bool, String, Value) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_winning_moves_escape_through_the_server_in_process() {
     let s = server();
-    for (suite, index) in [("agentescape@2", 0), ("visescape@3", 0)] {
+    for (suite, index) in [("agentescape@2", 0), ("visescape@4", 0)] {
         let (failed, t, state) =
             call(&s, "start_episode", json!({"suite": suite, "index": index})).await;
         assert!(!failed, "{t}");
@@ -145,8 +145,8 @@ async fn nothing_a_client_reaches_holds_a_secret() {
     let mut kept = 0;
     for (suite, index) in [
         ("agentescape@2", 0),
-        ("visescape@3", 1),
-        ("comma@3", 0),
+        ("visescape@4", 1),
+        ("comma@4", 0),
         ("mm-escape@2", 20),
     ] {
         let (world, json) = scenario(suite, index);
@@ -205,13 +205,13 @@ async fn nothing_a_client_reaches_holds_a_secret() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_comma_solver_plays_with_the_servers_oracle_expert() {
     let s = server();
-    let (world, json) = scenario("comma@3", 0);
+    let (world, json) = scenario("comma@4", 0);
     let solver: Vec<Move> = oracle_actions(world.as_ref(), &json, 0)
         .iter()
         .filter(|(role, _)| role.as_deref() == Some("solver"))
         .map(|(role, a)| as_move("comma", role.as_deref(), a))
         .collect();
-    let start = json!({"suite": "comma@3", "index": 0, "role": "solver", "partner": "oracle"});
+    let start = json!({"suite": "comma@4", "index": 0, "role": "solver", "partner": "oracle"});
     let (failed, t, state) = call(&s, "start_episode", start).await;
     assert!(!failed, "{t}");
     assert!(t.contains("solver"), "the solver's instructions: {t}");

@@ -266,7 +266,7 @@ fn long_folder(dir: &Path, odd: u64) -> PathBuf {
     root
 }
 
-/// Item 0: with the dataset, `import comma <PAD-UFES-20> --suite comma@3` writes the
+/// Item 0: with the dataset, `import comma <PAD-UFES-20> --suite comma@4` writes the
 /// paper's evaluation set with Telehealth played on the exact rows it names (row
 /// `skin_lesion_idx`, from 0), under the suite's ids; everything else is the suite's own
 /// bytes.
@@ -278,7 +278,7 @@ fn the_suite_plays_the_exact_cases_of_a_pad_ufes_folder() {
     let o = import(&[
         root.to_str().unwrap(),
         "--suite",
-        "comma@3",
+        "comma@4",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -289,7 +289,7 @@ fn the_suite_plays_the_exact_cases_of_a_pad_ufes_folder() {
         e.contains("warning: comma-telehealth-200: row 997 is a MEL here, a BCC"),
         "{e}"
     );
-    let suite = CommaWorld.build_suite("comma@3").unwrap();
+    let suite = CommaWorld.build_suite("comma@4").unwrap();
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1000);
     let mut real = 0;
     for built in &suite {
@@ -332,16 +332,16 @@ fn the_suite_plays_the_exact_cases_of_a_pad_ufes_folder() {
     let o = import(&[
         root.join("metadata.csv").to_str().unwrap(),
         "--suite",
-        "comma@3",
+        "comma@4",
     ]);
     assert!(
         stderr(&o).contains("--suite applies only to"),
         "{}",
         stderr(&o)
     );
-    let o = import(&[root.to_str().unwrap(), "--suite", "comma-gen@2"]);
+    let o = import(&[root.to_str().unwrap(), "--suite", "comma-gen@3"]);
     assert!(
-        stderr(&o).contains("only comma@3 names rows"),
+        stderr(&o).contains("only comma@4 names rows"),
         "{}",
         stderr(&o)
     );

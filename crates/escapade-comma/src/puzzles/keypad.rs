@@ -183,6 +183,9 @@ pub struct Keypad {
     image_nums: [usize; 4],
     /// Which buttons (top left, top right, bottom left, bottom right) are pressed.
     pressed: [bool; 4],
+    /// Buttons down after the last correct press (the original's `max_score`, which its
+    /// score reads: a strike leaves it, the next correct press sets it).
+    scored: usize,
 }
 
 /// The original's `image_nums` slot shown on each button (top left, top right, bottom
@@ -233,6 +236,7 @@ impl Keypad {
             column,
             image_nums,
             pressed: [false; 4],
+            scored: 0,
         })
     }
 
@@ -246,6 +250,7 @@ impl Keypad {
             column,
             image_nums: [all[0], all[1], all[2], all[3]],
             pressed: [false; 4],
+            scored: 0,
         }
     }
 
@@ -291,6 +296,7 @@ impl Puzzle for Keypad {
         let place = PLACES[b];
         if self.order()[self.done()] == b {
             self.pressed[b] = true;
+            self.scored = self.done();
             let feedback = if self.solved() {
                 format!(
                     "You pressed the {place} button. All four are pressed; the module is \
@@ -321,6 +327,11 @@ impl Puzzle for Keypad {
 
     fn progress(&self) -> f64 {
         self.done() as f64 / 4.0
+    }
+
+    /// The original's `max_score / 4`: the buttons down after the last correct press.
+    fn score(&self) -> Option<f64> {
+        Some(self.scored as f64 / 4.0)
     }
 
     fn correct_actions(&self) -> Vec<String> {

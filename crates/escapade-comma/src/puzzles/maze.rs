@@ -15,11 +15,15 @@
 //! - Pressing the button (`check_position`) anywhere but the accepting sphere is a strike
 //!   and puts the mouse back on its starting square.
 //!
-//! Progress (COMMA §4.2) is 1 − (shortest-path distance left ÷ distance at the start),
-//! clamped to `[0, 1]`; 1 once solved. When the mouse starts on the accepting sphere the
-//! distance at the start is 0 and progress stays 0 until the button is pressed (as the
-//! original's score does). The original measured straight-line distance; escapade uses
-//! path distance, which is what "toward the goal" means in a maze.
+//! Partial success (COMMA §4.2 PSR) is the original's score by default ([`Maze::score`]):
+//! the straight-line distance from the start to the accepting sphere, less the distance
+//! left where the mouse stands at the end, as a share of the first (its `get_score` takes
+//! the absolute difference, so moving away counts as well; capped at 1 here, where the
+//! original's could exceed it). Progress ([`Puzzle::progress`], which `-W psr=best` keeps
+//! at its most) is 1 − (shortest-path distance left ÷ distance at the start), clamped to
+//! `[0, 1]`: what "toward the goal" means in a maze. Both are 1 once solved; when the
+//! mouse starts on the accepting sphere the distance at the start is 0 and both stay 0
+//! until the button is pressed (as the original's score does).
 
 use std::collections::VecDeque;
 
@@ -334,6 +338,25 @@ impl Puzzle for Maze {
         (1.0 - self.left() as f64 / total as f64).clamp(0.0, 1.0)
     }
 
+    /// The original's `get_score`: `|d(start) − d(now)| ÷ d(start)`, `d` the
+    /// straight-line distance to the accepting sphere in squares; 0 when the mouse started
+    /// on it, 1 once solved, at most 1.
+    fn score(&self) -> Option<f64> {
+        if self.solved {
+            return Some(1.0);
+        }
+        let goal = self.goal();
+        let d = |(r, c): (usize, usize)| {
+            let (dr, dc) = (r as f64 - goal.0 as f64, c as f64 - goal.1 as f64);
+            (dr * dr + dc * dc).sqrt()
+        };
+        let total = d(self.start);
+        if total == 0.0 {
+            return Some(0.0);
+        }
+        Some(((total - d(self.at)).abs() / total).min(1.0))
+    }
+
     fn correct_actions(&self) -> Vec<String> {
         if self.solved {
             return Vec::new();
@@ -480,6 +503,33 @@ mod tests {
         let s = maze(7, 7, "Yellow");
         assert_eq!(s.progress(), 0.0);
         assert_eq!(s.correct_actions(), vec!["check_position"]);
+    }
+
+    /// The original's score: straight-line distances, moving away counts, capped at 1.
+    #[test]
+    fn the_original_s_score_is_the_straight_line_covered() {
+        // from (5, 3) to the red sphere at (7, 1) (torus blue): √8 at the start
+        let mut m = maze(5, 3, "Blue");
+        assert_eq!(m.score(), Some(0.0));
+        m.act("move_left");
+        let want = 1.0 - 5f64.sqrt() / 8f64.sqrt();
+        assert!((m.score().unwrap() - want).abs() < 1e-12);
+        // back to the start and then away, to (5, 4): |√8 − √13| ÷ √8 = 0.27
+        m.act("move_right");
+        assert_eq!(m.score(), Some(0.0));
+        m.act("move_right");
+        let want = (13f64.sqrt() - 8f64.sqrt()) / 8f64.sqrt();
+        assert!((m.score().unwrap() - want).abs() < 1e-12);
+        // far away, at (1, 3): |√8 − √40| ÷ √8 = 1.24, capped at 1
+        for a in ["move_left", "move_up", "move_up", "move_up", "move_up"] {
+            m.act(a);
+        }
+        assert_eq!(m.mouse(), (1, 3));
+        assert_eq!(m.score(), Some(1.0));
+        assert!(m.progress() < 1.0);
+        // a strike puts the mouse back: 0
+        m.act("check_position");
+        assert_eq!(m.score(), Some(0.0));
     }
 
     #[test]

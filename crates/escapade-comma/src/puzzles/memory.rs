@@ -83,6 +83,9 @@ pub struct Memory {
     labels: [u8; 4],
     /// (position 0-based, label) pressed in each passed stage.
     pressed: Vec<(usize, u8)>,
+    /// Stages passed when the last correct press was made (the original's `max_stage`,
+    /// which its score reads: a strike leaves it, the next correct press sets it).
+    scored: usize,
     rng: escapade_core::seed::Rng,
 }
 
@@ -126,6 +129,7 @@ impl Memory {
             display,
             labels,
             pressed: Vec::new(),
+            scored: 0,
             rng,
         }
     }
@@ -229,6 +233,7 @@ impl Puzzle for Memory {
         if self.answer() == Some(pos) {
             self.pressed.push((pos, label));
             self.stage += 1;
+            self.scored = self.stage - 1;
             if self.solved() {
                 return ActResult {
                     mistake: false,
@@ -266,6 +271,11 @@ impl Puzzle for Memory {
 
     fn progress(&self) -> f64 {
         (self.stage - 1).min(STAGES) as f64 / STAGES as f64
+    }
+
+    /// The original's `max_stage / 5`: the stages passed at the last correct press.
+    fn score(&self) -> Option<f64> {
+        Some(self.scored.min(STAGES) as f64 / STAGES as f64)
     }
 
     fn correct_actions(&self) -> Vec<String> {

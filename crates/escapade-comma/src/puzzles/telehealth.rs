@@ -13,11 +13,11 @@
 //! scenario file alone replays the case byte for byte; [`Puzzle::render`] returns those
 //! PNG bytes as they are (and the description, the picture's alt text, says it is a
 //! photograph). Without `picture_png` — the synthetic cases of [`Telehealth::generate`],
-//! `comma@3`'s stand-ins among them — it draws a clearly labelled SYNTHETIC lesion from the record
+//! `comma@4`'s stand-ins among them — it draws a clearly labelled SYNTHETIC lesion from the record
 //! (deterministic), and the description spells out what that drawing shows.
 //! [`records_from_csv`] and [`rows_from_csv`] parse `metadata.csv` text for a caller that
 //! reads a user's folder (`escapade import comma <DIR>` does: it finds each row's image,
-//! fits it to 512×384 and writes one scenario per case; with `--suite comma@3` it writes
+//! fits it to 512×384 and writes one scenario per case; with `--suite comma@4` it writes
 //! the paper's evaluation set with each Telehealth entry on the row it names).
 //!
 //! **Rules** (the paper names the stages; the original's code decides the rest). Two
@@ -31,7 +31,7 @@
 //! [`generate`](Telehealth::generate) makes SYNTHETIC records for tests and demos only:
 //! they are plausible, not real patients, and their pictures are cartoons.
 //! [`stand_in`](Telehealth::stand_in) makes the synthetic case that stands for one row of
-//! the dataset in the `comma@3` suite: same diagnosis and same treatment as the real row
+//! the dataset in the `comma@4` suite: same diagnosis and same treatment as the real row
 //! (known from the original's answers), everything else synthetic and labelled so.
 
 use std::fmt::Write as _;

@@ -1,30 +1,31 @@
 //! The wire puzzle (COMMA App. A "Wire Puzzle"): 3–6 coloured wires, cut the one the
-//! manual's rules pick. The serial number is fixed at 135790, as in the original's
-//! evaluation, so every rule that asks for an odd last digit is false.
+//! manual's rules pick. The serial number is 123456 ([`crate::puzzle::SERIAL`]), the one
+//! the original's model configurations set and so the one the paper's models saw (its
+//! random baseline's configuration set 135790; both end in an even digit, so every rule
+//! that asks for an odd last digit is false). `-W serial=N` sets another.
 //!
 //! Where the serial number is: on the solver's side, as in the original (it prints
 //! "Serial Number" under the module in the solver's screenshot, and its manual only
 //! refers to "the last digit of the serial number"). The picture and its description
-//! show it; the expert's manual does not, so an expert who needs it must ask.
+//! show it; the expert's manual only names it, as the original's does, so an expert who
+//! needs it must ask. The picture draws the wires unnumbered, each with a CUT button on
+//! it, as the original's screen does; the description counts them from the top.
 
 use rand::Rng;
 use serde_json::{Value, json};
 
 use crate::CommaError;
-use crate::puzzle::{ActResult, Puzzle, PuzzleKind};
+use crate::puzzle::{ActResult, Puzzle, PuzzleKind, SERIAL};
 use crate::render::{Drawing, Scene};
-
-/// The serial number printed on the module (the original's).
-pub const SERIAL: &str = "135790";
 
 /// Wire colours the original uses.
 pub const COLOURS: [&str; 5] = ["red", "white", "yellow", "blue", "black"];
 
-/// The expert's manual, in our own words.
+/// The expert's manual, in our own words: like the original's, it names the serial
+/// number only in the rules that read it, and says nothing of who can see it.
 pub const MANUAL: &str = "\
 WIRES. The module has between 3 and 6 wires. Exactly one must be cut. Wires are counted \
-from the top (the first wire is the top one). Some rules depend on the module's serial \
-number, which only the solver can read.
+from the top (the first wire is the top one).
 
 With 3 wires:
 - no red wire: cut the second wire;
@@ -56,14 +57,7 @@ With 6 wires:
 pub struct Wire {
     colours: Vec<String>,
     cut: Option<usize>,
-}
-
-fn serial_odd() -> bool {
-    SERIAL
-        .chars()
-        .last()
-        .and_then(|c| c.to_digit(10))
-        .is_some_and(|d| d % 2 == 1)
+    serial: u32,
 }
 
 impl Wire {
@@ -109,7 +103,11 @@ impl Wire {
                 reason: format!("unknown colour `{c}`"),
             });
         }
-        Ok(Wire { colours, cut: None })
+        Ok(Wire {
+            colours,
+            cut: None,
+            serial: SERIAL,
+        })
     }
 
     /// A seeded random wire puzzle (3–6 wires, colours uniform).
@@ -119,11 +117,26 @@ impl Wire {
         let colours = (0..n)
             .map(|_| COLOURS[rng.random_range(0..COLOURS.len())].to_string())
             .collect();
-        Wire { colours, cut: None }
+        Wire {
+            colours,
+            cut: None,
+            serial: SERIAL,
+        }
+    }
+
+    /// The same wires under serial number `serial`.
+    pub fn with_serial(self, serial: u32) -> Wire {
+        Wire { serial, ..self }
+    }
+
+    /// The serial number printed on the module.
+    pub fn serial(&self) -> u32 {
+        self.serial
     }
 
     /// The wire to cut, 1-based, by the manual's rules.
     pub fn answer(&self) -> usize {
+        let serial_odd = || self.serial % 2 == 1;
         let c = &self.colours;
         let n = c.len();
         let count = |x: &str| c.iter().filter(|w| *w == x).count();
@@ -244,10 +257,11 @@ impl Puzzle for Wire {
             .map(|(i, c)| format!("wire {} is {c}", i + 1))
             .collect();
         format!(
-            "A wire module with {} wires, counted from the top: {}. The serial number {SERIAL} \
+            "A wire module with {} wires, counted from the top: {}. The serial number {} \
              is printed on the module.{}",
             self.colours.len(),
             list.join(", "),
+            self.serial,
             if self.solved() {
                 " The module is disarmed."
             } else {
@@ -259,7 +273,7 @@ impl Puzzle for Wire {
     fn drawing(&self) -> Option<Drawing> {
         Some(Drawing::new(Scene::Wire {
             colours: self.colours.clone(),
-            serial: SERIAL,
+            serial: self.serial,
             solved: self.solved(),
         }))
     }
@@ -303,6 +317,21 @@ mod tests {
         assert!(!w.act("cut_wire_2").mistake);
         assert!(w.solved() && w.correct_actions().is_empty());
         assert_eq!(w.progress(), 1.0);
+    }
+
+    /// An odd last digit turns on the manual's serial-number rules.
+    #[test]
+    fn the_serial_number_s_last_digit_decides() {
+        let four = wire(&["red", "blue", "red", "white"]);
+        assert_eq!(four.answer(), 1, "one blue wire: the first");
+        assert_eq!(
+            four.clone().with_serial(135_791).answer(),
+            3,
+            "the last red"
+        );
+        assert_eq!(four.clone().with_serial(135_790).answer(), 1);
+        let w = wire(&["red", "white", "black"]).with_serial(777_777);
+        assert!(w.describe().contains("The serial number 777777 is printed"));
     }
 
     #[test]

@@ -163,7 +163,7 @@ proptest! {
         seed in any::<u64>(),
         mut dice in Dice::strategy(),
     ) {
-        let rules = Rules { memory_labels: MemoryLabels::Shuffled };
+        let rules = Rules { memory_labels: MemoryLabels::Shuffled, ..Rules::default() };
         let mut p = import_with(PuzzleKind::Memory, &json!({"display_text": display}), seed, rules)
             .unwrap();
         play(p.as_mut(), Vec::new(), &mut dice);

@@ -1,7 +1,7 @@
 //! Wire puzzle (App. A "Wire Puzzle"): one wire to cut among 3–6.
 
 use escapade_comma::Puzzle;
-use escapade_comma::puzzle::{PuzzleKind, generate, import};
+use escapade_comma::puzzle::{PuzzleKind, Rules, generate, import, import_with};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -102,10 +102,11 @@ fn visible(p: &dyn Puzzle) -> (Vec<String>, String) {
     (wires, serial)
 }
 
-fn play(p: &mut dyn Puzzle, dice: &mut Dice) {
+/// Plays `p`, whose module must show serial number `printed`.
+fn play(p: &mut dyn Puzzle, dice: &mut Dice, printed: &str) {
     let (wires, serial) = visible(p);
     let what = format!("{}\n{}", p.instance(), p.describe());
-    assert_eq!(serial, "135790", "the original's serial number\n{what}");
+    assert_eq!(serial, printed, "the serial number\n{what}");
     let cut = format!("cut_wire_{}", wire_to_cut(&wires, &serial));
     let answer = vec![cut.clone()];
     assert_answer(p, &answer, &what);
@@ -143,7 +144,8 @@ proptest! {
     #[test]
     fn wire_generated_follows_app_a(seed in any::<u64>(), mut dice in Dice::strategy()) {
         let mut p = generate(PuzzleKind::Wire, seed).unwrap();
-        play(p.as_mut(), &mut dice);
+        // the serial number of the original's model configurations
+        play(p.as_mut(), &mut dice, "123456");
     }
 
     /// Imported wire puzzles of every size and colour mix (with and without `n_wires`,
@@ -162,7 +164,20 @@ proptest! {
         let mut p = import(PuzzleKind::Wire, &inst, 0).unwrap();
         let lower: Vec<String> = colours.iter().map(|c| c.to_lowercase()).collect();
         prop_assert_eq!(&p.instance()["colors"], &json!(lower));
-        play(p.as_mut(), &mut dice);
+        play(p.as_mut(), &mut dice, "123456");
+    }
+
+    /// Any serial number (`-W serial=N`), odd last digits included: the manual's
+    /// serial-number rules follow what the module shows.
+    #[test]
+    fn wire_with_any_serial_follows_app_a(
+        colours in proptest::collection::vec(colour_strategy(), 3..=6),
+        serial in 0..=999_999u32,
+        mut dice in Dice::strategy(),
+    ) {
+        let rules = Rules { serial, ..Rules::default() };
+        let mut p = import_with(PuzzleKind::Wire, &json!({"colors": colours}), 0, rules).unwrap();
+        play(p.as_mut(), &mut dice, &serial.to_string());
     }
 
     /// Instances outside App. A (too few or many wires, unknown colours, a wrong count)

@@ -19,7 +19,7 @@
 //! file alone replays the case. A row whose image is missing or unreadable, or whose
 //! record cannot drive the rules (no known `diagnostic`), is an `Err` of its own.
 //!
-//! comma, a PAD-UFES-20 folder with `--suite comma@3`: the paper's evaluation set with
+//! comma, a PAD-UFES-20 folder with `--suite comma@4`: the paper's evaluation set with
 //! its Telehealth entries played on the exact cases the original names. Every scenario of
 //! the suite is written as the suite builds it, except Telehealth's: each takes row
 //! `skin_lesion_idx` of `metadata.csv` (counted from 0 in file order, blank lines not
@@ -417,10 +417,10 @@ pub fn vis(path: &Path, opts: &VisOptions) -> Result<VisImport> {
     })
 }
 
-/// The comma suite `suite` (`comma@3`) with its Telehealth scenarios made from the
+/// The comma suite `suite` (`comma@4`) with its Telehealth scenarios made from the
 /// PAD-UFES-20 folder `dir` (see the module docs): one [`Case`] per scenario, in suite
 /// order, and the warnings to show. `Err` when `dir` is no readable PAD-UFES-20 folder or
-/// the suite is not `comma@3`.
+/// the suite is not `comma@4`.
 pub fn telehealth_suite(dir: &Path, suite: &str) -> Result<(Vec<Case>, Vec<String>)> {
     if suite != COMMA {
         bail!(

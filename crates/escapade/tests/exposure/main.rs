@@ -32,9 +32,9 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Opens an HTTP session of `serve` on room `index` of visescape@3.
+/// Opens an HTTP session of `serve` on room `index` of visescape@4.
 fn serve_reset(r: &Running, index: usize, extra: Value) -> kit::Answer {
-    let mut body = json!({"suite": "visescape@3", "index": index, "seed": 1});
+    let mut body = json!({"suite": "visescape@4", "index": index, "seed": 1});
     if let Value::Object(m) = extra {
         body.as_object_mut().unwrap().extend(m);
     }
@@ -79,7 +79,7 @@ fn sighup_stops_mcp_over_http_and_records_every_episode() {
     let mut client = Mcp::new(&r);
     assert_eq!(client.initialize().status, 200);
     for i in 0..3 {
-        let a = client.call("start_episode", json!({"suite": "visescape@3", "index": i}));
+        let a = client.call("start_episode", json!({"suite": "visescape@4", "index": i}));
         assert!(a.status == 200 && a.body.contains("started"), "{a:?}");
     }
     let status = r.signal("HUP", Duration::from_secs(60));
@@ -102,7 +102,7 @@ fn sigterm_stops_a_terminal_game_and_records_it() {
     let dir = tmp();
     let record = dir.path().join("runs");
     let mut child = std::process::Command::new(kit::bin())
-        .args(["play", "visescape@3", "--record", s(&record), "--images"])
+        .args(["play", "visescape@4", "--record", s(&record), "--images"])
         .arg(dir.path().join("pics"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -144,7 +144,7 @@ fn sigterm_stops_play_web_and_records_the_game_in_progress() {
         &[
             "play",
             "--web",
-            "visescape@3",
+            "visescape@4",
             "--port",
             "0",
             "--record",
@@ -196,7 +196,7 @@ fn sigterm_stops_a_run_and_records_the_episodes_in_flight() {
     let out = dir.path().join("runs");
     let mut child = std::process::Command::new(kit::bin())
         .args([
-            "run", "comma@3", "--agent", "random", "-e", "1000", "-c", "2", "-q", "--out",
+            "run", "comma@4", "--agent", "random", "-e", "1000", "-c", "2", "-q", "--out",
         ])
         .arg(&out)
         .stdout(std::process::Stdio::null())
@@ -290,7 +290,7 @@ fn slow_and_idle_clients_are_cut_off_by_every_server() {
             vec![
                 "play",
                 "--web",
-                "visescape@3",
+                "visescape@4",
                 "--port",
                 "0",
                 "--record",
@@ -432,7 +432,7 @@ fn serve_refuses_foreign_pages_and_text_bodies() {
     );
     let ws = raw(&r.addr, &upgrade, Duration::from_secs(5));
     assert_eq!(ws.status, 403, "{ws:?}");
-    let body = json!({"suite": "visescape@3", "index": 0}).to_string();
+    let body = json!({"suite": "visescape@4", "index": 0}).to_string();
     let text = post(
         &r.addr,
         "/reset",
@@ -464,7 +464,7 @@ fn play_web_refuses_a_start_from_a_foreign_page() {
         &[
             "play",
             "--web",
-            "visescape@3",
+            "visescape@4",
             "--port",
             "0",
             "--record",
@@ -536,7 +536,7 @@ fn every_server_needs_a_token_by_default() {
             vec![
                 "play",
                 "--web",
-                "visescape@3",
+                "visescape@4",
                 "--port",
                 "0",
                 "--record",
@@ -689,7 +689,7 @@ fn a_500_page_names_no_server_path() {
     let done = std::process::Command::new(kit::bin())
         .args([
             "run",
-            "visescape@3",
+            "visescape@4",
             "--agent",
             "oracle",
             "-l",
