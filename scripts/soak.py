@@ -13,7 +13,7 @@ Started by scripts/soak.sh (which finds the binary and a Python with `websockets
   the server's stop.
 
 Prints the figures (sessions, rows, the server's peak and final RSS and open files,
-how long the stop took) and exits non-zero when a row is missing.
+the latency of resets and steps as the clients saw it, how long the stop took) and exits non-zero when a row is missing.
 """
 
 import argparse
@@ -54,7 +54,17 @@ async def sample(pid, peaks, stop):
         await asyncio.sleep(0.2)
 
 
-async def session(url, i, steps, hold, counts, held):
+def percentiles(seconds):
+    """p50, p95, p99 and max of `seconds`, in milliseconds."""
+    if not seconds:
+        return None
+    xs = sorted(seconds)
+    at = lambda q: xs[min(len(xs) - 1, int(q * len(xs)))]
+    return {k: round(v * 1000, 1) for k, v in
+            (("p50", at(0.5)), ("p95", at(0.95)), ("p99", at(0.99)), ("max", xs[-1]))}
+
+
+async def session(url, i, steps, hold, counts, held, latency):
     """One client: reset, steps, close (or hold the episode open until the stop)."""
     try:
         ws = await connect(url, open_timeout=60, max_size=None)
@@ -63,8 +73,10 @@ async def session(url, i, steps, hold, counts, held):
         counts.setdefault("why", []).append(str(e)[:200])
         return
     try:
+        sent = time.monotonic()
         await ws.send(json.dumps({"type": "reset", "data": {"suite": "visescape@4", "index": i % 20, "seed": i}}))
         answer = json.loads(await ws.recv())
+        latency["reset"].append(time.monotonic() - sent)
         if answer["type"] != "observation":
             counts["refused"] += 1
             counts.setdefault("why", []).append(answer["data"]["message"][:200])
@@ -76,8 +88,10 @@ async def session(url, i, steps, hold, counts, held):
             if obs["done"]:
                 break
             actions = obs["observation"].get("actions") or ["look around"]
+            sent = time.monotonic()
             await ws.send(json.dumps({"type": "step", "data": {"text": random.choice(actions)}}))
             answer = json.loads(await ws.recv())
+            latency["step"].append(time.monotonic() - sent)
             if answer["type"] != "observation":
                 break
             obs = answer["data"]
@@ -161,12 +175,13 @@ async def main():
 
     started = time.monotonic()
     held = []
+    latency = {"reset": [], "step": []}
     gate = asyncio.Semaphore(a.concurrency)
     first_held = a.sessions - a.in_flight
 
     async def one(i):
         async with gate:
-            await session(url, i, a.steps, i >= first_held, counts, held)
+            await session(url, i, a.steps, i >= first_held, counts, held, latency)
 
     await asyncio.gather(*(one(i) for i in range(a.sessions)))
     played = time.monotonic() - started
@@ -218,6 +233,7 @@ async def main():
         "peak_fds": peaks["fds"],
         "rss_mib_before_sigterm": round(before[0], 1) if before else None,
         "fds_before_sigterm": before[1] if before else None,
+        "latency_ms": {k: percentiles(v) for k, v in latency.items()},
         "play_seconds": round(played, 1),
         "sigterm_to_exit_seconds": round(took, 2),
         "exit_code": code,
