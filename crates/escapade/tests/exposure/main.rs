@@ -321,11 +321,19 @@ fn slow_and_idle_clients_are_cut_off_by_every_server() {
 fn a_flood_of_idle_connections_under_a_low_fd_limit_leaves_view_reachable() {
     let dir = tmp();
     let r = start(&["view", s(dir.path()), "--port", "0"], &[], Some("-n 256"));
-    // more idle connections than the process may have descriptors
+    // more idle connections than the process may have descriptors (each connect
+    // bounded: a server that stops accepting fills its backlog, and a connect then
+    // waits for minutes)
+    let to = r.addr.parse().unwrap();
     let flood: Vec<std::net::TcpStream> = (0..400)
-        .filter_map(|_| std::net::TcpStream::connect(&r.addr).ok())
+        .map_while(|_| std::net::TcpStream::connect_timeout(&to, Duration::from_secs(3)).ok())
         .collect();
-    assert!(flood.len() > 300);
+    assert!(
+        flood.len() == 400,
+        "the server stopped accepting after {} connections\n{}",
+        flood.len(),
+        r.stderr()
+    );
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut last = None;
     while Instant::now() < deadline {
