@@ -102,6 +102,12 @@ pub struct LlmAgent {
     floor: usize,
     /// Turns pictures into text where the options say so.
     describer: Describer,
+    /// Answers the model calls instead of `client` while an interrupted episode is
+    /// replayed ([`AsyncAgent::replay_with`]).
+    replay: Option<Client>,
+    /// This step's caption records, added to every turn of the step (a re-asked step's
+    /// row keeps its last turn only).
+    captions: Vec<Value>,
 }
 
 impl LlmAgent {
@@ -119,7 +125,21 @@ impl LlmAgent {
             turn_logged: 0,
             requests: 0,
             floor: 0,
+            replay: None,
+            captions: Vec::new(),
         }
+    }
+
+    /// Adds this step's caption records to `turn`'s request record.
+    fn add_captions(&self, turn: &mut AgentTurn) {
+        if let (false, Some(record)) = (self.captions.is_empty(), turn.request.as_mut()) {
+            record["captions"] = Value::Array(self.captions.clone());
+        }
+    }
+
+    /// The client the next model call goes to.
+    fn model(&self) -> Client {
+        self.replay.clone().unwrap_or_else(|| self.client.clone())
     }
 
     /// Captions pictures with `client` instead of the acting model's client
@@ -195,7 +215,7 @@ impl LlmAgent {
             if self.floor > 0 {
                 logged["history_trimmed_before"] = self.floor.into();
             }
-            match self.client.chat(&request).await {
+            match self.model().chat(&request).await {
                 Ok(completion) => break (logged, completion),
                 // the conversation outgrew the model's context: drop the older half of
                 // the past exchanges (once, not every step, so the provider's prompt
@@ -488,6 +508,7 @@ impl AsyncAgent for LlmAgent {
         self.turn_logged = 0;
         self.requests = 0;
         self.floor = 0;
+        self.captions.clear();
         self.describer.reset(start.seed);
         Ok(())
     }
@@ -500,16 +521,15 @@ impl AsyncAgent for LlmAgent {
         self.turn_logged = self.logged;
         let described = self
             .describer
-            .describe(&self.client, input.observation)
+            .describe(&self.model(), input.observation)
             .await?;
         self.exchanges.push(Exchange::default());
         let (answers, rest) = split_results(input.last, &described.text);
         self.push_answers(described.text, described.images, answers, rest);
+        self.captions = described.captions;
         let mut turn = self.request(&input).await?;
         turn.usage.add(&described.usage);
-        if let (false, Some(record)) = (described.captions.is_empty(), turn.request.as_mut()) {
-            record["captions"] = Value::Array(described.captions);
-        }
+        self.add_captions(&mut turn);
         Ok(turn)
     }
 
@@ -519,7 +539,9 @@ impl AsyncAgent for LlmAgent {
              the required format."
         );
         self.push_env(text, Vec::new());
-        self.request(&input).await
+        let mut turn = self.request(&input).await?;
+        self.add_captions(&mut turn);
+        Ok(turn)
     }
 
     fn reask_limit(&self) -> Option<u32> {
@@ -528,5 +550,10 @@ impl AsyncAgent for LlmAgent {
 
     fn uses_tools(&self) -> bool {
         self.config.protocol == Protocol::Tools || self.config.structured_on()
+    }
+
+    fn replay_with(&mut self, client: Option<Client>) {
+        self.describer.replay_with(client.clone());
+        self.replay = client;
     }
 }

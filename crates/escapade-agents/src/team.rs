@@ -99,6 +99,12 @@ impl AsyncAgent for Team {
     fn uses_tools(&self) -> bool {
         self.members.iter().any(|(_, a)| a.uses_tools())
     }
+
+    fn replay_with(&mut self, client: Option<escapade_llm::Client>) {
+        for (_, agent) in &mut self.members {
+            agent.replay_with(client.clone());
+        }
+    }
 }
 
 #[cfg(test)]

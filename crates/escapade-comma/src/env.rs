@@ -566,6 +566,12 @@ impl Env for CommaEnv {
         Vec::new()
     }
 
+    /// The solver's turns and the expert's replies between them: the episode ends with
+    /// the solver's tenth message.
+    fn step_budget(&self) -> Option<u32> {
+        Some(2 * MAX_TURNS - 1)
+    }
+
     fn outcome(&self) -> Outcome {
         let success = self.puzzle.solved();
         let mut m = BTreeMap::new();

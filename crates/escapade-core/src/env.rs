@@ -131,6 +131,14 @@ pub trait Env {
         0
     }
 
+    /// The most steps an episode of this scenario can take before the world truncates
+    /// it (VisEscape's step limit, COMMA's turns, a tools room's budget), when the world
+    /// has one. The runner's progress line estimates the time left from it; nothing
+    /// else depends on it. Default: none.
+    fn step_budget(&self) -> Option<u32> {
+        None
+    }
+
     /// Strings an agent must never see unless it earns them (answers, hidden names).
     /// [`crate::check::check_env`] plays junk actions and asserts none appear.
     fn secrets(&self) -> Vec<String>;

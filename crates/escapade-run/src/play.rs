@@ -294,6 +294,7 @@ pub fn play_person(
             error: played.error.clone(),
             retryable: false,
             rejected: Vec::new(),
+            step_cap: false,
         };
         if let Some(r) = recorder.as_mut() {
             r.trajectory.finish()?;
@@ -426,6 +427,7 @@ fn record_dir(
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: options.seed,
         max_steps: options.max_steps,
         scenarios: vec![ScenarioRef {

@@ -67,7 +67,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RunError};
-use crate::rundir::{EPISODES, RUN_TOML, Shard, read_episodes, read_run_toml};
+use crate::rundir::{EPISODES, RUN_TOML, Shard, is_run_dir, read_episodes, read_run_toml};
 
 /// Usage metrics appended after the world's metrics, in column order.
 const USAGE_METRICS: [&str; 7] = [
@@ -222,8 +222,16 @@ pub struct WorldSummary {
     pub n: usize,
     /// Number of episodes that ended with an error.
     pub errors: usize,
+    /// Number of episodes the run's step cap (`--max-steps`) ended before the world did
+    /// (not errors); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub step_capped: usize,
     /// Metric name → mean ± se, in column order.
     pub metrics: IndexMap<String, Stat>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One run of a report: where its episodes came from and what they cost in total.
@@ -573,7 +581,21 @@ pub fn read_runs(dirs: &[PathBuf]) -> Result<RunSet> {
     let mut inputs = Vec::new();
     let mut warnings = Vec::new();
     let mut seen = BTreeSet::new();
+    // a folder that is no run directory stands for the runs below it (as `view` reads it)
+    let mut expanded = Vec::with_capacity(dirs.len());
     for given in dirs {
+        let runs = if given.is_dir() && !given.join(EPISODES).is_file() && !is_run_dir(given) {
+            crate::rundir::runs_below(given)
+        } else {
+            Vec::new()
+        };
+        if runs.is_empty() {
+            expanded.push(given.clone());
+        } else {
+            expanded.extend(runs);
+        }
+    }
+    for given in &expanded {
         let (file, dir) = episodes_path(given)?;
         // the same directory given twice (or through another path) is read once
         let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
@@ -1169,6 +1191,7 @@ impl Report {
                     run: run.clone(),
                     n: rows.len(),
                     errors: rows.iter().filter(|r| r.error.is_some()).count(),
+                    step_capped: rows.iter().filter(|r| r.step_cap).count(),
                     metrics: aggregate(&rows, &format!("{world}/all")),
                 };
                 (key, summary)
@@ -1535,6 +1558,18 @@ impl Report {
                 out.push_str(&format!(
                     "\nEpisodes with errors: {} of {}.\n",
                     s.errors, s.n
+                ));
+            }
+            for s in summaries.iter().filter(|s| s.step_capped > 0) {
+                out.push_str(&format!(
+                    "Episodes ended by the step cap (--max-steps){}: {} of {}.\n",
+                    if several {
+                        format!(" in {}", escape(&s.run))
+                    } else {
+                        String::new()
+                    },
+                    s.step_capped,
+                    s.n
                 ));
             }
         }

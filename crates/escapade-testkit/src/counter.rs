@@ -360,6 +360,10 @@ impl Env for CounterEnv {
         self.scenario.reask_limit.unwrap_or(0)
     }
 
+    fn step_budget(&self) -> Option<u32> {
+        Some(self.scenario.budget.unwrap_or(4 * self.scenario.target + 2))
+    }
+
     fn outcome(&self) -> Outcome {
         let mut metrics = BTreeMap::new();
         let target = f64::from(self.scenario.target.max(1));

@@ -649,6 +649,10 @@ impl Env for ToolsEnv {
         schemas
     }
 
+    fn step_budget(&self) -> Option<u32> {
+        Some(self.scenario.step_budget)
+    }
+
     fn outcome(&self) -> Outcome {
         let Some(st) = &self.state else {
             return Outcome::default();

@@ -729,6 +729,10 @@ impl Env for VisEnv {
         REASK_LIMIT
     }
 
+    fn step_budget(&self) -> Option<u32> {
+        Some(MAX_STEPS)
+    }
+
     fn outcome(&self) -> Outcome {
         let success = self.game.escaped(&self.state);
         let oracle = f64::from(self.reference.steps);

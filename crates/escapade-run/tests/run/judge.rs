@@ -267,6 +267,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 100,
         scenarios: vec![ScenarioRef {
@@ -332,6 +333,7 @@ fn run_dir(
             error: None,
             retryable: false,
             rejected: Vec::new(),
+            step_cap: false,
         })
         .unwrap();
     }

@@ -121,6 +121,7 @@ fn config(world: &str, source: &str, agent: &str) -> RunConfig {
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 100,
         scenarios: vec![ScenarioRef {
@@ -163,6 +164,7 @@ fn run_dir(
             error: None,
             retryable: false,
             rejected: Vec::new(),
+            step_cap: false,
         })
         .unwrap();
     }

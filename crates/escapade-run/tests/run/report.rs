@@ -25,6 +25,7 @@ fn row(world: &str, d: u32, scenario: &str, success: bool, steps: u32) -> Episod
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        step_cap: false,
     }
 }
 
@@ -338,6 +339,7 @@ fn config(agent: &str, seed: u64, shard: Option<&str>, rows: &[EpisodeRow]) -> R
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed,
         max_steps: 100,
         scenarios: ids
