@@ -780,17 +780,15 @@ impl RunDir {
         keep: u64,
     ) -> Result<TrajectoryWriter> {
         let path = self.trajectory_path(scenario, epoch);
-        let file = OpenOptions::new()
+        OpenOptions::new()
             .write(true)
             .open(&path)
-            .map_err(|e| RunError::io("cannot open", &path, e))?;
-        file.set_len(keep)
+            .map_err(|e| RunError::io("cannot open", &path, e))?
+            .set_len(keep)
             .map_err(|e| RunError::io("cannot truncate", &path, e))?;
-        let mut file = file;
-        file.seek(SeekFrom::End(0))
-            .map_err(|e| RunError::io("cannot open", &path, e))?;
+        // the writer appends: the file is open only while a batch is written
         Ok(TrajectoryWriter {
-            file: std::io::BufWriter::with_capacity(64 << 10, file),
+            buffer: Vec::new(),
             path,
             flushed: std::time::Instant::now(),
         })
