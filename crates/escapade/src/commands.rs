@@ -657,7 +657,7 @@ fn stop_on_signal() -> escapade_run::Stop {
         let signal = signals.recv().await;
         handle.request();
         eprintln!(
-            "\nstopping ({signal}): no new episodes start; those in flight stop at their last \
+            "\nstopping: no new episodes start ({signal}); those in flight stop at their last \
              completed step and are checkpointed there (Ctrl-C again to quit at once)"
         );
         signals.recv().await;
