@@ -298,6 +298,7 @@ fn step(n: u32, reasoning: Option<&str>, raw: Option<&str>) -> StepRow {
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     }
 }
 
@@ -333,6 +334,7 @@ fn run_dir(
             error: None,
             retryable: false,
             rejected: Vec::new(),
+            start_steps_to_go: None,
             step_cap: false,
         })
         .unwrap();
