@@ -325,6 +325,15 @@ pub trait World: Send + Sync {
     fn env_options(&self) -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }
+    /// The pixels (width × height) of each picture an environment opened with `options`
+    /// draws, when the options choose that size; `None` when they do not (the world's
+    /// pictures have one size, or none is drawn). Servers bound what a network client may
+    /// ask for with it: a craft frame of 8192 × 8192 takes 200 MB to draw. A bad option is
+    /// the error [`World::env`] would give.
+    fn frame_pixels(&self, options: &Options) -> Result<Option<u64>, CoreError> {
+        let _ = options;
+        Ok(None)
+    }
     /// What `escapade gen` uses when the user gives no `--difficulty`, and the options
     /// [`World::generate`] takes.
     fn generation(&self) -> Generation {

@@ -181,6 +181,12 @@ impl World for CraftWorld {
         crate::env::OPTION_KEYS.to_vec()
     }
 
+    /// `width` × `height` (`frames=off`: none drawn).
+    fn frame_pixels(&self, options: &escapade_core::Options) -> Result<Option<u64>, CoreError> {
+        let o = self.options.with(options)?;
+        Ok(o.frames.then(|| u64::from(o.width) * u64::from(o.height)))
+    }
+
     fn env(
         &self,
         scenario_json: &str,

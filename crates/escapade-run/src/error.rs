@@ -186,6 +186,44 @@ impl RunError {
         }
     }
 
+    /// The message a network client may read (`escapade serve`, `mcp`, `play --web`):
+    /// this error's message with every path on the server cut to its file name, so that
+    /// nobody learns where the server keeps its files (or whose home it runs in).
+    pub fn public(&self) -> String {
+        let name = |p: &PathBuf| {
+            p.file_name()
+                .map_or_else(|| "…".to_string(), |n| n.to_string_lossy().into_owned())
+        };
+        match self {
+            RunError::Io {
+                action,
+                path,
+                source,
+            } => format!("{action} {}: {}", name(path), io_reason(source)),
+            RunError::BadRow {
+                path,
+                line,
+                message,
+            } => format!("{}:{line}: invalid row: {message}", name(path)),
+            RunError::BadFile { path, message } => format!("{}: {message}", name(path)),
+            RunError::Plot { path, message } => {
+                format!("cannot draw {}: {message}", name(path))
+            }
+            RunError::NotARunDir { path, missing } => {
+                format!(
+                    "{} is not a run directory ({missing} is missing)",
+                    name(path)
+                )
+            }
+            RunError::ConfigMismatch { path, .. }
+            | RunError::Locked(path)
+            | RunError::JudgeLocked(path) => {
+                format!("run directory {} is not available", name(path))
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// A [`RunError::Unknown`] listing `known` (or `(none)`).
     pub fn unknown<I, S>(what: &'static str, name: &str, known: I) -> Self
     where
@@ -199,6 +237,18 @@ impl RunError {
             closest: closest(name, &known).map(str::to_string),
             known: known_list(name, &known),
         }
+    }
+}
+
+/// An operating system error without the path some of them carry in their text.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        // the system's own words ("Too many open files (os error 24)") name no path
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => match e.kind() {
+            std::io::ErrorKind::Other => "an I/O error".to_string(),
+            kind => kind.to_string(),
+        },
     }
 }
 
@@ -275,6 +325,24 @@ pub type Result<T, E = RunError> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_public_message_names_no_server_path() {
+        let e = RunError::io(
+            "cannot create",
+            "/home/alice/secret/runs/x",
+            std::io::Error::from_raw_os_error(24),
+        );
+        let public = e.public();
+        assert!(!public.contains("/home/alice"), "{public}");
+        assert!(public.starts_with("cannot create x: "), "{public}");
+        assert!(
+            e.to_string().contains("/home/alice"),
+            "the log keeps the path"
+        );
+        let e = RunError::Locked("/srv/runs/r1".into());
+        assert!(!e.public().contains("/srv"), "{}", e.public());
+    }
 
     #[test]
     fn a_long_list_of_known_names_shows_the_closest() {

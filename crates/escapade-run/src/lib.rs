@@ -37,6 +37,7 @@ pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, s
 pub mod runner; // plays scenario × epoch episodes with agents into a run directory
 pub mod settings; // a suite's paper settings applied to a run, and departures from them
 pub mod show; // a scenario's first view (prompts, observation, pictures) written to a folder
+pub mod signals; // SIGINT, SIGTERM and SIGHUP: the signals that stop a command, alike
 pub mod source; // suite name, scenario file or directory → the scenarios to play
 pub mod stats; // bootstrap intervals over scenarios, pass@k and pass^k, McNemar's exact test
 pub mod suite; // builds and verifies suites, writes them to disk

@@ -247,13 +247,21 @@ pub fn play_person(
         }
         None => None,
     };
-    let mut recorder = match &recording {
-        Some(dir) => Some(Recorder {
-            dir,
-            trajectory: dir.trajectory(&header.id, 0)?,
-        }),
+    // a directory whose episode cannot start holds no row: it is removed
+    let trajectory = match recording.as_ref().map(|d| d.trajectory(&header.id, 0)) {
+        Some(Err(e)) => {
+            if let Some(dir) = recording {
+                dir.discard();
+            }
+            return Err(e);
+        }
+        Some(Ok(t)) => Some(t),
         None => None,
     };
+    let mut recorder = recording
+        .as_ref()
+        .zip(trajectory)
+        .map(|(dir, trajectory)| Recorder { dir, trajectory });
     let start = std::time::Instant::now();
     let table = Seats {
         mine: seat.clone(),
@@ -609,7 +617,12 @@ fn play_sync(
         if let Some(rec) = recorder.as_deref_mut() {
             let t_ms = start.elapsed().as_millis() as u64;
             let usage = turn.usage;
-            rec.write(n, t_ms, &observation, turn, &step, usage, Vec::new())?;
+            // the episode ends, and its row is still written (with why)
+            if let Err(e) = rec.write(n, t_ms, &observation, turn, &step, usage, Vec::new()) {
+                played.error = Some(format!("the step could not be recorded: {e}"));
+                played.last = Some(step);
+                break;
+            }
         }
         observation = step.observation.clone();
         let over = step.terminated || step.truncated;

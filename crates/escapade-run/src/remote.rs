@@ -56,6 +56,10 @@ pub const REMOTE: &str = "remote";
 /// or [`Episode::give_up`] was called) before it ended.
 pub const GONE: &str = "the client went away before the episode ended";
 
+/// The error an episode ends with when the server stopped (a signal) before it ended:
+/// [`Episode::give_up_because`] with this.
+pub const STOPPED: &str = "the server stopped before the episode ended";
+
 /// How a remote episode is started.
 pub struct Spec {
     /// The world whose scenario is played.
@@ -173,7 +177,8 @@ pub struct Episode {
 #[derive(Debug)]
 enum Input {
     Act(Action),
-    Quit,
+    /// Give up, with the error the episode ends with.
+    Quit(String),
 }
 
 /// What the episode's thread tells the client.
@@ -332,9 +337,15 @@ impl Episode {
 
     /// Gives up (when not over) and waits until the episode is recorded; returns the
     /// ending (its error is [`GONE`] when the client gave up).
-    pub async fn give_up(mut self) -> Ending {
+    pub async fn give_up(self) -> Ending {
+        self.give_up_because(GONE).await
+    }
+
+    /// [`Episode::give_up`] with `why` as the episode's error (a server that stops says
+    /// [`STOPPED`], not that the client went away).
+    pub async fn give_up_because(mut self, why: &str) -> Ending {
         if let Some(tx) = self.to_thread.take() {
-            let _ = tx.send(Input::Quit);
+            let _ = tx.send(Input::Quit(why.to_string()));
         }
         while !self.is_over() {
             let message = self.from_thread.recv().await;
@@ -354,7 +365,7 @@ impl Episode {
     /// [`Episode::give_up`] for a caller outside an async runtime.
     pub fn give_up_blocking(mut self) -> Ending {
         if let Some(tx) = self.to_thread.take() {
-            let _ = tx.send(Input::Quit);
+            let _ = tx.send(Input::Quit(GONE.to_string()));
         }
         while !self.is_over() {
             let message = self.from_thread.blocking_recv();
@@ -542,7 +553,8 @@ impl Agent for Client {
         let _ = self.outbox.send(Message::Seen(Box::new(Seen::Turn(turn))));
         match self.inputs.blocking_recv() {
             Some(Input::Act(action)) => Ok(AgentTurn::action(action)),
-            Some(Input::Quit) | None => Err(CoreError::Agent(GONE.into())),
+            Some(Input::Quit(why)) => Err(CoreError::Agent(why)),
+            None => Err(CoreError::Agent(GONE.into())),
         }
     }
 }

@@ -520,11 +520,17 @@ pub(crate) fn repair_tail<T>(path: &Path, file: &JsonlFile<T>) -> Result<()> {
 }
 
 /// An open run directory that episodes are written into. Shareable between threads.
+///
+/// It holds one file descriptor, its lock: `episodes.jsonl` is opened for each row
+/// appended and a trajectory for each batch of rows written, so that a server recording
+/// hundreds of episodes at once (`escapade serve --record`) needs one descriptor per
+/// episode beside its connection, not four.
 #[derive(Debug)]
 pub struct RunDir {
     path: PathBuf,
     config_hash: String,
-    episodes: Mutex<File>,
+    /// Serializes appends to `episodes.jsonl` (one row is one write).
+    episodes: Mutex<()>,
     media: Arc<Media>,
     /// The scenarios (their file stems) whose `trajectories/` folder this value has
     /// made or found, so that an episode of a scenario seen before asks for no folder.
@@ -573,7 +579,10 @@ impl RunDir {
         let now = chrono::Utc::now();
         let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
         let config_hash = config.hash();
-        let (suite, agent) = (file_stem(&config.suite), file_stem(agent_name));
+        // a file name has at most 255 bytes: a long label (a participant's name typed
+        // on a web page) is cut, never a reason the directory cannot be made
+        let short = |s: &str| file_stem(s).chars().take(NAME_PART).collect::<String>();
+        let (suite, agent) = (short(&config.suite), short(agent_name));
         let mut attempt = 0u64;
         let path = loop {
             let id = &hash::sha256_hex(
@@ -607,21 +616,41 @@ impl RunDir {
             path: path.join(RUN_TOML),
             message: format!("cannot serialize the run config: {e}"),
         })?;
-        write_atomic(&path.join(RUN_TOML), text.as_bytes())?;
-        for sub in [TRAJECTORIES, MEDIA] {
-            let p = path.join(sub);
-            std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
-        }
-        let lock = lock(&path)?;
-        let episodes = open_append(&path.join(EPISODES))?;
+        // a directory left half made (out of file descriptors, a full disk) holds no
+        // episode: it is removed rather than left for `report` to trip over
+        let made = (|| -> Result<File> {
+            write_atomic(&path.join(RUN_TOML), text.as_bytes())?;
+            for sub in [TRAJECTORIES, MEDIA] {
+                let p = path.join(sub);
+                std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
+            }
+            let lock = lock(&path)?;
+            open_append(&path.join(EPISODES))?;
+            Ok(lock)
+        })();
+        let lock = match made {
+            Ok(lock) => lock,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&path);
+                return Err(e);
+            }
+        };
         Ok(RunDir {
             media: Media::new(&path, true),
             path,
             config_hash,
-            episodes: Mutex::new(episodes),
+            episodes: Mutex::new(()),
             trajectory_dirs: Mutex::new(BTreeSet::new()),
             _lock: lock,
         })
+    }
+
+    /// Removes this directory, which must hold no episode row yet (an episode that
+    /// could not start after its directory was made).
+    pub fn discard(self) {
+        let path = self.path.clone();
+        drop(self);
+        let _ = std::fs::remove_dir_all(path);
     }
 
     /// A private directory at `path` that one episode played away from its run (a
@@ -634,11 +663,11 @@ impl RunDir {
             std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
         }
         let lock = lock(path)?;
-        let episodes = open_append(&path.join(EPISODES))?;
+        open_append(&path.join(EPISODES))?;
         Ok(RunDir {
             path: path.to_path_buf(),
             config_hash: config_hash.to_string(),
-            episodes: Mutex::new(episodes),
+            episodes: Mutex::new(()),
             media: Media::new(path, true),
             trajectory_dirs: Mutex::new(BTreeSet::new()),
             _lock: lock,
@@ -707,12 +736,12 @@ impl RunDir {
             let p = dir.join(sub);
             std::fs::create_dir_all(&p).map_err(|e| RunError::io("cannot create", &p, e))?;
         }
-        let episodes = open_append(&path)?;
+        open_append(&path)?;
         Ok(Opened {
             dir: RunDir {
                 path: dir.to_path_buf(),
                 config_hash: expected,
-                episodes: Mutex::new(episodes),
+                episodes: Mutex::new(()),
                 media: Media::new(dir, false),
                 trajectory_dirs: Mutex::new(BTreeSet::new()),
                 _lock: lock,
@@ -747,9 +776,9 @@ impl RunDir {
             made.insert(stem);
         }
         drop(made);
-        let file = File::create(&path).map_err(|e| RunError::io("cannot create", &path, e))?;
+        File::create(&path).map_err(|e| RunError::io("cannot create", &path, e))?;
         Ok(TrajectoryWriter {
-            file: std::io::BufWriter::with_capacity(64 << 10, file),
+            buffer: Vec::new(),
             path,
             flushed: std::time::Instant::now(),
         })
@@ -765,17 +794,15 @@ impl RunDir {
         keep: u64,
     ) -> Result<TrajectoryWriter> {
         let path = self.trajectory_path(scenario, epoch);
-        let file = OpenOptions::new()
+        OpenOptions::new()
             .write(true)
             .open(&path)
-            .map_err(|e| RunError::io("cannot open", &path, e))?;
-        file.set_len(keep)
+            .map_err(|e| RunError::io("cannot open", &path, e))?
+            .set_len(keep)
             .map_err(|e| RunError::io("cannot truncate", &path, e))?;
-        let mut file = file;
-        file.seek(SeekFrom::End(0))
-            .map_err(|e| RunError::io("cannot open", &path, e))?;
+        // the writer appends: the file is open only while a batch is written
         Ok(TrajectoryWriter {
-            file: std::io::BufWriter::with_capacity(64 << 10, file),
+            buffer: Vec::new(),
             path,
             flushed: std::time::Instant::now(),
         })
@@ -849,10 +876,11 @@ impl RunDir {
     pub fn append_episode(&self, row: &EpisodeRow) -> Result<()> {
         let mut line = serde_json::to_vec(row).expect("an episode row always serializes");
         line.push(b'\n');
-        let mut file = self.episodes.lock().unwrap_or_else(|p| p.into_inner());
-        file.write_all(&line)
-            .and_then(|_| file.flush())
-            .map_err(|e| RunError::io("cannot write", self.path.join(EPISODES), e))
+        let path = self.path.join(EPISODES);
+        let _one = self.episodes.lock().unwrap_or_else(|p| p.into_inner());
+        open_append(&path)?
+            .write_all(&line)
+            .map_err(|e| RunError::io("cannot write", path, e))
     }
 
     /// Writes `summary.json` and `report.md` from this directory's episodes, with the
@@ -978,10 +1006,11 @@ pub const TRAJECTORY_FLUSH: std::time::Duration = std::time::Duration::from_mill
 /// dropped. A model's steps, seconds apart, reach the file one by one, so a running
 /// episode can still be followed. The runner finishes an episode's trajectory before it
 /// appends the episode's row, so a killed run loses at most the rows of episodes without
-/// a row — the episodes `resume` plays again from their start.
+/// a row — the episodes `resume` plays again from their start. The file is open only
+/// while a batch is written (see [`RunDir`]: one descriptor per episode in play).
 #[derive(Debug)]
 pub struct TrajectoryWriter {
-    file: std::io::BufWriter<File>,
+    buffer: Vec<u8>,
     path: PathBuf,
     flushed: std::time::Instant,
 }
@@ -989,11 +1018,9 @@ pub struct TrajectoryWriter {
 impl TrajectoryWriter {
     /// Appends one step row (see the type's docs for when it reaches the file).
     pub fn write(&mut self, row: &StepRow) -> Result<()> {
-        serde_json::to_writer(&mut self.file, row).expect("a step row always serializes");
-        self.file
-            .write_all(b"\n")
-            .map_err(|e| RunError::io("cannot write", &self.path, e))?;
-        if self.flushed.elapsed() >= TRAJECTORY_FLUSH {
+        serde_json::to_writer(&mut self.buffer, row).expect("a step row always serializes");
+        self.buffer.push(b'\n');
+        if self.flushed.elapsed() >= TRAJECTORY_FLUSH || self.buffer.len() >= 64 << 10 {
             self.finish()?;
         }
         Ok(())
@@ -1002,16 +1029,18 @@ impl TrajectoryWriter {
     /// Appends step rows already serialized as JSON Lines (an episode recorded by a
     /// worker), as they are.
     pub(crate) fn write_lines(&mut self, jsonl: &[u8]) -> Result<()> {
-        self.file
-            .write_all(jsonl)
-            .map_err(|e| RunError::io("cannot write", &self.path, e))
+        self.buffer.extend_from_slice(jsonl);
+        self.finish()
     }
 
     /// Writes every buffered row to the file.
     pub fn finish(&mut self) -> Result<()> {
-        self.file
-            .flush()
-            .map_err(|e| RunError::io("cannot write", &self.path, e))?;
+        if !self.buffer.is_empty() {
+            open_append(&self.path)?
+                .write_all(&self.buffer)
+                .map_err(|e| RunError::io("cannot write", &self.path, e))?;
+            self.buffer.clear();
+        }
         self.flushed = std::time::Instant::now();
         Ok(())
     }
@@ -1021,6 +1050,16 @@ impl TrajectoryWriter {
         &self.path
     }
 }
+
+impl Drop for TrajectoryWriter {
+    /// Writes the rows still buffered, as a dropped buffered file would.
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+/// Most characters of the suite and of the agent in a run directory's name.
+pub const NAME_PART: usize = 64;
 
 /// Name of the lock file in a run directory.
 pub const LOCK: &str = ".lock";

@@ -78,6 +78,8 @@ fn main() {
             port: 0,
             rate: 0.0,
             max_sessions: sessions,
+            // the figures are the sessions', not the token check's (one comparison)
+            token: escapade_web::auth::TokenChoice::None,
             ..Default::default()
         };
         let world = std::env::var("WORLD").unwrap_or_else(|_| "counter".into());

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use escapade_core::{ScenarioHeader, World};
-use escapade_run::remote::{Episode, EpisodeError, Seen, Spec};
+use escapade_run::RunError;
+use escapade_run::remote::{Episode, EpisodeError, GONE, STOPPED, Seen, Spec};
 use escapade_run::{AgentFactory, Baseline, PlayOptions};
 use serde_json::{Value, json};
 
@@ -14,6 +15,16 @@ use crate::error::ServeError;
 use crate::rate::Rate;
 use crate::session::{About, Live, Session, Sessions};
 use crate::wire::{self, ResetParams};
+
+/// The largest picture a client may ask an environment to draw unless the server is
+/// told otherwise: 2048 × 2048 pixels (twice craft's default frame; a frame of 8192 ×
+/// 8192 takes 200 MB to draw).
+pub const MAX_PIXELS: u64 = 2048 * 2048;
+
+/// Descriptors a recording server keeps free: below this many, a reset is refused
+/// ([`ServeError::OutOfFiles`]) instead of failing halfway through making a run
+/// directory.
+pub const FD_RESERVE: u64 = 32;
 
 /// A suite's scenarios, built once (building verifies nothing, but takes a while).
 type Built = Arc<tokio::sync::OnceCell<Result<Arc<Vec<String>>, String>>>;
@@ -30,6 +41,8 @@ pub struct App {
     pub rate: Rate,
     /// Largest request body or WebSocket message, in bytes.
     pub max_message: usize,
+    /// Largest picture a client may ask for, in pixels ([`MAX_PIXELS`]).
+    pub max_pixels: u64,
     suites: Mutex<BTreeMap<String, Built>>,
     /// Sessions being ended by [`App::close`] (taken out of the table, their record not
     /// yet written): [`App::drain`] waits for them too, so that a stop never returns
@@ -65,9 +78,16 @@ impl App {
             record,
             rate,
             max_message,
+            max_pixels: MAX_PIXELS,
             suites: Mutex::new(BTreeMap::new()),
             closing: tokio::sync::watch::channel(0).0,
         }
+    }
+
+    /// This app with another bound on the pictures a client may ask for.
+    pub fn with_max_pixels(mut self, max_pixels: u64) -> App {
+        self.max_pixels = max_pixels;
+        self
     }
 
     fn world(&self, name: &str) -> Result<Arc<dyn World>, ServeError> {
@@ -198,6 +218,12 @@ impl App {
                 }
                 None => None,
             };
+        let world_options = params.world_options()?;
+        check_pixels(world.as_ref(), &world_options, self.max_pixels)?;
+        if self.record.is_some() && escapade_web::net::fd_headroom().is_some_and(|h| h < FD_RESERVE)
+        {
+            return Err(ServeError::OutOfFiles);
+        }
         let seed = params.seed.unwrap_or(0);
         let mut participants = BTreeMap::new();
         if let Some(p) = &params.participant {
@@ -211,7 +237,7 @@ impl App {
             suite: suite.clone(),
             source: suite.clone(),
             role: params.role.clone(),
-            world_options: params.world_options()?,
+            world_options,
             participants,
             reasks: params.reasks()?,
             ..PlayOptions::default()
@@ -239,9 +265,7 @@ impl App {
             options,
             partner,
         };
-        let episode = Episode::start(spec)
-            .await
-            .map_err(|e| ServeError::Episode(e.to_string()))?;
+        let episode = Episode::start(spec).await.map_err(start_error)?;
         let result = wire::result(episode.seen(), None, Some(episode.rules()), 0);
         let progress = match episode.seen() {
             Seen::Turn(t) => t.progress(),
@@ -327,7 +351,9 @@ impl App {
     /// Gives `old` up and records it in the background (a stop waits for it).
     fn retire(&self, old: Live) {
         self.end_in_background(async move {
-            old.episode.give_up().await;
+            old.episode
+                .give_up_because("the client reset the session before the episode ended")
+                .await;
         });
     }
 
@@ -338,7 +364,7 @@ impl App {
         for session in &reaped {
             // `finish` waits for a request that took the session after the table let go
             let session = session.clone();
-            self.end_in_background(async move { finish(&session).await });
+            self.end_in_background(async move { finish(&session, GONE).await });
         }
         reaped.len()
     }
@@ -346,11 +372,16 @@ impl App {
     /// Ends a session: its episode gives up (when not over) and is recorded; waits for the
     /// record. `false` when there was no such session.
     pub async fn close(&self, id: &str) -> bool {
+        self.close_because(id, GONE).await
+    }
+
+    /// [`App::close`], the episode ending with the error `why` when it is not over.
+    pub async fn close_because(&self, id: &str, why: &str) -> bool {
         // counted before the session leaves the table, uncounted even if this is cancelled
         let _closing = Closing::new(&self.closing);
         match self.sessions.close(id) {
             Some(session) => {
-                finish(&session).await;
+                finish(&session, why).await;
                 true
             }
             None => false,
@@ -358,11 +389,15 @@ impl App {
     }
 
     /// Shuts down: every session's step in progress finishes, then its episode gives up
-    /// and is recorded.
+    /// ([`STOPPED`]: the server stopped, not the client) and is recorded.
     pub async fn drain(&self) {
-        for session in self.sessions.drain() {
-            finish(&session).await;
-        }
+        let ending: Vec<_> = self
+            .sessions
+            .drain()
+            .into_iter()
+            .map(|session| async move { finish(&session, STOPPED).await })
+            .collect();
+        futures::future::join_all(ending).await;
         // a connection that saw the stop first may be ending its own session
         let _ = self.closing.subscribe().wait_for(|n| *n == 0).await;
     }
@@ -385,10 +420,42 @@ impl Drop for Closing {
     }
 }
 
-/// Waits for a step in progress, then gives the episode up and waits for its record.
-async fn finish(session: &Session) {
+/// Waits for a step in progress, then gives the episode up (its error `why`) and waits
+/// for its record.
+async fn finish(session: &Session, why: &str) {
     let live = session.live.lock().await.take();
     if let Some(live) = live {
-        live.episode.give_up().await;
+        live.episode.give_up_because(why).await;
     }
+}
+
+/// Refuses world options that make an environment draw pictures larger than `max`
+/// pixels (a client chooses craft's frame size; 8192 × 8192 is 200 MB a frame).
+pub fn check_pixels(
+    world: &dyn World,
+    options: &BTreeMap<String, String>,
+    max: u64,
+) -> Result<(), ServeError> {
+    let pixels = world
+        .frame_pixels(options)
+        .map_err(|e| ServeError::Episode(e.to_string()))?;
+    match pixels {
+        Some(p) if p > max => Err(ServeError::Invalid(format!(
+            "these world options make pictures of {p} pixels; this server draws at most {max} \
+             (for example 2048 × 2048): ask for a smaller width × height"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// An episode that could not start, as the client hears it: without the server's paths,
+/// and out of descriptors as [`ServeError::OutOfFiles`].
+fn start_error(e: RunError) -> ServeError {
+    let out_of_files = matches!(&e, RunError::Io { source, .. }
+        if matches!(source.raw_os_error(), Some(23 | 24)));
+    if out_of_files {
+        eprintln!("escapade serve: cannot record an episode: {e}");
+        return ServeError::OutOfFiles;
+    }
+    ServeError::Episode(e.public())
 }

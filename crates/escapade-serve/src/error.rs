@@ -31,6 +31,13 @@ pub enum ServeError {
     /// Occurs when every session slot is taken.
     #[error("the server holds its maximum of {0} sessions; try again when one ends")]
     Full(usize),
+    /// Occurs when the server has no file descriptor to spare for recording another
+    /// episode (each recorded episode holds one while it is played).
+    #[error(
+        "the server is out of file descriptors to record another episode; try again when a \
+         session ends"
+    )]
+    OutOfFiles,
     /// Occurs when a client sends more requests a second than its rate allows.
     #[error("too many requests from this client; slow down")]
     RateLimited,
@@ -64,7 +71,7 @@ impl ServeError {
                 "SESSION_ERROR"
             }
             ServeError::Over => "EPISODE_OVER",
-            ServeError::Full(_) => "CAPACITY_REACHED",
+            ServeError::Full(_) | ServeError::OutOfFiles => "CAPACITY_REACHED",
             ServeError::RateLimited => "RATE_LIMITED",
             ServeError::Episode(_) => "FACTORY_ERROR",
             ServeError::ShuttingDown | ServeError::Io(_) => "EXECUTION_ERROR",
@@ -79,7 +86,7 @@ impl ServeError {
             ServeError::NoEpisode | ServeError::Over | ServeError::Busy => 409,
             ServeError::TooLarge { .. } => 413,
             ServeError::RateLimited => 429,
-            ServeError::Full(_) | ServeError::ShuttingDown => 503,
+            ServeError::Full(_) | ServeError::OutOfFiles | ServeError::ShuttingDown => 503,
             ServeError::Io(_) => 500,
         }
     }

@@ -15,7 +15,9 @@
 //! let worlds: Vec<Box<dyn escapade_core::World>> = Vec::new();
 //! let options = escapade_serve::ServeOptions { port: 0, ..Default::default() };
 //! let server = escapade_serve::Server::bind(worlds, &options).await?;
-//! assert!(server.addr().ip().is_loopback() && server.token().is_none());
+//! // loopback, with a fresh token printed once (in the base URL, as the password)
+//! assert!(server.addr().ip().is_loopback() && server.token().is_some());
+//! assert!(server.base_url().starts_with("http://escapade:"));
 //! server.run(async {}).await?; // stops at once
 //! # Ok::<(), escapade_serve::ServeError>(())
 //! # })?;

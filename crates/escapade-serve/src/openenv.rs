@@ -25,8 +25,8 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use base64::Engine;
-use escapade_web::auth::{Access, host, is_loopback_host, query_token, same};
+use escapade_web::auth::Access;
+use escapade_web::guard::{Guard, Refusal, client};
 use serde_json::{Value, json};
 
 use crate::app::App;
@@ -38,8 +38,10 @@ use crate::wire::ResetParams;
 pub struct Shared {
     /// The app.
     pub app: Arc<App>,
-    /// Loopback only, or a token.
+    /// The token (or none).
     pub access: Arc<Access>,
+    /// Hosts, origins, JSON bodies, the token's failures, the request log.
+    pub guard: Arc<Guard>,
     /// Turns `true` when the server stops: connections close after their step.
     pub stop: tokio::sync::watch::Receiver<bool>,
 }
@@ -62,6 +64,10 @@ pub fn router(shared: Shared) -> Router {
         .route("/close", post(http_close))
         .route("/ws", get(ws))
         .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            limit_rate,
+        ))
         .layer(axum::middleware::from_fn_with_state(shared.clone(), admit))
         .with_state(shared)
 }
@@ -79,70 +85,32 @@ impl IntoResponse for ServeError {
     }
 }
 
-/// The client's address (tests that build the router without one count as loopback).
-fn client(req: &Request) -> IpAddr {
-    req.extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip())
-}
-
-/// The token a request carries: `Authorization: Bearer <token>`, `Authorization: Basic`
-/// with the token as password (a URL `http://escapade:<token>@host/`, which the
-/// WebSocket client openenv-core uses sends so), or `?token=<token>`.
-fn token_of(req: &Request) -> Option<String> {
-    let auth = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok());
-    if let Some(a) = auth {
-        if let Some(t) = a.strip_prefix("Bearer ") {
-            return Some(t.trim().to_string());
-        }
-        if let Some(b) = a.strip_prefix("Basic ") {
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(b.trim())
-                .ok()?;
-            let text = String::from_utf8(decoded).ok()?;
-            return text.split_once(':').map(|(_, p)| p.to_string());
-        }
-    }
-    query_token(req.uri().query())
-}
-
-/// In front of every route: loopback hosts only, or the token; then the rate limit
-/// (WebSocket messages are limited one by one in the session loop instead).
+/// In front of every route: [`Guard`] (hosts, origins, JSON bodies, the token).
 async fn admit(State(shared): State<Shared>, req: Request, next: Next) -> Response {
-    match shared.access.as_ref() {
-        Access::Loopback => {
-            let host = host(&req);
-            if !is_loopback_host(host) {
-                let e = ServeError::Invalid(format!(
-                    "this server answers only on this machine (the request names host \
-                     `{host}`); start it with --host to serve others with a token"
-                ));
-                return (
-                    StatusCode::FORBIDDEN,
-                    axum::Json(json!({"error": e.data()})),
-                )
-                    .into_response();
-            }
-        }
-        Access::Token(token) => {
-            if !token_of(&req).is_some_and(|t| same(&t, token)) {
-                let data = json!({"message": "this server needs its access token: \
-                    `Authorization: Bearer <token>` (or the token as the password of the URL)",
-                    "code": "UNAUTHORIZED"});
-                return (StatusCode::UNAUTHORIZED, axum::Json(json!({"error": data})))
-                    .into_response();
-            }
-        }
-    }
-    if req.uri().path() != "/ws"
-        && let Err(_wait) = shared.app.rate.take(client(&req))
-    {
+    shared.guard.run(&shared.access, req, next, refused).await
+}
+
+/// Behind [`admit`]: the rate limit (WebSocket messages are limited one by one in the
+/// session loop instead).
+async fn limit_rate(State(shared): State<Shared>, req: Request, next: Next) -> Response {
+    if req.uri().path() != "/ws" && shared.app.rate.take(client(&req)).is_err() {
         return ServeError::RateLimited.into_response();
     }
     next.run(req).await
+}
+
+/// A refusal as OpenEnv's error answer: `{"error": {"message", "code"}}`.
+fn refused(refusal: &Refusal) -> Response {
+    let message = format!(
+        "{}: {}",
+        refusal.title(),
+        refusal.detail(
+            "send it as `Authorization: Bearer <token>`, or give the client the printed base_url \
+             http://escapade:<token>@host:port (the token as the URL's password)"
+        )
+    );
+    let data = json!({"message": message, "code": refusal.code()});
+    (refusal.status(), axum::Json(json!({"error": data}))).into_response()
 }
 
 /// What a person who opens the printed address reads: what this is and where to go.
@@ -350,7 +318,12 @@ async fn session_loop(shared: Shared, mut socket: WebSocket, ip: IpAddr) {
             break;
         }
     }
-    app.close(&session.id).await;
+    // a stop is the server's doing, not the client's
+    let why = match *stop.borrow() {
+        true => escapade_run::remote::STOPPED,
+        false => escapade_run::remote::GONE,
+    };
+    app.close_because(&session.id, why).await;
     let _ = socket.send(Message::Close(None)).await;
 }
 

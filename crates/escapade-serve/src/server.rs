@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use escapade_core::World;
-use escapade_web::auth::Access;
+use escapade_web::auth::{Access, TokenChoice};
+use escapade_web::guard::Guard;
+use escapade_web::net::Limits as NetLimits;
 
 use crate::app::App;
 use crate::error::ServeError;
@@ -17,8 +19,7 @@ use crate::session::{Limits, Sessions};
 /// How `escapade serve` is started.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServeOptions {
-    /// Listen on this address; `None`: 127.0.0.1, loopback only, no token. Any other
-    /// address requires a bearer token (made at start, or [`ServeOptions::token`]).
+    /// Listen on this address; `None`: 127.0.0.1.
     pub host: Option<IpAddr>,
     /// The port (0: any free port).
     pub port: u16,
@@ -34,8 +35,17 @@ pub struct ServeOptions {
     pub rate: f64,
     /// Requests a client may make at once above the rate.
     pub burst: f64,
-    /// The token, instead of a random one (with `host`).
-    pub token: Option<String>,
+    /// The token every request carries: a fresh random one (the default, printed once
+    /// by the binary), one given, or none.
+    pub token: TokenChoice,
+    /// The largest picture a client may ask an environment to draw (craft's `width` ×
+    /// `height`), in pixels.
+    pub max_pixels: u64,
+    /// Timeouts of a request's head and body, and the connection cap (`0`: as many as
+    /// the limit on open files leaves beside the sessions).
+    pub limits: NetLimits,
+    /// Log a line per HTTP request (a WebSocket: its opening) to standard error.
+    pub log: bool,
 }
 
 impl Default for ServeOptions {
@@ -49,7 +59,13 @@ impl Default for ServeOptions {
             max_message: 1 << 20,
             rate: 200.0,
             burst: 400.0,
-            token: None,
+            token: TokenChoice::Fresh,
+            max_pixels: crate::app::MAX_PIXELS,
+            limits: NetLimits {
+                max_connections: 0,
+                ..NetLimits::default()
+            },
+            log: false,
         }
     }
 }
@@ -59,6 +75,8 @@ pub struct Server {
     listener: tokio::net::TcpListener,
     app: Arc<App>,
     access: Arc<Access>,
+    guard: Arc<Guard>,
+    limits: NetLimits,
 }
 
 impl Server {
@@ -80,21 +98,26 @@ impl Server {
                 "--rate must be 0 (no limit) or more".into(),
             ));
         }
-        let (ip, access) = match options.host {
-            None => (IpAddr::from([127, 0, 0, 1]), Access::Loopback),
-            Some(ip) => (
-                ip,
-                match &options.token {
-                    Some(t) if t.len() >= 16 => Access::Token(t.clone()),
-                    Some(_) => {
-                        return Err(ServeError::Invalid(
-                            "a token must have at least 16 characters".into(),
-                        ));
-                    }
-                    None => Access::new_token(),
-                },
-            ),
-        };
+        let ip = options.host.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+        let access = Access::choose(&options.token, ip.is_loopback())
+            .map_err(|e| ServeError::Invalid(e.to_string()))?;
+        let mut guard = Guard::new();
+        guard.loopback = ip.is_loopback();
+        guard.json_only = true;
+        guard.log = options.log.then_some("serve");
+        guard.open_paths = &["/health"];
+        // a recorded episode holds one descriptor (its run directory's lock) beside its
+        // connection; the rest of the limit is the connections'
+        escapade_web::net::raise_fd_limit();
+        let mut limits = options.limits;
+        if limits.max_connections == 0 {
+            let held = if options.record.is_some() {
+                options.max_sessions
+            } else {
+                0
+            };
+            limits.max_connections = NetLimits::connections_for(held);
+        }
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(ip, options.port)).await?;
         let sessions = Sessions::new(Limits {
             max_sessions: options.max_sessions,
@@ -106,11 +129,14 @@ impl Server {
             options.record.clone(),
             Rate::new(options.rate, options.burst),
             options.max_message,
-        );
+        )
+        .with_max_pixels(options.max_pixels);
         Ok(Server {
             listener,
             app: Arc::new(app),
             access: Arc::new(access),
+            guard: Arc::new(guard),
+            limits,
         })
     }
 
@@ -121,9 +147,24 @@ impl Server {
             .expect("a bound listener has an address")
     }
 
-    /// The bearer token clients must send (`None` on loopback).
+    /// The token clients must send (`None` with [`TokenChoice::None`]).
     pub fn token(&self) -> Option<&str> {
         self.access.token()
+    }
+
+    /// The address clients connect to, with the token as the password of the URL when
+    /// there is one (`http://escapade:<token>@127.0.0.1:8000`): openenv-core's clients
+    /// take it as `base_url` and send the token on every request and WebSocket.
+    pub fn base_url(&self) -> String {
+        let addr = self.addr();
+        let shown = match addr.ip().is_unspecified() {
+            true => SocketAddr::new(IpAddr::from([127, 0, 0, 1]), addr.port()),
+            false => addr,
+        };
+        match self.token() {
+            Some(t) => format!("http://escapade:{t}@{shown}"),
+            None => format!("http://{shown}"),
+        }
     }
 
     /// The server's state (the session table, for tests and status lines).
@@ -141,12 +182,12 @@ impl Server {
         let shared = Shared {
             app: self.app.clone(),
             access: self.access.clone(),
+            guard: self.guard.clone(),
             stop: rx,
         };
         let reaper = tokio::spawn(reap(self.app.clone()));
-        let service = router(shared).into_make_service_with_connect_info::<SocketAddr>();
-        let result = axum::serve(self.listener, service)
-            .with_graceful_shutdown(async move {
+        let result =
+            escapade_web::net::serve(self.listener, router(shared), self.limits, async move {
                 stop.await;
                 tx.send_replace(true);
             })

@@ -1,33 +1,76 @@
-//! Who may use the server: loopback only by default, or anyone with the access token.
+//! Who may use a server: a token by default, as Jupyter does, on every escapade server
+//! (`view`, `play --web`, `serve`, `mcp --http`).
 //!
-//! Without `--host` the server listens on 127.0.0.1 and also refuses requests whose
-//! `Host` header names another machine (a web page elsewhere cannot reach it through a
-//! name that resolves to 127.0.0.1). With `--host` it listens where asked and every
-//! request must carry the token printed at start: as `?token=…` (the printed URL has it)
-//! or in the cookie that the first such visit sets, so links inside the site need not
-//! repeat it.
+//! Loopback is not a boundary on a machine other people log in to: any user can connect
+//! to 127.0.0.1. So each server makes a random 128-bit token at start and prints it once,
+//! in the address to open; every request must carry it. `--token` (or the environment
+//! variable [`TOKEN_ENV`], which the process list does not show) sets it; `--no-token`
+//! opts out — then a server on loopback still answers only requests that name this
+//! machine in `Host`.
+//!
+//! A request carries the token in one of the ways clients can send it ([`token_of`]):
+//! `Authorization: Bearer <token>` (MCP and HTTP clients), `Authorization: Basic` with
+//! the token as the password (a URL `http://escapade:<token>@host/`, which WebSocket
+//! clients such as openenv-core's send so), `?token=<token>` (the printed address), or
+//! the cookie a browser server sets on the first visit, so links inside the site need not
+//! repeat it. The check in front of every route is [`crate::guard`].
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use base64::Engine;
 use rand::Rng;
 
-use crate::error::Problem;
+use crate::error::{Problem, WebError};
 use crate::server::Site;
 
-/// The cookie that carries the token after the first visit.
+/// The cookie that carries the token after the first visit (a server bound to a port
+/// adds it: `escapade_token_8640`).
 pub const COOKIE: &str = "escapade_token";
+
+/// The environment variable a server takes its token from (instead of `--token`, which
+/// other users can read in the process list).
+pub const TOKEN_ENV: &str = "ESCAPADE_TOKEN";
+
+/// The fewest characters a token given to a server may have.
+pub const MIN_TOKEN: usize = 16;
 
 /// How the server admits requests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Access {
-    /// Loopback only: requests must name this machine in `Host`.
+    /// No token, loopback only: requests must name this machine in `Host`
+    /// (`--no-token` on loopback).
     Loopback,
-    /// Any address, with this token on every request.
+    /// No token, any host (`--no-token` with `--host`: anyone who reaches the address).
+    Open,
+    /// This token on every request.
     Token(String),
+}
+
+/// How a server was asked to choose its token.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum TokenChoice {
+    /// A fresh random token, printed once (the default).
+    #[default]
+    Fresh,
+    /// This token (`--token`, [`TOKEN_ENV`]).
+    Given(String),
+    /// No token (`--no-token`).
+    None,
+}
+
+impl TokenChoice {
+    /// The choice `--token`/[`TOKEN_ENV`] and `--no-token` make.
+    pub fn from_flags(token: Option<String>, no_token: bool) -> TokenChoice {
+        match (token, no_token) {
+            (_, true) => TokenChoice::None,
+            (Some(t), false) => TokenChoice::Given(t),
+            (None, false) => TokenChoice::Fresh,
+        }
+    }
 }
 
 impl Access {
@@ -38,10 +81,37 @@ impl Access {
         Access::Token(bytes.iter().map(|b| format!("{b:02x}")).collect())
     }
 
+    /// The access `choice` makes for a server listening on loopback (`loopback`) or
+    /// elsewhere. A token given must have at least [`MIN_TOKEN`] characters, each a
+    /// letter, a digit or one of `-._~` (it travels in addresses, headers and cookies).
+    pub fn choose(choice: &TokenChoice, loopback: bool) -> Result<Access, WebError> {
+        match choice {
+            TokenChoice::Fresh => Ok(Access::new_token()),
+            TokenChoice::Given(t) => {
+                if t.chars().count() < MIN_TOKEN {
+                    return Err(WebError::BadToken {
+                        why: "it has fewer than 16 characters",
+                    });
+                }
+                if !t
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
+                {
+                    return Err(WebError::BadToken {
+                        why: "it may hold only letters, digits and - . _ ~",
+                    });
+                }
+                Ok(Access::Token(t.clone()))
+            }
+            TokenChoice::None if loopback => Ok(Access::Loopback),
+            TokenChoice::None => Ok(Access::Open),
+        }
+    }
+
     /// The token, when there is one.
     pub fn token(&self) -> Option<&str> {
         match self {
-            Access::Loopback => None,
+            Access::Loopback | Access::Open => None,
             Access::Token(t) => Some(t),
         }
     }
@@ -91,58 +161,59 @@ pub fn query_token(query: Option<&str>) -> Option<String> {
         .map(|(_, v)| v)
 }
 
-/// The token in the request's cookie, when there is one.
-fn cookie_token(req: &Request) -> Option<String> {
+/// The token in the request's cookie `name`, when there is one.
+fn cookie_token(req: &Request, name: &str) -> Option<String> {
     req.headers()
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == COOKIE)
+        .find(|(k, _)| *k == name)
         .map(|(_, v)| v.to_string())
 }
 
-/// The middleware in front of every route.
-pub async fn admit(State(site): State<Arc<Site>>, req: Request, next: Next) -> Response {
-    match &site.access {
-        Access::Loopback => {
-            let host = host(&req);
-            if is_loopback_host(host) {
-                next.run(req).await
-            } else {
-                Problem::new(
-                    StatusCode::FORBIDDEN,
-                    "this viewer answers only on this machine",
-                    format!(
-                        "the request names host `{host}`; open the address the viewer printed \
-                         (127.0.0.1), or start it with --host to share it with a token"
-                    ),
-                )
-                .into_response()
-            }
+/// The token a request carries, and whether it came in the query: `Authorization:
+/// Bearer`, `Authorization: Basic` with the token as password, the cookie `cookie`, or
+/// `?token=`.
+pub fn token_of(req: &Request, cookie: Option<&str>) -> Option<(String, bool)> {
+    let auth = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    if let Some(a) = auth {
+        if let Some(t) = a.strip_prefix("Bearer ") {
+            return Some((t.trim().to_string(), false));
         }
-        Access::Token(token) => {
-            let from_query = query_token(req.uri().query());
-            if cookie_token(&req).is_some_and(|t| same(&t, token)) {
-                return next.run(req).await;
-            }
-            if from_query.as_deref().is_some_and(|t| same(t, token)) {
-                let mut response = next.run(req).await;
-                let cookie = format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
-                if let Ok(v) = HeaderValue::from_str(&cookie) {
-                    response.headers_mut().append(header::SET_COOKIE, v);
-                }
-                return response;
-            }
-            Problem::new(
-                StatusCode::UNAUTHORIZED,
-                "this viewer needs its access token",
-                "open the address the viewer printed when it started: it ends in ?token=…",
-            )
-            .into_response()
+        if let Some(b) = a.strip_prefix("Basic ") {
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(b.trim())
+                .ok()?;
+            let text = String::from_utf8(decoded).ok()?;
+            return text.split_once(':').map(|(_, p)| (p.to_string(), false));
         }
     }
+    if let Some(t) = cookie.and_then(|name| cookie_token(req, name)) {
+        return Some((t, false));
+    }
+    query_token(req.uri().query()).map(|t| (t, true))
+}
+
+/// The middleware in front of every route of `view` and `play --web`: [`Site::guard`]
+/// with the site's access, refusals as pages.
+pub async fn admit(State(site): State<Arc<Site>>, req: Request, next: Next) -> Response {
+    site.guard
+        .run(&site.access, req, next, |refusal| {
+            Problem::new(
+                refusal.status(),
+                refusal.title(),
+                refusal.detail(
+                    "open the address the server printed when it started: it ends in ?token=…",
+                ),
+            )
+            .into_response()
+        })
+        .await
 }
 
 #[cfg(test)]
@@ -171,6 +242,31 @@ mod tests {
         ] {
             assert!(!is_loopback_host(h), "{h}");
         }
+    }
+
+    #[test]
+    fn a_given_token_is_checked() {
+        let given = |t: &str| Access::choose(&TokenChoice::Given(t.into()), true);
+        assert!(given("short").is_err());
+        assert!(given("0123456789abcdef0123 with spaces").is_err());
+        assert_eq!(
+            given("0123456789abcdef-x").unwrap().token(),
+            Some("0123456789abcdef-x")
+        );
+        assert_eq!(
+            Access::choose(&TokenChoice::None, true).unwrap(),
+            Access::Loopback
+        );
+        assert_eq!(
+            Access::choose(&TokenChoice::None, false).unwrap(),
+            Access::Open
+        );
+        assert!(
+            Access::choose(&TokenChoice::Fresh, true)
+                .unwrap()
+                .token()
+                .is_some()
+        );
     }
 
     #[test]

@@ -31,6 +31,13 @@ pub enum WebError {
         /// The host as given.
         host: String,
     },
+    /// Occurs when a token given to the server (`--token`, `ESCAPADE_TOKEN`) is not one
+    /// it can use.
+    #[error("the token given cannot be used: {why}")]
+    BadToken {
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// Occurs when serving stops on an I/O error.
     #[error("the server stopped")]
     Serve(#[source] std::io::Error),
@@ -96,7 +103,19 @@ impl From<WebError> for Problem {
 }
 
 impl IntoResponse for Problem {
-    fn into_response(self) -> Response {
+    /// The page. A server error (5xx) shows no detail — it may name the server's files —
+    /// but a reference that its line on standard error carries with the detail.
+    fn into_response(mut self) -> Response {
+        if self.status.is_server_error() {
+            let reference = format!("{:08x}", rand::random::<u32>());
+            eprintln!(
+                "escapade: error {reference}: {}: {}",
+                self.title, self.detail
+            );
+            self.detail = format!(
+                "the server's log says why (error {reference}); the page may work again later"
+            );
+        }
         let body = crate::pages::render(
             "problem.html",
             minijinja::context! {

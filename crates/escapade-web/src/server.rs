@@ -13,9 +13,11 @@ use axum::Router;
 use axum::routing::get;
 use escapade_core::World;
 
-use crate::auth::Access;
+use crate::auth::{Access, TokenChoice};
 use crate::error::{Problem, WebError};
 use crate::folders::Folders;
+use crate::guard::Guard;
+use crate::net::Limits;
 
 /// The port `escapade view` listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 8640;
@@ -25,10 +27,14 @@ pub const DEFAULT_PORT: u16 = 8640;
 pub struct ViewOptions {
     /// The folders to serve runs from (each searched recursively).
     pub dirs: Vec<PathBuf>,
-    /// The address to listen on; `None`: 127.0.0.1 only, without a token.
+    /// The address to listen on; `None`: 127.0.0.1.
     pub host: Option<String>,
     /// The port (0: any free port).
     pub port: u16,
+    /// The token: a fresh one (the default), one given, or none.
+    pub token: TokenChoice,
+    /// Log a line per request to standard error.
+    pub log: bool,
 }
 
 impl Default for ViewOptions {
@@ -37,7 +43,18 @@ impl Default for ViewOptions {
             dirs: vec![PathBuf::from("runs")],
             host: None,
             port: DEFAULT_PORT,
+            token: TokenChoice::Fresh,
+            log: false,
         }
+    }
+}
+
+impl ViewOptions {
+    /// Whether the server listens on loopback (no host, or a loopback address).
+    pub fn loopback(&self) -> bool {
+        self.host
+            .as_deref()
+            .is_none_or(|h| h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()))
     }
 }
 
@@ -50,6 +67,8 @@ pub struct Site {
     pub folders: Folders,
     /// Who may use the site.
     pub access: Access,
+    /// The check in front of every route (origins, the token's failures, the log).
+    pub guard: Guard,
     /// The worlds (for reports: each world's breakdowns and key metrics).
     pub worlds: Worlds,
     /// Each run's summary line, kept while its files are unchanged (see
@@ -73,14 +92,15 @@ impl std::fmt::Debug for Site {
 }
 
 impl Site {
-    /// A site over `options.dirs`: loopback without a host, a fresh token with one.
+    /// A site over `options.dirs`, with the token `options` choose.
     pub fn new(options: &ViewOptions, worlds: Worlds) -> Result<Site, WebError> {
+        let mut guard = Guard::new();
+        guard.cookie = Some(crate::auth::COOKIE.to_string());
+        guard.log = options.log.then_some("view");
         Ok(Site {
             folders: Folders::new(&options.dirs)?,
-            access: match options.host {
-                None => Access::Loopback,
-                Some(_) => Access::new_token(),
-            },
+            access: Access::choose(&options.token, options.loopback())?,
+            guard,
             worlds,
             lines: Default::default(),
             play: None,
@@ -136,11 +156,15 @@ pub struct Server {
     listener: tokio::net::TcpListener,
     url: String,
     router: Router,
+    limits: Limits,
 }
 
 impl Server {
-    /// Binds the address `options` ask for (127.0.0.1 without a host).
-    pub async fn bind(options: &ViewOptions, site: Site) -> Result<Server, WebError> {
+    /// Binds the address `options` ask for (127.0.0.1 without a host). A server on
+    /// loopback answers only requests that name this machine; the token's cookie is
+    /// named after the port, so two servers on one machine keep theirs apart.
+    pub async fn bind(options: &ViewOptions, mut site: Site) -> Result<Server, WebError> {
+        crate::net::raise_fd_limit();
         let ip: IpAddr = match &options.host {
             None => IpAddr::V4(Ipv4Addr::LOCALHOST),
             Some(h) => h
@@ -155,6 +179,10 @@ impl Server {
                 source,
             })?;
         let bound = listener.local_addr().map_err(WebError::Serve)?;
+        site.guard.loopback = ip.is_loopback();
+        if site.guard.cookie.is_some() {
+            site.guard.cookie = Some(format!("{}_{}", crate::auth::COOKIE, bound.port()));
+        }
         let shown = if ip.is_unspecified() {
             // 0.0.0.0 is not an address to type; this machine's own name works there
             SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), bound.port()).to_string()
@@ -169,7 +197,13 @@ impl Server {
             listener,
             url,
             router: router(Arc::new(site)),
+            limits: Limits::default(),
         })
+    }
+
+    /// The timeouts and the connection cap it serves with.
+    pub fn limits_mut(&mut self) -> &mut Limits {
+        &mut self.limits
     }
 
     /// The address to open, with the token when there is one.
@@ -184,25 +218,23 @@ impl Server {
 
     /// Serves until the process stops.
     pub async fn serve(self) -> Result<(), WebError> {
-        axum::serve(self.listener, self.router)
-            .await
-            .map_err(WebError::Serve)
+        self.serve_until(std::future::pending()).await
     }
 
-    /// Serves until `stop` completes.
+    /// Serves until `stop` completes ([`crate::net::serve`]: timeouts, a connection cap,
+    /// a bounded grace for requests in progress).
     pub async fn serve_until(
         self,
         stop: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), WebError> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(stop)
+        crate::net::serve(self.listener, self.router, self.limits, stop)
             .await
             .map_err(WebError::Serve)
     }
 }
 
-/// `escapade view`: serves `options.dirs` until Ctrl-C, after writing the address (and
-/// with `--host`, the token, once) to `out`.
+/// `escapade view`: serves `options.dirs` until Ctrl-C, SIGTERM or SIGHUP, after writing
+/// the address (with the token, once) to `out`.
 pub fn view(
     options: &ViewOptions,
     worlds: Worlds,
@@ -216,7 +248,8 @@ pub fn view(
         .build()
         .map_err(WebError::Serve)?;
     runtime.block_on(async {
-        let shared = site.access.token().is_some();
+        let shared = !options.loopback();
+        let signals = escapade_run::signals::Signals::listen();
         let server = Server::bind(options, site).await?;
         let dirs: Vec<String> = options
             .dirs
@@ -230,21 +263,35 @@ pub fn view(
             dirs.join(", "),
             server.url()
         );
-        if shared {
-            let _ = writeln!(
-                out,
-                "anyone on your network with this address (its token) can read these runs; \
-                 the token is not shown again"
-            );
-        }
-        let _ = writeln!(out, "Ctrl-C stops the server");
+        let _ = writeln!(
+            out,
+            "{}",
+            exposure_note(shared, server.url.contains("token="), "read these runs")
+        );
+        let _ = writeln!(out, "Ctrl-C (or SIGTERM) stops the server");
         let _ = out.flush();
-        server
-            .serve_until(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
+        server.serve_until(signals.first(|_| ())).await
     })
+}
+
+/// What a server says at start about who can reach it: `can` is what they can do
+/// (`read these runs`).
+pub fn exposure_note(shared: bool, token: bool, can: &str) -> String {
+    match (shared, token) {
+        (true, true) => format!(
+            "anyone who can reach this address and has its token can {can}; the token is not \
+             shown again"
+        ),
+        (true, false) => {
+            format!("no token (--no-token): anyone who can reach this address can {can}")
+        }
+        (false, true) => {
+            "this machine only, with the token in the address (not shown again)".to_string()
+        }
+        (false, false) => {
+            format!("no token (--no-token): anyone logged in to this machine can {can}")
+        }
+    }
 }
 
 #[cfg(test)]
@@ -257,12 +304,13 @@ mod tests {
             dirs: vec![tmp.path().to_path_buf()],
             host: host.map(str::to_string),
             port: 0,
+            ..Default::default()
         };
         (tmp, options)
     }
 
     #[tokio::test]
-    async fn loopback_without_a_host_and_a_token_with_one() {
+    async fn a_token_by_default_on_loopback_and_elsewhere() {
         let (_tmp, plain) = options(None);
         let server = Server::bind(&plain, Site::new(&plain, Arc::new(Vec::new())).unwrap())
             .await
@@ -272,7 +320,13 @@ mod tests {
             "{}",
             server.url()
         );
-        assert!(!server.url().contains("token"));
+        assert!(server.url().contains("/?token="), "{}", server.url());
+        let (_tmp, mut none) = options(None);
+        none.token = TokenChoice::None;
+        let server = Server::bind(&none, Site::new(&none, Arc::new(Vec::new())).unwrap())
+            .await
+            .unwrap();
+        assert!(!server.url().contains("token"), "{}", server.url());
         let (_tmp, shared) = options(Some("0.0.0.0"));
         let site = Site::new(&shared, Arc::new(Vec::new())).unwrap();
         let token = site.access.token().unwrap().to_string();

@@ -50,7 +50,8 @@ pub enum Command {
     /// Play a scenario yourself in the terminal.
     Play(PlayArgs),
     /// Browse run directories in a web browser: runs, reports with plots, episodes step
-    /// by step, runs in progress live. Serves on 127.0.0.1 unless given --host.
+    /// by step, runs in progress live. Serves on 127.0.0.1 unless given --host, with an
+    /// access token printed once in the address to open.
     View(ViewArgs),
     /// Serve the worlds to MCP clients (desktop assistants, agent frameworks): tools to
     /// list suites and scenarios, start episodes and play them with each world's
@@ -380,6 +381,33 @@ pub struct ReportArgs {
     pub plots: Option<Option<PathBuf>>,
 }
 
+/// The access token of a server (`view`, `play --web`, `serve`, `mcp --http`): a fresh
+/// random one by default, printed once in the address to open.
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// The access token every request must carry (at least 16 letters, digits or
+    /// `-._~`) instead of a fresh random one. Prefer the environment variable: an
+    /// argument shows in the process list.
+    #[arg(
+        long,
+        env = "ESCAPADE_TOKEN",
+        hide_env_values = true,
+        value_name = "TOKEN"
+    )]
+    pub token: Option<String>,
+    /// No token: anyone who can connect may use the server — on 127.0.0.1, anyone logged
+    /// in to this machine; with --host, anyone who can reach the address.
+    #[arg(long)]
+    pub no_token: bool,
+}
+
+impl TokenArgs {
+    /// The library's token choice (`--no-token` wins over a token in the environment).
+    pub fn choice(&self) -> escapade_web::auth::TokenChoice {
+        escapade_web::auth::TokenChoice::from_flags(self.token.clone(), self.no_token)
+    }
+}
+
 /// `escapade compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -409,12 +437,15 @@ pub struct ViewArgs {
     #[arg(default_value = "runs")]
     pub dirs: Vec<PathBuf>,
     /// Listen on this address (e.g. 0.0.0.0, or this machine's address on your network)
-    /// instead of 127.0.0.1; every request then needs the access token printed at start.
+    /// instead of 127.0.0.1.
     #[arg(long, value_name = "ADDRESS")]
     pub host: Option<String>,
     /// The port (0: any free port).
     #[arg(long, default_value_t = escapade_web::server::DEFAULT_PORT)]
     pub port: u16,
+    /// The access token (printed once at start, in the address to open).
+    #[command(flatten)]
+    pub access: TokenArgs,
 }
 
 /// `escapade mcp`.
@@ -424,14 +455,24 @@ pub struct McpArgs {
     /// output.
     #[arg(long)]
     pub http: bool,
-    /// With --http: listen on this address instead of 127.0.0.1 (e.g. 0.0.0.0); a host
-    /// given makes every request carry the token printed at start
-    /// (`Authorization: Bearer <token>`).
+    /// With --http: listen on this address instead of 127.0.0.1 (e.g. 0.0.0.0).
     #[arg(long, requires = "http", value_name = "ADDRESS")]
     pub host: Option<String>,
     /// With --http: the port (0: any free port).
     #[arg(long, requires = "http", default_value_t = escapade_serve::mcp::http::DEFAULT_PORT)]
     pub port: u16,
+    /// With --http: the access token every request carries (`Authorization: Bearer
+    /// <token>`, or `?token=` in the URL; printed once at start).
+    #[command(flatten)]
+    pub access: TokenArgs,
+    /// With --http: transport sessions held at once (clients of protocol versions before
+    /// 2026-07-28 open one each); one more is refused until one ends.
+    #[arg(long, default_value_t = escapade_serve::mcp::http::DEFAULT_MAX_SESSIONS)]
+    pub max_sessions: usize,
+    /// The largest picture a client may ask a world to draw (craft's width × height),
+    /// in pixels.
+    #[arg(long, default_value_t = escapade_serve::app::MAX_PIXELS)]
+    pub max_pixels: u64,
     /// Write every episode as a run directory (agent `remote`) under this directory.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
@@ -443,8 +484,7 @@ pub struct McpArgs {
 /// `escapade serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Listen on this address (e.g. 0.0.0.0) instead of 127.0.0.1; every request then
-    /// needs the bearer token printed at start.
+    /// Listen on this address (e.g. 0.0.0.0) instead of 127.0.0.1.
     #[arg(long, value_name = "ADDRESS")]
     pub host: Option<std::net::IpAddr>,
     /// The port (0: any free port).
@@ -467,11 +507,14 @@ pub struct ServeArgs {
     /// Requests (and WebSocket messages) a second per client address; 0: no limit.
     #[arg(long, default_value_t = 200.0)]
     pub rate: f64,
-    /// The token clients must send with --host (at least 16 characters), instead of a
-    /// random one. Prefer the environment variable: an argument shows in the process
-    /// list.
-    #[arg(long, env = "ESCAPADE_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    /// The largest picture a client may ask a world to draw (craft's width × height),
+    /// in pixels.
+    #[arg(long, default_value_t = escapade_serve::app::MAX_PIXELS)]
+    pub max_pixels: u64,
+    /// The access token every request carries (`Authorization: Bearer <token>`, or as
+    /// the password of the base URL; printed once at start).
+    #[command(flatten)]
+    pub access: TokenArgs,
 }
 
 /// `escapade judge`.
@@ -599,11 +642,14 @@ pub struct PlayArgs {
     #[arg(long)]
     pub web: bool,
     /// With --web: the address to listen on (e.g. 0.0.0.0 to let a colleague join from
-    /// another machine); then every request needs the access token printed at start.
-    /// Without it, this machine only.
+    /// another machine). Without it, this machine only.
     #[arg(long, requires = "web")]
     pub host: Option<String>,
     /// With --web: the port (0: any free port).
     #[arg(long, requires = "web", default_value_t = 8641)]
     pub port: u16,
+    /// With --web: the access token every request carries (printed once at start, in
+    /// the address to open).
+    #[command(flatten)]
+    pub access: TokenArgs,
 }

@@ -615,9 +615,9 @@ fn retune(
 }
 
 /// Plays the episodes of a new or resumed run into `out` and prints its report. The
-/// first Ctrl-C starts no new episode, stops those in flight at their last completed step
-/// and checkpoints them there (`resume` continues them), and writes the summary; a
-/// second one quits at once.
+/// first Ctrl-C (or SIGTERM, SIGHUP) starts no new episode, stops those in flight at their
+/// last completed step and checkpoints them there (`resume` continues them), and writes
+/// the summary; a second one quits at once.
 fn play_run(
     ctx: &mut Ctx<'_>,
     source: &escapade_run::Source<'_>,
@@ -628,7 +628,7 @@ fn play_run(
 ) -> Result<()> {
     let progress = ctx.progress();
     let summary = runtime()?.block_on(async {
-        let stop = stop_on_ctrl_c();
+        let stop = stop_on_signal();
         let roles = players::roles_of(source.world, &source.scenarios)?;
         let factory = players::agents(source.world, &roles, players).await?;
         let summary = escapade_run::run_async_until(
@@ -646,28 +646,26 @@ fn play_run(
     finish(ctx, &summary, wide)
 }
 
-/// A [`Stop`](escapade_run::Stop) requested by the first Ctrl-C; the second exits with
-/// status 130 at once. Call inside the runtime. ([`escapade_run::Stop::request`] is all a
-/// handler of another signal has to call.)
-fn stop_on_ctrl_c() -> escapade_run::Stop {
+/// A [`Stop`](escapade_run::Stop) requested by the first Ctrl-C, SIGTERM or SIGHUP
+/// (what containers and systemd send); the second exits with status 130 at once. Call
+/// inside the runtime: the handlers are installed before it returns.
+fn stop_on_signal() -> escapade_run::Stop {
     let stop = escapade_run::Stop::new();
     let handle = stop.clone();
+    let mut signals = escapade_run::signals::Signals::listen();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_err() {
-            return;
-        }
+        let signal = signals.recv().await;
         handle.request();
         eprintln!(
-            "\nstopping: no new episodes start; those in flight stop at their last completed \
-             step and are checkpointed there (Ctrl-C again to quit at once)"
+            "\nstopping: no new episodes start ({signal}); those in flight stop at their last \
+             completed step and are checkpointed there (Ctrl-C again to quit at once)"
         );
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!(
-                "quit: episodes in flight were not checkpointed; `escapade resume` plays them \
-                 again from their last checkpoint or their start"
-            );
-            std::process::exit(Interrupted::EXIT_CODE.into());
-        }
+        signals.recv().await;
+        eprintln!(
+            "quit: episodes in flight were not checkpointed; `escapade resume` plays them \
+             again from their last checkpoint or their start"
+        );
+        std::process::exit(Interrupted::EXIT_CODE.into());
     });
     stop
 }
@@ -976,6 +974,9 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
     if args.web {
         return play_web(ctx, args);
     }
+    if token_flag_given(&args.access) {
+        bail!("--token and --no-token go with --web (the terminal game serves nothing)");
+    }
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     let (label, json) = pick(&source, &args.source, args.scenario.as_deref())?;
     let options = PlayOptions {
@@ -1049,6 +1050,103 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
     Ok(())
 }
 
+/// Standard input for `escapade play` in the terminal, which a stop signal (Ctrl-C,
+/// SIGTERM, SIGHUP) interrupts: the read waiting for the player's move fails with the
+/// signal's name, so the game ends and is recorded like any other that stopped early. A
+/// second signal quits at once (status 130). Standard input is read on a thread of its
+/// own, so a blocked read never holds the game.
+pub struct StoppableInput {
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+    stopped: std::sync::Arc<std::sync::OnceLock<escapade_run::signals::Signal>>,
+}
+
+impl StoppableInput {
+    /// Standard input, with the signals' handlers installed before it returns.
+    pub fn stdin() -> StoppableInput {
+        use std::io::Read;
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin();
+            let mut buf = vec![0u8; 8192];
+            loop {
+                // an empty chunk is the end of input (or a read that failed)
+                let n = stdin.read(&mut buf).unwrap_or(0);
+                if tx.send(buf[..n].to_vec()).is_err() || n == 0 {
+                    return;
+                }
+            }
+        });
+        let stopped = std::sync::Arc::new(std::sync::OnceLock::new());
+        let (ready, listening) = std::sync::mpsc::channel();
+        let flag = stopped.clone();
+        std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                let _ = ready.send(());
+                return;
+            };
+            rt.block_on(async move {
+                let mut signals = escapade_run::signals::Signals::listen();
+                let _ = ready.send(());
+                let _ = flag.set(signals.recv().await);
+                signals.recv().await;
+                eprintln!("\nquit: the game in progress was not recorded");
+                std::process::exit(Interrupted::EXIT_CODE.into());
+            });
+        });
+        let _ = listening.recv();
+        StoppableInput {
+            lines,
+            chunk: Vec::new(),
+            at: 0,
+            stopped,
+        }
+    }
+}
+
+impl std::io::Read for StoppableInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for StoppableInput {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.at >= self.chunk.len() {
+            if let Some(signal) = self.stopped.get() {
+                return Err(std::io::Error::other(format!(
+                    "the game was stopped by {signal}"
+                )));
+            }
+            match self
+                .lines
+                .recv_timeout(std::time::Duration::from_millis(50))
+            {
+                Ok(chunk) if chunk.is_empty() => return Ok(&[]),
+                Ok(chunk) => {
+                    self.chunk = chunk;
+                    self.at = 0;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(&[]),
+            }
+        }
+        Ok(&self.chunk[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.chunk.len());
+    }
+}
+
 /// `escapade play --web <source> [--scenario ID] [--role R] [--partner SPEC]`: serves
 /// the scenarios to people in the browser until Ctrl-C, each game recorded under
 /// `--record` (default `play-runs`, apart from the runs of `escapade run`).
@@ -1103,6 +1201,8 @@ fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
     let how = escapade_web::play::PlayServe {
         host: args.host.clone(),
         port: args.port,
+        token: args.access.choice(),
+        log: !ctx.quiet,
     };
     escapade_web::play::serve(setup, &how, worlds, &rt, ctx.out)?;
     Ok(())
@@ -1260,8 +1360,8 @@ fn show_bench<R: serde::Serialize + std::fmt::Display>(
     Ok(())
 }
 
-/// `escapade view`: serves the run directories under `args.dirs` until Ctrl-C.
-/// `escapade serve`: the OpenEnv-compatible environment server, until Ctrl-C.
+/// `escapade serve`: the OpenEnv-compatible environment server, until Ctrl-C, SIGTERM or
+/// SIGHUP (steps in progress finish; open episodes are recorded as ended by the stop).
 pub fn serve(ctx: &mut Ctx<'_>, args: &crate::cli::ServeArgs) -> Result<()> {
     let options = escapade_serve::ServeOptions {
         host: args.host,
@@ -1272,39 +1372,52 @@ pub fn serve(ctx: &mut Ctx<'_>, args: &crate::cli::ServeArgs) -> Result<()> {
         max_message: args.max_message,
         rate: args.rate,
         burst: (2.0 * args.rate).max(1.0),
-        token: args.token.clone(),
+        token: args.access.choice(),
+        max_pixels: args.max_pixels,
+        log: !ctx.quiet,
+        ..Default::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     let out = &mut *ctx.out;
     runtime.block_on(async {
+        let signals = escapade_run::signals::Signals::listen();
         let server = escapade_serve::Server::bind(crate::worlds::worlds()?, &options).await?;
-        let addr = server.addr();
+        let base = server.base_url();
         writeln!(out, "escapade serve: OpenEnv-compatible environment server (openenv-core 0.3.0)")?;
-        writeln!(out, "  base_url: http://{addr}   (WebSocket sessions at ws://{addr}/ws)")?;
-        if let Some(token) = server.token() {
-            writeln!(out, "  token: {token}   (send `Authorization: Bearer <token>`, or use http://escapade:<token>@{addr})")?;
+        writeln!(out, "  base_url: {base}   (WebSocket sessions at /ws)")?;
+        match server.token() {
+            Some(_) => writeln!(out, "  the token is the base_url's password; or send `Authorization: Bearer <token>` (it is not shown again)")?,
+            None => writeln!(out, "  no token (--no-token): anyone who can connect can play")?,
         }
         if let Some(dir) = &options.record {
             writeln!(out, "  recording every episode under {}", dir.display())?;
         }
-        writeln!(out, "Ctrl-C stops the server (steps in progress finish; open episodes are recorded as given up)")?;
+        writeln!(out, "Ctrl-C (or SIGTERM) stops the server (steps in progress finish; open episodes are recorded as ended by the stop)")?;
         out.flush()?;
         server
-            .run(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
+            .run(signals.first(|s| eprintln!("escapade serve: {s}: stopping")))
             .await?;
         anyhow::Ok(())
     })
 }
 
+/// Whether `--token` or `--no-token` was on the command line (a token in the
+/// environment is for whichever server runs, and is no mistake elsewhere).
+fn token_flag_given(access: &crate::cli::TokenArgs) -> bool {
+    access.no_token || std::env::args().any(|a| a == "--token" || a.starts_with("--token="))
+}
+
+/// `escapade view`: serves the run directories under `args.dirs` until Ctrl-C, SIGTERM
+/// or SIGHUP.
 pub fn view(ctx: &mut Ctx<'_>, args: &ViewArgs) -> Result<()> {
     let options = escapade_web::ViewOptions {
         dirs: args.dirs.clone(),
         host: args.host.clone(),
         port: args.port,
+        token: args.access.choice(),
+        log: !ctx.quiet,
     };
     // the server outlives this borrow of the registry: it gets a registry of its own
     let worlds = std::sync::Arc::new(crate::worlds::worlds()?);
@@ -1313,42 +1426,57 @@ pub fn view(ctx: &mut Ctx<'_>, args: &ViewArgs) -> Result<()> {
 }
 
 /// `escapade mcp`: serves MCP over standard input and output (nothing else is written
-/// there), or over streamable HTTP with `--http` until Ctrl-C; either way every episode
-/// still in play is recorded before the server exits.
-pub fn mcp(args: &McpArgs) -> Result<()> {
+/// there), or over streamable HTTP with `--http`, until the client leaves or Ctrl-C,
+/// SIGTERM or SIGHUP; either way every episode still in play is recorded before the
+/// server exits.
+pub fn mcp(args: &McpArgs, quiet: bool) -> Result<()> {
     use escapade_serve::mcp::{self, HttpOptions, McpOptions, McpServer};
+    if !args.http && token_flag_given(&args.access) {
+        bail!("--token and --no-token go with --http (standard input and output need none)");
+    }
     let options = McpOptions {
         record: args.record.clone(),
         max_episodes: args.max_episodes,
+        max_pixels: args.max_pixels,
         ..McpOptions::default()
     };
     let server = McpServer::new(crate::worlds::worlds()?, options);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     if !args.http {
-        return Ok(runtime.block_on(mcp::serve_stdio(server))?);
+        let served = runtime.block_on(async {
+            let signals = escapade_run::signals::Signals::listen();
+            mcp::serve_stdio(server, signals.first(|_| ())).await
+        });
+        // a read of standard input may still be blocked: do not wait for it
+        runtime.shutdown_background();
+        return Ok(served?);
     }
     runtime.block_on(async {
         let http = HttpOptions {
             host: args.host.clone(),
             port: args.port,
+            token: args.access.choice(),
+            max_sessions: args.max_sessions,
+            log: !quiet,
         };
+        let signals = escapade_run::signals::Signals::listen();
         let bound = mcp::bind(&http).await?;
         let mut out = std::io::stdout();
-        writeln!(out, "MCP over streamable HTTP at {}", bound.url)?;
-        if let Some(token) = bound.access.token() {
-            writeln!(
+        writeln!(out, "MCP over streamable HTTP at {}", bound.url_with_token())?;
+        match bound.access.token() {
+            Some(token) => writeln!(
                 out,
-                "every request needs the header  Authorization: Bearer {token}"
-            )?;
+                "the token is in the URL above; clients that send headers may use {} with  Authorization: Bearer {token}",
+                bound.url
+            )?,
+            None => writeln!(out, "no token (--no-token): anyone who can connect can play")?,
         }
         if let Some(dir) = &args.record {
             writeln!(out, "recording every episode under {}", dir.display())?;
         }
-        writeln!(out, "Ctrl-C stops it")?;
+        writeln!(out, "Ctrl-C (or SIGTERM) stops it (episodes in play are recorded as ended by the stop)")?;
         out.flush()?;
-        let stop = async {
-            let _ = tokio::signal::ctrl_c().await;
-        };
+        let stop = signals.first(|s| eprintln!("escapade mcp: {s}: stopping"));
         mcp::serve_http(server, bound, stop).await?;
         Ok(())
     })

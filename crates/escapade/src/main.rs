@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     if let Command::Mcp(args) = &cli.command {
         // standard output is the MCP transport: nothing else may hold or write it
         drop(worlds);
-        return exit_code(commands::mcp(args));
+        return exit_code(commands::mcp(args, cli.quiet));
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -51,7 +51,11 @@ fn main() -> ExitCode {
         Command::Paper(args) => commands::paper(&mut ctx, args),
         Command::Judge(args) => commands::judge(&mut ctx, args),
         Command::Show(args) => commands::show(&mut ctx, args),
-        Command::Play(args) => commands::play(&mut ctx, args, &mut std::io::stdin().lock()),
+        // the web game reads no input; the terminal's is interrupted by a stop signal
+        Command::Play(args) if args.web => commands::play(&mut ctx, args, &mut std::io::empty()),
+        Command::Play(args) => {
+            commands::play(&mut ctx, args, &mut commands::StoppableInput::stdin())
+        }
         Command::View(args) => commands::view(&mut ctx, args),
         Command::Serve(args) => commands::serve(&mut ctx, args),
         Command::Check(args) => commands::check(&mut ctx, args),
@@ -59,7 +63,7 @@ fn main() -> ExitCode {
         Command::Setup(args) => commands::setup(&mut ctx, args),
         Command::Bench(args) => commands::bench(&mut ctx, args),
         // served above, before standard output was locked
-        Command::Mcp(args) => commands::mcp(args),
+        Command::Mcp(args) => commands::mcp(args, cli.quiet),
     };
     let _ = out.flush();
     exit_code(result)

@@ -475,6 +475,10 @@ fn play_reads_actions_and_records() {
         web: false,
         host: None,
         port: 0,
+        access: crate::cli::TokenArgs {
+            token: None,
+            no_token: false,
+        },
     };
     let worlds: Vec<Box<dyn World>> = vec![Box::new(CounterWorld)];
     let mut printed = Vec::new();
@@ -807,6 +811,10 @@ fn view_refuses_a_missing_folder_by_name() {
         dirs: vec!["/no/such/runs/folder".into()],
         host: None,
         port: 0,
+        access: crate::cli::TokenArgs {
+            token: None,
+            no_token: false,
+        },
     };
     let e = err(|ctx| commands::view(ctx, &args));
     assert!(e.contains("/no/such/runs/folder"), "{e}");

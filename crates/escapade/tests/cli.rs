@@ -516,7 +516,7 @@ fn serve_takes_its_token_from_the_environment() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains(&format!("token: {chosen} "))),
+            .any(|l| l.contains(&format!("http://escapade:{chosen}@127.0.0.1:"))),
         "{lines:?}"
     );
     let help = ok(escapade(&["serve", "--help"]));

@@ -379,8 +379,9 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_stdio() {
     check_recorded(&record);
 }
 
-/// `escapade mcp --http` on a free port, and the URL it printed.
-fn http_server(extra: &[&str]) -> (Child, String) {
+/// `escapade mcp --http` on a free port, the URL it printed (`…/mcp`) and the token in
+/// it.
+fn http_server(extra: &[&str]) -> (Child, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_escapade"))
         .args(["mcp", "--http", "--port", "0"])
         .args(extra)
@@ -390,10 +391,13 @@ fn http_server(extra: &[&str]) -> (Child, String) {
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
-    let url = first.rsplit(' ').next().unwrap().to_string();
+    let printed = first.rsplit(' ').next().unwrap().to_string();
+    let (url, token) = printed
+        .split_once("?token=")
+        .expect("the printed URL carries the token");
     // keep reading its output so that it never blocks on a full pipe
     std::thread::spawn(move || for _ in lines {});
-    (child, url)
+    (child, url.to_string(), token.to_string())
 }
 
 /// Stops a server with Ctrl-C's signal, as a person would, and waits for it.
@@ -409,12 +413,13 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_http() {
     let Some(python) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("runs");
-    let (child, url) = http_server(&["--record", record.to_str().unwrap()]);
+    let (child, url, token) = http_server(&["--record", record.to_str().unwrap()]);
     assert!(
         url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
         "{url}"
     );
-    let report = run_client(&python, &["--url", &url], dir.path());
+    // the token as an MCP client sends it: `Authorization: Bearer`
+    let report = run_client(&python, &["--url", &url, "--token", &token], dir.path());
     interrupt(child);
     assert_eq!(report["protocol"], "2026-07-28");
     check_report(&report);
@@ -468,11 +473,12 @@ fn off_loopback_every_request_needs_the_printed_token() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let url = lines
+    let printed = lines.next().unwrap().unwrap();
+    let url = printed
+        .rsplit(' ')
         .next()
         .unwrap()
-        .unwrap()
-        .rsplit(' ')
+        .split('?')
         .next()
         .unwrap()
         .to_string();

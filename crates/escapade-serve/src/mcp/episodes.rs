@@ -123,12 +123,15 @@ impl Episodes {
     }
 
     /// Ends every episode (the server is stopping) and waits until each unfinished one
-    /// is recorded as it stands (a step in flight finishes first).
+    /// is recorded as it stands, its error saying the server stopped (a step in flight
+    /// finishes first).
     pub async fn close_all(&self) {
         let slots = std::mem::take(&mut *self.lock());
-        for (_, slot) in slots {
-            slot.episode.lock().await.end().await;
-        }
+        let ending = slots.into_values().map(|slot| async move {
+            let stopped = escapade_run::remote::STOPPED;
+            slot.episode.lock().await.end_because(stopped).await;
+        });
+        futures::future::join_all(ending).await;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Slot>> {

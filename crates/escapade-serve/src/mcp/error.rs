@@ -62,8 +62,9 @@ pub enum ToolError {
     /// Occurs when a suite, scenario or world option is refused by the world.
     #[error("{0}")]
     Core(#[from] CoreError),
-    /// Occurs when a suite cannot be found or built, or a recording cannot be written.
-    #[error("{0}")]
+    /// Occurs when a suite cannot be found or built, or a recording cannot be written
+    /// (the message names no path on the server: [`RunError::public`]).
+    #[error("{}", .0.public())]
     Run(#[from] RunError),
     /// Occurs when a blocking task of the server failed (a bug, reported instead of a
     /// crash).

@@ -68,6 +68,9 @@ pub struct McpOptions {
     pub max_episodes: usize,
     /// An episode without a call for this long may be closed to make room.
     pub idle: Duration,
+    /// The largest picture a client may ask an environment to draw (craft's `width` ×
+    /// `height`), in pixels.
+    pub max_pixels: u64,
 }
 
 impl Default for McpOptions {
@@ -76,6 +79,7 @@ impl Default for McpOptions {
             record: None,
             max_episodes: episodes::DEFAULT_MAX_EPISODES,
             idle: episodes::DEFAULT_IDLE,
+            max_pixels: crate::app::MAX_PIXELS,
         }
     }
 }
@@ -146,8 +150,8 @@ impl McpServer {
         self.inner.episodes.len()
     }
 
-    /// Ends every episode in play (the server is stopping) and waits until each is
-    /// recorded.
+    /// Ends every episode in play (the server is stopping: each ends with
+    /// [`escapade_run::remote::STOPPED`]) and waits until each is recorded.
     pub async fn close_all(&self) {
         self.inner.episodes.close_all().await;
     }
@@ -310,12 +314,15 @@ impl McpServer {
                 (format!("mcp:{}", header.id), world, json)
             }
         };
+        let options = a.options()?;
+        crate::app::check_pixels(world.as_ref(), &options, self.inner.options.max_pixels)
+            .map_err(|e| ToolError::bad(a.tool, e.to_string()))?;
         let start = Start {
             world,
             scenario,
             suite,
             seed: a.uint("seed")?.unwrap_or(0),
-            options: a.options()?,
+            options,
             role: a.str("role")?,
             partner: a.str("partner")?,
             record: self.inner.options.record.clone(),
@@ -538,16 +545,27 @@ impl rmcp::ServerHandler for McpServer {
     }
 }
 
-/// Serves MCP over standard input and output until the client closes them; every
-/// episode still in play is then closed (and recorded).
-pub async fn serve_stdio(server: McpServer) -> Result<(), ToolError> {
+/// Serves MCP over standard input and output until the client closes them or `stop`
+/// completes (a signal); every episode still in play is then closed (and recorded).
+pub async fn serve_stdio(
+    server: McpServer,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<(), ToolError> {
     use rmcp::ServiceExt;
-    let running = server
-        .clone()
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| ToolError::Internal(format!("cannot start the MCP session: {e}")))?;
-    let _ = running.waiting().await;
+    let mut stop = std::pin::pin!(stop);
+    let running = tokio::select! {
+        r = server.clone().serve(rmcp::transport::stdio()) => {
+            r.map_err(|e| ToolError::Internal(format!("cannot start the MCP session: {e}")))?
+        }
+        () = &mut stop => {
+            server.close_all().await;
+            return Ok(());
+        }
+    };
+    tokio::select! {
+        _ = running.waiting() => {}
+        () = stop => {}
+    }
     server.close_all().await;
     Ok(())
 }

@@ -197,8 +197,13 @@ impl Held {
 
     /// Ends the episode (giving up if it is not over) and waits until it is recorded.
     pub async fn end(&mut self) -> View {
+        self.end_because(remote::GONE).await
+    }
+
+    /// [`Held::end`], an unfinished episode ending with the error `why`.
+    pub async fn end_because(&mut self, why: &str) -> View {
         match self.episode.take() {
-            Some(e) => ended(e.give_up().await),
+            Some(e) => ended(e.give_up_because(why).await),
             None => self.view(),
         }
     }

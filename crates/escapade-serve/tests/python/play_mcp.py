@@ -1,6 +1,10 @@
 """Plays escapade episodes through `escapade mcp` with the official MCP Python SDK.
 
-usage: play_mcp.py (--stdio "BINARY ARG..." | --url URL) --moves MOVES.json [--mode legacy]
+usage: play_mcp.py (--stdio "BINARY ARG..." | --url URL [--token TOKEN]) --moves MOVES.json
+                   [--mode legacy]
+
+With --token, every HTTP request carries `Authorization: Bearer TOKEN`, as an MCP client
+configured with the server's token sends it.
 
 MOVES.json holds the episodes to play and, for each, the moves that win it (computed
 by the Rust test from the world's oracle; the server never shows them):
@@ -24,6 +28,8 @@ import shlex
 import sys
 
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -111,6 +117,7 @@ async def main():
     p = argparse.ArgumentParser()
     p.add_argument("--stdio", metavar="COMMAND", help="the server's command line, split like a shell")
     p.add_argument("--url")
+    p.add_argument("--token", help="sent as `Authorization: Bearer TOKEN` with --url")
     p.add_argument("--moves", required=True)
     p.add_argument("--mode", default="auto", help="auto (2026-07-28, discovered) or legacy (the initialize handshake)")
     a = p.parse_args()
@@ -123,7 +130,16 @@ async def main():
         server = a.url
     else:
         fail("give --stdio or --url")
-    async with Client(server, read_timeout_seconds=600, mode=a.mode) as client:
+    if a.url and a.token:
+        headers = {"Authorization": f"Bearer {a.token}"}
+        async with create_mcp_http_client(headers=headers) as http:
+            await session(streamable_http_client(a.url, http_client=http), plan, a.mode)
+    else:
+        await session(server, plan, a.mode)
+
+
+async def session(server, plan, mode):
+    async with Client(server, read_timeout_seconds=600, mode=mode) as client:
         tools = [t.name for t in (await client.list_tools()).tools]
         played = [await play(client, e) for e in plan["episodes"]]
         errors = await bad_calls(client, plan["episodes"][0]["moves"][0][0])

@@ -1,4 +1,6 @@
-//! A server on a free port with the toy counter world (or the real worlds), and clients.
+//! A server on a free port with the toy counter world (or the real worlds), and clients
+//! that carry its token as real ones do (`Authorization: Bearer` over HTTP and on the
+//! WebSocket's opening request).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -11,9 +13,11 @@ use tokio_tungstenite::tungstenite::Message;
 
 pub use escapade_testkit::counter::{CounterWorld, scenario};
 
-/// A running server: its address, its app, and the task serving it.
+/// A running server: its address, its token, its app, and the task serving it.
 pub struct Running {
     pub addr: SocketAddr,
+    /// The token every request carries (a fresh one unless the options say otherwise).
+    pub token: Option<String>,
     pub app: std::sync::Arc<escapade_serve::app::App>,
     pub stop: Option<tokio::sync::oneshot::Sender<()>>,
     pub task: tokio::task::JoinHandle<Result<(), escapade_serve::ServeError>>,
@@ -22,6 +26,26 @@ pub struct Running {
 impl Running {
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
+    }
+
+    /// An HTTP client that sends the token with every request.
+    pub fn client(&self) -> reqwest::Client {
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(t) = &self.token {
+            headers.insert(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {t}").parse().unwrap(),
+            );
+        }
+        reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .unwrap()
+    }
+
+    /// GETs `path` with the token.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client().get(self.url(path)).send().await.unwrap()
     }
 
     /// Stops the server and waits until it has finished.
@@ -36,6 +60,7 @@ pub async fn start_with(worlds: Vec<Box<dyn World>>, options: ServeOptions) -> R
     let options = ServeOptions { port: 0, ..options };
     let server = Server::bind(worlds, &options).await.unwrap();
     let addr = server.addr();
+    let token = server.token().map(str::to_string);
     let app = server.app();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(server.run(async move {
@@ -43,6 +68,7 @@ pub async fn start_with(worlds: Vec<Box<dyn World>>, options: ServeOptions) -> R
     }));
     Running {
         addr,
+        token,
         app,
         stop: Some(tx),
         task,
@@ -68,7 +94,8 @@ pub fn counter(target: u32) -> Value {
 
 /// POSTs `body` (raw bytes) to `path`; status and JSON answer.
 pub async fn post_raw(r: &Running, path: &str, body: Vec<u8>) -> (u16, Value) {
-    let response = reqwest::Client::new()
+    let response = r
+        .client()
         .post(r.url(path))
         .header("content-type", "application/json")
         .body(body)
@@ -93,9 +120,14 @@ pub type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 pub async fn ws(r: &Running) -> Ws {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", r.addr))
-        .await
-        .unwrap();
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{}/ws", r.addr).into_client_request().unwrap();
+    if let Some(t) = &r.token {
+        request
+            .headers_mut()
+            .insert("authorization", format!("Bearer {t}").parse().unwrap());
+    }
+    let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
     ws
 }
 

@@ -59,7 +59,10 @@ async fn the_openenv_client_plays_every_world() {
     .await;
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/test_openenv.py");
     let out = tokio::task::spawn_blocking({
-        let url = format!("http://{}", r.addr);
+        // the token as the URL's password: what the server prints as its base_url, and
+        // how openenv-core's HTTP and WebSocket clients send it (Basic authorization)
+        let token = r.token.clone().expect("a token by default");
+        let url = format!("http://escapade:{token}@{}", r.addr);
         move || {
             Command::new(python)
                 .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])

@@ -977,15 +977,21 @@ async fn image(
 }
 
 /// How `escapade play --web` serves: the address, and what to play.
+#[derive(Debug, Clone, Default)]
 pub struct PlayServe {
-    /// The address (`None`: loopback without a token).
+    /// The address (`None`: loopback).
     pub host: Option<String>,
     /// The port (0: any free port).
     pub port: u16,
+    /// The token: a fresh one (the default), one given, or none.
+    pub token: crate::auth::TokenChoice,
+    /// Log a line per request to standard error.
+    pub log: bool,
 }
 
-/// `escapade play --web`: serves the lobby until Ctrl-C, after writing the address to
-/// `out`; then stops every game in progress (each is recorded, ended by the stop).
+/// `escapade play --web`: serves the lobby until Ctrl-C, SIGTERM or SIGHUP, after
+/// writing the address to `out`; then stops every game in progress (each is recorded,
+/// ended by the stop).
 pub fn serve(
     setup: PlaySetup,
     how: &PlayServe,
@@ -1002,12 +1008,15 @@ pub fn serve(
         dirs: vec![record.clone()],
         host: how.host.clone(),
         port: how.port,
+        token: how.token.clone(),
+        log: how.log,
     };
     let lobby = Arc::new(Lobby::new(setup, worlds.clone())?);
     let mut site = Site::new(&options, worlds)?;
     site.play = Some(lobby.clone());
-    let shared = site.access.token().is_some();
+    let shared = !options.loopback();
     let result = runtime.block_on(async {
+        let signals = escapade_run::signals::Signals::listen();
         let server = crate::Server::bind(&options, site).await?;
         // the start page, with the token when there is one
         let url = match server.url().split_once("/?") {
@@ -1021,23 +1030,19 @@ pub fn serve(
             lobby.setup.label,
             record.display()
         );
-        if shared {
-            let _ = writeln!(
-                out,
-                "anyone on your network with this address (its token) can play and read the runs \
-                 recorded here; the token is not shown again"
-            );
-        }
+        let note = crate::server::exposure_note(
+            shared,
+            url.contains("token="),
+            "play and read the runs recorded here",
+        );
+        let _ = writeln!(out, "{note}");
         let _ = writeln!(
             out,
-            "Ctrl-C stops the server (a game in progress is recorded as ended by the stop)"
+            "Ctrl-C (or SIGTERM) stops the server (a game in progress is recorded as ended by \
+             the stop)"
         );
         let _ = out.flush();
-        server
-            .serve_until(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
+        server.serve_until(signals.first(|_| ())).await
     });
     lobby.stop();
     result

@@ -16,6 +16,7 @@ async fn serve(setup: PlaySetup, worlds: escapade_web::server::Worlds) -> (Strin
         dirs: vec![setup.record.clone()],
         host: None,
         port: 0,
+        ..Default::default()
     };
     let (site, lobby) = kit::site(setup, worlds);
     let server = escapade_web::Server::bind(&options, site)

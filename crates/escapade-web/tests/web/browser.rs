@@ -146,6 +146,7 @@ pub async fn serve(dirs: &[PathBuf]) -> String {
         dirs: dirs.to_vec(),
         host: None,
         port: 0,
+        ..Default::default()
     };
     let site = support::site(dirs, escapade_web::auth::Access::Loopback);
     let server = escapade_web::Server::bind(&options, site)
@@ -199,6 +200,56 @@ async fn runs_page_lists_and_filters_runs() {
     assert_eq!(visible, serde_json::json!(1));
     browser.screenshot("runs-page-filtered").await;
     browser.close().await;
+}
+
+/// The token flow as a person meets it: the browser opens the address the viewer
+/// printed (its token in the query), follows a link inside the site on the cookie the
+/// first visit set, and a browser without the token (another user of the machine) is
+/// shown the refusal page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_printed_address_admits_a_browser_and_its_cookie_keeps_it_in() {
+    let (tmp, run) = support::baseline_run_async("vis", "oracle", 1).await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let options = escapade_web::ViewOptions {
+        dirs: dirs.to_vec(),
+        port: 0,
+        ..Default::default()
+    };
+    let site = escapade_web::Site::new(&options, support::worlds()).unwrap();
+    let server = escapade_web::Server::bind(&options, site)
+        .await
+        .expect("binds");
+    let printed = server.url().to_string();
+    let (base, _) = printed.split_once("/?token=").expect("a token by default");
+    let base = base.to_string();
+    tokio::spawn(server.serve());
+    browser.client.goto(&printed).await.unwrap();
+    // the link to the run, followed on the cookie alone
+    let name = run.file_name().unwrap().to_string_lossy().to_string();
+    browser
+        .wait_for("#runs tbody tr a")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for("#episodes").await;
+    let now = browser.client.current_url().await.unwrap();
+    assert!(!now.as_str().contains("token="), "{now}");
+    let page = browser.client.source().await.unwrap();
+    assert!(page.contains(&name), "the run page");
+    browser.close().await;
+    // a browser without the token
+    let Some(other) = Browser::start().await else {
+        return;
+    };
+    other.client.goto(&format!("{base}/")).await.unwrap();
+    let page = other.client.source().await.unwrap();
+    assert!(page.contains("needs its access token"), "{page}");
+    assert!(!page.contains(&name), "a run shown without the token");
+    other.close().await;
 }
 
 /// The `data-step` of the step marked current.

@@ -56,8 +56,8 @@ impl Wire {
     pub async fn serve(site: Site) -> Wire {
         let options = escapade_web::ViewOptions {
             dirs: site.folders.roots().to_vec(),
-            host: None,
             port: 0,
+            ..Default::default()
         };
         let server = escapade_web::Server::bind(&options, site)
             .await
