@@ -108,3 +108,27 @@ fn the_reask_option_sets_the_agents_limit() {
     assert_eq!(make(&[("reask", "0")]).reask_limit(), Some(0));
     assert_eq!(make(&[("reask", "4")]).reask_limit(), Some(4));
 }
+
+#[tokio::test]
+async fn a_reply_cut_at_the_token_limit_is_recorded_as_cut_and_the_reask_says_so() {
+    let mut h = harness(
+        &[
+            json!({"text": "I think the best move is to", "finish_reason": "length",
+                   "usage": {"input": 20, "output": 64, "reasoning": 60}}),
+            json!({"text": "inc"}),
+        ],
+        &[("max_tokens", "64")],
+    );
+    h.start(&[]).await;
+    let observation = Observation::text("count 0 of 2");
+    let cut = h.act(1, &observation, None, &[]).await.unwrap();
+    assert_eq!((cut.usage.truncated, cut.usage.reasoning), (1, 60));
+    let again = h.reask(PARSER, 1, &observation, None, &[]).await.unwrap();
+    assert_eq!(again.usage.truncated, 0);
+    let reask = h.last_request().messages[3].joined_text();
+    assert!(reask.contains(PARSER), "{reask}");
+    assert!(
+        reask.contains("cut off at the limit of 64 tokens"),
+        "{reask}"
+    );
+}
