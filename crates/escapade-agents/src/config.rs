@@ -544,7 +544,10 @@ mod tests {
         .unwrap();
         assert_eq!(o.reasoning_effort.as_deref(), Some("high"));
         assert_eq!(o.thinking_budget, Some(2048));
-        assert_eq!((o.max_pictures, o.max_picture_bytes), (Some(8), Some(3 << 20)));
+        assert_eq!(
+            (o.max_pictures, o.max_picture_bytes),
+            (Some(8), Some(3 << 20))
+        );
         for (k, v) in [
             ("reasoning_effort", "very high"),
             ("thinking_budget", "0"),

@@ -665,6 +665,7 @@ impl Driver {
             resumed: self.resumed,
             unplayed,
             halted: None,
+            cost_cap: None,
             report,
             warnings,
         })

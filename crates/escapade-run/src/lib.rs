@@ -21,6 +21,7 @@ pub mod bench; // the harness's performance self-check (`escapade bench harness`
 pub mod counting; // the harness bench's own small world (not in the registry)
 pub mod distributed; // a run's episodes played by workers anywhere and committed once (Ray)
 pub mod error; // RunError, the one error type of this crate
+pub mod estimate; // what a run would cost, played against a stand-in that counts tokens
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
 pub mod play; // a person plays one scenario in the terminal
 pub mod players; // who plays a run: agent flags read into players, and the agent factory made from them

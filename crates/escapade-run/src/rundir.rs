@@ -297,6 +297,32 @@ pub struct RunToml {
     pub config_hash: String,
     /// The resolved configuration.
     pub config: RunConfig,
+    /// How the latest session spent: the response cache and the cost cap (`[spending]`).
+    /// Not part of the run's identity: `escapade resume` may change them and rewrites
+    /// this table. Absent when neither was set (a baseline's run).
+    #[serde(default, skip_serializing_if = "Spending::is_empty")]
+    pub spending: Spending,
+}
+
+/// How a run's model requests were paid for (`[spending]` in `run.toml`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spending {
+    /// The response cache mode: `on` (read and write), `read`, `write` or `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    /// The cost cap in US dollars (`--max-cost`), over every session of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    /// The cap stopped the latest session: episodes are left for `resume --max-cost`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cap_reached: bool,
+}
+
+impl Spending {
+    /// Nothing recorded.
+    pub fn is_empty(&self) -> bool {
+        *self == Spending::default()
+    }
 }
 
 /// Serializes a `u64` as a TOML integer when it fits in `i64`, else as a decimal string
@@ -544,6 +570,7 @@ impl RunDir {
             created: now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             config_hash: config_hash.clone(),
             config: config.clone(),
+            spending: Spending::default(),
         };
         let text = toml::to_string(&toml).map_err(|e| RunError::BadFile {
             path: path.join(RUN_TOML),
@@ -668,6 +695,21 @@ impl RunDir {
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Rewrites the `[spending]` table of `run.toml` (the rest stays as it is).
+    pub fn record_spending(&self, spending: &Spending) -> Result<()> {
+        let mut toml = read_run_toml(&self.path)?;
+        if toml.spending == *spending {
+            return Ok(());
+        }
+        toml.spending = spending.clone();
+        let path = self.path.join(RUN_TOML);
+        let text = toml::to_string(&toml).map_err(|e| RunError::BadFile {
+            path: path.clone(),
+            message: format!("cannot serialize the run config: {e}"),
+        })?;
+        write_atomic(&path, text.as_bytes())
     }
 
     /// The config hash every row of this directory carries.
@@ -1260,8 +1302,14 @@ mod tests {
             created: "now".into(),
             config_hash: cfg.hash(),
             config: cfg,
+            spending: Spending {
+                cache: Some("on".into()),
+                max_cost_usd: Some(2.5),
+                cap_reached: true,
+            },
         };
         let text = toml::to_string(&t).unwrap();
+        assert!(text.contains("[spending]"), "{text}");
         let back: RunToml = toml::from_str(&text).unwrap();
         assert_eq!(back, t);
         let mut small = config();

@@ -50,7 +50,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use crate::error::{Result, RunError};
 use crate::progress::Progress;
 use crate::report::Report;
-use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, TrajectoryWriter};
+use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, Spending, TrajectoryWriter};
 
 /// Default safety cap on steps per episode.
 pub const DEFAULT_MAX_STEPS: u32 = 10_000;
@@ -271,6 +271,9 @@ pub struct RunSpec {
     pub source: String,
     /// Play only this slice of the run's episodes (`--shard i/N`).
     pub shard: Option<Shard>,
+    /// How this session pays for model requests (the cache mode, the cost cap):
+    /// recorded in `run.toml`'s `[spending]`, not hashed.
+    pub spending: Spending,
 }
 
 impl Default for RunSpec {
@@ -289,6 +292,7 @@ impl Default for RunSpec {
             max_steps: DEFAULT_MAX_STEPS,
             source: String::new(),
             shard: None,
+            spending: Spending::default(),
         }
     }
 }
@@ -310,6 +314,7 @@ impl RunSpec {
             max_steps: config.max_steps,
             source: config.source.clone(),
             shard: config.shard,
+            spending: Spending::default(),
         }
     }
 }
@@ -338,6 +343,10 @@ pub struct RunSummary {
     /// [`BACKEND_DOWN_EPISODES`] episodes in a row (a server that is down, a wrong base
     /// URL), so the rest would only fail the same way.
     pub halted: Option<String>,
+    /// The run's cost cap `(limit, spent)` in US dollars, when it was reached
+    /// ([`Stop::on_cost_cap`]): no episode started after it, and those in flight ended
+    /// at their next request.
+    pub cost_cap: Option<(f64, f64)>,
     /// The run's report (as written to `summary.json` and `report.md`).
     pub report: Report,
     /// Warnings met (a torn last line of `episodes.jsonl`, …).
@@ -360,8 +369,16 @@ pub const BACKEND_DOWN_EPISODES: usize = 3;
 /// A request to stop a run early (the binary sets it on the first Ctrl-C): no episode
 /// starts after it, the episodes in flight finish and are recorded, and the summary is
 /// written, so `resume` picks up exactly the episodes left.
+///
+/// A stop may also watch the run's cost cap ([`Stop::on_cost_cap`]): once the cap has
+/// refused a request, no episode starts. The episodes in flight cannot send another
+/// request either, so each ends at its next request with a retryable error row (what it
+/// spent is in that row), and `resume --max-cost` plays them again from their start.
 #[derive(Debug, Clone, Default)]
-pub struct Stop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+pub struct Stop {
+    asked: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    cap: Option<Arc<escapade_llm::CostCap>>,
+}
 
 impl Stop {
     /// A stop that has not been requested.
@@ -370,11 +387,27 @@ impl Stop {
     }
     /// Requests the stop.
     pub fn request(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.asked.store(true, Ordering::SeqCst);
     }
-    /// Whether the stop was requested.
+    /// Whether the stop was requested (or the watched cost cap reached).
     pub fn requested(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.asked.load(Ordering::SeqCst) || self.cost_cap_reached()
+    }
+    /// This stop, also requested when `cap` refuses a request.
+    pub fn on_cost_cap(mut self, cap: Arc<escapade_llm::CostCap>) -> Stop {
+        self.cap = Some(cap);
+        self
+    }
+    /// Whether the watched cost cap refused a request.
+    pub fn cost_cap_reached(&self) -> bool {
+        self.cap.as_ref().is_some_and(|c| c.reached())
+    }
+    /// The watched cost cap's limit and what the run has spent, when it was reached.
+    pub fn cost_cap(&self) -> Option<(f64, f64)> {
+        self.cap
+            .as_ref()
+            .filter(|c| c.reached())
+            .map(|c| (c.limit(), c.spent()))
     }
 }
 
@@ -473,6 +506,9 @@ pub async fn run_async_until(
     for w in &opened.warnings {
         progress.warn(None, w);
     }
+    if !spec.spending.is_empty() {
+        dir.record_spending(&spec.spending)?;
+    }
     let total = mine.len();
     let skipped = total - jobs.len();
     let live = Live::default();
@@ -539,6 +575,12 @@ pub async fn run_async_until(
     if let Some(e) = failure {
         return Err(e);
     }
+    if stop.cost_cap_reached() {
+        dir.record_spending(&Spending {
+            cap_reached: true,
+            ..spec.spending.clone()
+        })?;
+    }
     let report = dir.write_summary(world)?;
     let mut warnings = opened.warnings;
     warnings.extend(report.warnings.iter().cloned());
@@ -552,6 +594,7 @@ pub async fn run_async_until(
         resumed: opened.resumed,
         unplayed: jobs.len() - started,
         halted,
+        cost_cap: stop.cost_cap(),
         report,
         warnings,
     })
@@ -691,7 +734,8 @@ impl Drive<'_> {
             live.errors.fetch_add(1, Ordering::Relaxed);
             progress.warn(Some(bar), &format!("episode {id} epoch {epoch}: {e}"));
         }
-        state.down_in_a_row = if row.retryable {
+        // an episode the cost cap ended says nothing about the backend
+        state.down_in_a_row = if row.retryable && !self.stop.cost_cap_reached() {
             state.down_in_a_row + 1
         } else {
             0

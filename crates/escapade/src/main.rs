@@ -46,6 +46,8 @@ fn main() -> ExitCode {
         Command::Suite(args) => commands::suite(&mut ctx, args),
         Command::Run(args) => commands::run(&mut ctx, args),
         Command::Resume(args) => commands::resume(&mut ctx, args),
+        Command::Estimate(args) => commands::estimate(&mut ctx, args),
+        Command::Cache(args) => commands::cache(&mut ctx, args),
         Command::Report(args) => commands::report(&mut ctx, args),
         Command::Judge(args) => commands::judge(&mut ctx, args),
         Command::Show(args) => commands::show(&mut ctx, args),

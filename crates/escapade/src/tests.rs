@@ -6,7 +6,8 @@ use anyhow::Result;
 use escapade_core::World;
 
 use crate::cli::{
-    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SuiteArgs,
+    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SpendingArgs,
+    SuiteArgs,
 };
 use crate::commands::{self, Ctx};
 use escapade_testkit::counter::{CounterWorld, scenario};
@@ -60,6 +61,13 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         base_url: None,
         shard: None,
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
+        dry_run: false,
+        reply_tokens: 100,
+        json: false,
     }
 }
 
@@ -303,6 +311,10 @@ fn run_resume_and_report() {
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
+                spending: SpendingArgs {
+                    cache: escapade_llm::CacheMode::Off,
+                    max_cost: None,
+                },
             },
         )
     });
@@ -402,6 +414,10 @@ fn runs_from_files_and_directories_resume_from_their_path() {
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
+                spending: SpendingArgs {
+                    cache: escapade_llm::CacheMode::Off,
+                    max_cost: None,
+                },
             },
         )
     });
@@ -441,6 +457,10 @@ fn runs_from_files_and_directories_resume_from_their_path() {
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
+                spending: SpendingArgs {
+                    cache: escapade_llm::CacheMode::Off,
+                    max_cost: None,
+                },
             },
         )
     });
@@ -650,6 +670,10 @@ fn tuning_is_not_identity_and_resume_may_change_it() {
         agent_options: options.iter().map(|s| s.to_string()).collect(),
         expert_options: Vec::new(),
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
     };
     ok(|c| commands::resume(c, &resume(&["rpm=10", "backend_concurrency=2"])));
     let e = err(|c| commands::resume(c, &resume(&["temperature=1"])));
@@ -691,6 +715,10 @@ fn a_scripted_model_is_recorded_by_absolute_path_and_content() {
         agent_options: Vec::new(),
         expert_options: Vec::new(),
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
     };
     let e = err(|c| commands::resume(c, &resume));
     assert!(e.contains("differs in: files"), "{e}");
@@ -730,6 +758,10 @@ fn a_price_file_is_recorded_by_absolute_path_and_content() {
         agent_options: Vec::new(),
         expert_options: Vec::new(),
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
     };
     let e = err(|c| commands::resume(c, &resume));
     assert!(e.contains("differs in: files"), "{e}");
