@@ -444,7 +444,7 @@ def make(
     seed: int | None = None,
     **kwargs: Any,
 ) -> EscapadeEnv:
-    """A Gymnasium environment on a suite (``agentescape``, ``visescape@3``), a scenario
+    """A Gymnasium environment on a suite (``agentescape``, ``visescape@4``), a scenario
     file or a directory. ``scenario``: index or id of one scenario (None: one drawn at
     each reset); ``seed``: the seed of the first reset; ``render_mode``, ``role`` and
     ``partner`` as :class:`EscapadeEnv`; every other keyword is a world option

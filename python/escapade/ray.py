@@ -29,7 +29,7 @@ Example::
     import escapade.ray
     summary = escapade.ray.run("comma@4", agent="oracle", limit=20, out="runs")
     print(summary["dir"], summary["played"], summary["unplayed"])
-    escapade.ray.run("visescape@3", agent="llm", model="openai/gpt-4o",
+    escapade.ray.run("visescape@4", agent="llm", model="openai/gpt-4o",
                      agent_options={"temperature": "0"})
 
 Command line: ``python -m escapade.ray run comma@4 --agent oracle --limit 20`` (see

@@ -27,7 +27,11 @@ def test_pictures_are_uint8_arrays_and_info_lists_actions():
     assert picture.dtype == np.uint8 and picture.shape == (480, 640, 3)
     assert picture.std() > 0, "a blank picture"
     assert info["actions"], "vis lists its actions"
-    assert info["system_prompt"]
+    # the paper's protocol sends no system message (VisEscape §4); the chat prompt has one
+    assert info["system_prompt"] == ""
+    assert "You" in obs["text"], "the whole instruction is in the step prompt"
+    chat = escapade.make("visescape", scenario=0, seed=3, prompt="chat")
+    assert chat.reset()[1]["system_prompt"]
     obs2, reward, terminated, truncated, info = env.step(info["actions"][0])
     assert isinstance(reward, float) and not truncated
     assert "feedback" in info and "valid" in info

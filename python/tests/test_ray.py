@@ -25,7 +25,7 @@ import escapade.ray as eray
 from oracle import oracle_moves
 
 # a slice of a suite whose episodes last long enough for a kill to land inside one
-SOURCE = "visescape@3"
+SOURCE = "visescape@4"
 AGENT = "random"
 LIMIT = 3
 EPOCHS = 2
@@ -279,7 +279,7 @@ def test_bad_requests_are_clear_errors(cluster, tmp_path):
     with pytest.raises(escapade.EscapadeError, match="applies only to `--agent llm`"):
         eray.run("comma@4", "random", model="openai/gpt-4o", out=str(tmp_path), limit=1)
     with pytest.raises(escapade.EscapadeError, match="two roles"):
-        eray.run("visescape@3", "oracle", expert="llm", out=str(tmp_path), limit=1)
+        eray.run("visescape@4", "oracle", expert="llm", out=str(tmp_path), limit=1)
     # a backend the workers cannot open stops the run at once, saying why, and leaves
     # no run directory (as `escapade run` without an API key)
     with pytest.raises(escapade.EscapadeError, match="cannot open the model backend"):

@@ -320,7 +320,12 @@ impl LlmAgent {
         if !self.exchanges.is_empty() {
             chosen.push(past);
         }
-        let mut out = vec![Message::text(Role::System, system)];
+        // a world whose observations are whole prompts (VisEscape's original) gives no
+        // system prompt, and none is sent
+        let mut out = Vec::new();
+        if !system.is_empty() {
+            out.push(Message::text(Role::System, system));
+        }
         let mut open: Vec<ToolCall> = Vec::new();
         let mut previous: Option<usize> = None;
         for &i in &chosen {

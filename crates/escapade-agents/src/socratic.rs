@@ -9,7 +9,9 @@
 //! picture, which isolates reasoning from perception; `captions` asks a model to caption
 //! each picture (the acting model's client, or a `captioner`), once per picture per
 //! episode (cached by SHA-256), and sends the caption. A description stands where the
-//! picture would: after the observation's text, as `[image: …]`.
+//! picture would: in place of the text's [`IMAGE_PLACEHOLDER`] when it has one (the
+//! paper's prompt, `<Current Observation>NORTH side of room - [IMAGE]`, where the
+//! original's socratic mode puts the caption), else after the text, as `[image: …]`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -62,6 +64,9 @@ impl fmt::Display for Socratic {
 /// Longest caption kept, in characters (a runaway captioner cannot flood the prompts).
 pub const MAX_CAPTION_CHARS: usize = 2000;
 
+/// Where a text says its picture goes (VisEscape's prompt); a description replaces it.
+pub const IMAGE_PLACEHOLDER: &str = "[IMAGE]";
+
 /// What stands for a picture the world gave no description of, under `alt`.
 pub const NO_ALT: &str = "no description available";
 
@@ -85,8 +90,8 @@ pub fn caption_prompt(context: &str) -> String {
 /// An observation as it goes to the acting model.
 #[derive(Debug, Clone, Default)]
 pub struct Described {
-    /// The observation's text, followed by one `[image: …]` line per picture that was
-    /// replaced by text.
+    /// The observation's text with each picture that was replaced by text in place of
+    /// an [`IMAGE_PLACEHOLDER`], or (when none is left) on an `[image: …]` line after it.
     pub text: String,
     /// The pictures still sent as pictures.
     pub images: Vec<Image>,
@@ -177,6 +182,10 @@ impl Describer {
             }
         }
         for line in lines {
+            if out.text.contains(IMAGE_PLACEHOLDER) {
+                out.text = out.text.replacen(IMAGE_PLACEHOLDER, &line, 1);
+                continue;
+            }
             if !out.text.is_empty() {
                 out.text.push('\n');
             }

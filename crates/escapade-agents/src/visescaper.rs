@@ -16,7 +16,17 @@
 //!   says what the action changed, which is attached to that step in later prompts.
 //!
 //! The agents are generic over any world with a closed action list (`Observation::actions`)
-//! and fall back to the observation's text where there is none. Memory and analysis calls
+//! and fall back to the observation's text where there is none.
+//!
+//! A world that gives no system prompt gives whole prompts: each observation is the step
+//! prompt and each re-ask message the retry prompt, laid out as the paper's agents lay
+//! them out (VisEscape's default, App. A.5 Table 17: the instruction, `<Action Memory>`,
+//! `<Recent actions…>`, `<Current Observation>`, … `[ACTION]`). The agents then send that
+//! text as the one user message, the picture after it and no system message, as the
+//! original does; VisEscaper adds what its modules add in the original — `<Memory>`
+//! after the instruction, `<Your Thought and Action before this turn>` in place of the
+//! previous action, and `[THINK]` before `[ACTION]` — and keeps only the `<Current
+//! Observation>` of each step for its memory prompts. Memory and analysis calls
 //! see text only: under `socratic=captions` (the paper's setup, §5.1) that text includes
 //! the captions. All model calls of a turn add up in its usage and are recorded in its
 //! `request` (the action call, with `memory`, `analysis` and `captions` sub-records).
@@ -276,6 +286,32 @@ fn scene_text(text: &str, actions: Option<&[String]>) -> String {
     kept.join("\n").trim().to_string()
 }
 
+/// What a whole prompt says between `<Current Observation>` and `</Current Observation>`
+/// (the scene a step's log keeps), or all of it when it has no such section.
+fn current_observation(text: &str) -> String {
+    const OPEN: &str = "<Current Observation>";
+    const CLOSE: &str = "</Current Observation>";
+    text.find(OPEN)
+        .and_then(|i| {
+            let rest = &text[i + OPEN.len()..];
+            rest.find(CLOSE).map(|j| rest[..j].trim().to_string())
+        })
+        .unwrap_or_else(|| text.trim().to_string())
+}
+
+/// `text` with the first section from `open` to `close` (both included) replaced by
+/// `with`; `text` itself when it has no such section.
+fn replace_section(text: &str, open: &str, close: &str, with: &str) -> String {
+    let Some(i) = text.find(open) else {
+        return text.to_string();
+    };
+    let Some(j) = text[i..].find(close) else {
+        return text.to_string();
+    };
+    let end = i + j + close.len();
+    format!("{}{with}{}", &text[..i], &text[end..])
+}
+
 /// One finished step, as later prompts show it.
 #[derive(Debug, Clone)]
 struct Log {
@@ -304,6 +340,8 @@ impl Log {
 /// The observation of the current turn, as described for the model.
 #[derive(Debug, Clone, Default)]
 struct Current {
+    /// The whole text (a whole prompt, when the world gives those).
+    text: String,
     scene: String,
     images: Vec<Image>,
     actions: Option<Vec<String>>,
@@ -362,23 +400,31 @@ impl Escaper {
         &self.config
     }
 
-    /// One model call with the world's system prompt and one user message.
+    /// Whether the world gives whole prompts (no system prompt; see the module docs).
+    fn whole(&self) -> bool {
+        self.system.trim().is_empty()
+    }
+
+    /// One model call with the world's system prompt (when it has one) and one user
+    /// message.
     async fn call(
         &mut self,
         parts: Vec<Part>,
         schema: Option<Value>,
         max_tokens: u32,
     ) -> Result<(ChatRequest, Completion), AgentError> {
+        let mut messages = Vec::new();
+        if !self.whole() {
+            messages.push(Message::text(Role::System, self.system.clone()));
+        }
+        messages.push(Message {
+            role: Role::User,
+            parts,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        });
         let request = ChatRequest {
-            messages: vec![
-                Message::text(Role::System, self.system.clone()),
-                Message {
-                    role: Role::User,
-                    parts,
-                    tool_calls: Vec::new(),
-                    tool_call_id: None,
-                },
-            ],
+            messages,
             response_schema: schema,
             temperature: Some(self.config.llm.temperature),
             seed: Some(self.seed.wrapping_add(self.requests)),
@@ -612,9 +658,52 @@ impl Escaper {
         schema
     }
 
+    /// The world's whole prompt `text` with what VisEscaper's modules add (see the module
+    /// docs); BaseAgent's is `text` as it is.
+    fn whole_prompt(&self, text: &str, think: bool) -> String {
+        let mut out = text.to_string();
+        if self.config.memory
+            && let Some(memory) = &self.memory
+        {
+            // after the instruction, the first line
+            let at = out.find('\n').map_or(out.len(), |i| i + 1);
+            out.insert_str(at, &format!("<Memory>\n{memory}</Memory>\n"));
+        }
+        if think {
+            if let Some(previous) = &self.previous {
+                out = replace_section(
+                    &out,
+                    "<Your action before this turn>",
+                    "</Your action before this turn>",
+                    &format!(
+                        "<Your Thought and Action before this turn>{}</Your Thought and \
+                         Action before this turn>",
+                        previous.replace('\n', " ")
+                    ),
+                );
+            }
+            let body = out.trim_end();
+            let body = body.strip_suffix("[ACTION]").unwrap_or(body).trim_end();
+            out = format!(
+                "{body}\nBefore you act, think first, and then act: put your thought in \
+                 section [THINK] and your action in section [ACTION].\n[THINK]\n[ACTION]"
+            );
+        }
+        out
+    }
+
     /// The step prompt (§4.1; Table 17 with the modules on): the parts of the one user
     /// message, pictures within the current observation.
     fn step_parts(&self) -> Vec<Part> {
+        if self.whole() {
+            let text = self.whole_prompt(&self.current.text, self.config.reasoning);
+            let mut parts = vec![Part::Text { text }];
+            parts.extend(self.current.images.iter().map(|im| Part::Image {
+                sha256: im.sha256.clone(),
+                png: std::sync::Arc::new(im.png.clone()),
+            }));
+            return parts;
+        }
         let mut head = self.memory_sections();
         let window = self.logs.len().saturating_sub(self.config.window);
         let recent: Vec<String> = self.logs[window..].iter().map(Log::render).collect();
@@ -652,6 +741,12 @@ impl Escaper {
 
     /// The retry prompt (Table 17, "Retry"): the previous action could not be used.
     fn retry_parts(&self, error: &str) -> Vec<Part> {
+        if self.whole() {
+            // the world's retry prompt, with the memory the original adds to it
+            return vec![Part::Text {
+                text: self.whole_prompt(error, false),
+            }];
+        }
         let previous = self.pending.as_ref().map_or("", |p| p.action.as_str());
         let listed = self.current.actions.as_ref().is_some_and(|a| !a.is_empty());
         let advice = if listed {
@@ -780,7 +875,11 @@ impl AsyncAgent for Escaper {
             .await?;
         usage.add(&described.usage);
         let actions = input.observation.actions.clone();
-        let scene = scene_text(&described.text, actions.as_deref());
+        let scene = if self.whole() {
+            current_observation(&described.text)
+        } else {
+            scene_text(&described.text, actions.as_deref())
+        };
         let mut analysis_record = None;
         if let Some(mut log) = self.pending.take() {
             if self.config.reasoning {
@@ -806,6 +905,7 @@ impl AsyncAgent for Escaper {
             memory_record = Some(record);
         }
         self.current = Current {
+            text: described.text.clone(),
             scene: scene.clone(),
             images: described.images,
             actions,

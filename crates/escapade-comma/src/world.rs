@@ -650,6 +650,15 @@ impl World for CommaWorld {
             key_metrics: &["success", "psr", "mistakes", "conversation_length"],
         }
     }
+    /// The paper's results tables (`src/paper.json`, every number checked against the
+    /// paper's text by `tests/paper.rs`).
+    fn paper(&self) -> Option<escapade_core::paper::Paper> {
+        static PAPER: std::sync::OnceLock<escapade_core::paper::Paper> = std::sync::OnceLock::new();
+        Some(escapade_core::paper::Paper::embedded(
+            &PAPER,
+            include_str!("paper.json"),
+        ))
+    }
     fn judge_tasks(&self) -> Vec<&'static dyn escapade_core::judge::JudgeTask> {
         vec![&crate::judge::Errors]
     }

@@ -116,7 +116,7 @@ impl BenchRow {
 pub struct BenchReport {
     /// The world measured.
     pub world: String,
-    /// What was measured, in one line (`20 rooms of visescape@3`).
+    /// What was measured, in one line (`20 rooms of visescape@4`).
     pub title: String,
     /// Whether this was an optimized build (figures of a debug build mean little).
     pub release: bool,

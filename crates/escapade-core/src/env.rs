@@ -260,6 +260,7 @@ pub struct OracleReport {
 /// | [`paper_stats`](World::paper_stats), [`catalogue`](World::catalogue) | no | `escapade suite` / `list` extras |
 /// | [`retired_suites`](World::retired_suites) | no | old suite names and what replaced them |
 /// | [`report`](World::report) | no | tier labels, breakdowns, turn curve, terminal columns ([`ReportSpec`]) |
+/// | [`paper`](World::paper) | no | the paper's results tables, set beside runs ([`crate::paper::Paper`]) |
 /// | [`judge_tasks`](World::judge_tasks) | no | `escapade judge --task NAME` |
 /// | [`bench`](World::bench) | no | `escapade bench <world>` |
 ///
@@ -354,6 +355,12 @@ pub trait World: Send + Sync {
     /// numbers, nothing is added and the terminal shows every metric.
     fn report(&self) -> ReportSpec {
         ReportSpec::default()
+    }
+    /// The results tables of this world's paper (models, baselines, settings), which
+    /// reports set beside runs and `escapade paper` prints; `None` for a world without a
+    /// paper.
+    fn paper(&self) -> Option<crate::paper::Paper> {
+        None
     }
     /// The judge tasks of this world's paper (`escapade judge --task NAME`): a model
     /// labels what agents wrote (VisEscape's reasoning units, COMMA's error types, …).

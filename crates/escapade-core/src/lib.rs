@@ -53,6 +53,7 @@ pub mod judge; // judge tasks: what a model labels in agents' words, and the row
 pub mod metrics; // mean ± standard error and rates
 pub mod observation; // Observation, Image, ToolSchema
 pub mod options; // world options (-W key=value) and their typed errors
+pub mod paper; // a paper's results tables as data: models, settings, values beside a run's
 pub mod report; // what a world adds to its report: tier labels, breakdowns, the turn curve
 pub mod scenario; // the scenario header every world's scenario file carries
 pub mod seed; // seeded ChaCha RNGs and seed derivation

@@ -18,22 +18,26 @@
 #![deny(missing_docs)]
 
 pub mod bench; // the harness's performance self-check (`escapade bench harness`), a world's bench, the system probe
+pub mod beside; // the paper's reference values beside a run's, and whether it reproduces them
 pub mod counting; // the harness bench's own small world (not in the registry)
 pub mod distributed; // a run's episodes played by workers anywhere and committed once (Ray)
 pub mod error; // RunError, the one error type of this crate
 pub mod estimate; // what a run would cost, played against a stand-in that counts tokens
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
+pub mod paired; // two runs compared on the scenarios both played: McNemar, paired bootstrap
 pub mod play; // a person plays one scenario in the terminal
 pub mod players; // who plays a run: agent flags read into players, and the agent factory made from them
 pub mod plots; // the papers' figures from one or more runs, as SVG and PNG
+pub mod profile; // a model's headline score on each world, normalised between random and oracle
 pub mod progress; // progress bars and warnings on standard error
 pub mod remote; // an episode played from outside one action at a time: the core of the servers
-pub mod report; // mean ± se tables over episodes.jsonl, as JSON, CSV and Markdown
+pub mod report; // mean ± se and 95 % interval tables over episodes.jsonl, as JSON, CSV and Markdown
 pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, summaries
 pub mod runner; // plays scenario × epoch episodes with agents into a run directory
 pub mod settings; // a suite's paper settings applied to a run, and departures from them
 pub mod show; // a scenario's first view (prompts, observation, pictures) written to a folder
 pub mod source; // suite name, scenario file or directory → the scenarios to play
+pub mod stats; // bootstrap intervals over scenarios, pass@k and pass^k, McNemar's exact test
 pub mod suite; // builds and verifies suites, writes them to disk
 
 pub use error::RunError;

@@ -5,8 +5,11 @@
 //! runs given (merged as in [`read_runs`]: shards of a run are one run), one colour per
 //! run in the order of [`RunSet::runs`], with a legend:
 //!
-//! - `success_by_difficulty`: success rate (± 1 standard error) per difficulty tier, one
-//!   bar per run (AgentEscapeBench Tab. 3, MM-Escape's success by difficulty);
+//! - `success_by_difficulty`: success rate with its 95 % interval over scenarios per
+//!   difficulty tier, one bar per run (AgentEscapeBench Tab. 3, MM-Escape's success by
+//!   difficulty), and the paper's values as reference lines: people (dashed black) and
+//!   the random baseline (dotted grey) across a tier, the run's own model as a dash over
+//!   its bar ([`crate::beside`]);
 //! - `progress_over_steps`: mean task progress (± 1 SE band) against the step number,
 //!   read from the trajectories' `progress` and carried forward after an episode ends
 //!   (VisEscape Fig. 6/11); runs without trajectories are left out;
@@ -17,6 +20,10 @@
 //!   each episode been cut after k turns (COMMA Fig. 4);
 //! - for each breakdown a world declares without a split by tier (COMMA's capabilities):
 //!   `success_by_<name>`, success rate per group (COMMA Fig. 6).
+//!
+//! - `profile` (when the runs cover two worlds or more): each model's headline score
+//!   per world normalised between the random baseline (0) and the oracle (1)
+//!   ([`crate::profile`]).
 //!
 //! With several worlds there is one of each per world, the file names prefixed with
 //! `<world>-`. The files are deterministic — no timestamps, inputs in canonical order —
@@ -36,7 +43,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 
 use crate::error::{Result, RunError};
-use crate::report::{Episode, Report, RunSet, Worlds, read_runs};
+use crate::report::{Episode, Report, RunSet, Stat, Worlds, read_runs};
 use crate::rundir::TRAJECTORIES;
 use crate::suite::file_stem;
 
@@ -154,6 +161,22 @@ struct Series<'a> {
 /// A mean and its standard error, in percent.
 type MeanPct = (f64, f64);
 
+/// A bar: the mean and the ends of its error bar (the 95 % interval), in percent; no
+/// error bar when the ends are the mean.
+type Bar = (f64, f64, f64);
+
+/// A paper's value drawn over a group of bars: people and the random baseline across
+/// the group, a run's own model over its bar.
+#[derive(Debug, Clone, PartialEq)]
+struct Mark {
+    /// The value in percent.
+    value: f64,
+    /// Who: `None` across the group (a baseline), else the run's index among the bars.
+    run: Option<usize>,
+    /// People (a dashed black line) or the random baseline (a dotted grey one).
+    human: bool,
+}
+
 /// One run's share of a picture: its legend entry and its data.
 struct Part<T> {
     label: String,
@@ -184,8 +207,19 @@ enum Figure {
         x_desc: String,
         /// The groups' labels, in order.
         groups: Vec<String>,
-        /// Per run, per group: `(mean %, se %)` when the run has episodes there.
-        bars: Vec<Part<Vec<Option<MeanPct>>>>,
+        /// Per run, per group: the bar when the run has episodes there.
+        bars: Vec<Part<Vec<Option<Bar>>>>,
+        /// Per group: the paper's values drawn over it.
+        marks: Vec<Vec<Mark>>,
+        /// What the error bars and marks are, under the title.
+        note: Option<String>,
+    },
+    /// Normalised headline scores per world, one bar per model (the capability profile).
+    Profile {
+        /// The worlds, with their headline metrics.
+        groups: Vec<String>,
+        /// Per model, per world: the normalised score when the model played the world.
+        bars: Vec<Part<Vec<Option<f64>>>>,
     },
     /// Lines with an SE band over consecutive integers (steps, turns).
     Progress {
@@ -239,7 +273,10 @@ fn figures(set: &RunSet, worlds_given: Worlds<'_>) -> Vec<(String, Figure)> {
             String::new()
         };
         let stem = |name: &str| format!("{prefix}{name}");
-        out.push((stem("success_by_difficulty"), success(world, &series)));
+        out.push((
+            stem("success_by_difficulty"),
+            success(world, &series, &report),
+        ));
         if let Some(f) = progress(world, &series) {
             out.push((stem("progress_over_steps"), f));
         }
@@ -253,10 +290,13 @@ fn figures(set: &RunSet, worlds_given: Worlds<'_>) -> Vec<(String, Figure)> {
             out.push((stem(&format!("success_by_{name}")), f));
         }
     }
+    if let Some(f) = profile(&report) {
+        out.push(("profile".to_string(), f));
+    }
     out
 }
 
-fn success(world: &str, series: &[Series]) -> Figure {
+fn success(world: &str, series: &[Series], report: &Report) -> Figure {
     let tiers: Vec<u32> = series
         .iter()
         .flat_map(|s| s.episodes.iter().map(|e| e.row.difficulty))
@@ -269,15 +309,17 @@ fn success(world: &str, series: &[Series]) -> Figure {
             let values = tiers
                 .iter()
                 .map(|&tier| {
-                    let xs: Vec<f64> = s
-                        .episodes
-                        .iter()
-                        .filter(|e| e.row.difficulty == tier)
-                        .map(|e| if e.row.success { 1.0 } else { 0.0 })
-                        .collect();
-                    (!xs.is_empty()).then(|| {
-                        let m = MeanSe::of(&xs);
-                        (m.mean * 100.0, m.se * 100.0)
+                    // by scenario, for an interval that resamples scenarios
+                    let mut by: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+                    for e in s.episodes.iter().filter(|e| e.row.difficulty == tier) {
+                        by.entry(e.row.scenario.as_str())
+                            .or_default()
+                            .push(if e.row.success { 1.0 } else { 0.0 });
+                    }
+                    (!by.is_empty()).then(|| {
+                        let clusters: Vec<Vec<f64>> = by.into_values().collect();
+                        let st = Stat::of_clusters(&clusters, &format!("{world}/{tier}/success"));
+                        bar(&st)
                     })
                 })
                 .collect();
@@ -288,12 +330,109 @@ fn success(world: &str, series: &[Series]) -> Figure {
             }
         })
         .collect();
+    let marks: Vec<Vec<Mark>> =
+        tiers
+            .iter()
+            .map(|&tier| {
+                let mut marks = Vec::new();
+                for b in report.paper.iter().filter(|b| {
+                    b.world == world && b.metric == "success" && b.difficulty == Some(tier)
+                }) {
+                    for r in &b.references {
+                        let human = r.kind == escapade_core::paper::RowKind::Human;
+                        if human || r.kind == escapade_core::paper::RowKind::Random {
+                            let m = Mark {
+                                value: r.value * 100.0,
+                                run: None,
+                                human,
+                            };
+                            if !marks.contains(&m) {
+                                marks.push(m);
+                            }
+                        }
+                    }
+                    if let Some(v) = &b.verdict
+                        && let Some(k) = series.iter().position(|s| s.label == b.run)
+                    {
+                        marks.push(Mark {
+                            value: v.paper * 100.0,
+                            run: Some(k),
+                            human: false,
+                        });
+                    }
+                }
+                marks
+            })
+            .collect();
+    let note = marks.iter().any(|m| !m.is_empty()).then(|| {
+        "bars: 95% CI over scenarios; paper: people dashed black, random dotted grey, the run's own model a \
+         dash over its bar"
+            .to_string()
+    });
     Figure::Success {
         title: format!("Success rate by difficulty ({world})"),
         x_desc: "difficulty".into(),
         groups: tiers.iter().map(u32::to_string).collect(),
         bars,
+        marks,
+        note: note.or_else(|| Some("bars: 95% CI over scenarios".into())),
     }
+}
+
+/// A bar of a success rate: its mean and interval in percent (the mean alone, without
+/// an interval).
+fn bar(st: &Stat) -> Bar {
+    let m = st.mean * 100.0;
+    (
+        m,
+        st.lo.map_or(m, |x| x * 100.0),
+        st.hi.map_or(m, |x| x * 100.0),
+    )
+}
+
+/// The profile's normalised scores, one bar per model (the random and oracle runs that
+/// anchor them are the 0 and 1 lines).
+fn profile(report: &Report) -> Option<Figure> {
+    let p = report.profile.as_ref()?;
+    let mut models: Vec<&str> = Vec::new();
+    for c in &p.cells {
+        if c.normalised.is_some()
+            && c.model != "random"
+            && c.model != "oracle"
+            && !models.contains(&c.model.as_str())
+        {
+            models.push(&c.model);
+        }
+    }
+    if models.is_empty() {
+        return None;
+    }
+    let bars = models
+        .iter()
+        .enumerate()
+        .map(|(k, m)| Part {
+            label: m.to_string(),
+            color: PALETTE[k % PALETTE.len()],
+            data: p
+                .worlds
+                .iter()
+                .map(|w| {
+                    p.cells
+                        .iter()
+                        .find(|c| c.model == *m && &c.world == w)
+                        .and_then(|c| c.normalised)
+                })
+                .collect(),
+        })
+        .collect();
+    Some(Figure::Profile {
+        groups: p
+            .worlds
+            .iter()
+            .map(|w| format!("{w} ({})", p.metrics[w]))
+            .collect(),
+        bars,
+    })
 }
 
 /// One step row, as much of it as the progress plot needs.
@@ -429,8 +568,7 @@ fn by_group(world: &str, series: &[Series], report: &Report) -> Vec<(String, Fig
                     .iter()
                     .map(|g| {
                         let row = t.rows.iter().find(|r| r.group == *g && r.run == s.label)?;
-                        let st = row.metrics.get("success")?;
-                        Some((st.mean * 100.0, st.se * 100.0))
+                        row.metrics.get("success").map(bar)
                     })
                     .collect(),
             })
@@ -441,7 +579,9 @@ fn by_group(world: &str, series: &[Series], report: &Report) -> Vec<(String, Fig
                 title: format!("Success rate {} ({world})", t.title),
                 x_desc: t.column.clone(),
                 groups: groups.iter().map(|g| g.to_string()).collect(),
+                marks: vec![Vec::new(); groups.len()],
                 bars,
+                note: Some("bars: 95% CI over scenarios".into()),
             },
         ));
     }
@@ -652,9 +792,11 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
             x_desc,
             groups,
             bars,
+            marks,
+            note,
         } => {
             let legend: Vec<(&str, RGBColor)> = bars.iter().map(Part::legend).collect();
-            let area = frame(root, title, None, &legend, Swatch::Bar)?;
+            let area = frame(root, title, note.as_deref(), &legend, Swatch::Bar)?;
             let k = groups.len();
             let mut chart = ChartBuilder::on(&area)
                 .margin(12)
@@ -678,6 +820,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 .bold_line_style(RGBColor(225, 225, 225))
                 .draw()?;
             let width = 0.8 / bars.len().max(1) as f64;
+            let offset = |j: usize| -0.4 + width * (j as f64 + 0.5);
             for (
                 j,
                 Part {
@@ -687,22 +830,20 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 },
             ) in bars.iter().enumerate()
             {
-                let offset = -0.4 + width * (j as f64 + 0.5);
-                let present: Vec<(f64, f64, f64)> = values
+                let present: Vec<(f64, Bar)> = values
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, v)| v.map(|(m, se)| (i as f64 + offset, m, se)))
+                    .filter_map(|(i, v)| v.map(|b| (i as f64 + offset(j), b)))
                     .collect();
-                chart.draw_series(present.iter().map(|&(x, m, _)| {
+                chart.draw_series(present.iter().map(|&(x, (m, _, _))| {
                     Rectangle::new(
                         [(x - width * 0.42, 0.0), (x + width * 0.42, m)],
                         color.filled(),
                     )
                 }))?;
                 let cap = width * 0.15;
-                chart.draw_series(present.iter().filter(|(_, _, se)| *se > 0.0).flat_map(
-                    |&(x, m, se)| {
-                        let (lo, hi) = ((m - se).max(0.0), (m + se).min(100.0));
+                chart.draw_series(present.iter().filter(|(_, (_, lo, hi))| hi > lo).flat_map(
+                    |&(x, (_, lo, hi))| {
                         let style = BLACK.stroke_width(1);
                         [
                             PathElement::new(vec![(x, lo), (x, hi)], style),
@@ -713,13 +854,119 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, figure: &Figure) -> D
                 ))?;
                 // the value over each bar, so that 0 % reads differently from "not played"
                 let above = font(12).pos(Pos::new(HPos::Center, VPos::Bottom));
-                chart.draw_series(present.iter().map(|&(x, m, se)| {
-                    Text::new(format!("{m:.0}"), (x, (m + se).min(100.0)), above.clone())
+                chart.draw_series(present.iter().map(|&(x, (m, _, hi))| {
+                    Text::new(format!("{m:.0}"), (x, hi.min(100.0)), above.clone())
                 }))?;
+            }
+            // the paper's values: baselines across the group, a run's model over its bar
+            for (i, group) in marks.iter().enumerate() {
+                for mark in group {
+                    let (from, to, style) = match mark.run {
+                        None => {
+                            let grey = if mark.human {
+                                BLACK
+                            } else {
+                                RGBColor(120, 120, 120)
+                            };
+                            (i as f64 - 0.45, i as f64 + 0.45, grey.stroke_width(2))
+                        }
+                        Some(j) => {
+                            let x = i as f64 + offset(j);
+                            (x - width * 0.5, x + width * 0.5, BLACK.stroke_width(4))
+                        }
+                    };
+                    let dashes = if mark.run.is_some() {
+                        1
+                    } else if mark.human {
+                        8
+                    } else {
+                        16
+                    };
+                    let step = (to - from) / dashes as f64;
+                    chart.draw_series((0..dashes).filter(|d| d % 2 == 0 || dashes == 1).map(
+                        |d| {
+                            let a = from + step * d as f64;
+                            PathElement::new(vec![(a, mark.value), (a + step, mark.value)], style)
+                        },
+                    ))?;
+                }
             }
             let style = font(14).pos(Pos::new(HPos::Center, VPos::Top));
             for (i, group) in groups.iter().enumerate() {
                 let (x, y) = chart.backend_coord(&(i as f64, 0.0));
+                root.draw(&Text::new(group.clone(), (x, y + 8), style.clone()))?;
+            }
+            Ok(())
+        }
+        Figure::Profile { groups, bars } => {
+            let legend: Vec<(&str, RGBColor)> = bars.iter().map(Part::legend).collect();
+            let note = "each world's headline metric: 0 = the random baseline, 1 = the oracle (on the scenarios played)";
+            let area = frame(
+                root,
+                "Capability profile across the benchmarks",
+                Some(note),
+                &legend,
+                Swatch::Bar,
+            )?;
+            let k = groups.len();
+            let low = bars
+                .iter()
+                .flat_map(|b| b.data.iter().flatten())
+                .fold(0.0f64, |a, &b| a.min(b))
+                .max(-1.0);
+            let mut chart = ChartBuilder::on(&area)
+                .margin(12)
+                .x_label_area_size(48)
+                .y_label_area_size(64)
+                .build_cartesian_2d(-0.5f64..k as f64 - 0.5, (low - 0.1)..1.15f64)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(0)
+                .y_labels(6)
+                .x_desc("world (headline metric)")
+                .y_desc("normalised score")
+                .y_label_formatter(&|y| format!("{y:.1}"))
+                .label_style(font(14))
+                .axis_desc_style(font(16))
+                .light_line_style(WHITE)
+                .bold_line_style(RGBColor(225, 225, 225))
+                .draw()?;
+            for (y, label) in [(0.0, "random"), (1.0, "oracle")] {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(-0.5, y), (k as f64 - 0.5, y)],
+                    RGBColor(120, 120, 120).stroke_width(1),
+                )))?;
+                chart.draw_series(std::iter::once(Text::new(
+                    label,
+                    (-0.48, y),
+                    font(12).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                )))?;
+            }
+            let width = 0.8 / bars.len().max(1) as f64;
+            for (j, Part { color, data, .. }) in bars.iter().enumerate() {
+                let x0 = -0.4 + width * (j as f64 + 0.5);
+                let present: Vec<(f64, f64)> = data
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| v.map(|v| (i as f64 + x0, v)))
+                    .collect();
+                chart.draw_series(present.iter().map(|&(x, v)| {
+                    Rectangle::new(
+                        [(x - width * 0.42, 0.0), (x + width * 0.42, v)],
+                        color.filled(),
+                    )
+                }))?;
+                let above = font(12).pos(Pos::new(HPos::Center, VPos::Bottom));
+                chart.draw_series(
+                    present.iter().map(|&(x, v)| {
+                        Text::new(format!("{v:.2}"), (x, v.max(0.0)), above.clone())
+                    }),
+                )?;
+            }
+            let style = font(14).pos(Pos::new(HPos::Center, VPos::Top));
+            for (i, group) in groups.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(i as f64, low - 0.1));
                 root.draw(&Text::new(group.clone(), (x, y + 8), style.clone()))?;
             }
             Ok(())

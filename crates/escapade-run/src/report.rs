@@ -99,6 +99,13 @@ pub struct Stat {
     /// left out of its row, so this can be less than the group's `n`).
     #[serde(default)]
     pub n: usize,
+    /// Lower bound of the mean's 95 % interval, bootstrapped over scenarios (the epochs
+    /// of a scenario resampled together); absent with fewer than two scenarios.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lo: Option<f64>,
+    /// Upper bound of the same interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hi: Option<f64>,
 }
 
 impl From<MeanSe> for Stat {
@@ -107,11 +114,54 @@ impl From<MeanSe> for Stat {
             mean: m.mean,
             se: m.se,
             n: m.n,
+            lo: None,
+            hi: None,
         }
     }
 }
 
 impl Stat {
+    /// The mean ± se of values grouped by scenario (each group a scenario's epochs),
+    /// with the 95 % interval bootstrapped over scenarios, its resamples seeded by `key`
+    /// (the same statistic gets the same resamples in every report).
+    pub fn of_clusters(clusters: &[Vec<f64>], key: &str) -> Stat {
+        let all: Vec<f64> = clusters.iter().flatten().copied().collect();
+        let mut stat = Stat::from(MeanSe::of(&all));
+        if let Some(ci) = crate::stats::bootstrap_ci(
+            clusters,
+            crate::stats::RESAMPLES,
+            crate::stats::seed_for(key),
+        ) {
+            stat.lo = Some(ci.lo);
+            stat.hi = Some(ci.hi);
+        }
+        stat
+    }
+
+    /// The 95 % interval, when there is one.
+    pub fn interval(&self) -> Option<crate::stats::Interval> {
+        Some(crate::stats::Interval {
+            lo: self.lo?,
+            hi: self.hi?,
+        })
+    }
+
+    /// `mean [lo, hi]` scaled by `scale` with `decimals` digits; the mean alone without
+    /// an interval.
+    pub fn show_interval(&self, scale: f64, decimals: usize) -> String {
+        let mut out = format!("{:.*}", decimals, self.mean * scale);
+        if let (Some(lo), Some(hi)) = (self.lo, self.hi) {
+            out.push_str(&format!(
+                " [{:.*}, {:.*}]",
+                decimals,
+                lo * scale,
+                decimals,
+                hi * scale
+            ));
+        }
+        out
+    }
+
     /// `mean ± se` scaled by `scale` with `decimals` digits; no `±` from fewer than two
     /// values (a standard error of one value means nothing), and `(n=K)` when the metric
     /// is defined for `n` episodes other than the `of` episodes of its row.
@@ -237,6 +287,21 @@ pub struct Report {
     /// ([`Report::per_turn`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_turn: Vec<TurnCurve>,
+    /// Each run's headline metrics and tiers beside its world's paper: the paper's values
+    /// and whether the run reproduces the one of its own model ([`crate::beside`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paper: Vec<crate::beside::Beside>,
+    /// Runs of one suite compared on the scenarios both played: each later run against
+    /// the first ([`crate::paired`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paired: Vec<crate::paired::Comparison>,
+    /// The capability profile, when the runs cover two worlds or more
+    /// ([`crate::profile`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::profile::Profile>,
+    /// What the key metrics of the report's worlds mean, from their papers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<Definition>,
     /// Warnings met while reading (torn last lines, overlapping or missing shards,
     /// episodes left with a retryable error); not part of the JSON.
     #[serde(skip)]
@@ -245,6 +310,24 @@ pub struct Report {
     /// part of the JSON.
     #[serde(skip)]
     pub key_metrics: BTreeMap<String, Vec<String>>,
+    /// Each world's paper, for the tables' metric names; not part of the JSON.
+    #[serde(skip)]
+    pub papers: BTreeMap<String, escapade_core::paper::Paper>,
+}
+
+/// A metric of a world, for people (from the world's paper).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Definition {
+    /// World name.
+    pub world: String,
+    /// The metric's key (`success`).
+    pub metric: String,
+    /// Its name (`Success rate (SR)`).
+    pub name: String,
+    /// What it measures, in one line.
+    pub definition: String,
+    /// Where the paper defines it (`AgentEscapeBench §3.1, Table 1`).
+    pub section: String,
 }
 
 /// One of a world's breakdowns ([`Breakdown`]) over the runs of a report.
@@ -306,6 +389,16 @@ pub const PER_TURN_MAX: u32 = 10;
 /// The worlds a report asks how to show their results (tier labels, breakdowns, the
 /// turn curve); episodes of a world not among them are shown plainly.
 pub type Worlds<'a> = &'a [&'a dyn World];
+
+/// A world's key metrics (`ReportSpec::key_metrics`), owned.
+pub(crate) fn key_metrics_of(world: &dyn World) -> Vec<String> {
+    world
+        .report()
+        .key_metrics
+        .iter()
+        .map(|k| k.to_string())
+        .collect()
+}
 
 fn world_named<'a>(worlds: Worlds<'a>, name: &str) -> Option<&'a dyn World> {
     worlds.iter().copied().find(|w| w.name() == name)
@@ -423,8 +516,26 @@ pub struct Run {
     /// Where the run's config departs from its suite's paper settings
     /// ([`crate::settings::departures`]); empty without `run.toml`.
     pub departures: Vec<String>,
+    /// The suite it ran (`visescape@3`; the rows' suite without `run.toml`).
+    pub suite: String,
+    /// The agent's options (empty without `run.toml`).
+    pub agent_options: BTreeMap<String, String>,
+    /// The world options (`-W`; empty without `run.toml`).
+    pub world_options: BTreeMap<String, String>,
     /// The episodes, sorted by scenario id and epoch.
     pub episodes: Vec<Episode>,
+}
+
+impl Run {
+    /// What a paper's settings match a run by ([`escapade_core::paper::Setting`]).
+    pub fn traits(&self) -> escapade_core::paper::RunTraits<'_> {
+        escapade_core::paper::RunTraits {
+            suite: &self.suite,
+            agent: &self.agent,
+            agent_options: &self.agent_options,
+            world_options: &self.world_options,
+        }
+    }
 }
 
 /// Runs read from run directories (see [`read_runs`]) and the warnings met.
@@ -538,6 +649,11 @@ struct Building {
     expert: Option<String>,
     /// Departures from the suite's settings (from `run.toml`).
     departures: Vec<String>,
+    /// The suite, agent options and world options (from `run.toml`, else the rows'
+    /// suite).
+    suite: String,
+    agent_options: BTreeMap<String, String>,
+    world_options: BTreeMap<String, String>,
     /// Indices into the inputs, in order, each with its shard (`None`: unsharded or
     /// unknown) and whether it has a `run.toml`.
     inputs: Vec<(usize, Option<Shard>, bool)>,
@@ -576,6 +692,9 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                         }
                     }),
                     departures: crate::settings::departures(&config),
+                    suite: config.suite.clone(),
+                    agent_options: config.agent_options.clone(),
+                    world_options: config.world_options.clone(),
                     inputs: Vec::new(),
                     rows: Vec::new(),
                 });
@@ -592,6 +711,9 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                             model: None,
                             expert: None,
                             departures: Vec::new(),
+                            suite: row.suite.clone(),
+                            agent_options: BTreeMap::new(),
+                            world_options: BTreeMap::new(),
                             inputs: Vec::new(),
                             rows: Vec::new(),
                         });
@@ -675,6 +797,9 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
             base_hash: run.base_hash,
             dirs: inputs,
             departures: run.departures,
+            suite: run.suite,
+            agent_options: run.agent_options,
+            world_options: run.world_options,
             episodes,
         });
     }
@@ -755,7 +880,8 @@ fn short(hash: &str) -> &str {
         .map_or(hash, |(i, _)| &hash[..i])
 }
 
-fn is_percent(name: &str) -> bool {
+/// Whether a metric is a share the tables show as a percentage.
+pub(crate) fn is_percent(name: &str) -> bool {
     // VisEscape's shares (§4.2, Table 6, App. C.2, C.3) and COMMA's partial success and
     // leaks (§4.2, §5.3) are percentages in the papers too
     const SHARES: [&str; 10] = [
@@ -771,12 +897,16 @@ fn is_percent(name: &str) -> bool {
         "pass_at_k",
     ];
     SHARES.contains(&name)
+        || name.starts_with("pass@")
+        || name.starts_with("pass^")
         || ["_rate", "success", "resolution", "discovery"]
             .iter()
             .any(|s| name.ends_with(s))
 }
 
-fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
+/// An episode's value of a metric: success (0/1), steps, usage, or one of its world's
+/// metrics.
+pub(crate) fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
     match name {
         "success" => Some(if row.success { 1.0 } else { 0.0 }),
         "steps" => Some(f64::from(row.steps)),
@@ -809,18 +939,86 @@ fn ordered<'a>(world: impl IntoIterator<Item = &'a str>) -> Vec<String> {
         .collect()
 }
 
-fn aggregate(rows: &[&EpisodeRow]) -> IndexMap<String, Stat> {
-    ordered(
+/// Every metric of `rows` with its interval over scenarios, in column order, and with
+/// several epochs pass@k and pass^k for success; `key` names the group (world and tier)
+/// to seed the resamples.
+fn aggregate(rows: &[&EpisodeRow], key: &str) -> IndexMap<String, Stat> {
+    // rows by scenario, in canonical (scenario) order
+    let mut by_scenario: BTreeMap<&str, Vec<&EpisodeRow>> = BTreeMap::new();
+    for r in rows {
+        by_scenario.entry(r.scenario.as_str()).or_default().push(r);
+    }
+    let mut out: IndexMap<String, Stat> = ordered(
         rows.iter()
             .flat_map(|r| r.metrics.keys().map(String::as_str)),
     )
     .into_iter()
     .filter_map(|name| {
-        let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, &name)).collect();
+        let clusters: Vec<Vec<f64>> = by_scenario
+            .values()
+            .map(|rs| rs.iter().filter_map(|r| value(r, &name)).collect())
+            .collect();
         // only `step_latency_ms` can be undefined for every row (no steps at all)
-        (!xs.is_empty()).then(|| (name, Stat::from(MeanSe::of(&xs))))
+        clusters.iter().any(|c| !c.is_empty()).then(|| {
+            let stat = Stat::of_clusters(&clusters, &format!("{key}/{name}"));
+            (name, stat)
+        })
     })
-    .collect()
+    .collect();
+    let passes = pass_metrics(&by_scenario, key);
+    if !passes.is_empty() {
+        // right after success, where a reader looks for them
+        let mut with = IndexMap::new();
+        for (name, stat) in out.drain(..) {
+            let after_success = name == "success";
+            with.insert(name, stat);
+            if after_success {
+                with.extend(passes.iter().map(|(k, v)| (k.clone(), *v)));
+            }
+        }
+        out = with;
+    }
+    out
+}
+
+/// pass@k and pass^k (`pass@2`, `pass^2`, …) for k = 2 up to the fewest epochs a scenario
+/// of the group has (k = 1 is the success rate itself): each scenario's unbiased
+/// estimate from its `n` epochs and `c` successes, averaged over scenarios, with an
+/// interval bootstrapped over scenarios. Empty with one epoch per scenario.
+fn pass_metrics(by_scenario: &BTreeMap<&str, Vec<&EpisodeRow>>, key: &str) -> Vec<(String, Stat)> {
+    let Some(k_max) = by_scenario.values().map(|rs| rs.len() as u64).min() else {
+        return Vec::new();
+    };
+    let counts: Vec<(u64, u64)> = by_scenario
+        .values()
+        .map(|rs| {
+            (
+                rs.len() as u64,
+                rs.iter().filter(|r| r.success).count() as u64,
+            )
+        })
+        .collect();
+    let mut out = Vec::new();
+    for k in 2..=k_max {
+        for (name, f) in [
+            (
+                format!("pass@{k}"),
+                crate::stats::pass_at_k as fn(u64, u64, u64) -> Option<f64>,
+            ),
+            (format!("pass^{k}"), crate::stats::pass_hat_k),
+        ] {
+            let clusters: Vec<Vec<f64>> = counts
+                .iter()
+                .filter_map(|&(n, c)| f(n, c, k))
+                .map(|x| vec![x])
+                .collect();
+            out.push((
+                name.clone(),
+                Stat::of_clusters(&clusters, &format!("{key}/{name}")),
+            ));
+        }
+    }
+    out
 }
 
 /// Each given world's breakdowns over the runs of `set`: a row per (tier, if split;
@@ -866,9 +1064,17 @@ fn breakdown_tables(set: &RunSet, worlds: Worlds<'_>) -> Vec<BreakdownTable> {
                 .map(|((tier, gi, k), rows)| {
                     let mut metrics = IndexMap::new();
                     for name in &b.metrics {
-                        let xs: Vec<f64> = rows.iter().filter_map(|r| value(r, name)).collect();
-                        if !xs.is_empty() {
-                            metrics.insert(name.clone(), Stat::from(MeanSe::of(&xs)));
+                        // by scenario, so the interval resamples scenarios
+                        let mut clusters: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+                        for r in &rows {
+                            if let Some(x) = value(r, name) {
+                                clusters.entry(r.scenario.as_str()).or_default().push(x);
+                            }
+                        }
+                        if !clusters.is_empty() {
+                            let clusters: Vec<Vec<f64>> = clusters.into_values().collect();
+                            let key = format!("{world}/{}/{gi}/{tier:?}/{name}", b.name);
+                            metrics.insert(name.clone(), Stat::of_clusters(&clusters, &key));
                         }
                     }
                     BreakdownRow {
@@ -932,10 +1138,10 @@ impl Report {
                 by_world.entry((r.world.as_str(), k)).or_default().push(r);
             }
         }
-        let groups = by_group
+        let groups: Vec<Group> = by_group
             .into_iter()
             .map(|((world, difficulty, k), rows)| {
-                let metrics = aggregate(&rows);
+                let metrics = aggregate(&rows, &format!("{world}/{difficulty}"));
                 Group {
                     world: world.to_string(),
                     difficulty,
@@ -950,7 +1156,7 @@ impl Report {
         for (world, _) in by_world.keys() {
             *runs_per_world.entry(world).or_default() += 1;
         }
-        let overall = by_world
+        let overall: IndexMap<String, WorldSummary> = by_world
             .into_iter()
             .map(|((world, k), rows)| {
                 let run = &set.runs[k].label;
@@ -964,7 +1170,7 @@ impl Report {
                     run: run.clone(),
                     n: rows.len(),
                     errors: rows.iter().filter(|r| r.error.is_some()).count(),
-                    metrics: aggregate(&rows),
+                    metrics: aggregate(&rows, &format!("{world}/all")),
                 };
                 (key, summary)
             })
@@ -973,16 +1179,16 @@ impl Report {
         let breakdowns = breakdown_tables(set, worlds);
         let key_metrics = worlds
             .iter()
-            .map(|w| {
-                let keys = w
-                    .report()
-                    .key_metrics
-                    .iter()
-                    .map(|k| k.to_string())
-                    .collect();
-                (w.name().to_string(), keys)
-            })
+            .map(|w| (w.name().to_string(), key_metrics_of(*w)))
             .collect();
+        let paper = crate::beside::beside(set, worlds, &groups, &overall);
+        let papers = worlds
+            .iter()
+            .filter_map(|w| Some((w.name().to_string(), w.paper()?)))
+            .collect();
+        let paired = paired_runs(set, worlds);
+        let profile = crate::profile::profile(set, worlds);
+        let definitions = definitions(&overall, worlds);
         Report {
             groups,
             overall,
@@ -990,8 +1196,13 @@ impl Report {
             scenarios: Vec::new(),
             breakdowns,
             per_turn: Vec::new(),
+            paper,
+            paired,
+            profile,
+            definitions,
             warnings: set.warnings.clone(),
             key_metrics,
+            papers,
         }
     }
 
@@ -1102,7 +1313,7 @@ impl Report {
                 difficulty: rows[0].difficulty,
                 run: set.runs[k].label.clone(),
                 n: rows.len(),
-                metrics: aggregate(&rows),
+                metrics: aggregate(&rows, &format!("{world}/{scenario}")),
             })
             .collect();
         self
@@ -1130,11 +1341,42 @@ impl Report {
 
     fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let mut rows: Vec<[String; 7]> = Vec::new();
-        rows.push(["world", "difficulty", "n", "metric", "mean", "se", "run"].map(String::from));
-        let mut push = |world: &str, tier: String, run: &str, metrics: &IndexMap<String, Stat>| {
+        let mut rows: Vec<[String; 12]> = Vec::new();
+        rows.push(
+            [
+                "world",
+                "difficulty",
+                "n",
+                "metric",
+                "mean",
+                "se",
+                "run",
+                "lo",
+                "hi",
+                "paper_model",
+                "paper_value",
+                "paper_verdict",
+            ]
+            .map(String::from),
+        );
+        let opt = |x: Option<f64>| x.map_or_else(String::new, |x| x.to_string());
+        let mut push = |world: &str,
+                        tier: String,
+                        difficulty: Option<u32>,
+                        run: &str,
+                        metrics: &IndexMap<String, Stat>| {
             // each metric's own n: it can be defined for fewer episodes than the group
             for (name, s) in metrics {
+                let verdict = self
+                    .paper
+                    .iter()
+                    .find(|b| {
+                        b.world == world
+                            && b.run == run
+                            && &b.metric == name
+                            && b.difficulty == difficulty
+                    })
+                    .and_then(|b| b.verdict.as_ref());
                 rows.push([
                     world.to_string(),
                     tier.clone(),
@@ -1143,14 +1385,25 @@ impl Report {
                     s.mean.to_string(),
                     s.se.to_string(),
                     run.to_string(),
+                    opt(s.lo),
+                    opt(s.hi),
+                    verdict.map_or_else(String::new, |v| v.model.clone()),
+                    opt(verdict.map(|v| v.paper)),
+                    verdict.map_or_else(String::new, |v| v.text.clone()),
                 ]);
             }
         };
         for g in &self.groups {
-            push(&g.world, g.difficulty.to_string(), &g.run, &g.metrics);
+            push(
+                &g.world,
+                g.difficulty.to_string(),
+                Some(g.difficulty),
+                &g.run,
+                &g.metrics,
+            );
         }
         for s in self.overall.values() {
-            push(&s.world, "all".into(), &s.run, &s.metrics);
+            push(&s.world, "all".into(), None, &s.run, &s.metrics);
         }
         for row in rows {
             w.write_record(&row)
@@ -1195,6 +1448,13 @@ impl Report {
             let names = match self.key_metrics.get(world) {
                 Some(wanted) if key && !wanted.is_empty() => wanted
                     .iter()
+                    .flat_map(|k| {
+                        // pass@k and pass^k follow success wherever success is shown
+                        let passes = names.iter().filter(move |n| {
+                            k == "success" && (n.starts_with("pass@") || n.starts_with("pass^"))
+                        });
+                        std::iter::once(k).chain(passes)
+                    })
                     .filter(|k| names.contains(k))
                     .cloned()
                     .collect(),
@@ -1247,6 +1507,13 @@ impl Report {
             for s in &summaries {
                 out.push_str(&row("all".into(), &s.run, s.n, &s.metrics));
             }
+            let beside: Vec<&crate::beside::Beside> =
+                self.paper.iter().filter(|b| b.world == world).collect();
+            out.push_str(&crate::beside::markdown(
+                &beside,
+                self.papers.get(world),
+                several,
+            ));
             let per: Vec<&ScenarioGroup> =
                 self.scenarios.iter().filter(|g| g.world == world).collect();
             if !per.is_empty() {
@@ -1273,7 +1540,29 @@ impl Report {
             }
         }
         out.push_str(&self.departures());
+        for c in &self.paired {
+            out.push_str(&crate::paired::markdown(c));
+        }
+        if let Some(p) = &self.profile {
+            out.push_str(&crate::profile::markdown(p));
+        }
+        out.push_str(&self.definitions_list());
         out.push_str(&self.usage_table());
+        out
+    }
+
+    /// The key metrics' names, definitions and the paper's sections, a line each.
+    fn definitions_list(&self) -> String {
+        if self.definitions.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("\n## Metrics\n\n");
+        for d in &self.definitions {
+            out.push_str(&format!(
+                "- {} `{}`: {}: {} ({}).\n",
+                d.world, d.metric, d.name, d.definition, d.section
+            ));
+        }
         out
     }
 
@@ -1412,6 +1701,47 @@ impl Report {
         }
         out
     }
+}
+
+/// Each later run of a suite compared with the first run of that suite, on the
+/// scenarios both played.
+fn paired_runs(set: &RunSet, worlds: Worlds<'_>) -> Vec<crate::paired::Comparison> {
+    let mut out = Vec::new();
+    for (j, b) in set.runs.iter().enumerate() {
+        if let Some(a) = set.runs[..j].iter().find(|a| a.suite == b.suite) {
+            let c = crate::paired::compare(a, b, worlds);
+            if !c.metrics.is_empty() {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// The definitions of each present world's key metrics (every metric its paper defines
+/// when it declares no key metrics), from its paper.
+fn definitions(overall: &IndexMap<String, WorldSummary>, worlds: Worlds<'_>) -> Vec<Definition> {
+    let present: BTreeSet<&str> = overall.values().map(|s| s.world.as_str()).collect();
+    let mut out = Vec::new();
+    for world in present {
+        let Some(w) = world_named(worlds, world) else {
+            continue;
+        };
+        let Some(paper) = w.paper() else { continue };
+        let keys: Vec<&str> = w.report().key_metrics.to_vec();
+        for m in &paper.metrics {
+            if keys.is_empty() || keys.contains(&m.key.as_str()) {
+                out.push(Definition {
+                    world: world.to_string(),
+                    metric: m.key.clone(),
+                    name: m.name.clone(),
+                    definition: m.definition.clone(),
+                    section: format!("{} {}", paper.name, m.section),
+                });
+            }
+        }
+    }
+    out
 }
 
 fn run_info(run: &Run) -> RunInfo {
@@ -1611,6 +1941,8 @@ mod tests {
             mean: 0.5,
             se: 0.125,
             n: 4,
+            lo: None,
+            hi: None,
         };
         assert_eq!(cell("success", &s, 4), "50.0 ± 12.5");
         assert_eq!(cell("steps", &s, 4), "0.50 ± 0.12");
@@ -1623,6 +1955,8 @@ mod tests {
             mean: 1.0,
             se: 0.0,
             n: 1,
+            lo: None,
+            hi: None,
         };
         assert_eq!(cell("success", &one, 1), "100.0");
         assert_eq!(cell("steps", &one, 3), "1.00 (n=1)");

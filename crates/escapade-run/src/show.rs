@@ -28,11 +28,13 @@ pub fn show(
     let observation = env.reset(seed);
     std::fs::create_dir_all(out).map_err(|e| RunError::io("cannot create", out, e))?;
     let mut md = String::new();
-    let _ = writeln!(
-        md,
-        "# System prompt\n\n{}\n",
-        env.system_prompt().trim_end()
-    );
+    let system = env.system_prompt();
+    let system = match system.trim_end() {
+        // a world whose observations are whole prompts (VisEscape's) sends none
+        "" => "(none: each observation is the whole prompt)",
+        text => text,
+    };
+    let _ = writeln!(md, "# System prompt\n\n{system}\n");
     for role in env.roles() {
         let _ = writeln!(
             md,

@@ -147,6 +147,23 @@ impl World for Lamps {
             key_metrics: &["success", "mistakes"],
         }
     }
+    /// Its paper's table: people, the optimum, and a model (the report sets them beside
+    /// its runs).
+    fn paper(&self) -> Option<escapade_core::paper::Paper> {
+        let json = r#"{"name": "Lamps", "file": "lamps.md", "headline": "success",
+          "metrics": [
+            {"key": "success", "name": "Lit rate", "definition": "rooms lit", "section": "§2", "percent": true},
+            {"key": "mistakes", "name": "Mistakes", "definition": "wrong lamps", "section": "§2", "lower_is_better": true}],
+          "models": [{"name": "GPT-4o", "ids": ["gpt-4o"]}],
+          "settings": [{"key": "plain", "description": "the paper's rules", "suites": ["lamps"]}],
+          "tables": [{"source": "Table 1", "title": "results", "setting": "plain",
+            "columns": [{"metric": "success", "tier": 2}, {"metric": "mistakes", "tier": 2},
+                        {"metric": "success", "tier": 3}],
+            "rows": [{"label": "Human", "kind": "human", "cells": ["90.0", "0.2", "80.0"]},
+                     {"label": "Optimum", "kind": "oracle", "cells": ["100.0", "0.5", null]},
+                     {"label": "GPT-4o", "cells": ["60 ± 5.0", "1.0", "40 ± 5.0"]}]}]}"#;
+        Some(escapade_core::paper::Paper::from_json(json).expect("a valid paper"))
+    }
     fn judge_tasks(&self) -> Vec<&'static dyn JudgeTask> {
         vec![&Tone]
     }
@@ -389,6 +406,38 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
         (clean.rows[0].group.as_str(), clean.rows[0].n),
         ("clean", 6)
     );
+    // its paper beside the run: the oracle reproduces the optimum's success, not its
+    // mistakes (the run makes none; the table says 0.5)
+    let beside = |tier: u32, metric: &str| {
+        r.paper
+            .iter()
+            .find(|b| b.difficulty == Some(tier) && b.metric == metric)
+            .unwrap_or_else(|| panic!("tier {tier} {metric} beside the paper: {:?}", r.paper))
+    };
+    let lit = beside(2, "success");
+    assert_eq!(lit.references.len(), 3);
+    assert_eq!(lit.references[0].model, "Human");
+    let v = lit.verdict.as_ref().expect("a verdict for the oracle");
+    assert_eq!((v.model.as_str(), v.inside), ("Optimum", Some(true)));
+    let wrong = beside(2, "mistakes").verdict.as_ref().unwrap();
+    assert_eq!(wrong.inside, Some(false));
+    assert!((wrong.diff + 0.5).abs() < 1e-12 && (wrong.miss - 0.5).abs() < 1e-12);
+    assert!(
+        beside(3, "success").verdict.is_none(),
+        "no optimum at tier 3"
+    );
+    let md = r.render(Format::Markdown);
+    assert!(md.contains("### lamps beside the paper (Lamps)"), "{md}");
+    assert!(
+        md.contains(
+            "| 2 (2 lamps) | success (%) | 100.0 [100.0, 100.0] | Optimum 100.0 | inside CI | 90.0 | 100.0 | GPT-4o 60.0 ± 5.0 | 4 |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("- lamps `success`: Lit rate: rooms lit (Lamps §2)."),
+        "{md}"
+    );
     // the terminal shows its key metrics, in their order; report.md every metric
     let header = |text: &str| {
         let line = text.lines().find(|l| l.starts_with("| difficulty"));
@@ -397,7 +446,18 @@ fn a_fifth_world_gets_every_command_without_a_change_to_the_runner() {
     };
     let terminal = header(&r.render(Format::Terminal));
     let full = header(&r.render(Format::Markdown));
-    assert_eq!(terminal, ["difficulty", "n", "success (%)", "mistakes"]);
+    // two epochs: pass@2 and pass^2 follow success
+    assert_eq!(
+        terminal,
+        [
+            "difficulty",
+            "n",
+            "success (%)",
+            "pass@2 (%)",
+            "pass^2 (%)",
+            "mistakes"
+        ]
+    );
     assert!(full.iter().any(|c| c == "clean"), "{full:?}");
 
     // show: the first observation, with the options

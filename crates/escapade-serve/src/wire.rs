@@ -21,7 +21,7 @@ pub struct ResetParams {
     pub seed: Option<u64>,
     /// The client's name for the episode (OpenEnv); one is made when absent.
     pub episode_id: Option<String>,
-    /// A suite name (`visescape@3`); with `index`, which scenario of it.
+    /// A suite name (`visescape@4`); with `index`, which scenario of it.
     pub suite: Option<String>,
     /// The scenario's index in `suite` (default 0).
     pub index: Option<usize>,

@@ -22,4 +22,5 @@
 pub mod counter; // CounterWorld: a toy world, with switchable faults and scripted agents
 pub mod golden; // golden files: compare, rewrite with ESCAPADE_BLESS=1, say what differs
 pub mod oracle; // the winning moves of a scenario, for tests that play through a client
+pub mod paper; // a world's paper tables checked number by number against the paper's text
 pub mod venv; // the project's Python environment, for tests with real Python clients

@@ -395,4 +395,13 @@ impl World for ToolsWorld {
             ..ReportSpec::default()
         }
     }
+    /// The paper's results tables (`src/paper.json`, every number checked against the
+    /// paper's text by `tests/paper.rs`).
+    fn paper(&self) -> Option<escapade_core::paper::Paper> {
+        static PAPER: std::sync::OnceLock<escapade_core::paper::Paper> = std::sync::OnceLock::new();
+        Some(escapade_core::paper::Paper::embedded(
+            &PAPER,
+            include_str!("paper.json"),
+        ))
+    }
 }

@@ -6,10 +6,10 @@
 //! room and for a reply that is not an action (target: p50 at most 20 µs).
 //! `agent loop`: one turn of an episode as a run plays it — the agent acts, the
 //! environment steps and hands back the next observation with its picture — over every
-//! room of `visescape@3`, episode after episode (target: at most 0.25 ms). Pictures come
+//! room of `visescape@4`, episode after episode (target: at most 0.25 ms). Pictures come
 //! from the process-wide store once drawn, as in a run's later epochs and revisited
 //! views; `render` above is what a view costs the first time.
-//! `suite`: building `visescape@3` — generating, linting and solving 20 rooms — and
+//! `suite`: building `visescape@4` — generating, linting and solving 20 rooms — and
 //! verifying each through the world's oracle (target: at most 2 s).
 
 use std::hint::black_box;
@@ -93,7 +93,7 @@ fn render_views(c: &mut Criterion) {
 
 fn env_steps(c: &mut Criterion) {
     let world = VisWorld::new();
-    let rooms = world.build_suite("visescape@3").expect("suite builds");
+    let rooms = world.build_suite("visescape@4").expect("suite builds");
     let room = Room::from_json(&rooms[10]).expect("room loads");
     let game = Arc::new(Game::new(room).expect("compiles"));
     let plan: Vec<Action> = oracle::solve(&game)
@@ -138,10 +138,10 @@ fn env_steps(c: &mut Criterion) {
 fn suite(c: &mut Criterion) {
     let mut group = c.benchmark_group("suite");
     group.sample_size(10);
-    group.bench_function("visescape@3 build + verify", |b| {
+    group.bench_function("visescape@4 build + verify", |b| {
         b.iter(|| {
             let world = VisWorld::new();
-            let rooms = world.build_suite("visescape@3").expect("suite builds");
+            let rooms = world.build_suite("visescape@4").expect("suite builds");
             for room in &rooms {
                 assert!(world.oracle(room).expect("oracle").solved);
             }
@@ -153,7 +153,7 @@ fn suite(c: &mut Criterion) {
 
 fn agent_loop(c: &mut Criterion) {
     let world = VisWorld::new();
-    let rooms = world.build_suite("visescape@3").expect("suite builds");
+    let rooms = world.build_suite("visescape@4").expect("suite builds");
     let mut group = c.benchmark_group("agent loop");
     for agent_kind in ["oracle", "random"] {
         let mut room = 0;

@@ -10,6 +10,7 @@ use escapade_core::{Action, Agent, AgentTurn, CoreError, Observation, Step};
 use rand::Rng;
 
 use crate::game::{ANSWER_TEMPLATE, Game, Move};
+use crate::options::Prompt;
 use crate::oracle;
 
 /// Replays the oracle's solution.
@@ -20,15 +21,24 @@ pub struct OracleAgent {
 
 impl OracleAgent {
     /// The oracle for `game`'s room (its search shared with the room's environment, see
-    /// [`oracle::solve_shared`]).
+    /// [`oracle::solve_shared`]), naming its actions as the paper's prompt lists them.
     pub fn new(game: &Game) -> Result<OracleAgent, crate::VisError> {
+        OracleAgent::with_prompt(game, Prompt::default())
+    }
+
+    /// The oracle naming its actions as `prompt` lists them (the original's names, or
+    /// ours), so that a person shown its moves finds them among the listed actions.
+    pub fn with_prompt(game: &Game, prompt: Prompt) -> Result<OracleAgent, crate::VisError> {
         let solution = oracle::solve_shared(game)?;
         let plan = solution
             .moves
             .iter()
-            .map(|m| match m {
-                Move::Answer(a) => format!("<ANSWER>{a}</ANSWER>"),
-                other => format!("[ACTION] {}", game.label(other)),
+            .map(|m| match (m, prompt) {
+                (Move::Answer(a), _) => format!("<ANSWER>{a}</ANSWER>"),
+                (other, Prompt::Paper) => format!("[ACTION] {}", crate::prompt::label(game, other)),
+                (other, Prompt::Chat | Prompt::Helpful) => {
+                    format!("[ACTION] {}", game.label(other))
+                }
             })
             .collect();
         Ok(OracleAgent { plan, next: 0 })

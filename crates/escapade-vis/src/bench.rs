@@ -2,7 +2,7 @@
 //!
 //! Three figures the VisEscape issue asks for, each against its target:
 //!
-//! - **env step** (target p50 ≤ 20 µs, without drawing): every room of `visescape@3` is
+//! - **env step** (target p50 ≤ 20 µs, without drawing): every room of `visescape@4` is
 //!   played by its oracle and by a random player, each step timed on its own;
 //! - **view render** (target p50 ≤ 5 ms): every view along the oracle's path drawn to PNG
 //!   and described in text (what an observation with an image costs);
@@ -25,7 +25,7 @@ use crate::{Game, Room, VisEnv, VisWorld, describe, oracle, render};
 pub const TARGET_STEP_US: f64 = 20.0;
 /// Target for the view-render median, in milliseconds.
 pub const TARGET_RENDER_MS: f64 = 5.0;
-/// Target for building and verifying `visescape@3`, in seconds.
+/// Target for building and verifying `visescape@4`, in seconds.
 pub const TARGET_SUITE_S: f64 = 2.0;
 
 /// Measures the vis world (see the module docs).

@@ -7,6 +7,15 @@
 //! draws it (both read receptacles through the same crate-private helpers): a wardrobe
 //! is open, a safe carries a keypad, a clue's objects are listed one by one as drawn.
 //! Like the picture it never solves anything: no counts, no times, no answers.
+//!
+//! That full description is an option (`-W descriptions=full`): it spells out what a
+//! clue shows (its shapes and colours one by one, its symbols, arrows and clock hands)
+//! and what a lock's bands and buttons are, so a text-only player solves the visual
+//! quizzes the paper's agent has to see. By default a picture's description is
+//! [`names`]: where the view is and the objects the action list names anyway, which is
+//! all the paper's agent is told in text (App. A.5 Table 17: `<Current Observation>
+//! {direction} side of room - [IMAGE]`). The paper's text-only setting (§7) reads a
+//! model's captions instead (`-A socratic=captions`).
 
 use crate::game::{Game, State, View};
 use crate::render::{self, Leaf, Mark, Place};
@@ -20,6 +29,53 @@ pub fn describe(game: &Game, state: &State) -> String {
         View::Wall(w) => wall(game, state, w),
         View::Receptacle(r) if r < room.receptacles.len() => receptacle(game, state, r),
         View::Item(i) if i < room.items.len() => item(game, state, i),
+        _ => "Nothing is in view.".into(),
+    }
+}
+
+/// The description of the current view of `state` that `kind` asks for: [`names`] or
+/// [`describe`].
+pub fn as_asked(kind: crate::options::Descriptions, game: &Game, state: &State) -> String {
+    match kind {
+        crate::options::Descriptions::Names => names(game, state),
+        crate::options::Descriptions::Full => describe(game, state),
+    }
+}
+
+/// Where the current view of `state` is and what it names: the wall and its objects, the
+/// object in close-up and the items in view in it, the item in close-up — names the
+/// available actions give anyway (`inspect desk`, `pick key`), never a state, a colour, a
+/// shape or anything a clue or a lock shows.
+pub fn names(game: &Game, state: &State) -> String {
+    let room = game.room();
+    let names = |ids: Vec<usize>, name: &dyn Fn(usize) -> String| -> Vec<String> {
+        ids.into_iter()
+            .map(|i| format!("the {}", name(i)))
+            .collect()
+    };
+    match state.view() {
+        View::Wall(w) => {
+            let on = names(game.on_wall(w), &|r| room.receptacles[r].name.clone());
+            if on.is_empty() {
+                format!("The {} wall.", w.name())
+            } else {
+                format!("The {} wall, with {}.", w.name(), list(&on))
+            }
+        }
+        View::Receptacle(r) if r < room.receptacles.len() => {
+            let items = names(game.visible_items(state, r), &|i| {
+                room.items[i].name.clone()
+            });
+            let head = format!("A close look at the {}", room.receptacles[r].name);
+            if items.is_empty() {
+                format!("{head}.")
+            } else {
+                format!("{head}; in view: {}.", list(&items))
+            }
+        }
+        View::Item(i) if i < room.items.len() => {
+            format!("A close look at the {}.", room.items[i].name)
+        }
         _ => "Nothing is in view.".into(),
     }
 }

@@ -4,9 +4,12 @@
 //! view, lists the bag, names the action before this turn, gives a hint when hint mode
 //! has one, and lists the available actions — shuffled with the episode's RNG every step
 //! (§3.1, §4.1), `<ANSWER>` among them only while a lock is in view — and carries the
-//! view as a PNG whose `alt` is the exact description (for text-only models and the
-//! socratic mode, §7). What an action did shows in the next view, not in words, unless
-//! `feedback=sentences` (see [`crate::options`]). An episode ends when the exit opens
+//! view as a PNG whose `alt` is a text description (by default no more than the prompt
+//! says: [`crate::describe::names`]). Under the paper's protocol the observation is the
+//! whole prompt of the original's BaseAgent ([`crate::prompt`]): the instruction, the
+//! action memory and recent actions this env keeps, and the rest, with no system prompt.
+//! What an action did shows in the next view, not in words, unless `feedback=sentences`
+//! (see [`crate::options`]). An episode ends when the exit opens
 //! (terminated), after 300 steps, or after 100 steps without a new checkpoint
 //! (truncated, §4.1). In hint mode (§5.4, App. A.4) the next checkpoint's hint is shown
 //! once 30 steps pass without progress, until progress resumes.
@@ -26,7 +29,7 @@ use rand::seq::SliceRandom;
 
 use crate::game::{ANSWER_TEMPLATE, Game, Move, State, View};
 use crate::interface::{self, Parsed};
-use crate::options::{Feedback, Invalid, Options, Prompt};
+use crate::options::{Descriptions, Feedback, Invalid, Options, Prompt};
 use crate::room::ItemKind;
 use crate::{describe, oracle, render};
 
@@ -84,6 +87,10 @@ pub struct VisEnv {
     feedback: String,
     /// The action before this turn, as the next observation names it.
     last_action: Option<String>,
+    /// `<Action Memory>` lines so far (paper's prompt).
+    action_memory: Vec<String>,
+    /// `<Recent actions…>` lines so far, of which the prompt shows the last ten.
+    recent: Vec<String>,
     labels: Vec<String>,
     moves: Vec<Move>,
     hint_showing: bool,
@@ -129,6 +136,8 @@ impl VisEnv {
             started: false,
             feedback: String::new(),
             last_action: None,
+            action_memory: Vec::new(),
+            recent: Vec::new(),
             labels: Vec::new(),
             moves: Vec::new(),
             hint_showing: false,
@@ -192,8 +201,39 @@ impl VisEnv {
             u64::from(self.steps),
         ));
         moves.shuffle(&mut rng);
-        self.labels = moves.iter().map(|m| self.game.label(m)).collect();
+        if self.options.prompt == Prompt::Paper {
+            // the original appends the answer action after the shuffled list
+            let (answer, rest): (Vec<Move>, Vec<Move>) = moves
+                .into_iter()
+                .partition(|m| matches!(m, Move::Answer(a) if a.is_empty()));
+            moves = rest;
+            moves.extend(answer);
+        }
+        self.labels = moves.iter().map(|m| self.label(m)).collect();
         self.moves = moves;
+    }
+
+    /// Reads `action` against the listed actions; under the paper's names a reply in our
+    /// words (`pick up key` for `pick key`) is read too, since it cannot be mistaken.
+    fn read(&self, action: &Action) -> Result<Parsed, String> {
+        let listed = interface::parse(action, &self.labels);
+        if listed.is_ok() || self.options.prompt != Prompt::Paper {
+            return listed;
+        }
+        let ours: Vec<String> = self.moves.iter().map(|m| self.game.label(m)).collect();
+        match interface::parse(action, &ours) {
+            Ok(parsed) => Ok(parsed),
+            Err(_) => listed,
+        }
+    }
+
+    /// The name of move `m` as this protocol shows it: the original's names under the
+    /// paper's prompt ([`crate::prompt::label`]), ours otherwise.
+    fn label(&self, m: &Move) -> String {
+        match self.options.prompt {
+            Prompt::Paper => crate::prompt::label(&self.game, m),
+            Prompt::Chat | Prompt::Helpful => self.game.label(m),
+        }
     }
 
     /// `North` for the wall the current view belongs to.
@@ -210,7 +250,7 @@ impl VisEnv {
     /// helpful one also counts steps and names what is seen close up.
     fn view_title(&self) -> String {
         let side = self.side();
-        if self.options.prompt == Prompt::Paper {
+        if self.options.prompt != Prompt::Helpful {
             return format!("{side} side of the room.");
         }
         let room = self.game.room();
@@ -267,8 +307,75 @@ impl VisEnv {
         Some(Image {
             sha256: picture.sha256.clone(),
             png: picture.png.clone(),
-            alt: picture.alt.clone(),
+            alt: match self.options.descriptions {
+                // drawn with the picture, and kept with it
+                Descriptions::Full => picture.alt.clone(),
+                Descriptions::Names => Some(self.description()),
+            },
         })
+    }
+
+    /// The description of the current view the options ask for.
+    fn description(&self) -> String {
+        describe::as_asked(self.options.descriptions, &self.game, &self.state)
+    }
+
+    /// The hint to show now, if hint mode has one (App. A.4: after [`HINT_AFTER`] steps
+    /// without progress, the next checkpoint's).
+    fn hint(&self) -> Option<&str> {
+        if !self.game.room().hints || self.stuck < HINT_AFTER {
+            return None;
+        }
+        let next = self.game.next_checkpoint(&self.state)?;
+        Some(self.game.room().checkpoints[next].hint.as_str())
+    }
+
+    /// The observation under the paper's protocol: the whole step prompt
+    /// ([`crate::prompt::step`]).
+    fn paper_observation(&mut self) -> Observation {
+        let side = self.side().to_uppercase();
+        let scene = if self.images {
+            crate::prompt::IMAGE.to_string()
+        } else {
+            self.description()
+        };
+        let bag: Vec<String> = self
+            .game
+            .inventory(&self.state)
+            .into_iter()
+            .map(|i| self.game.room().items[i].name.clone())
+            .collect();
+        let hint = self.hint().map(str::to_string);
+        self.hint_showing = hint.is_some();
+        let answer = self.labels.iter().any(|l| l == ANSWER_TEMPLATE);
+        let actions: Vec<String> = self
+            .labels
+            .iter()
+            .filter(|l| !crate::prompt::is_template(l))
+            .cloned()
+            .collect();
+        let recent = &self.recent[self.recent.len().saturating_sub(crate::prompt::RECENT)..];
+        let result = (self.options.feedback == Feedback::Sentences && !self.feedback.is_empty())
+            .then_some(self.feedback.as_str());
+        let text = crate::prompt::step(&crate::prompt::StepPrompt {
+            first: self.steps == 0,
+            memory: &self.action_memory,
+            recent,
+            side: &side,
+            scene: &scene,
+            inventory: &bag,
+            previous: self.last_action.as_deref(),
+            hint: hint.as_deref(),
+            actions: &actions,
+            answer,
+            result,
+        });
+        Observation {
+            text,
+            images: self.image().into_iter().collect(),
+            actions: Some(self.labels.clone()),
+            role: None,
+        }
     }
 
     /// The observation (§4.1; the original's step prompt, App. A.5 Table 17): the side of
@@ -279,11 +386,14 @@ impl VisEnv {
     /// steps, names the close-up and explains the answer format at length.
     fn observation(&mut self) -> Observation {
         self.list_actions();
-        let paper = self.options.prompt == Prompt::Paper;
+        if self.options.prompt == Prompt::Paper {
+            return self.paper_observation();
+        }
+        let paper = self.options.prompt == Prompt::Chat;
         let mut text = self.view_title();
         if !self.images {
             text.push_str("\nYou see: ");
-            text.push_str(&describe::describe(&self.game, &self.state));
+            text.push_str(&self.description());
         }
         let bag: Vec<String> = self
             .game
@@ -307,12 +417,9 @@ impl VisEnv {
             text.push_str(&self.feedback);
         }
         self.hint_showing = false;
-        if self.game.room().hints
-            && self.stuck >= HINT_AFTER
-            && let Some(next) = self.game.next_checkpoint(&self.state)
-        {
+        if let Some(hint) = self.hint().map(str::to_string) {
             text.push_str("\nHint: ");
-            text.push_str(&self.game.room().checkpoints[next].hint);
+            text.push_str(&hint);
             self.hint_showing = true;
         }
         // one action per line: agents that keep past observations drop the list by
@@ -429,15 +536,20 @@ impl VisEnv {
     }
 }
 
-/// A short, one-line rendition of a reply, for "your action before this turn".
-fn reply_excerpt(action: &Action) -> String {
-    let text = match action.first() {
+/// The text of a reply (a call as `name(arguments)`).
+fn reply_text(action: &Action) -> String {
+    match action.first() {
         Action::Text { text } => text,
         Action::Bytes { bytes } => String::from_utf8_lossy(&bytes).into_owned(),
         Action::Call { name, arguments } => format!("{name}({arguments})"),
         // `first` never answers with several calls
         Action::Calls { .. } => String::new(),
-    };
+    }
+}
+
+/// A short, one-line rendition of a reply, for "your action before this turn".
+fn reply_excerpt(action: &Action) -> String {
+    let text = reply_text(action);
     let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     crate::text::quote(line, 80)
 }
@@ -467,6 +579,8 @@ impl Env for VisEnv {
         self.started = true;
         self.feedback = String::new();
         self.last_action = None;
+        self.action_memory.clear();
+        self.recent.clear();
         self.reached_with_hint = 0;
         self.reached = 0;
         self.invalid = 0;
@@ -491,26 +605,37 @@ impl Env for VisEnv {
         }
         self.steps += 1;
         let hinted = self.hint_showing;
-        let parsed = interface::parse(action, &self.labels);
+        let parsed = self.read(action);
         let (taken, error) = match parsed {
             Ok(Parsed::Listed(i)) => (Some(self.moves[i].clone()), None),
             Ok(Parsed::Answer(a)) => (Some(Move::Answer(a)), None),
             Err(message) => {
                 self.invalid += 1;
-                // the original's BaseAgent takes the first listed action after its
-                // three failed attempts; by default the step is simply spent
+                // the original's agents take the first listed action after their three
+                // failed attempts (never the answer, which their list does not hold)
                 let stand_in = match self.options.invalid {
-                    Invalid::First => self.moves.first().cloned(),
+                    Invalid::First => self
+                        .moves
+                        .iter()
+                        .find(|m| !matches!(m, Move::Answer(_)))
+                        .cloned(),
                     Invalid::Wasted => None,
                 };
                 (stand_in, Some(message))
             }
         };
         let mut reached = false;
+        let location = crate::prompt::location(&self.game, &self.state);
         match &taken {
             Some(m) => {
                 let effect = self.apply(m);
-                let label = self.game.label(m);
+                let label = self.label(m);
+                let record = match m {
+                    Move::Answer(code) => crate::prompt::taken(code, true, &location),
+                    _ => crate::prompt::taken(&label, false, &location),
+                };
+                self.action_memory.extend(record.memory);
+                self.recent.extend(record.recent);
                 self.feedback = match (self.options.feedback, &error) {
                     (Feedback::Sentences, None) => effect.feedback,
                     (Feedback::Sentences, Some(e)) => {
@@ -519,7 +644,11 @@ impl Env for VisEnv {
                     // the new view is the answer; the step row keeps what was done
                     (Feedback::View, _) => label.clone(),
                 };
-                self.last_action = Some(label);
+                self.last_action = Some(match self.options.prompt {
+                    // the original names an answer by its code alone
+                    Prompt::Paper => record.previous,
+                    Prompt::Chat | Prompt::Helpful => label,
+                });
                 let new_checkpoints = effect
                     .fired
                     .iter()
@@ -573,8 +702,27 @@ impl Env for VisEnv {
         interface::tool_schemas(&self.labels)
     }
 
+    /// Under the paper's protocol a refused reply is answered with the original's retry
+    /// prompt ([`crate::prompt::retry`]), a whole prompt without the picture; otherwise
+    /// with a message naming the available actions.
     fn check_action(&self, action: &Action) -> Result<(), String> {
-        interface::parse(action, &self.labels).map(|_| ())
+        self.read(action).map(|_| ()).map_err(|message| {
+            if self.options.prompt != Prompt::Paper {
+                return message;
+            }
+            let actions: Vec<String> = self
+                .labels
+                .iter()
+                .filter(|l| !crate::prompt::is_template(l))
+                .cloned()
+                .collect();
+            crate::prompt::retry(
+                &self.side().to_uppercase(),
+                &crate::prompt::attempt(&reply_text(action)),
+                self.hint(),
+                &actions,
+            )
+        })
     }
 
     fn reask_limit(&self) -> u32 {

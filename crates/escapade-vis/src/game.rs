@@ -9,7 +9,8 @@
 //!
 //! Views follow App. B.2: a wall view shows one wall; `inspect` moves to a receptacle
 //! view and from there to an item view; `step back` goes up one level; `turn to`
-//! changes walls from a wall view.
+//! faces another wall from any view; a lock solved from its close-up hands the view back
+//! to its receptacle, as the original's engine does.
 
 use crate::VisError;
 use crate::room::{Cause, ItemKind, Room, Rule, Wall};
@@ -235,15 +236,16 @@ pub struct Game {
     clue_items: Vec<Vec<usize>>,
 }
 
-/// How an entered answer is compared with a lock's code.
+/// How an entered answer is compared with a lock's code. The paper is silent; the
+/// original compares letter for letter (`QuizItem.check_answer`), which is the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AnswerRule {
     /// As people write codes: case, spaces, dashes, commas, dots, slashes and a time's
     /// colon ignored; arrows and words read as directions ([`canonical_answer`]).
-    #[default]
     Lenient,
     /// As the original compares them: the same characters, case aside (surrounding
     /// spaces trimmed).
+    #[default]
     Exact,
 }
 
@@ -800,6 +802,11 @@ impl Game {
 
     /// Applies `m`, which must be one of [`Game::available`]'s moves (an answer may carry
     /// any text). Returns what happened.
+    ///
+    /// A lock solved from its close-up (a right code, or an item used from the close-up
+    /// with effect) returns the view to its receptacle's close-up, as the original's
+    /// engine does (`game_state.py`; the paper is silent): the next picture shows what
+    /// the lock opened.
     pub fn apply(&self, state: &mut State, m: &Move) -> Effect {
         let mut effect = Effect::default();
         let room = &self.room;
@@ -853,6 +860,10 @@ impl Game {
                         let x = self.interactions[n].clone();
                         self.transition(state, &x, &mut effect);
                         self.fire(state, self.used[*i], &mut effect);
+                        // from a lock's close-up, back to its receptacle's
+                        if let View::Item(it) = state.view {
+                            state.view = View::Receptacle(self.item_rec[it]);
+                        }
                         effect.feedback = format!(
                             "You use the {}. {}",
                             room.items[*i].name,
@@ -920,6 +931,7 @@ impl Game {
                         }
                     }
                     effect.feedback = messages.join(" ");
+                    state.view = View::Receptacle(self.item_rec[i]);
                 } else {
                     effect.feedback = format!(
                         "You enter {}, but the lock stays shut.",

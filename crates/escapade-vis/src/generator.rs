@@ -657,6 +657,9 @@ impl Draft {
         });
         self.filled[rec][s] += 1;
         let spot = self.spots[rec][s].clone();
+        // a tool is spent by its use and cannot be looked at closely, as the original's
+        // keys (their slot empties on use; they offer no `inspect`)
+        let tool = kind == ItemKind::Applicable;
         self.items.push(Item {
             id: snake(name),
             name: name.to_string(),
@@ -664,8 +667,8 @@ impl Draft {
             receptacle: self.receptacles[rec].id.clone(),
             visible_in: spot.visible_in.clone(),
             look: look.to_string(),
-            inspectable: true,
-            single_use: false,
+            inspectable: !tool,
+            single_use: tool,
         });
         (self.items.len() - 1, spot)
     }

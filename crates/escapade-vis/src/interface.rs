@@ -28,10 +28,19 @@ pub enum Parsed {
     Answer(String),
 }
 
-/// The system prompt of the paper's protocol (§2, App. A.5 Table 17's initial prompt, in
-/// our own words): an escape room of four walls, the two ways to look around, the goal,
-/// and the reply format — nothing about how the room works.
-pub const PAPER_PROMPT: &str = "You are an AI agent playing an escape room game: escape the \
+/// The instruction that opens every prompt of the paper's protocol (App. A.5 Table 17's
+/// "Initial prompt", in our own words, with the original's action names): a room escape
+/// game, four walls, the two ways to look around. It is not a system prompt: the
+/// original sends none and puts it at the top of each step's one user message
+/// ([`crate::prompt`]).
+pub const INSTRUCTIONS: &str = "You are an AI agent playing a room escape game. Four walls \
+surround the room, and \"turn_to_[direction]\" lets you look at another wall. On each wall \
+are objects you can interact with, and \"inspect [object]\" lets you examine one closely. \
+Read the information and the task below carefully and answer accordingly.";
+
+/// The system prompt of `prompt=chat` (`visescape@2` and `@3`: the paper's instruction
+/// reworded, with the reply format, for an agent that keeps a chat).
+pub const CHAT_PROMPT: &str = "You are an AI agent playing an escape room game: escape the \
 room. The room has four walls, one on each side; \"turn to <direction>\" shows you another \
 wall. Each wall has objects you can interact with, and \"inspect <object>\" lets you look \
 at one closely. Each turn, read what you are given and answer as asked.\n\n\
@@ -39,7 +48,7 @@ Answer with [ACTION] followed by one of the available actions, exactly as it is 
 and nothing else. While a lock that takes an answer is in front of you, you may instead \
 write <ANSWER>your answer</ANSWER>.";
 
-/// The system prompt of `prompt=helpful` (`visescape@1`'s): the paper's, plus how
+/// The system prompt of `prompt=helpful` (`visescape@1`'s): the chat one, plus how
 /// objects and the bag work and that clues for codes are elsewhere in the room.
 pub const HELPFUL_PROMPT: &str = "You are playing an escape room game and your goal is to \
 get out of the room. The room has four walls: north, east, south and west. From a wall \
@@ -54,10 +63,12 @@ available actions. Choose exactly one of them. You may think first in a [THINK] 
 section; then write [ACTION] followed by the action, exactly as listed, and nothing \
 else, or <ANSWER>your code</ANSWER>.";
 
-/// The system prompt for `prompt` (see [`crate::options::Prompt`]).
+/// The system prompt for `prompt` (see [`crate::options::Prompt`]): none for the
+/// paper's protocol, whose observations are whole prompts.
 pub fn system_prompt(prompt: Prompt) -> String {
     match prompt {
-        Prompt::Paper => PAPER_PROMPT,
+        Prompt::Paper => "",
+        Prompt::Chat => CHAT_PROMPT,
         Prompt::Helpful => HELPFUL_PROMPT,
     }
     .to_string()

@@ -25,16 +25,17 @@ pub mod error; // VisError
 pub mod game; // the game graph: state, available moves, effects
 pub mod generator; // rooms from a seed and a size (App. B.4 constraints)
 pub mod import; // VisEscape's own rooms, from a dump of a user's copy
-pub mod interface; // the interface: system prompt, reply parsing, function schemas
+pub mod interface; // the interface: instructions, reply parsing, function schemas
 pub mod judge; // VisEscape §6.2: the reasoning judge
 pub mod options; // -W options: departures from the paper's protocol
 pub mod oracle; // shortest solution by breadth-first search
 pub mod pictures; // imported pictures per view and state
+pub mod prompt; // the paper's step and retry prompts, the original's action names
 pub mod quiz; // visual quizzes: kinds, seeded content, answers
 pub mod quiztask; // the quiz-only evaluation (App. C.2)
 pub mod render; // views drawn as PNG
 pub mod room; // the room format (plain data, JSON or TOML)
-pub mod suite; // the rooms of visescape@3 and their statistics
+pub mod suite; // the rooms of visescape@4 and their statistics
 pub mod text; // small text helpers
 pub mod validate; // structure checks and the author's lint
 pub mod world; // VisWorld: the registry entry

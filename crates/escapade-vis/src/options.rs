@@ -15,12 +15,17 @@ use escapade_core::{CoreError, options};
 use crate::game::AnswerRule;
 
 /// The `-W` keys of the vis world, with what each sets.
-pub const OPTION_KEYS: [(&str, &str); 5] = [
+pub const OPTION_KEYS: [(&str, &str); 6] = [
     (
         "prompt",
-        "paper | helpful: the paper's instruction, how to act and nothing more (default), or \
-         rules and tips added (how `use` works, that clues for codes are elsewhere, a step \
-         counter, how to write directions)",
+        "paper | chat | helpful: each observation is the whole prompt as the original's \
+         BaseAgent sends it, instruction, action memory, recent actions and the original's \
+         action names (`turn_to_north`, `pick key`) in one user message and no system \
+         message (default); or ours before `visescape@4`, the instruction in a system \
+         message and each observation only the view, the bag, the last action and the \
+         actions, named in words (`turn to north`, `pick up key`), for an agent that keeps \
+         its own history; or that with rules and tips added (how `use` works, that clues \
+         for codes are elsewhere, a step counter, how to write directions)",
     ),
     (
         "feedback",
@@ -34,25 +39,39 @@ pub const OPTION_KEYS: [(&str, &str); 5] = [
     ),
     (
         "invalid",
-        "wasted | first: a reply that is still not an available action after the re-asks \
-         costs its step and changes nothing (default), or the first listed action is taken \
-         in its place, as the original's BaseAgent does",
+        "first | wasted: a reply that is still not an available action after the re-asks \
+         is replaced by the first listed action, as the original's agents do (default), or \
+         it costs its step and changes nothing",
     ),
     (
         "answers",
-        "lenient | exact: codes are read as people write them — case, spaces, dashes and a \
-         time's colon ignored, arrows or words for directions (default) — or compared \
-         letter for letter, case aside, as the original does",
+        "exact | lenient: codes are compared letter for letter, case aside, as the original \
+         does (default), or read as people write them — case, spaces, dashes and a time's \
+         colon ignored, arrows or words for directions",
+    ),
+    (
+        "descriptions",
+        "names | full: a picture's text description (for text-only clients and \
+         `socratic=alt`) says where the view is and names what the action list names, no \
+         more than the paper's agent is told in text (default); or it spells out what the \
+         picture shows, the states of things and the clues' shapes, colours, symbols, \
+         arrows and clock hands, so that a text-only player can solve the visual quizzes",
     ),
 ];
 
-/// How much the system prompt and each observation say beyond the paper's.
+/// How the instruction and each observation are laid out, and how much they say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Prompt {
-    /// The paper's: the game, the two navigation verbs, the reply format.
+    /// The paper's (App. A.5 Table 17, the original's BaseAgent): no system prompt; each
+    /// observation is the whole step prompt, with the original's action names.
     #[default]
     Paper,
-    /// Ours before `visescape@2`: rules and tips (see [`OPTION_KEYS`]).
+    /// Ours of `visescape@2` and `@3`: the paper's instruction reworded in a system
+    /// prompt, each observation the view, the bag, the last action and the actions named
+    /// in words.
+    Chat,
+    /// Ours before `visescape@2`: [`Prompt::Chat`] with rules and tips (see
+    /// [`OPTION_KEYS`]).
     Helpful,
 }
 
@@ -69,12 +88,23 @@ pub enum Feedback {
 /// What happens to a reply that is not an available action once the re-asks are spent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Invalid {
-    /// It costs the step and changes nothing.
-    #[default]
-    Wasted,
     /// The first action of the (shuffled) list is taken instead, as the original's
-    /// BaseAgent does after three failed attempts.
+    /// agents do after three failed attempts.
+    #[default]
     First,
+    /// It costs the step and changes nothing.
+    Wasted,
+}
+
+/// What a picture's text description (`Image::alt`) says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Descriptions {
+    /// Where the view is and the names the action list gives: what the paper's agent is
+    /// told in text ([`crate::describe::names`]).
+    #[default]
+    Names,
+    /// Everything the picture shows, clues included ([`crate::describe::describe`]).
+    Full,
 }
 
 /// The vis world's options. `Options::default()` is the paper's protocol.
@@ -90,6 +120,8 @@ pub struct Options {
     pub invalid: Invalid,
     /// How entered codes are compared (see [`AnswerRule`]).
     pub answers: AnswerRule,
+    /// See [`Descriptions`].
+    pub descriptions: Descriptions,
 }
 
 impl Options {
@@ -111,7 +143,11 @@ impl Options {
                         key,
                         value,
                         help,
-                        &[("paper", Prompt::Paper), ("helpful", Prompt::Helpful)],
+                        &[
+                            ("paper", Prompt::Paper),
+                            ("chat", Prompt::Chat),
+                            ("helpful", Prompt::Helpful),
+                        ],
                     )?
                 }
                 "feedback" => {
@@ -135,6 +171,14 @@ impl Options {
                             ("lenient", AnswerRule::Lenient),
                             ("exact", AnswerRule::Exact),
                         ],
+                    )?
+                }
+                "descriptions" => {
+                    o.descriptions = pick(
+                        key,
+                        value,
+                        help,
+                        &[("names", Descriptions::Names), ("full", Descriptions::Full)],
                     )?
                 }
                 _ => {
@@ -180,15 +224,34 @@ mod tests {
             ("prompt", "helpful"),
             ("feedback", "Sentences"),
             ("labels", "on"),
-            ("invalid", "first"),
-            ("answers", "exact"),
+            ("invalid", "wasted"),
+            ("answers", "lenient"),
+            ("descriptions", "full"),
         ]))
         .unwrap();
         assert_eq!(o.prompt, Prompt::Helpful);
         assert_eq!(o.feedback, Feedback::Sentences);
         assert!(o.labels);
-        assert_eq!(o.invalid, Invalid::First);
-        assert_eq!(o.answers, AnswerRule::Exact);
+        assert_eq!(o.invalid, Invalid::Wasted);
+        assert_eq!(o.answers, AnswerRule::Lenient);
+        assert_eq!(o.descriptions, Descriptions::Full);
+        // the defaults are the original's where the paper is silent
+        let d = Options::default();
+        assert_eq!(
+            (d.prompt, d.invalid, d.answers, d.descriptions),
+            (
+                Prompt::Paper,
+                Invalid::First,
+                AnswerRule::Exact,
+                Descriptions::Names
+            )
+        );
+        assert_eq!(
+            Options::from_map(&map(&[("prompt", "chat")]))
+                .unwrap()
+                .prompt,
+            Prompt::Chat
+        );
         match Options::from_map(&map(&[("labels", "maybe")])) {
             Err(CoreError::BadOption {
                 key,
@@ -205,7 +268,14 @@ mod tests {
                 assert_eq!(key, "colour");
                 assert_eq!(
                     known,
-                    ["prompt", "feedback", "labels", "invalid", "answers"]
+                    [
+                        "prompt",
+                        "feedback",
+                        "labels",
+                        "invalid",
+                        "answers",
+                        "descriptions"
+                    ]
                 );
             }
             other => panic!("{other:?}"),

@@ -42,9 +42,9 @@ pub struct Solution {
 /// A trigger is *needed* when a guard waits for it or it is a checkpoint. An item is
 /// needed when it is a clue or a lock, or an applicable item that an interaction uses,
 /// a guard asks for, or whose `picked`/`used` trigger is needed. A receptacle is
-/// *relevant* when it is the exit, holds a needed item, or has an interaction started by
-/// an item or an answer or firing a needed trigger. Everything else changes only its own
-/// picture.
+/// *relevant* when it is the exit, a quiz's clue view, holds a needed item, or has an
+/// interaction started by an item or an answer or firing a needed trigger. Everything
+/// else changes only its own picture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Relevance {
     /// Per receptacle: relevant.
@@ -104,11 +104,18 @@ impl Relevance {
                 ItemKind::Note { .. } | ItemKind::Decor => false,
             })
             .collect();
+        // a close-up that shows a code (a flipped hourglass, a lit screen) must be seen
+        let clue_views: Vec<&str> = room
+            .quizzes
+            .iter()
+            .flat_map(|q| q.clue_views.iter().map(|v| v.receptacle.as_str()))
+            .collect();
         let receptacles = room
             .receptacles
             .iter()
             .map(|r| {
                 r.id == room.exit.receptacle
+                    || clue_views.contains(&r.id.as_str())
                     || room
                         .items
                         .iter()

@@ -20,6 +20,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, State, View};
+use crate::options::Descriptions;
 use crate::room::{ItemKind, Room};
 use crate::{VisError, describe, render};
 
@@ -119,7 +120,11 @@ impl QuizTask {
         escapade_core::scenario::to_json(self)
     }
 
-    fn item(&self, id: &str) -> Result<usize, VisError> {
+    /// The index of item `id` in the task's room.
+    ///
+    /// # Errors
+    /// [`VisError::Invalid`] when the room has no such item.
+    pub fn item(&self, id: &str) -> Result<usize, VisError> {
         self.room
             .items
             .iter()
@@ -144,7 +149,12 @@ impl QuizTask {
 }
 
 /// A close-up of item `i` with its receptacle put in a state that shows it.
-fn close_up(game: &Game, i: usize, style: render::Style) -> Result<Image, VisError> {
+fn close_up(
+    game: &Game,
+    i: usize,
+    style: render::Style,
+    descriptions: Descriptions,
+) -> Result<Image, VisError> {
     let room = game.room();
     let r = game.item_receptacle(i);
     let mut state: State = game.start();
@@ -159,7 +169,10 @@ fn close_up(game: &Game, i: usize, style: render::Style) -> Result<Image, VisErr
     state.set_receptacle(r, showing as u8);
     state.set_view(View::Item(i));
     let png = render::render_with(game, &state, style)?;
-    Ok(Image::with_alt(png, describe::describe(game, &state)))
+    Ok(Image::with_alt(
+        png,
+        describe::as_asked(descriptions, game, &state),
+    ))
 }
 
 /// The environment for one quiz task.
@@ -177,11 +190,16 @@ pub struct QuizEnv {
 impl QuizEnv {
     /// An environment on `task` (draws both images once, without labels).
     pub fn new(task: QuizTask) -> Result<QuizEnv, VisError> {
-        QuizEnv::with_style(task, render::Style::default())
+        QuizEnv::with_style(task, render::Style::default(), Descriptions::default())
     }
 
-    /// An environment on `task` whose images are drawn in `style` (`labels=on`).
-    pub fn with_style(task: QuizTask, style: render::Style) -> Result<QuizEnv, VisError> {
+    /// An environment on `task` whose images are drawn in `style` (`labels=on`) and
+    /// described as `descriptions` says.
+    pub fn with_style(
+        task: QuizTask,
+        style: render::Style,
+        descriptions: Descriptions,
+    ) -> Result<QuizEnv, VisError> {
         let game = Game::new(task.room.clone())?;
         let answer = task.answer().ok_or_else(|| VisError::Invalid {
             field: "quizzes",
@@ -196,8 +214,8 @@ impl QuizEnv {
                 reason: format!("`{}` is not a lock", task.lock),
             })?;
         let images = vec![
-            close_up(&game, task.item(&task.clue)?, style)?,
-            close_up(&game, lock, style)?,
+            close_up(&game, task.item(&task.clue)?, style, descriptions)?,
+            close_up(&game, lock, style, descriptions)?,
         ];
         Ok(QuizEnv {
             task,

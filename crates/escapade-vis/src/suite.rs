@@ -1,4 +1,4 @@
-//! The rooms of `visescape@3`, and their statistics next to the paper's.
+//! The rooms of `visescape@4`, and their statistics next to the paper's.
 //!
 //! VisEscape has 20 hand-built rooms with one or two visual quizzes each (§3.1, Table 1).
 //! Ours are 3 rooms written by hand (`rooms/*.toml`, the authoring format) and 17 from
@@ -10,7 +10,7 @@
 //! against 5.1, the fewest any choice with 5.9 receptacles and 1.4 quizzes allows.
 //! Rooms are listed by size class and named `vis-r01` … `vis-r20`.
 //!
-//! [`hint_variant`] makes the same rooms in hint mode (§5.4) for `visescape-hints@3`.
+//! [`hint_variant`] makes the same rooms in hint mode (§5.4) for `visescape-hints@4`.
 
 use std::fmt;
 
@@ -84,7 +84,7 @@ pub fn hand_authored() -> Result<Vec<Room>, VisError> {
         .collect()
 }
 
-/// The 20 rooms of `visescape@3`, with ids `vis-r01` … `vis-r20`.
+/// The 20 rooms of `visescape@4`, with ids `vis-r01` … `vis-r20`.
 ///
 /// Generation is deterministic and each generated room is lint-checked by the generator;
 /// the suite's tests also run the oracle on every room. The rooms are built on up to
@@ -148,7 +148,7 @@ pub fn classes() -> Result<Vec<u32>, VisError> {
         .collect()
 }
 
-/// The same rooms in hint mode (`visescape-hints@3`, §5.4): after 30 steps without a new
+/// The same rooms in hint mode (`visescape-hints@4`, §5.4): after 30 steps without a new
 /// checkpoint the next checkpoint's hint is shown.
 pub fn hint_variant(rooms: &[Room]) -> Vec<Room> {
     rooms

@@ -1,16 +1,25 @@
 //! The `vis` entry of the world registry and its suites.
 //!
-//! Suites: `visescape@3` (20 rooms, §3.1), `visescape-hints@3` (the same rooms in hint
-//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@3`, answer
-//! only; `visescape-quiz-reason@3`, think first), one quiz per room. The room suites
-//! declare §4.1's run settings: three trials per room, the last 20 steps in view.
+//! Suites: `visescape@4` (20 rooms, §3.1), `visescape-hints@4` (the same rooms in hint
+//! mode, §5.4), and the quiz-only evaluations of App. C.2 (`visescape-quiz@4`, answer
+//! only; `visescape-quiz-reason@4`, think first), one quiz per room. The room suites
+//! declare §4.1's run settings: three trials per room, and no past exchanges for a chat
+//! agent, since each observation is the whole prompt and carries the history the
+//! original's BaseAgent sends.
 //!
 //! The `@1` suites had the same rooms under a more helpful protocol (tips in the prompt,
 //! a sentence after every action, names on the pictures); they are retired, and the
 //! options `prompt=helpful`, `feedback=sentences`, `labels=on` bring that help back.
 //! The `@2` suites were the paper's protocol on rooms drawn with ChaCha8; the generators
 //! now draw from core's one RNG (ChaCha20), so the generated rooms, their quizzes and the
-//! choice of rooms changed and the `@3` suites replace them.
+//! choice of rooms changed and the `@3` suites replaced them. The `@4` suites follow the
+//! original where `@3` did not. Its engine: a lock solved from its close-up hands the view
+//! back to its receptacle, and a tool leaves the bag once used and cannot be inspected
+//! (the rooms' bytes changed with the tools' flags). Its protocol: `@3` had escapade's
+//! prompt (a system prompt, short observations, action names in words), lenient codes, a
+//! wasted step for an unreadable reply and descriptions that spelled the clues out
+//! (`-W prompt=chat -W answers=lenient -W invalid=wasted -W descriptions=full` brings
+//! those back).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -26,20 +35,22 @@ use crate::quiztask::{QuizEnv, QuizTask};
 use crate::{VisEnv, VisError, generator, room::Room, suite};
 
 /// The room suite.
-pub const VISESCAPE: &str = "visescape@3";
+pub const VISESCAPE: &str = "visescape@4";
 /// The room suite in hint mode.
-pub const VISESCAPE_HINTS: &str = "visescape-hints@3";
+pub const VISESCAPE_HINTS: &str = "visescape-hints@4";
 /// Quiz-only, answer without reasoning (App. C.2, Table 23a).
-pub const QUIZ: &str = "visescape-quiz@3";
+pub const QUIZ: &str = "visescape-quiz@4";
 /// Quiz-only, reasoning first (App. C.2, Table 23b).
-pub const QUIZ_REASON: &str = "visescape-quiz-reason@3";
+pub const QUIZ_REASON: &str = "visescape-quiz-reason@4";
 
 /// Trials per room (§4.1: "For each room, we conducted three different trials and
 /// averaged the resulting metrics").
 pub const TRIALS: u32 = 3;
-/// Past steps a model sees (§4.1: "history of the last 20 observations and actions"),
-/// as the `history` agent option.
-pub const HISTORY: &str = "last:20";
+/// Past exchanges a chat agent sends, as the `history` agent option: none, since each
+/// observation is the whole prompt of the original's BaseAgent, with its action memory
+/// and recent actions (§4.1 speaks of "history of the last 20 observations and
+/// actions"; the original sends those two sections and no past observation).
+pub const HISTORY: &str = "last:0";
 
 /// The run settings §4.1 states for the room suites.
 pub fn paper_settings() -> SuiteSettings {
@@ -158,6 +169,16 @@ impl World for VisWorld {
                     back; since `@3` the generated rooms come from ChaCha20";
         let rng = "generators moved to ChaCha20 (one RNG across worlds): the generated rooms, \
                    their quizzes and the choice of rooms changed";
+        let original = "`@4` plays as the original's engine (after a right code, or a key used \
+                        at its lock, the view goes back to the receptacle; tools leave the bag \
+                        once used and cannot be inspected) and follows its protocol where `@3` \
+                        had escapade's own: each observation is the original's whole step \
+                        prompt (instruction, action memory, recent actions, the original's \
+                        action names) with no system prompt, codes are compared exactly, an \
+                        unreadable reply takes the first listed action, and picture \
+                        descriptions no longer spell out the clues (`-W prompt=chat -W \
+                        answers=lenient -W invalid=wasted -W descriptions=full` restores the \
+                        protocol)";
         [
             ("visescape@1", VISESCAPE, help),
             ("visescape-hints@1", VISESCAPE_HINTS, help),
@@ -167,6 +188,10 @@ impl World for VisWorld {
             ("visescape-hints@2", VISESCAPE_HINTS, rng),
             ("visescape-quiz@2", QUIZ, rng),
             ("visescape-quiz-reason@2", QUIZ_REASON, rng),
+            ("visescape@3", VISESCAPE, original),
+            ("visescape-hints@3", VISESCAPE_HINTS, original),
+            ("visescape-quiz@3", QUIZ, original),
+            ("visescape-quiz-reason@3", QUIZ_REASON, original),
         ]
         .into_iter()
         .map(|(old, new, why)| RetiredSuite::new(old, new, why))
@@ -219,8 +244,8 @@ impl World for VisWorld {
         }
     }
 
-    /// The options apply to rooms; a quiz task takes `labels` for its two pictures and
-    /// has no use for the others.
+    /// The options apply to rooms; a quiz task takes `labels` and `descriptions` for its
+    /// two pictures and has no use for the others.
     fn env(
         &self,
         scenario_json: &str,
@@ -236,12 +261,14 @@ impl World for VisWorld {
                 crate::render::Style {
                     labels: options.labels,
                 },
+                options.descriptions,
             )?)),
         }
     }
 
     /// The baselines play any options' environment (an oracle's moves do not depend on
-    /// pictures or wording); the options are still checked.
+    /// pictures or wording; it names them as the prompt lists them); the options are
+    /// still checked.
     fn agent(
         &self,
         kind: &str,
@@ -249,10 +276,13 @@ impl World for VisWorld {
         seed: u64,
         options: &escapade_core::Options,
     ) -> Result<Box<dyn Agent + Send>, CoreError> {
-        Options::from_map(options)?;
+        let options = Options::from_map(options)?;
         let scenario = self.parse(scenario_json)?;
         match (kind, scenario) {
-            ("oracle", Scenario::Room(room)) => Ok(Box::new(OracleAgent::new(&Game::new(room)?)?)),
+            ("oracle", Scenario::Room(room)) => Ok(Box::new(OracleAgent::with_prompt(
+                &Game::new(room)?,
+                options.prompt,
+            )?)),
             ("oracle", Scenario::Quiz(task)) => {
                 Ok(Box::new(crate::quiztask::QuizOracle::new(&task)))
             }
@@ -419,5 +449,14 @@ impl World for VisWorld {
             key_metrics: &["success", "gc", "spl", "steps"],
             ..ReportSpec::default()
         }
+    }
+    /// The paper's results tables (`src/paper.json`, every number checked against the
+    /// paper's text by `tests/paper.rs`).
+    fn paper(&self) -> Option<escapade_core::paper::Paper> {
+        static PAPER: std::sync::OnceLock<escapade_core::paper::Paper> = std::sync::OnceLock::new();
+        Some(escapade_core::paper::Paper::embedded(
+            &PAPER,
+            include_str!("paper.json"),
+        ))
     }
 }

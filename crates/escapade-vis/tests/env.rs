@@ -58,17 +58,31 @@ fn room(hints: bool) -> Room {
     r
 }
 
+/// The game-logic tests play under escapade's own protocol (`prompt=chat`, the @3
+/// one): short observations, action names in words, lenient codes, a wasted step for a
+/// reply that is no action, full descriptions. `tests/protocol.rs` holds the paper's.
+fn ours() -> Options {
+    Options {
+        prompt: escapade_vis::options::Prompt::Chat,
+        invalid: escapade_vis::options::Invalid::Wasted,
+        answers: escapade_vis::game::AnswerRule::Lenient,
+        descriptions: escapade_vis::options::Descriptions::Full,
+        ..Options::default()
+    }
+}
+
 fn env(hints: bool) -> VisEnv {
     VisEnv::new(Arc::new(Game::new(room(hints)).unwrap()))
         .unwrap()
         .without_images()
+        .with_options(ours())
 }
 
 /// The environment with `feedback=sentences`: each step also says what it did.
 fn talking_env() -> VisEnv {
     env(false).with_options(Options {
         feedback: Feedback::Sentences,
-        ..Options::default()
+        ..ours()
     })
 }
 
@@ -731,10 +745,10 @@ fn describe_of(e: &VisEnv) -> String {
 #[test]
 fn every_picture_is_the_state_drawn_afresh_in_any_order() {
     use escapade_vis::{describe, render};
-    let plain = Options::default();
+    let plain = ours();
     let labelled = Options {
         labels: true,
-        ..Options::default()
+        ..ours()
     };
     let play = |hints: bool, options: Options| -> Vec<String> {
         let game = Arc::new(Game::new(room(hints)).unwrap());
@@ -772,14 +786,14 @@ fn every_picture_is_the_state_drawn_afresh_in_any_order() {
 /// The picture store keys a view by its scene ([`Game::scene`]), not by the whole state:
 /// states that differ only in what is out of view (a receptacle on another wall, the bag,
 /// triggers, clues seen) show the same picture and description. Checked on random walks
-/// through rooms of `visescape@3`, in both drawing styles.
+/// through rooms of `visescape@4`, in both drawing styles.
 #[test]
 fn states_with_the_same_scene_show_the_same_picture() {
     use escapade_core::World;
     use escapade_vis::{VisWorld, describe, render};
     use rand::Rng;
     use std::collections::BTreeMap;
-    let rooms = VisWorld::new().build_suite("visescape@3").unwrap();
+    let rooms = VisWorld::new().build_suite("visescape@4").unwrap();
     let mut shared = 0;
     for (k, json) in rooms.iter().enumerate().step_by(5) {
         let game = Game::new(Room::from_json(json).unwrap()).unwrap();
@@ -807,4 +821,120 @@ fn states_with_the_same_scene_show_the_same_picture() {
         }
     }
     assert!(shared > 50, "the walks revisit scenes ({shared})");
+}
+
+/// The test room with the keypad showing in every state of the door and a keyhole on the
+/// wardrobe that the brass key opens (a key lock, visible in every state too).
+fn room_with_lasting_locks() -> Game {
+    let mut r = room(false);
+    r.items[0].visible_in = r.receptacles[0].states.clone();
+    r.items.push(escapade_vis::room::Item {
+        id: "keyhole".into(),
+        name: "keyhole".into(),
+        kind: escapade_vis::room::ItemKind::KeyLock {
+            key: "brass_key".into(),
+        },
+        receptacle: "wardrobe".into(),
+        visible_in: r.receptacles[2].states.clone(),
+        look: "brass".into(),
+        inspectable: true,
+        single_use: false,
+    });
+    Game::new(r).unwrap()
+}
+
+/// Plays moves by their kind, whatever the action list calls them.
+fn play_moves(game: &Game, moves: &[escapade_vis::Move]) -> escapade_vis::State {
+    let mut s = game.start();
+    for m in moves {
+        let listed = game.available(&s).into_iter().any(|x| match (&x, m) {
+            (escapade_vis::Move::Answer(_), escapade_vis::Move::Answer(_)) => true,
+            _ => x == *m,
+        });
+        assert!(listed, "{m:?} is not available in {:?}", s.view());
+        game.apply(&mut s, m);
+    }
+    s
+}
+
+#[test]
+fn a_right_code_or_key_returns_to_the_receptacle_close_up() {
+    use escapade_vis::Move::*;
+    use escapade_vis::game::View;
+    use escapade_vis::room::Wall;
+    let game = room_with_lasting_locks();
+    let (door, desk, wardrobe) = (0, 1, 2);
+    let (keypad, key, keyhole) = (0, 1, 3);
+    let to_the_keyhole = [
+        Turn(Wall::South),
+        InspectReceptacle(desk),
+        Verb {
+            receptacle: desk,
+            verb: "open".into(),
+        },
+        PickUp(key),
+        Turn(Wall::East),
+        InspectReceptacle(wardrobe),
+        InspectItem(keyhole),
+    ];
+    // a wrong code stays on the keypad; the right one goes back to the door
+    let at_keypad = [InspectReceptacle(door), InspectItem(keypad)];
+    let s = play_moves(&game, &[&at_keypad[..], &[Answer("9999".into())]].concat());
+    assert_eq!(s.view(), View::Item(keypad));
+    let s = play_moves(&game, &[&at_keypad[..], &[Answer("1035".into())]].concat());
+    assert_eq!(game.state_name(&s, door), "closed");
+    assert_eq!(s.view(), View::Receptacle(door));
+    // the key used from the keyhole's close-up: back to the wardrobe, as the original's
+    // engine does after a lock is solved (game_state.py, the item view's `use`)
+    let s = play_moves(&game, &[&to_the_keyhole[..], &[Use(key)]].concat());
+    assert_eq!(game.state_name(&s, wardrobe), "closed");
+    assert_eq!(s.view(), View::Receptacle(wardrobe));
+}
+
+/// The test room with the code read from a close-up rather than a picture: an hourglass
+/// on the west wall that holds nothing and whose `flip` fires nothing shows the code
+/// once flipped (the original's room 6 reads its code so, room 13 from a lit screen).
+#[test]
+fn a_clue_close_up_is_searched_though_nothing_else_needs_it() {
+    let mut r = room(false);
+    r.items.retain(|i| i.id != "poster");
+    r.receptacles.push(escapade_vis::room::Receptacle {
+        id: "hourglass".into(),
+        name: "hourglass".into(),
+        wall: escapade_vis::room::Wall::West,
+        furniture: escapade_vis::room::Furniture::Table,
+        states: vec!["upright".into(), "flipped".into()],
+        initial: "upright".into(),
+    });
+    r.interactions.push(escapade_vis::room::Interaction {
+        receptacle: "hourglass".into(),
+        cause: escapade_vis::room::Cause::Verb {
+            verb: "flip".into(),
+        },
+        from: "upright".into(),
+        to: "flipped".into(),
+        guard: escapade_vis::room::Rule::Always,
+        trigger: None,
+        refusal: None,
+        message: None,
+    });
+    // a code read from the room's pictures, as an imported room's
+    r.quizzes[0].spec = escapade_vis::room::QuizSpec::Pictured { slots: 4 };
+    r.quizzes[0].clue_views = vec![escapade_vis::room::ClueView {
+        receptacle: "hourglass".into(),
+        state: "flipped".into(),
+    }];
+    let game = Game::new(r).unwrap();
+    let solution = oracle::solve(&game).expect("the oracle flips the hourglass");
+    let flip = solution
+        .moves
+        .iter()
+        .position(|m| matches!(m, escapade_vis::Move::Verb { verb, .. } if verb == "flip"))
+        .expect("flipped");
+    let answer = solution
+        .moves
+        .iter()
+        .position(|m| matches!(m, escapade_vis::Move::Answer(_)))
+        .unwrap();
+    assert!(flip < answer);
 }

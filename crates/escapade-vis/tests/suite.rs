@@ -123,12 +123,14 @@ fn a_hand_written_toml_room_checks_clean_and_converts_to_json() {
 /// metrics" and "history of the last 20 observations and actions": the room suites say
 /// so, for the runner to apply.
 #[test]
-fn the_room_suites_declare_three_trials_and_a_twenty_step_window() {
+fn the_room_suites_declare_three_trials_and_no_chat_history() {
     let specs = world().suites();
     for name in [VISESCAPE, VISESCAPE_HINTS] {
         let spec = specs.iter().find(|s| s.name == name).unwrap();
         assert_eq!(spec.settings.epochs, Some(3), "{name}");
-        assert_eq!(spec.settings.agent["history"], "last:20", "{name}");
+        // each observation carries the history the original sends: a chat sends no
+        // past exchanges
+        assert_eq!(spec.settings.agent["history"], "last:0", "{name}");
         assert_eq!(spec.settings.source, "VisEscape §4.1");
         // the key reads as the agents read it
         assert!(spec.settings.agent["history"].starts_with("last:"));
@@ -144,6 +146,10 @@ fn the_room_suites_declare_three_trials_and_a_twenty_step_window() {
         ("visescape-hints@2", VISESCAPE_HINTS),
         ("visescape-quiz@2", QUIZ),
         ("visescape-quiz-reason@2", QUIZ_REASON),
+        ("visescape@3", VISESCAPE),
+        ("visescape-hints@3", VISESCAPE_HINTS),
+        ("visescape-quiz@3", QUIZ),
+        ("visescape-quiz-reason@3", QUIZ_REASON),
     ] {
         assert!(
             retired

@@ -1,4 +1,5 @@
-//! Run ids, confined to the folders the viewer was given, and listing the runs under them.
+//! Run ids, confined to the folders the viewer was given, listing the runs under them,
+//! and every file of a run confined to the run.
 //!
 //! A run's id is the index of the folder it was found under and its path below that
 //! folder, joined with `/` (`0/2026-…-tools-random-1a2b`; `0` alone when the folder is
@@ -7,10 +8,20 @@
 //! (symbolic links followed) still lies under the folder's real path, and it holds a run.
 //! Listing does not follow symbolic links, so a link cannot pull in a folder from
 //! elsewhere, nor loop.
+//!
+//! Inside a run, every file the viewer reads — `run.toml`, `episodes.jsonl`, a trajectory,
+//! a picture, what the report reads — goes through [`run_file`]: its real path must lie
+//! inside the run's own directory and be a regular file. A link that leads out of the run
+//! (a picture linked to a file elsewhere on the machine, a trajectory folder linked to
+//! another) is refused, and so is a named pipe or a device, which a read would wait on
+//! forever. The check resolves the path and then the file is read by its resolved path;
+//! a person who can write into the served folder and swaps a directory for a link between
+//! the two is outside what this guards (they can already change what the viewer shows).
 
 use std::path::{Component, Path, PathBuf};
 
-use escapade_run::rundir::{MEDIA, TRAJECTORIES, is_run_dir};
+use axum::http::StatusCode;
+use escapade_run::rundir::{EPISODES, MEDIA, RUN_TOML, TRAJECTORIES};
 use escapade_run::suite::file_stem;
 
 use crate::error::{Problem, WebError};
@@ -102,11 +113,86 @@ impl Folders {
             }
         }
         let real = std::fs::canonicalize(&path).map_err(|_| unknown())?;
-        if !real.starts_with(root) || !is_run_dir(&real) {
+        if !real.starts_with(root) || !is_run(&real) {
             return Err(unknown());
         }
+        // the episodes, which every page of a run reads, are the run's own
+        run_file(&real, &real.join(EPISODES))?;
         Ok(real)
     }
+}
+
+/// The real path of the file `path` of the run in `run` (a real path, as
+/// [`Folders::resolve`] and [`Folders::list`] give), when it is a regular file inside the
+/// run's directory; `Ok(None)` when there is no such file; a 403 when it leads out of the
+/// run (a symbolic link, itself or a folder on its way) or is not a regular file.
+pub fn run_file(run: &Path, path: &Path) -> Result<Option<PathBuf>, Problem> {
+    let Some((real, meta)) = confined(run, path)? else {
+        return Ok(None);
+    };
+    if meta.is_file() {
+        Ok(Some(real))
+    } else {
+        Err(refused(run, path, "is not a regular file"))
+    }
+}
+
+/// The real path of `path` and its metadata, when it exists and lies inside `run`.
+fn confined(run: &Path, path: &Path) -> Result<Option<(PathBuf, std::fs::Metadata)>, Problem> {
+    // a path that does not resolve (missing, or a link to nothing) is no file of the run
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return Ok(None);
+    };
+    if !path.starts_with(run) || !real.starts_with(run) {
+        return Err(refused(run, path, "leads out of the run's directory"));
+    }
+    // `real` holds no link: this is the file itself
+    Ok(std::fs::metadata(&real).ok().map(|m| (real, m)))
+}
+
+/// The refusal of the file `path` of the run in `run` (named inside the run only: where
+/// a link leads is not shown).
+fn refused(run: &Path, path: &Path, why: &str) -> Problem {
+    let name = path.strip_prefix(run).unwrap_or(Path::new("?")).display();
+    Problem::new(
+        StatusCode::FORBIDDEN,
+        "refused: not a file of the run",
+        format!("`{name}` of this run {why}; the viewer reads only a run's own regular files"),
+    )
+}
+
+/// Whether `dir` holds a run: a `run.toml` that is the run's own regular file.
+fn is_run(dir: &Path) -> bool {
+    matches!(run_file(dir, &dir.join(RUN_TOML)), Ok(Some(_)))
+}
+
+/// Checks every trajectory file of the run in `run` (what a report reads besides the
+/// episodes): each must be the run's own regular file, as [`run_file`] says.
+pub fn check_trajectories(run: &Path) -> Result<(), Problem> {
+    let Some((folder, meta)) = confined(run, &run.join(TRAJECTORIES))? else {
+        return Ok(());
+    };
+    if !meta.is_dir() {
+        return Err(refused(run, &run.join(TRAJECTORIES), "is not a folder"));
+    }
+    let entries = |dir: &Path| -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        paths.sort();
+        paths
+    };
+    for scenario in entries(&folder) {
+        // a file beside the scenario folders is read by nobody
+        if let Some((real, meta)) = confined(run, &scenario)?
+            && meta.is_dir()
+        {
+            for file in entries(&real) {
+                run_file(run, &file)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether `part` is one ordinary path component (not empty, `.`, `..`, a root or a
@@ -121,7 +207,7 @@ fn is_plain_name(part: &str) -> bool {
 }
 
 fn walk(dir: &Path, id: &str, depth: usize, found: &mut Vec<Found>) {
-    if is_run_dir(dir) {
+    if is_run(dir) {
         found.push(Found {
             id: id.to_string(),
             path: dir.to_path_buf(),
@@ -148,7 +234,8 @@ fn walk(dir: &Path, id: &str, depth: usize, found: &mut Vec<Found>) {
 }
 
 /// The trajectory file of an episode of the run in `run_dir` (`scenario` is mapped to a
-/// file name as the runner does, so it never leaves `trajectories/`).
+/// file name as the runner does, so it never leaves `trajectories/`; read it through
+/// [`run_file`]).
 pub fn trajectory_path(run_dir: &Path, scenario: &str, epoch: u32) -> PathBuf {
     run_dir
         .join(TRAJECTORIES)
@@ -156,7 +243,8 @@ pub fn trajectory_path(run_dir: &Path, scenario: &str, epoch: u32) -> PathBuf {
         .join(format!("{epoch}.jsonl"))
 }
 
-/// The picture `sha` of the run in `run_dir`, when `sha` is a SHA-256 in hex.
+/// The picture `sha` of the run in `run_dir`, when `sha` is a SHA-256 in hex (read it
+/// through [`run_file`]).
 pub fn media_path(run_dir: &Path, sha: &str) -> Result<PathBuf, Problem> {
     if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(run_dir.join(MEDIA).join(format!("{sha}.png")))
@@ -226,6 +314,51 @@ mod tests {
             assert!(folders.resolve("0/link").is_err());
             assert!(folders.list().iter().all(|f| f.id != "0/link"));
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_runs_files_are_its_own_regular_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let dir = root.join("r");
+        run(&dir);
+        std::fs::create_dir_all(dir.join("media")).unwrap();
+        std::fs::create_dir_all(dir.join("trajectories/s")).unwrap();
+        std::fs::write(dir.join("media/a.png"), "a").unwrap();
+        std::fs::write(root.join("outside.png"), "o").unwrap();
+        std::os::unix::fs::symlink("a.png", dir.join("media/in.png")).unwrap();
+        std::os::unix::fs::symlink(root.join("outside.png"), dir.join("media/out.png")).unwrap();
+        std::os::unix::fs::symlink("/nowhere/at/all", dir.join("media/dangling.png")).unwrap();
+        let at = |name: &str| run_file(&dir, &dir.join(name));
+        assert_eq!(at("media/a.png").unwrap(), Some(dir.join("media/a.png")));
+        assert_eq!(at("media/in.png").unwrap(), Some(dir.join("media/a.png")));
+        assert_eq!(at("media/missing.png").unwrap(), None);
+        assert_eq!(at("media/dangling.png").unwrap(), None);
+        let e = at("media/out.png").unwrap_err();
+        assert_eq!(e.status, StatusCode::FORBIDDEN);
+        assert!(
+            e.detail.contains("media/out.png") && !e.detail.contains("outside"),
+            "{e:?}"
+        );
+        assert_eq!(at("media").unwrap_err().status, StatusCode::FORBIDDEN);
+        // a path given outside the run is refused however it resolves
+        assert!(run_file(&dir, &root.join("outside.png")).is_err());
+        // the trajectories: a folder linked out is refused, its own folders pass
+        assert!(check_trajectories(&dir).is_ok());
+        std::os::unix::fs::symlink(&root, dir.join("trajectories/t")).unwrap();
+        assert_eq!(
+            check_trajectories(&dir).unwrap_err().status,
+            StatusCode::FORBIDDEN
+        );
+        // a run whose run.toml leads out is no run: neither listed nor resolved
+        let other = root.join("o");
+        std::fs::create_dir_all(&other).unwrap();
+        std::os::unix::fs::symlink(dir.join("run.toml"), other.join("run.toml")).unwrap();
+        let folders = Folders::new(std::slice::from_ref(&root)).unwrap();
+        assert!(folders.resolve("0/o").is_err());
+        assert!(folders.list().iter().all(|f| f.id != "0/o"));
+        assert!(folders.resolve("0/r").is_ok());
     }
 
     #[test]

@@ -93,10 +93,16 @@ impl Site {
     }
 }
 
-/// Every route of the site, behind the access check.
+/// Every route of the site, behind the access check. A play server (`site.play`) has
+/// the play routes only: the viewer's pages would show every role's view of every run
+/// under the record folder, the games in progress among them; its `/` leads to `/play`.
 pub fn router(site: Arc<Site>) -> Router {
+    let pages = match site.play {
+        Some(_) => crate::play::front(),
+        None => crate::view::routes(),
+    };
     Router::new()
-        .merge(crate::view::routes())
+        .merge(pages)
         .nest("/play", crate::play::routes())
         .route(
             "/play/",
@@ -111,13 +117,17 @@ pub fn router(site: Arc<Site>) -> Router {
         .with_state(site)
 }
 
-async fn not_found(uri: axum::http::Uri) -> Problem {
+async fn not_found(
+    axum::extract::State(site): axum::extract::State<Arc<Site>>,
+    uri: axum::http::Uri,
+) -> Problem {
+    let hint = match site.play {
+        Some(_) => crate::play::NOT_SERVED,
+        None => "the runs are at /",
+    };
     Problem::not_found(
         "no such page",
-        format!(
-            "`{}` is not a page of this viewer; the runs are at /",
-            uri.path()
-        ),
+        format!("`{}` is not a page of this server; {hint}", uri.path()),
     )
 }
 

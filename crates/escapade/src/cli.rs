@@ -40,8 +40,14 @@ pub enum Command {
     /// The response cache that answers a request seen before: what it holds, or empty
     /// it.
     Cache(CacheArgs),
-    /// Print metrics tables (mean ± standard error) of one or more runs.
+    /// Print metrics tables (mean ± standard error, 95 % intervals, the paper's values
+    /// beside them) of one or more runs.
     Report(ReportArgs),
+    /// Compare two runs on the scenarios both played: differences with 95 % intervals
+    /// and p-values (McNemar's exact test for success, a paired bootstrap otherwise).
+    Compare(CompareArgs),
+    /// Print a paper's results tables as escapade holds them (a world or a suite).
+    Paper(PaperArgs),
     /// Have a model judge what the agents of runs wrote (LLM-as-judge metrics), e.g.
     /// VisEscape's reasoning components; verdicts are kept in `<run-dir>/judge/`.
     Judge(JudgeArgs),
@@ -429,6 +435,28 @@ pub struct ReportArgs {
     pub plots: Option<Option<PathBuf>>,
 }
 
+/// `escapade compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The first run directory (or its `episodes.jsonl`).
+    pub a: PathBuf,
+    /// The second run directory.
+    pub b: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `escapade paper`.
+#[derive(Debug, Args)]
+pub struct PaperArgs {
+    /// A world (`tools`, `vis`, `comma`, `craft`) or one of its suites.
+    pub name: String,
+    /// Print JSON: the tables as declared and every value flattened, in the run's units.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// `escapade view`.
 #[derive(Debug, Args)]
 pub struct ViewArgs {
@@ -590,7 +618,7 @@ pub struct PlayArgs {
     #[arg(long, short, default_value_t = 0)]
     pub seed: u64,
     /// Also write a run directory (agent `human`) under this directory (with --web:
-    /// where every game is recorded, default `runs`).
+    /// where every game is recorded, default `play-runs`).
     #[arg(long)]
     pub record: Option<PathBuf>,
     /// Where pictures of the views are written (`current.png` is the view in front of
@@ -621,7 +649,8 @@ pub struct PlayArgs {
     #[arg(long, conflicts_with = "web")]
     pub participant: Option<String>,
     /// Play in the browser: serve pages where people play the scenarios (each game
-    /// recorded under --record, default `runs`); prints the address to open.
+    /// recorded under --record, default `play-runs`); prints the address to open. A
+    /// person sees their own seat's view of their own game only.
     #[arg(long)]
     pub web: bool,
     /// With --web: the address to listen on (e.g. 0.0.0.0 to let a colleague join from

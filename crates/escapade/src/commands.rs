@@ -18,9 +18,9 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    BenchArgs, CacheAction, CacheArgs, CheckArgs, GenArgs, ImportArgs, JudgeArgs, ListArgs,
-    McpArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SetupArgs, ShowArgs,
-    SpendingArgs, SuiteArgs, ViewArgs,
+    BenchArgs, CacheAction, CacheArgs, CheckArgs, CompareArgs, GenArgs, ImportArgs, JudgeArgs,
+    ListArgs, McpArgs, PaperArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs,
+    SetupArgs, ShowArgs, SpendingArgs, SuiteArgs, ViewArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -878,6 +878,76 @@ pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
+/// One run read from `path` (a run directory, its shards' directories being given
+/// separately to `report`, or an `episodes.jsonl`).
+fn one_run(path: &Path) -> Result<escapade_run::report::Run> {
+    let set = escapade_run::report::read_runs(&[path.to_path_buf()])?;
+    for w in &set.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut runs = set.runs;
+    match runs.len() {
+        1 => Ok(runs.remove(0)),
+        0 => bail!("{}: no finished episodes to compare", path.display()),
+        n => bail!(
+            "{}: holds {n} runs (rows of several configs); compare one run with one run",
+            path.display()
+        ),
+    }
+}
+
+/// `escapade compare A B [--json]`.
+pub fn compare(ctx: &mut Ctx<'_>, args: &CompareArgs) -> Result<()> {
+    let a = one_run(&args.a)?;
+    let b = one_run(&args.b)?;
+    let worlds: Vec<&dyn World> = ctx.worlds.iter().map(|w| w.as_ref()).collect();
+    let mut comparison = escapade_run::paired::compare(&a, &b, &worlds);
+    if a.label == b.label {
+        // the same agent twice: name them by their directories
+        comparison.a = args.a.display().to_string();
+        comparison.b = args.b.display().to_string();
+    }
+    if args.json {
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&comparison)?)?;
+    } else {
+        let md = escapade_run::paired::markdown(&comparison);
+        write!(ctx.out, "{}", md.trim_start())?;
+    }
+    if comparison.metrics.is_empty() {
+        bail!("the two runs share no scenario: nothing to compare");
+    }
+    Ok(())
+}
+
+/// `escapade paper <world|suite> [--json]`.
+pub fn paper(ctx: &mut Ctx<'_>, args: &PaperArgs) -> Result<()> {
+    let world = match find_world(ctx.worlds, &args.name) {
+        Ok(w) => w,
+        // a retired suite still names its world, whose paper has not changed
+        Err(_) => match ctx
+            .worlds
+            .iter()
+            .find(|w| w.retired_suites().iter().any(|r| r.name == args.name))
+        {
+            Some(w) => w.as_ref(),
+            None => find_suite(ctx.worlds, &args.name)
+                .map(|(w, _)| w)
+                .with_context(|| format!("`{}` is neither a world nor a suite", args.name))?,
+        },
+    };
+    let Some(paper) = world.paper() else {
+        bail!("world `{}` declares no paper tables", world.name());
+    };
+    if args.json {
+        let values = paper.values()?;
+        let v = json!({"world": world.name(), "paper": paper, "values": values});
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else {
+        write!(ctx.out, "{}", escapade_run::beside::paper_markdown(&paper))?;
+    }
+    Ok(())
+}
+
 /// `escapade judge <run-dir>... --model M [--task T] [-c N] [-l N] [--json] [-A K=V]`.
 pub fn judge(ctx: &mut Ctx<'_>, args: &JudgeArgs) -> Result<()> {
     let mut options = BTreeMap::new();
@@ -1041,7 +1111,7 @@ pub fn play(ctx: &mut Ctx<'_>, args: &PlayArgs, input: &mut dyn BufRead) -> Resu
 
 /// `escapade play --web <source> [--scenario ID] [--role R] [--partner SPEC]`: serves
 /// the scenarios to people in the browser until Ctrl-C, each game recorded under
-/// `--record` (default `runs`).
+/// `--record` (default `play-runs`, apart from the runs of `escapade run`).
 fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     let fixed = match &args.scenario {
@@ -1081,7 +1151,10 @@ fn play_web(ctx: &mut Ctx<'_>, args: &PlayArgs) -> Result<()> {
         role: args.role.clone(),
         partner: factory,
         partner_runtime: Some(rt.handle().clone()),
-        record: args.record.clone().unwrap_or_else(|| PathBuf::from("runs")),
+        record: args
+            .record
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(escapade_web::play::DEFAULT_RECORD)),
         world_options: players::world_options(&args.world_options)?,
         seed: args.seed,
     };

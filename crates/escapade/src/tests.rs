@@ -346,7 +346,9 @@ fn run_resume_and_report() {
     assert_eq!(v["scenarios"].as_array().map(Vec::len), Some(5), "{v}");
     let csv = ok(|c| commands::report(c, &report(ReportFormat::Csv, false)));
     assert!(
-        csv.starts_with("world,difficulty,n,metric,mean,se,run\n"),
+        csv.starts_with(
+            "world,difficulty,n,metric,mean,se,run,lo,hi,paper_model,paper_value,paper_verdict\n"
+        ),
         "{csv}"
     );
     let md = ok(|c| commands::report(c, &report(ReportFormat::Md, false)));

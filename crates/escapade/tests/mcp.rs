@@ -95,7 +95,7 @@ fn plan() -> Value {
             .collect();
         json!({"suite": suite, "index": index, "seed": 0, "moves": moves})
     };
-    json!({"episodes": [episode("agentescape@2", 0), episode("visescape@3", 0)]})
+    json!({"episodes": [episode("agentescape@2", 0), episode("visescape@4", 0)]})
 }
 
 // ---------------------------------------------------------------- in process
@@ -122,7 +122,7 @@ async fn call(s: &McpServer, name: &str, args: Value) -> (bool, String, Value) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_winning_moves_escape_through_the_server_in_process() {
     let s = server();
-    for (suite, index) in [("agentescape@2", 0), ("visescape@3", 0)] {
+    for (suite, index) in [("agentescape@2", 0), ("visescape@4", 0)] {
         let (failed, t, state) =
             call(&s, "start_episode", json!({"suite": suite, "index": index})).await;
         assert!(!failed, "{t}");
@@ -145,7 +145,7 @@ async fn nothing_a_client_reaches_holds_a_secret() {
     let mut kept = 0;
     for (suite, index) in [
         ("agentescape@2", 0),
-        ("visescape@3", 1),
+        ("visescape@4", 1),
         ("comma@4", 0),
         ("mm-escape@2", 20),
     ] {

@@ -21,7 +21,7 @@ fn report_puts_a_person_beside_a_model() {
     let (ok, out, err) = run(
         &[
             "play",
-            "visescape@3",
+            "visescape@4",
             "--record",
             runs_s,
             "--participant",
@@ -40,7 +40,7 @@ fn report_puts_a_person_beside_a_model() {
     let (ok, out, err) = run(
         &[
             "run",
-            "visescape@3",
+            "visescape@4",
             "--agent",
             "llm",
             "--model",
@@ -125,7 +125,7 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
         &[
             "play",
             "--web",
-            "visescape@3",
+            "visescape@4",
             "--role",
             "solver",
             "--port",
@@ -135,4 +135,37 @@ fn play_web_serves_the_start_page_and_refuses_a_bad_role() {
     );
     assert!(!ok);
     assert!(err.contains("one role"), "{err}");
+}
+
+#[test]
+fn play_web_records_apart_from_the_runs_of_escapade_run() {
+    // `escapade run` writes under ./runs; the games people play go elsewhere by default,
+    // so a play server's record folder holds the people's runs only
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = escapade()
+        .args(["play", "--web", "comma@4", "--port", "0"])
+        .current_dir(tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut said = String::new();
+    while let Some(Ok(line)) = lines.next() {
+        said.push_str(&line);
+        said.push('\n');
+        if line.starts_with("open ") {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let folder = said
+        .split("games are recorded under ")
+        .nth(1)
+        .and_then(|s| s.lines().next())
+        .unwrap_or_else(|| panic!("no record folder named: {said}"));
+    assert_eq!(folder, "play-runs", "{said}");
+    assert!(tmp.path().join("play-runs").is_dir());
+    assert!(!tmp.path().join("runs").exists(), "{said}");
 }

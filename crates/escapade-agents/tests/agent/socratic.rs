@@ -214,3 +214,27 @@ async fn memory_and_analysis_read_the_captions() {
     let parts: Vec<&Part> = requests[4].messages.iter().flat_map(|m| &m.parts).collect();
     assert!(parts.iter().all(|p| matches!(p, Part::Text { .. })));
 }
+
+/// VisEscape's prompt says where its picture goes (`… side of room - [IMAGE]`); a
+/// description takes that place, as the original's socratic mode puts its caption there.
+#[tokio::test]
+async fn a_description_takes_the_place_the_text_gives_its_picture() {
+    let mut h = harness(&[json!({"text": "open safe"})], &[("socratic", "alt")]);
+    let observation = seen(
+        "<Current Observation>NORTH side of room - [IMAGE]</Current Observation>\nmore",
+        4,
+    );
+    play(&mut h, &[observation]).await;
+    let text = prompt(&h.last_request());
+    assert!(
+        text.starts_with(
+            "<Current Observation>NORTH side of room - a red safe with a four-digit lock \
+             (picture 4)</Current Observation>\nmore"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("[image:") && !text.contains("[IMAGE]"),
+        "{text}"
+    );
+}

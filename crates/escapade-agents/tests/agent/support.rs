@@ -117,10 +117,16 @@ pub const SYSTEM: &str = "You are in a room. Reply with one action.";
 impl Harness {
     /// Starts an episode with `tools`.
     pub async fn start(&mut self, tools: &[ToolSchema]) {
+        self.start_with(SYSTEM, tools).await;
+    }
+
+    /// Starts an episode with the world's `system` prompt (empty: a world whose
+    /// observations are whole prompts) and `tools`.
+    pub async fn start_with(&mut self, system: &str, tools: &[ToolSchema]) {
         self.agent
             .reset(EpisodeStart {
                 seed: 7,
-                system_prompt: SYSTEM,
+                system_prompt: system,
                 tools,
                 roles: &[],
             })

@@ -6,7 +6,7 @@ use escapade_core::{Action, Image, Observation};
 use escapade_llm::{ChatRequest, Part, Role};
 use serde_json::{Value, json};
 
-use crate::support::{SYSTEM, escaper, image_parts, prompt, roles, section, step_to};
+use crate::support::{SYSTEM, escaper, harness, image_parts, prompt, roles, section, step_to};
 
 /// The actions the pretend room offers at every step.
 fn offered() -> Vec<String> {
@@ -532,4 +532,131 @@ async fn any_reply_is_survived() {
     // memory built from a runaway reply stays bounded
     let p = prompt(&h.last_request());
     assert!(p.len() < 200_000, "{}", p.len());
+}
+
+/// A world that gives whole prompts (VisEscape's default, the original's BaseAgent step
+/// prompt): the instruction first, its own history sections, the picture's place.
+fn whole(t: u32) -> Observation {
+    Observation {
+        text: format!(
+            "You play a room escape game; look around with turn_to_[direction].\n\
+             <Action Memory>\nAt desk, open desk</Action Memory>\n\n\
+             <Current Observation>NORTH side of room - [IMAGE]</Current Observation>\n\
+             <Inventory>You have nothing.</Inventory>\n\
+             <Your action before this turn>open desk</Your action before this turn>\n\n\
+             Your task: choose one of these actions, view {t}:\n\
+             ['turn_to_east', 'open wardrobe']\n\
+             Put your action in section [ACTION].\n[ACTION]"
+        ),
+        images: vec![Image::with_alt(
+            vec![0x89, b'P', t as u8],
+            format!("the north wall, picture {t}"),
+        )],
+        actions: Some(vec!["turn_to_east".into(), "open wardrobe".into()]),
+        role: None,
+    }
+}
+
+/// App. A.5 and the original's agents: no system message; the first (and only) user
+/// message holds the instruction and the picture — the world's whole prompt as it is,
+/// the picture after it; a refused reply gets the world's retry prompt alone, without the
+/// picture; BaseAgent adds nothing of its own.
+#[tokio::test]
+async fn a_world_without_a_system_prompt_has_its_whole_prompt_sent_alone() {
+    let script = [
+        json!({"text": "[ACTION] open wardrobe"}),
+        json!({"text": "[ACTION] fly"}),
+        json!({"text": "[ACTION] turn_to_east"}),
+    ];
+    let mut h = escaper("base", &script, &[]);
+    h.start_with("", &[]).await;
+    let first = whole(1);
+    let turn = h.act(1, &first, None, &[]).await.unwrap();
+    assert_eq!(turn.action, Action::text("open wardrobe"));
+    let request = h.last_request();
+    assert_eq!(roles(&request), [Role::User], "no system message");
+    let parts = &request.messages[0].parts;
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    let Part::Text { text } = &parts[0] else {
+        panic!("the prompt first: {parts:?}")
+    };
+    assert_eq!(text, &first.text, "the world's prompt as it is");
+    assert!(text.starts_with("You play a room escape game"));
+    let Part::Image { sha256, .. } = &parts[1] else {
+        panic!("the picture after it: {parts:?}")
+    };
+    assert_eq!(sha256, &first.images[0].sha256);
+    // the next step: again one user message, nothing of the agent's own
+    let second = whole(2);
+    let step = step_to(&second, 0.0);
+    h.act(2, &second, Some(&step), &[]).await.unwrap();
+    let request = h.last_request();
+    assert_eq!(roles(&request), [Role::User]);
+    assert_eq!(prompt(&request), second.text);
+    for ours in [
+        "<Recent steps",
+        "<Available actions>",
+        "<Current observation>",
+    ] {
+        assert!(!prompt(&request).contains(ours), "{ours}");
+    }
+    // the retry prompt is the world's, alone
+    let retry = "You play a room escape game.\n<Your Previous Action> fly\n[ACTION]";
+    h.reask(retry, 2, &second, Some(&step), &[]).await.unwrap();
+    let request = h.last_request();
+    assert_eq!(roles(&request), [Role::User]);
+    assert_eq!(prompt(&request), retry);
+    assert_eq!(image_parts(&request), 0);
+}
+
+/// VisEscaper on a whole prompt adds what its modules add in the original: its previous
+/// thought and action in place of the action before, `[THINK]` before `[ACTION]`; the
+/// analysis call has no system message either, and sees the current observation only.
+#[tokio::test]
+async fn visescaper_adds_its_thought_to_the_whole_prompt() {
+    let script = [
+        json!({"text": "[THINK] the wardrobe first\n[ACTION] open wardrobe"}),
+        json!({"text": "[ANALYSIS] it opened"}),
+        json!({"text": "[THINK] then east\n[ACTION] turn_to_east"}),
+    ];
+    let mut h = escaper("visescaper", &script, &[("memory", "off")]);
+    h.start_with("", &[]).await;
+    h.act(1, &whole(1), None, &[]).await.unwrap();
+    let first = prompt(&h.last_request());
+    assert!(first.ends_with("[THINK]\n[ACTION]"), "{first}");
+    assert!(first.contains("<Your action before this turn>open desk</Your action"));
+    let second = whole(2);
+    let mut step = step_to(&second, 0.0);
+    step.feedback = "open wardrobe".into();
+    let turn = h.act(2, &second, Some(&step), &[]).await.unwrap();
+    assert_eq!(turn.reasoning.as_deref(), Some("then east"));
+    let requests = h.requests();
+    let analysis = &requests[1];
+    assert_eq!(roles(analysis), [Role::User]);
+    let asked = prompt(analysis);
+    assert!(asked.contains("NORTH side of room"), "{asked}");
+    assert!(!asked.contains("Action Memory"), "the scene only: {asked}");
+    let p = prompt(&requests[2]);
+    assert_eq!(roles(&requests[2]), [Role::User]);
+    assert!(
+        p.contains(
+            "<Your Thought and Action before this turn>[THINK] the wardrobe first \
+             [ACTION] open wardrobe</Your Thought and Action before this turn>"
+        ),
+        "{p}"
+    );
+    assert!(!p.contains("<Your action before this turn>"));
+    assert!(p.ends_with("[THINK]\n[ACTION]"));
+}
+
+/// The generic agent sends no system message when the world gives none.
+#[tokio::test]
+async fn the_chat_agent_sends_no_empty_system_message() {
+    let mut h = harness(&[json!({"text": "[ACTION] open wardrobe"})], &[]);
+    h.start_with("", &[]).await;
+    h.act(1, &whole(1), None, &[]).await.unwrap();
+    let request = h.last_request();
+    assert_eq!(roles(&request), [Role::User]);
+    assert_eq!(image_parts(&request), 1);
+    assert!(prompt(&request).starts_with("You play a room escape game"));
 }

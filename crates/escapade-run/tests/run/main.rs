@@ -1,5 +1,6 @@
 //! Integration tests of escapade-run against `counter`, a small fake world.
 
+mod compare; // two runs paired on their scenarios: a known difference found, none between equal runs
 mod distributed; // episodes played by workers, committed once, equal to a single-process run
 mod episodes; // concurrency independence, errors end episodes not runs, cap, limit, seeds
 mod fake; // the toy CounterWorld (escapade-testkit): rows, specs and runs into a folder
@@ -13,4 +14,5 @@ mod remote; // an episode played from outside: turns, re-asks, endings, records,
 mod report; // report shapes, exact mean/se, shards merged, runs side by side, usage
 mod resume; // resume skips finished episodes, cuts a torn line, refuses other configs
 mod roles; // a team of one agent per role takes turns; steps name their role
+mod stats; // intervals, pass@k and McNemar against scipy and statsmodels on fixed data
 mod suite; // build_suite, write_suite and resolving suites, files and directories

@@ -142,7 +142,8 @@ fn json_has_the_documented_shape() {
     let r = report(&[write(dir.path(), &hand_made())], &[]).unwrap();
     let v: serde_json::Value = serde_json::from_str(&r.render(Format::Json)).unwrap();
     let top: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(top, ["groups", "overall", "runs"]);
+    // two worlds: a capability profile too
+    assert_eq!(top, ["groups", "overall", "runs", "profile"]);
     let g = &v["groups"][0];
     let keys: Vec<&String> = g.as_object().unwrap().keys().collect();
     assert_eq!(
@@ -158,7 +159,8 @@ fn json_has_the_documented_shape() {
         .unwrap()
         .keys()
         .collect();
-    assert_eq!(stat, ["mean", "se", "n"]);
+    // with the 95 % interval bootstrapped over the group's two scenarios
+    assert_eq!(stat, ["mean", "se", "n", "lo", "hi"]);
     assert_eq!(g["metrics"]["steps"]["mean"], 3.0);
     assert_eq!(v["overall"]["counter"]["errors"], 1);
     assert_eq!(v["overall"]["other"]["n"], 1);
@@ -192,13 +194,16 @@ fn csv_has_a_row_per_group_and_metric() {
     let r = report(&[write(dir.path(), &hand_made())], &[]).unwrap();
     let csv = r.render(Format::Csv);
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "world,difficulty,n,metric,mean,se,run");
-    assert_eq!(lines[1], "counter,1,2,success,0.5,0.5,random");
+    assert_eq!(
+        lines[0],
+        "world,difficulty,n,metric,mean,se,run,lo,hi,paper_model,paper_value,paper_verdict"
+    );
+    assert_eq!(lines[1], "counter,1,2,success,0.5,0.5,random,0,1,,,");
     let expected: usize = r.groups.iter().map(|g| g.metrics.len()).sum::<usize>()
         + r.overall.values().map(|w| w.metrics.len()).sum::<usize>();
     assert_eq!(lines.len(), 1 + expected);
     assert!(
-        lines.contains(&"counter,all,4,success,0.5,0.28867513459481287,random"),
+        lines.contains(&"counter,all,4,success,0.5,0.28867513459481287,random,0,1,,,"),
         "{csv}"
     );
 }
@@ -584,7 +589,10 @@ fn two_runs_are_compared_side_by_side() {
     assert_eq!(runs, [("random", "random", 8), ("oracle", "oracle", 8)]);
     assert_eq!(v["groups"][1]["run"], "oracle");
     let csv = r.render(Format::Csv);
-    assert!(csv.contains("\ncounter,1,4,success,1,0,oracle\n"), "{csv}");
+    assert!(
+        csv.contains("\ncounter,1,4,success,1,0,oracle,1,1,,,\n"),
+        "{csv}"
+    );
 }
 
 #[test]

@@ -13,12 +13,17 @@ use crate::room::{Cause, Checkpoint, ClueView, ItemKind, Room};
 /// inspected (not locks, not keys) become the lock's clue items; when it inspected none,
 /// the last close-up of another receptacle it saw, in the state it saw it (an opened
 /// fridge, a screen switched on), becomes the quiz's clue view. A code tried with
-/// neither keeps no clue (it can be answered at once, as a code on the start wall can).
+/// neither keeps no clue (it can be answered at once, as a code on the start wall can),
+/// and so does a code the walkthrough tried after failing to look at a picture: the
+/// original's engine never shows that picture either (room 20's `KioskScreen` is seen
+/// only in a Kiosk state the Kiosk never reaches), so a player enters that code without
+/// it, as the walkthrough does. Returns what the import should say about it.
 pub(super) fn link_clues(
     room: &mut Room,
     names: &Names,
     actions: &[String],
-) -> Result<(), VisError> {
+) -> Result<Vec<String>, VisError> {
+    let mut notes = Vec::new();
     let game = Game::new(room.clone())?;
     let mut stepper = replay::Stepper::new(&game, names);
     let mut window: Vec<usize> = Vec::new();
@@ -35,34 +40,35 @@ pub(super) fn link_clues(
             && tried.insert(lock)
         {
             if let Some(&picture) = lost.first() {
-                return Err(VisError::Invalid {
-                    field: "items",
-                    reason: format!(
-                        "the code of `{}` cannot be read in this copy: the walkthrough reads it \
-                     after looking at `{}`, which this room never shows",
-                        room.items[lock].name, room.items[picture].name
-                    ),
-                });
-            }
-            let holder = game.item_receptacle(lock);
-            if window.is_empty()
-                && let Some((r, state)) = seen.iter().rev().find(|(r, _)| *r != holder)
-            {
-                views.push((
-                    quiz.clone(),
-                    ClueView {
-                        receptacle: room.receptacles[*r].id.clone(),
-                        state: state.clone(),
-                    },
+                notes.push(format!(
+                    "the walkthrough enters the code of `{}` after trying to look at `{}`, \
+                     which this room never shows (nor does the original's engine): the code \
+                     waits for no clue",
+                    room.items[lock].name, room.items[picture].name
                 ));
+                window.clear();
+            } else {
+                let holder = game.item_receptacle(lock);
+                if window.is_empty()
+                    && let Some((r, state)) = seen.iter().rev().find(|(r, _)| *r != holder)
+                {
+                    views.push((
+                        quiz.clone(),
+                        ClueView {
+                            receptacle: room.receptacles[*r].id.clone(),
+                            state: state.clone(),
+                        },
+                    ));
+                }
             }
             clues.extend(window.drain(..).map(|c| (c, quiz.clone())));
             seen.clear();
+            lost.clear();
         }
         if stepper.act(action).is_err() {
             if let Ok(Move::InspectItem(i)) = meant
                 && room.items[i].kind == ItemKind::Decor
-                && room.items[i].visible_in.is_empty()
+                && room.items[i].inspectable
             {
                 lost.push(i);
             }
@@ -94,7 +100,7 @@ pub(super) fn link_clues(
             q.clue_views.push(view);
         }
     }
-    Ok(())
+    Ok(notes)
 }
 
 /// The checkpoints of `order` (escapade trigger names) with their hints.

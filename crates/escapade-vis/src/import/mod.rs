@@ -10,6 +10,13 @@
 //!
 //! How the original's game engine (`vis_escape/game/manage/game_state.py`) is carried
 //! over, where the paper (§3.1) is silent and the code decided:
+//! - **States**: a receptacle has its class's states and any other its config puts it
+//!   in (a transition, an item's states, a button's target): the original never checks
+//!   a state against its class's list, so neither does the conversion (`states_of`);
+//!   whether such a state is ever reached is the game's to decide, as there.
+//! - **Views**: a lock solved from its close-up hands the view back to its receptacle
+//!   (in [`crate::game`]), so every action of the original is one move here, and a
+//!   walkthrough replays step for step ([`replay`]).
 //! - **Receptacle actions** (`open`, `open_first_drawer`, `pour coffee`) are verbs on
 //!   their receptacle (underscores read as spaces); one with a space also sets a trigger
 //!   named after it, as the original does.
@@ -172,6 +179,52 @@ fn trigger_name(name: &str, items: &BTreeMap<String, String>) -> String {
     name.to_string()
 }
 
+/// The states receptacle `r` can be in: its class's, then, in the order the room names
+/// them, the others its config puts it in (its start, its transitions, the states its
+/// items show in, a button's or the clear condition's). The original's engine never
+/// checks a state against the class's list (`Receptacle.handle_action`,
+/// `set_current_state`), so a config may move a receptacle into a state its class lacks
+/// (room 13's Computer shows `Image1` in `open`, room 20's Kiosk moves `locked` →
+/// `unlock`); whether that state is ever reached is the game's to decide. Also returns
+/// the states added.
+fn states_of(r: &dump::DumpedReceptacle, dump: &DumpedRoom) -> (Vec<String>, Vec<String>) {
+    let mut states = r.states.clone();
+    let mut extra = Vec::new();
+    let mut add = |s: &str| {
+        if !s.is_empty() && !states.iter().any(|x| x == s) {
+            states.push(s.to_string());
+            extra.push(s.to_string());
+        }
+    };
+    add(&r.initial);
+    for t in &r.transitions {
+        add(&t.from);
+        add(&t.to);
+    }
+    for held in &r.items {
+        held.states.iter().for_each(|s| add(s));
+    }
+    for item in &dump.items {
+        if item.appliable_receptacle.as_deref() == Some(r.id.as_str())
+            && item.role() == Ok(ItemRole::Static)
+        {
+            for s in [&item.appliable_state, &item.after_solve_state]
+                .into_iter()
+                .flatten()
+            {
+                add(s);
+            }
+        }
+    }
+    if let Some(clear) = &dump.clear
+        && clear.receptacle.as_deref() == Some(r.id.as_str())
+        && let Some(s) = &clear.state
+    {
+        add(s);
+    }
+    (states, extra)
+}
+
 /// A rule that never holds.
 fn never() -> Rule {
     Rule::Not(Box::new(Rule::Always))
@@ -278,7 +331,17 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
         b.rec_ids.insert(r.id.clone(), id);
         taken_names.insert(crate::interface::normalize(&r.id));
         names.insert(format!("r:{}", r.id), r.id.clone());
-        b.states.insert(r.id.clone(), r.states.clone());
+        let (states, extra) = states_of(r, dump);
+        if !extra.is_empty() {
+            b.note(format!(
+                "`{}` is also put in states its class {} does not list ({}), as the \
+                 original's engine allows",
+                r.id,
+                r.class,
+                extra.join(", ")
+            ));
+        }
+        b.states.insert(r.id.clone(), states);
     }
     for item in &dump.items {
         if b.items.insert(item.name.clone(), item).is_some() {
@@ -322,23 +385,12 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
             field: "receptacles",
             reason: format!("`{}` is on no wall", r.id),
         })?;
-        if !r.states.contains(&r.initial) {
-            return Err(VisError::Invalid {
-                field: "receptacles",
-                reason: format!(
-                    "`{}` starts in `{}`, which is not one of its states ({})",
-                    r.id,
-                    r.initial,
-                    r.states.join(", ")
-                ),
-            });
-        }
         receptacles.push(Receptacle {
             id: b.rec_ids[&r.id].clone(),
             name: r.id.clone(),
             wall,
             furniture: furniture_of(&r.class),
-            states: r.states.clone(),
+            states: b.states[&r.id].clone(),
             initial: r.initial.clone(),
         });
     }
@@ -365,22 +417,7 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
                     reason: format!("`{}` is held by both `{other}` and `{}`", held.name, r.id),
                 });
             }
-            let mut visible_in = Vec::new();
-            for s in &held.states {
-                if b.has_state(&r.id, s) {
-                    visible_in.push(s.clone());
-                } else {
-                    b.note(format!(
-                        "`{}` is to be seen in `{}` state `{s}`, which `{}` does not have \
-                         (its class {} has {}): it is never seen there",
-                        held.name,
-                        r.id,
-                        r.id,
-                        r.class,
-                        r.states.join(", ")
-                    ));
-                }
-            }
+            let visible_in = held.states.clone();
             let id = b.item_ids[&held.name].clone();
             let inspect = format!("inspect {}", item.name);
             let inspectable = item.actions.iter().any(|a| a == &inspect);
@@ -534,13 +571,9 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
         }
     }
 
-    clues::link_clues(&mut room, &names, &walk_actions).map_err(|e| match e {
-        VisError::Invalid { field, reason } if !b.notes.is_empty() => VisError::Invalid {
-            field,
-            reason: format!("{reason} ({})", b.notes.join("; ")),
-        },
-        other => other,
-    })?;
+    for note in clues::link_clues(&mut room, &names, &walk_actions)? {
+        b.note(note);
+    }
 
     // checkpoints: the triggers the walkthrough sets, in order
     let game = Game::new(room.clone())?;
@@ -577,14 +610,32 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
         Some(text) => recorded_pictures(text)?,
         None => Vec::new(),
     };
+    let engine_pictures = |actions: &[String], trace: &dump::Trace| {
+        if trace.pictures_error.is_some() {
+            return replay::Agreement::default();
+        }
+        replay::compare_pictures(
+            &game,
+            &names,
+            actions,
+            &images(trace),
+            files,
+            replay::Expected::Engine,
+        )
+    };
     let walkthrough = files.walkthrough.map(|_| {
         let mut report = replay::check(&game, &names, &walk_actions, dump.trace.as_ref());
         if let Some(trace) = &dump.trace {
-            report.engine_pictures =
-                replay::compare_pictures(&game, &names, &walk_actions, &images(trace), files);
+            report.engine_pictures = engine_pictures(&walk_actions, trace);
         }
-        report.recorded_pictures =
-            replay::compare_pictures(&game, &names, &walk_actions, &recorded, files);
+        report.recorded_pictures = replay::compare_pictures(
+            &game,
+            &names,
+            &walk_actions,
+            &recorded,
+            files,
+            replay::Expected::Recorded,
+        );
         report
     });
     let walks = dump
@@ -593,8 +644,7 @@ pub fn convert(files: RoomFiles<'_>) -> Result<Imported, VisError> {
         .map(|trace| {
             let actions: Vec<String> = trace.steps.iter().map(|s| s.action.clone()).collect();
             let mut report = replay::check(&game, &names, &actions, Some(trace));
-            report.engine_pictures =
-                replay::compare_pictures(&game, &names, &actions, &images(trace), files);
+            report.engine_pictures = engine_pictures(&actions, trace);
             report
         })
         .collect();

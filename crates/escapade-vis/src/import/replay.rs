@@ -1,12 +1,14 @@
 //! The original's action strings (`turn_to_east`, `open_first_drawer`, `pick key_A`,
 //! `8056`) played in a converted room, and checked against the original.
 //!
-//! The original lists `turn_to_*` in every view and `use <item>` in a lock's close-up;
-//! escapade turns from a wall view and uses items from a receptacle's. A replay takes
-//! the steps back escapade needs first (counted in [`Report::moves`]), so a walkthrough
-//! of the original plays unchanged. After each action it compares what the original
-//! engine reported (the dumper's trace: receptacle states, bag, triggers, view, and the
-//! picture its view manager chose) with the converted room's.
+//! Each of the original's actions is one move of escapade's, or none where the original
+//! does nothing either (an action it does not list, a code typed away from a lock): the
+//! converted room offers the moves the original does in the same views (`turn_to_*` and
+//! `use <item>` in a close-up too, the view handed back to the receptacle after a lock
+//! is solved), so a walkthrough of the original plays unchanged, step for step. After
+//! each action the replay compares what the original engine reported (the dumper's
+//! trace: receptacle states, bag, triggers, view, and the picture its view manager
+//! chose) with the converted room's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -50,9 +52,9 @@ impl Agreement {
 pub struct Report {
     /// The original's actions played.
     pub actions: usize,
-    /// Escapade's moves for them, steps back included.
-    pub moves: usize,
-    /// Actions the converted room could not do, with why.
+    /// Actions the converted room could not do, with why (the original engine's
+    /// account, compared in [`Report::logic`] and [`Report::views`], says whether it
+    /// could).
     pub refused: Vec<String>,
     /// The converted room was escaped by the end.
     pub escaped: bool,
@@ -64,7 +66,9 @@ pub struct Report {
     /// The view after each action, against the original engine's.
     pub views: Agreement,
     /// The picture after each action, against the one the original's view manager
-    /// chose.
+    /// chose: the same file, or none on both sides (the original then has no picture to
+    /// show, escapade draws the view). Not compared when the view manager could not be
+    /// built.
     pub engine_pictures: Agreement,
     /// The picture after each action, against the one the walkthrough recorded (steps
     /// whose recorded file is in the copy).
@@ -77,8 +81,6 @@ pub struct Stepper<'g> {
     names: &'g Names,
     /// The current state.
     pub state: State,
-    /// Escapade moves made, steps back included.
-    pub moves: usize,
 }
 
 impl<'g> Stepper<'g> {
@@ -88,7 +90,6 @@ impl<'g> Stepper<'g> {
             game,
             names,
             state: game.start(),
-            moves: 0,
         }
     }
 
@@ -174,25 +175,14 @@ impl<'g> Stepper<'g> {
             .map(|_| m.clone())
     }
 
-    /// Plays one original action: the triggers it fired, or why it could not be done
-    /// (the state is then unchanged).
+    /// Plays one original action as one move: the triggers it fired, or why it could
+    /// not be done (the state is then unchanged).
     pub fn act(&mut self, action: &str) -> Result<Vec<usize>, String> {
         let target = self.translate(action)?;
-        let mut s = self.state.clone();
-        let mut back = 0;
-        loop {
-            if let Some(m) = self.available(&s, &target) {
-                let effect = self.game.apply(&mut s, &m);
-                self.state = s;
-                self.moves += back + 1;
-                return Ok(effect.fired);
-            }
-            if back == 2 || !self.game.available(&s).contains(&Move::StepBack) {
-                return Err(format!("`{}` is not available", self.game.label(&target)));
-            }
-            self.game.apply(&mut s, &Move::StepBack);
-            back += 1;
-        }
+        let m = self
+            .available(&self.state, &target)
+            .ok_or_else(|| format!("`{}` is not available", self.game.label(&target)))?;
+        Ok(self.game.apply(&mut self.state, &m).fired)
     }
 }
 
@@ -365,34 +355,52 @@ pub fn check(game: &Game, names: &Names, actions: &[String], trace: Option<&Trac
             break;
         }
     }
-    report.moves = stepper.moves;
     report
 }
 
+/// Which pictures a replay is compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// The original engine's view manager chose them: a step without a picture (no
+    /// scene fits, or the file is not in the copy) must be drawn here too.
+    Engine,
+    /// The walkthrough recorded them: steps recorded without one, or with a file not in
+    /// the copy, are not compared.
+    Recorded,
+}
+
 /// Replays `actions` and compares the picture shown after each with `expected` (paths
-/// under the room directory, `image/...`), where that file is in the copy.
+/// under the room directory, `image/...`; `None` for none), as `how` says.
 pub fn compare_pictures(
     game: &Game,
     names: &Names,
     actions: &[String],
     expected: &[Option<String>],
     files: RoomFiles<'_>,
+    how: Expected,
 ) -> Agreement {
     let mut stepper = Stepper::new(game, names);
     let mut out = Agreement::default();
     for (k, action) in actions.iter().enumerate() {
         let _ = stepper.act(action);
-        let Some(Some(path)) = expected.get(k) else {
-            continue;
+        let Some(path) = expected.get(k) else {
+            break;
         };
-        let Some((_, bytes)) =
-            super::find_image(files.images, path.strip_prefix("image/").unwrap_or(path))
-        else {
-            continue;
+        let file = path
+            .as_deref()
+            .and_then(|p| super::find_image(files.images, p.strip_prefix("image/").unwrap_or(p)));
+        let want = match (file, how) {
+            (Some((_, bytes)), _) => Some(escapade_core::hash::sha256_hex(bytes)),
+            (None, Expected::Engine) => None,
+            (None, Expected::Recorded) => continue,
         };
-        let want = escapade_core::hash::sha256_hex(bytes);
         let got = pictures::shown(game, &stepper.state);
-        let same = matches!(got, Some(Shown::Picture { sha, .. }) if sha == want);
+        let same = match (&got, &want) {
+            (Some(Shown::Picture { sha, .. }), Some(want)) => sha == want,
+            (Some(Shown::Drawn) | None, None) => true,
+            _ => false,
+        };
+        let theirs = path.as_deref().unwrap_or("no picture");
         out.see(k + 1, action, same, || match got {
             Some(Shown::Picture { sha, .. }) => {
                 let name = files
@@ -400,9 +408,9 @@ pub fn compare_pictures(
                     .iter()
                     .find(|(_, b)| escapade_core::hash::sha256_hex(b) == sha)
                     .map_or("?".to_string(), |(p, _)| p.clone());
-                format!("{name} here, {path} in the original")
+                format!("{name} here, {theirs} in the original")
             }
-            _ => format!("a drawn view here, {path} in the original"),
+            _ => format!("a drawn view here, {theirs} in the original"),
         });
         if game.escaped(&stepper.state) {
             break;

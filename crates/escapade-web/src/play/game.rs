@@ -49,6 +49,9 @@ pub struct Ending {
     pub steps: u32,
     /// The world's last words (the final observation's text).
     pub last_text: String,
+    /// The role the final observation is for (`None` in one-role worlds): a seat of
+    /// another role is not shown `last_text`.
+    pub last_role: Option<String>,
     /// Metrics, by name.
     pub metrics: BTreeMap<String, f64>,
     /// Why it stopped early, when it did.
@@ -233,6 +236,7 @@ fn run(game: Arc<Game>, rx: mpsc::Receiver<Input>, start: Start) {
         success: false,
         steps: 0,
         last_text: String::new(),
+        last_role: None,
         metrics: BTreeMap::new(),
         error,
         dir: None,
@@ -301,6 +305,10 @@ fn run(game: Arc<Game>, rx: mpsc::Receiver<Input>, start: Start) {
                 .filter(|s| s.terminated || s.truncated)
                 .map(|s| s.observation.text.clone())
                 .unwrap_or_default(),
+            last_role: played
+                .last
+                .as_ref()
+                .and_then(|s| s.observation.role.clone()),
             metrics: escapade_run::runner::finite(played.outcome.metrics),
             error: played.error,
             dir: dir.map(|d| d.display().to_string()),

@@ -47,6 +47,11 @@ pub const JS: &str = include_str!("../assets/play/play.js");
 /// The stylesheet of the play pages (beside the site's).
 pub const CSS: &str = include_str!("../assets/play/play.css");
 
+/// Where `escapade play --web` records its games unless told otherwise: a folder of its
+/// own, apart from `runs`, where `escapade run` writes (`escapade report runs/*
+/// play-runs/*` puts them side by side).
+pub const DEFAULT_RECORD: &str = "play-runs";
+
 /// What `escapade play --web` serves.
 pub struct PlaySetup {
     /// The world's name.
@@ -320,6 +325,19 @@ fn fresh_key() -> String {
 /// The seat's name in addresses: its role, or `player` in one-role worlds.
 fn seat_name(role: &str) -> &str {
     if role.is_empty() { "player" } else { role }
+}
+
+/// What a play server answers for an address outside its seats' pages (the viewer's
+/// pages among them: a seat sees its own game only, on its own page).
+pub const NOT_SERVED: &str = "this server serves games (start at /play), and each seat \
+     sees its own game on its own page only; the runs it records are read afterwards with \
+     `escapade view` over its record folder";
+
+/// A play server's routes outside `/play`: its `/` leads to the start page. None of the
+/// viewer's pages is among them, so no seat reaches another role's view of its game, nor
+/// another run under the record folder.
+pub fn front() -> Router<Arc<Site>> {
+    Router::new().route("/", get(|| async { Redirect::to("/play") }))
 }
 
 /// The play routes.
@@ -781,6 +799,13 @@ async fn seat_page(
             context! { name => &t.name, about => &t.description, params }
         })
         .collect();
+    // the world's last words are its last observation's: shown to that role's seat only
+    let ending = table.ending.clone().map(|mut e| {
+        if !mine(e.last_role.as_deref().unwrap_or(ONE)) {
+            e.last_text.clear();
+        }
+        e
+    });
     crate::pages::page(
         "play_game.html",
         context! {
@@ -792,7 +817,7 @@ async fn seat_page(
             history,
             current,
             tools,
-            ending => &table.ending,
+            ending,
             ..common
         },
     )

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::{query_pairs, required};
 use crate::error::Problem;
-use crate::folders::{media_path, trajectory_path};
+use crate::folders::{media_path, run_file, trajectory_path};
 use crate::pages;
 use crate::server::Site;
 
@@ -211,13 +211,12 @@ pub fn step_views(rows: &[StepRow]) -> Vec<StepView> {
 
 /// Reads the trajectory of `(scenario, epoch)` of the run in `dir`.
 pub fn read_trajectory(dir: &Path, scenario: &str, epoch: u32) -> Result<Vec<StepRow>, Problem> {
-    let path = trajectory_path(dir, scenario, epoch);
-    if !path.is_file() {
+    let Some(path) = run_file(dir, &trajectory_path(dir, scenario, epoch))? else {
         return Err(Problem::not_found(
             "no such episode",
             format!("this run has no trajectory for scenario `{scenario}`, epoch {epoch}"),
         ));
-    }
+    };
     read_jsonl::<StepRow>(&path)
         .map(|f: JsonlFile<StepRow>| f.rows)
         .map_err(|e| Problem::internal(e.to_string()))
@@ -253,7 +252,13 @@ fn others_with(site: &Site, run: &str, scenario: &str, epoch: u32) -> Vec<(Strin
     site.folders
         .list()
         .into_iter()
-        .filter(|f| f.id != run && trajectory_path(&f.path, scenario, epoch).is_file())
+        .filter(|f| {
+            f.id != run
+                && matches!(
+                    run_file(&f.path, &trajectory_path(&f.path, scenario, epoch)),
+                    Ok(Some(_))
+                )
+        })
         .map(|f| {
             let name = f
                 .path
@@ -351,13 +356,14 @@ pub async fn media(
 ) -> Result<Response, Problem> {
     let pairs = query_pairs(query.as_deref())?;
     let dir = site.folders.resolve(required(&pairs, "run")?)?;
-    let path = media_path(&dir, required(&pairs, "sha")?)?;
-    let bytes = tokio::fs::read(&path).await.map_err(|_| {
+    let missing = || {
         Problem::not_found(
             "no such picture",
             "this run has no picture with that address",
         )
-    })?;
+    };
+    let path = run_file(&dir, &media_path(&dir, required(&pairs, "sha")?)?)?.ok_or_else(missing)?;
+    let bytes = tokio::fs::read(&path).await.map_err(|_| missing())?;
     Ok((
         [
             (header::CONTENT_TYPE, "image/png"),

@@ -32,9 +32,13 @@ pub async fn page(
             "a report needs at least one run=… in its address: tick runs on the runs page",
         ));
     }
+    // a report reads the trajectories too: each must be the run's own file
     let dirs = ids
         .iter()
-        .map(|id| site.folders.resolve(id))
+        .map(|id| {
+            let dir = site.folders.resolve(id)?;
+            crate::folders::check_trajectories(&dir).map(|()| dir)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let (tables, plots, warnings) = tokio::task::spawn_blocking(move || {
         let worlds = site.world_refs();

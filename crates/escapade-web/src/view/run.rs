@@ -54,10 +54,9 @@ impl EpisodeLine {
 
 /// The episodes of the run in `dir` (none when it has not finished one yet).
 pub fn episode_rows(dir: &Path) -> Result<Vec<EpisodeRow>, Problem> {
-    let path = dir.join(EPISODES);
-    if !path.is_file() {
+    let Some(path) = crate::folders::run_file(dir, &dir.join(EPISODES))? else {
         return Ok(Vec::new());
-    }
+    };
     read_episodes(&path)
         .map(|f| f.rows)
         .map_err(|e| Problem::internal(e.to_string()))

@@ -109,6 +109,11 @@ pub fn run_line(id: &str, dir: &Path) -> RunLine {
         started: String::new(),
         problem: None,
     };
+    let own = |name: &str| crate::folders::run_file(dir, &dir.join(name));
+    if let Err(p) = own(escapade_run::rundir::RUN_TOML) {
+        line.problem = Some(p.detail);
+        return line;
+    }
     match read_run_toml(dir) {
         Ok(toml) => {
             let c = &toml.config;
@@ -128,9 +133,8 @@ pub fn run_line(id: &str, dir: &Path) -> RunLine {
         }
         Err(e) => line.problem = Some(e.to_string()),
     }
-    let episodes = dir.join(EPISODES);
-    if episodes.is_file() {
-        match read_episodes(&episodes) {
+    match own(EPISODES) {
+        Ok(Some(episodes)) => match read_episodes(&episodes) {
             Ok(file) => {
                 let f = Figures::of(&file.rows);
                 line.done = f.done;
@@ -140,7 +144,9 @@ pub fn run_line(id: &str, dir: &Path) -> RunLine {
                 line.cost_usd = f.cost_usd;
             }
             Err(e) => line.problem = Some(e.to_string()),
-        }
+        },
+        Ok(None) => {}
+        Err(p) => line.problem = Some(p.detail),
     }
     line
 }

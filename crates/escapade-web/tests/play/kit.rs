@@ -230,14 +230,7 @@ impl Shadow {
 
 /// `body` with minijinja's HTML escapes undone, to look for text as it was written.
 pub fn unescape(body: &str) -> String {
-    body.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#34;", "\"")
-        .replace("&#x27;", "'")
-        .replace("&#39;", "'")
-        .replace("&#x2f;", "/")
-        .replace("&amp;", "&")
+    crate::wire::unescape(body)
 }
 
 /// Every secret in `body` is one `seen` holds too (a page shows what the seat's agent

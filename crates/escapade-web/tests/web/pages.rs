@@ -453,7 +453,8 @@ async fn a_model_episode_shows_request_reply_reasoning_and_reasks() {
         "{step2}"
     );
     assert!(
-        step2.contains("is not one of the available actions"),
+        step2.contains("not among the &lt;Available Actions&gt;")
+            || step2.contains("not among the <Available Actions>"),
         "{step2}"
     );
     assert!(step2.contains("[ACTION] turn to east"), "{step2}");

@@ -314,7 +314,7 @@ fn print_vis_import(
         "scenes",
         "ckpt(orig)",
         "oracle",
-        "walkthrough orig/ours (moves)",
+        "walkthrough orig/ours (steps)",
         "logic agree",
         "pictures",
         "drawn",
@@ -352,11 +352,10 @@ fn print_vis_import(
                 }
                 (
                     format!(
-                        "{}/{} ({}→{})",
+                        "{}/{} ({})",
                         says(w.original_escaped),
                         says(Some(w.escaped)),
-                        w.actions,
-                        w.moves
+                        w.actions
                     ),
                     agree(&logic),
                     agree(&pics),
