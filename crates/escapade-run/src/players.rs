@@ -215,6 +215,9 @@ impl Players {
     }
 }
 
+/// Makes the backend that answers for a model spec in place of its provider.
+pub type StandIn = Arc<dyn Fn(&str) -> Arc<dyn escapade_llm::Backend> + Send + Sync>;
+
 /// How the model clients of a run's agents are opened, beyond each agent's own options.
 #[derive(Clone, Default)]
 pub struct Opener {
@@ -224,7 +227,7 @@ pub struct Opener {
     /// Every model (agents and captioners alike) answered by the backend this makes
     /// from the model's spec instead of the provider: `escapade estimate` plays episodes
     /// against a stand-in that only counts, so nothing is sent and nothing is paid.
-    pub stand_in: Option<Arc<dyn Fn(&str) -> Arc<dyn escapade_llm::Backend> + Send + Sync>>,
+    pub stand_in: Option<StandIn>,
 }
 
 impl std::fmt::Debug for Opener {
