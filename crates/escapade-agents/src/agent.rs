@@ -51,6 +51,16 @@ pub trait AsyncAgent: Send {
     fn uses_tools(&self) -> bool {
         false
     }
+
+    /// Has every model call of this agent (its captioner's too) answered by `client`
+    /// instead of its own backend, until called again with `None`. `escapade resume`
+    /// replays the recorded steps of an interrupted episode through a fresh agent with
+    /// a client that answers from the recorded replies, so that the agent's
+    /// conversation, memory and counters are what they were at the checkpoint, without a
+    /// request to the provider. Agents that call no model ignore it (the default).
+    fn replay_with(&mut self, client: Option<escapade_llm::Client>) {
+        let _ = client;
+    }
 }
 
 /// A synchronous baseline agent (oracle, random) run on the async contract. Its `act` is

@@ -255,9 +255,16 @@ impl LlmConfig {
     ) -> Result<Self, AgentError> {
         let model = options.get("model").map(String::as_str).unwrap_or(model);
         if !model.contains('/') {
-            return Err(AgentError::Config(format!(
-                "model `{model}` is not provider/model (e.g. openai/gpt-4o, local/smollm2)"
-            )));
+            return Err(AgentError::Config(match provider_of(model) {
+                Some(provider) => format!(
+                    "model `{model}` is not provider/model; did you mean {provider}/{model}?"
+                ),
+                None => format!(
+                    "model `{model}` is not provider/model (e.g. openai/gpt-4o, \
+                     anthropic/claude-sonnet-4-5, openai-compatible/{model} with --base-url, \
+                     local/smollm2)"
+                ),
+            }));
         }
         let local = model.starts_with("local/");
         let mut config = LlmConfig {
@@ -406,6 +413,22 @@ pub fn client_options(
     Ok(o)
 }
 
+/// The provider a bare model name most likely belongs to (`gpt-4o` → `openai`), for
+/// the message of a `--model` given without one.
+fn provider_of(model: &str) -> Option<&'static str> {
+    let m = model.trim().to_ascii_lowercase();
+    let openai = ["gpt-", "o1", "o3", "o4", "chatgpt", "davinci"];
+    if openai.iter().any(|p| m.starts_with(p)) {
+        Some("openai")
+    } else if m.starts_with("claude") {
+        Some("anthropic")
+    } else if m == "smollm2" {
+        Some("local")
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,6 +450,25 @@ mod tests {
         assert_eq!(local.max_tokens, 256);
         assert!(local.structured_on());
         assert!(!local.images);
+    }
+
+    #[test]
+    fn a_model_without_its_provider_is_answered_with_a_guess() {
+        let e = LlmConfig::from_options("gpt-4o", &opts(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean openai/gpt-4o?"), "{e}");
+        let e = LlmConfig::from_options("claude-sonnet-4-5", &opts(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("did you mean anthropic/claude-sonnet-4-5?"),
+            "{e}"
+        );
+        let e = LlmConfig::from_options("qwen3", &opts(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("openai-compatible/qwen3"), "{e}");
     }
 
     #[test]

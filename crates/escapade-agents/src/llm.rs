@@ -115,6 +115,12 @@ pub struct LlmAgent {
     describer: Describer,
     /// The last reply was cut at the output token limit: a re-ask says so.
     cut: bool,
+    /// Answers the model calls instead of `client` while an interrupted episode is
+    /// replayed ([`AsyncAgent::replay_with`]).
+    replay: Option<Client>,
+    /// This step's caption records, added to every turn of the step (a re-asked step's
+    /// row keeps its last turn only).
+    captions: Vec<Value>,
 }
 
 impl LlmAgent {
@@ -133,7 +139,21 @@ impl LlmAgent {
             requests: 0,
             floor: 0,
             cut: false,
+            replay: None,
+            captions: Vec::new(),
         }
+    }
+
+    /// Adds this step's caption records to `turn`'s request record.
+    fn add_captions(&self, turn: &mut AgentTurn) {
+        if let (false, Some(record)) = (self.captions.is_empty(), turn.request.as_mut()) {
+            record["captions"] = Value::Array(self.captions.clone());
+        }
+    }
+
+    /// The client the next model call goes to.
+    fn model(&self) -> Client {
+        self.replay.clone().unwrap_or_else(|| self.client.clone())
     }
 
     /// Captions pictures with `client` instead of the acting model's client
@@ -209,7 +229,7 @@ impl LlmAgent {
             if self.floor > 0 {
                 logged["history_trimmed_before"] = self.floor.into();
             }
-            match self.client.chat(&request).await {
+            match self.model().chat(&request).await {
                 Ok(completion) => break (logged, completion),
                 // the conversation outgrew the model's context: drop the older half of
                 // the past exchanges (once, not every step, so the provider's prompt
@@ -505,6 +525,7 @@ impl AsyncAgent for LlmAgent {
         self.requests = 0;
         self.floor = 0;
         self.cut = false;
+        self.captions.clear();
         self.describer.reset(start.seed);
         Ok(())
     }
@@ -517,16 +538,15 @@ impl AsyncAgent for LlmAgent {
         self.turn_logged = self.logged;
         let described = self
             .describer
-            .describe(&self.client, input.observation)
+            .describe(&self.model(), input.observation)
             .await?;
         self.exchanges.push(Exchange::default());
         let (answers, rest) = split_results(input.last, &described.text);
         self.push_answers(described.text, described.images, answers, rest);
+        self.captions = described.captions;
         let mut turn = self.request(&input).await?;
         turn.usage.add(&described.usage);
-        if let (false, Some(record)) = (described.captions.is_empty(), turn.request.as_mut()) {
-            record["captions"] = Value::Array(described.captions);
-        }
+        self.add_captions(&mut turn);
         Ok(turn)
     }
 
@@ -546,7 +566,9 @@ impl AsyncAgent for LlmAgent {
              in the required format."
         );
         self.push_env(text, Vec::new());
-        self.request(&input).await
+        let mut turn = self.request(&input).await?;
+        self.add_captions(&mut turn);
+        Ok(turn)
     }
 
     fn reask_limit(&self) -> Option<u32> {
@@ -555,5 +577,10 @@ impl AsyncAgent for LlmAgent {
 
     fn uses_tools(&self) -> bool {
         self.config.protocol == Protocol::Tools || self.config.structured_on()
+    }
+
+    fn replay_with(&mut self, client: Option<Client>) {
+        self.describer.replay_with(client.clone());
+        self.replay = client;
     }
 }

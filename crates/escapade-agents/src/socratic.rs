@@ -114,6 +114,9 @@ pub struct Describer {
     calls: u64,
     /// Caption per picture SHA-256, for this episode.
     cache: BTreeMap<String, String>,
+    /// Answers caption calls instead of the captioner and the acting model while an
+    /// interrupted episode is replayed ([`crate::AsyncAgent::replay_with`]).
+    replay: Option<Client>,
 }
 
 impl Describer {
@@ -130,7 +133,14 @@ impl Describer {
             seed: 0,
             calls: 0,
             cache: BTreeMap::new(),
+            replay: None,
         }
+    }
+
+    /// Has caption calls answered by `client` until called with `None` (see
+    /// [`crate::AsyncAgent::replay_with`]).
+    pub fn replay_with(&mut self, client: Option<Client>) {
+        self.replay = client;
     }
 
     /// Uses `client` for captions instead of the acting model's.
@@ -229,7 +239,11 @@ impl Describer {
             ..ChatRequest::default()
         };
         self.calls += 1;
-        let client = self.captioner.as_ref().unwrap_or(client);
+        let client = self
+            .replay
+            .as_ref()
+            .or(self.captioner.as_ref())
+            .unwrap_or(client);
         let completion = client.chat(&request).await?;
         out.usage.add(&completion.usage);
         let text = completion.response.text.trim();

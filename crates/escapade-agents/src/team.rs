@@ -99,6 +99,12 @@ impl AsyncAgent for Team {
     fn uses_tools(&self) -> bool {
         self.members.iter().any(|(_, a)| a.uses_tools())
     }
+
+    fn replay_with(&mut self, client: Option<escapade_llm::Client>) {
+        for (_, agent) in &mut self.members {
+            agent.replay_with(client.clone());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -153,6 +159,7 @@ mod tests {
             system_prompt: "",
             tools: &[],
             roles: &roles,
+            steps_to_go: None,
         })
         .await
         .unwrap();
@@ -214,6 +221,7 @@ mod tests {
                 system_prompt: "",
                 tools: &[],
                 roles: &[],
+                steps_to_go: None,
             })
             .await
             .unwrap_err();

@@ -367,6 +367,13 @@ pub struct Escaper {
     pending: Option<Log>,
     current: Current,
     requests: u64,
+    /// Answers the model calls instead of `client` while an interrupted episode is
+    /// replayed ([`AsyncAgent::replay_with`]).
+    replay: Option<Client>,
+    /// The records of this step's side calls (analysis, memory, captions), added to the
+    /// request record of every turn of the step: the runner keeps a re-asked step's last
+    /// turn only, and its row must still say what the step asked the model.
+    side_records: Vec<(&'static str, Value)>,
 }
 
 impl Escaper {
@@ -386,7 +393,14 @@ impl Escaper {
             pending: None,
             current: Current::default(),
             requests: 0,
+            replay: None,
+            side_records: Vec::new(),
         }
+    }
+
+    /// The client the next model call goes to.
+    fn model(&self) -> Client {
+        self.replay.clone().unwrap_or_else(|| self.client.clone())
     }
 
     /// Captions pictures with `client` (`socratic=captions` with a `captioner`).
@@ -432,8 +446,17 @@ impl Escaper {
             ..ChatRequest::default()
         };
         self.requests += 1;
-        let completion = self.client.chat(&request).await?;
+        let completion = self.model().chat(&request).await?;
         Ok((request, completion))
+    }
+
+    /// Adds this step's side-call records to `turn`'s request record.
+    fn add_side_records(&self, turn: &mut AgentTurn) {
+        if let Some(record) = turn.request.as_mut() {
+            for (key, value) in &self.side_records {
+                record[*key] = value.clone();
+            }
+        }
     }
 
     /// A sub-record of a memory or analysis call: the request summary and the reply.
@@ -863,6 +886,7 @@ impl AsyncAgent for Escaper {
         self.pending = None;
         self.current = Current::default();
         self.requests = 0;
+        self.side_records.clear();
         self.describer.reset(start.seed);
         Ok(())
     }
@@ -871,7 +895,7 @@ impl AsyncAgent for Escaper {
         let mut usage = Usage::default();
         let described = self
             .describer
-            .describe(&self.client, input.observation)
+            .describe(&self.model(), input.observation)
             .await?;
         usage.add(&described.usage);
         let actions = input.observation.actions.clone();
@@ -916,27 +940,30 @@ impl AsyncAgent for Escaper {
             action: String::new(),
             analysis: None,
         });
+        self.side_records.clear();
+        if let Some(a) = analysis_record {
+            self.side_records.push(("analysis", a));
+        }
+        if let Some(m) = memory_record {
+            self.side_records.push(("memory", m));
+        }
+        if !described.captions.is_empty() {
+            self.side_records
+                .push(("captions", Value::Array(described.captions)));
+        }
         let parts = self.step_parts();
         let mut turn = self.decide(parts, &input, self.config.reasoning).await?;
         usage.add(&turn.usage);
         turn.usage = usage;
-        if let Some(record) = turn.request.as_mut() {
-            if let Some(a) = analysis_record {
-                record["analysis"] = a;
-            }
-            if let Some(m) = memory_record {
-                record["memory"] = m;
-            }
-            if !described.captions.is_empty() {
-                record["captions"] = Value::Array(described.captions);
-            }
-        }
+        self.add_side_records(&mut turn);
         Ok(turn)
     }
 
     async fn reask(&mut self, error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
         let parts = self.retry_parts(error);
-        self.decide(parts, &input, false).await
+        let mut turn = self.decide(parts, &input, false).await?;
+        self.add_side_records(&mut turn);
+        Ok(turn)
     }
 
     fn reask_limit(&self) -> Option<u32> {
@@ -945,6 +972,11 @@ impl AsyncAgent for Escaper {
 
     fn uses_tools(&self) -> bool {
         self.config.llm.structured_on()
+    }
+
+    fn replay_with(&mut self, client: Option<Client>) {
+        self.describer.replay_with(client.clone());
+        self.replay = client;
     }
 }
 

@@ -504,8 +504,22 @@ impl Env for CommaEnv {
             terminated,
             truncated,
             error: None,
+            steps_to_go: self.steps_to_go(),
             ..Default::default()
         })
+    }
+
+    /// The puzzle's remaining required actions ([`crate::Puzzle::remaining`]): the
+    /// solver's actions, each line of a message one; an expert's message leaves it as
+    /// it was. A mistake can raise it where the puzzle starts a stage again.
+    fn steps_to_go(&self) -> Option<u32> {
+        if !self.started {
+            return None;
+        }
+        if self.puzzle.solved() {
+            return Some(0);
+        }
+        self.puzzle.remaining()
     }
 
     fn system_prompt(&self) -> String {
@@ -564,6 +578,12 @@ impl Env for CommaEnv {
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {
         Vec::new()
+    }
+
+    /// The solver's turns and the expert's replies between them: the episode ends with
+    /// the solver's tenth message.
+    fn step_budget(&self) -> Option<u32> {
+        Some(2 * MAX_TURNS - 1)
     }
 
     fn outcome(&self) -> Outcome {

@@ -121,6 +121,11 @@ pub struct StepRow {
     /// did not cost a step. Absent when the first reply parsed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasks: Vec<Reask>,
+    /// The oracle's distance after the step: the fewest steps the world's oracle still
+    /// needs to escape, in the unit the world documents; 0 exactly when the episode was
+    /// won. Absent where the world cannot say (`docs/world-contract.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps_to_go: Option<u32>,
 }
 
 /// A reply the world's parser rejected, and the message the agent was re-asked with.
@@ -182,10 +187,52 @@ pub struct EpisodeRow {
     /// when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<Reask>,
+    /// The oracle's distance at the start of the episode (its steps from the start, in
+    /// the world's unit of [`StepRow::steps_to_go`]); a report's regret is `steps` minus
+    /// this. Absent where the world cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_steps_to_go: Option<u32>,
+    /// The run's step cap (`--max-steps`, recorded in `run.toml`) ended the episode
+    /// before the world did: not an error, an episode that did not escape in the steps
+    /// it was allowed. Absent when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub step_cap: bool,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// An episode interrupted at a step boundary
+/// (`checkpoints/<scenario>/<epoch>.json`): its first `steps` step rows are in its
+/// trajectory file, and `escapade resume` continues it at step `steps + 1` — the
+/// environment replayed from the recorded actions (worlds are deterministic), the agent's
+/// conversation rebuilt from the recorded replies, each replayed observation checked
+/// against the recorded one. Removed when the episode's row is written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Checkpoint {
+    /// Run-directory format version.
+    pub format_version: u32,
+    /// Scenario id.
+    pub scenario: String,
+    /// Epoch index, from 0.
+    pub epoch: u32,
+    /// The episode's seed.
+    pub seed: u64,
+    /// Hash of the run configuration (a checkpoint of another config is ignored).
+    pub config_hash: String,
+    /// Steps completed and recorded: the trajectory's first `steps` rows.
+    pub steps: u32,
+    /// Byte length of those rows at the start of the trajectory file.
+    pub trajectory_bytes: u64,
+    /// SHA-256 of those bytes (lowercase hex): a trajectory changed since is not trusted.
+    pub trajectory_sha256: String,
+    /// Usage of those steps.
+    pub usage: Usage,
+    /// Wall time of the episode so far, in milliseconds.
+    pub duration_ms: u64,
+    /// Why the episode stopped there (`interrupted`).
+    pub reason: String,
 }
 
 /// JSON Schemas of the run-directory rows, keyed by file role.
@@ -194,6 +241,7 @@ pub fn schemas() -> serde_json::Value {
         "format_version": FORMAT_VERSION,
         "episode_row": schemars::schema_for!(EpisodeRow),
         "step_row": schemars::schema_for!(StepRow),
+        "checkpoint": schemars::schema_for!(Checkpoint),
     })
 }
 

@@ -1612,6 +1612,10 @@ impl Env for CraftEnv {
         REASK_LIMIT
     }
 
+    fn step_budget(&self) -> Option<u32> {
+        Some(self.cap)
+    }
+
     /// The digits of every password written on a note. Picking the note up shows them
     /// (the bag lists a note's numbers, as the original's does; that is how they are
     /// earned); a wall pattern's digits are in plain view by design (§5.2) and are not

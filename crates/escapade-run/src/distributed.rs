@@ -458,6 +458,8 @@ pub struct Driver {
     warnings: Vec<String>,
     committed: usize,
     errors: usize,
+    /// Committed episodes the step cap ended.
+    step_capped: usize,
     history_cut: bool,
 }
 
@@ -526,6 +528,7 @@ impl Driver {
             warnings: opened.warnings,
             committed: 0,
             errors: 0,
+            step_capped: 0,
             history_cut: false,
             dir,
         })
@@ -606,11 +609,14 @@ impl Driver {
         trajectory.write_lines(&record.trajectory)?;
         trajectory.finish()?;
         self.dir.append_episode(row)?;
+        // a checkpoint an interrupted `escapade run` left for this episode is spent
+        self.dir.remove_checkpoint(&row.scenario, row.epoch)?;
         if !row.retryable {
             self.done.insert(key);
         }
         self.committed += 1;
         self.errors += usize::from(row.error.is_some());
+        self.step_capped += usize::from(row.step_cap);
         self.history_cut |= record.history_cut;
         Ok(Commit::Recorded)
     }
@@ -662,8 +668,11 @@ impl Driver {
             skipped: self.skipped,
             played: self.committed,
             errors: self.errors,
+            step_capped: self.step_capped,
             resumed: self.resumed,
             unplayed,
+            checkpointed: 0,
+            continued: 0,
             halted: None,
             cost_cap: None,
             report,

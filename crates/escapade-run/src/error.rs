@@ -110,12 +110,14 @@ pub enum RunError {
     #[error("no scenarios to run")]
     NoScenarios,
     /// Occurs when a name (world, suite, source, scenario id, agent) is not known.
-    #[error("unknown {what} `{name}`; known: {known}")]
+    #[error("unknown {what} `{name}`{}; known: {known}", closest.as_ref().map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default())]
     Unknown {
         /// What kind of name.
         what: &'static str,
         /// The name given.
         name: String,
+        /// The known name closest to it, when one is close (a typo).
+        closest: Option<String>,
         /// Comma-separated known names, or `(none)`.
         known: String,
     },
@@ -194,6 +196,7 @@ impl RunError {
         RunError::Unknown {
             what,
             name: name.to_string(),
+            closest: closest(name, &known).map(str::to_string),
             known: known_list(name, &known),
         }
     }
@@ -228,6 +231,44 @@ fn known_list(name: &str, known: &[String]) -> String {
     format!("{} … ({} in all)", shown.join(", "), known.len())
 }
 
+/// The name of `known` closest to `name` in edits (letters added, removed, changed),
+/// when it is close enough to be a typo of it: at most a third of its letters, or it
+/// is `name` with its `@version` left out or changed (`visescape` for `visescape@3`).
+pub fn closest<'a>(name: &str, known: &'a [String]) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    let base = |s: &str| s.split('@').next().unwrap_or(s).to_string();
+    known
+        .iter()
+        .map(|k| {
+            let k_lower = k.to_lowercase();
+            let d = if base(&k_lower) == base(&lower) {
+                0
+            } else {
+                edits(&lower, &k_lower)
+            };
+            (d, k)
+        })
+        .filter(|(d, k)| *d <= (k.chars().count() / 3).max(1) && *k != name)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.as_str())
+}
+
+/// Levenshtein distance between `a` and `b`, in characters.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let replace = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = replace.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
 /// Result with [`RunError`].
 pub type Result<T, E = RunError> = std::result::Result<T, E>;
 
@@ -251,5 +292,26 @@ mod tests {
         );
         let e = RunError::unknown("suite", "x", ["a@1", "b@1"]).to_string();
         assert_eq!(e, "unknown suite `x`; known: a@1, b@1");
+    }
+
+    #[test]
+    fn a_typo_is_answered_with_the_closest_name() {
+        let suites = [
+            "agentescape@2",
+            "visescape@3",
+            "visescape-hints@3",
+            "comma@4",
+        ];
+        let e = RunError::unknown("suite", "agentescap@2", suites).to_string();
+        assert!(
+            e.starts_with("unknown suite `agentescap@2` (did you mean `agentescape@2`?); known: "),
+            "{e}"
+        );
+        let e = RunError::unknown("suite", "visescape@9", suites).to_string();
+        assert!(e.contains("did you mean `visescape@3`?"), "{e}");
+        let e = RunError::unknown("suite", "craft", suites).to_string();
+        assert!(!e.contains("did you mean"), "{e}");
+        assert_eq!(edits("kitten", "sitting"), 3);
+        assert_eq!(edits("", "ab"), 2);
     }
 }

@@ -19,8 +19,10 @@
 
 pub mod bench; // the harness's performance self-check (`escapade bench harness`), a world's bench, the system probe
 pub mod beside; // the paper's reference values beside a run's, and whether it reproduces them
+pub mod checkpoint; // an episode interrupted at a step boundary, and how resume replays it to go on
 pub mod counting; // the harness bench's own small world (not in the registry)
 pub mod distributed; // a run's episodes played by workers anywhere and committed once (Ray)
+pub mod ending; // how an episode ended: escaped, out of budget, gave up, unreadable reply, error
 pub mod error; // RunError, the one error type of this crate
 pub mod estimate; // what a run would cost, played against a stand-in that counts tokens
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/

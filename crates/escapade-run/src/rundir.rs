@@ -8,6 +8,7 @@
 //!   media/<sha256>.png                      images, written once
 //!   summary.json, report.md                 the run's report (JSON and Markdown)
 //!   judge/<task>.jsonl                      verdicts of `escapade judge` (see `judge`)
+//!   checkpoints/<scenario>/<epoch>.json     an episode interrupted at a step boundary
 //! ```
 //!
 //! Episode rows are appended and flushed one at a time, so a killed run loses at most the
@@ -26,7 +27,7 @@ use std::sync::{Arc, Mutex};
 
 use escapade_agents::config::TUNING_KEYS;
 use escapade_core::env::SuiteSettings;
-use escapade_core::{EpisodeRow, FORMAT_VERSION, Image, StepRow, hash};
+use escapade_core::{Checkpoint, EpisodeRow, FORMAT_VERSION, Image, StepRow, hash};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, RunError};
@@ -45,6 +46,9 @@ pub const MEDIA: &str = "media";
 pub const SUMMARY: &str = "summary.json";
 /// `report.md`: the run's report as Markdown.
 pub const REPORT_MD: &str = "report.md";
+/// `checkpoints/`: one [`Checkpoint`] per episode interrupted at a step boundary (see
+/// [`crate::checkpoint`]).
+pub const CHECKPOINTS: &str = "checkpoints";
 
 /// The resolved configuration of a run: everything that decides its results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,12 +92,17 @@ pub struct RunConfig {
     /// Only the first `limit` scenarios of the suite, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
+    /// Only `sample` scenarios of the suite, drawn evenly over its difficulty tiers with
+    /// the run's seed (`--sample N`), when set; absent otherwise, so older run
+    /// directories keep their hashes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u64>,
     /// Run seed; episode seeds are derived from it, the scenario id and the epoch.
     #[serde(with = "toml_u64")]
     pub seed: u64,
     /// Safety cap on steps per episode (worlds normally truncate long before).
     pub max_steps: u32,
-    /// The scenarios played, in suite order (after `limit`).
+    /// The scenarios played, in suite order (after `limit` or `sample`).
     pub scenarios: Vec<ScenarioRef>,
     /// The slice of the run this directory holds, when the run was split with
     /// `--shard i/N`. Shards of one run differ only here: see [`RunConfig::base_hash`].
@@ -355,6 +364,41 @@ mod toml_u64 {
 /// Whether `dir` holds a run (has a `run.toml`).
 pub fn is_run_dir(dir: &Path) -> bool {
     dir.join(RUN_TOML).is_file()
+}
+
+/// How deep [`runs_below`] looks for run directories.
+const RUNS_DEPTH: usize = 8;
+
+/// The run directories at or below `dir`, in path order: `dir` itself when it is one,
+/// else those found in its folders (not entering hidden folders, symbolic links, or a
+/// run directory's own folders), as `escapade view` finds them.
+pub fn runs_below(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+        if is_run_dir(dir) {
+            found.push(dir.to_path_buf());
+            return;
+        }
+        if depth >= RUNS_DEPTH {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut subs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            // file_type() does not follow symbolic links: a link is never entered
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| e.path())
+            .collect();
+        subs.sort();
+        for sub in subs {
+            walk(&sub, depth + 1, found);
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, 0, &mut found);
+    found
 }
 
 /// Reads and parses `<dir>/run.toml`.
@@ -739,6 +783,75 @@ impl RunDir {
         })
     }
 
+    /// Reopens the trajectory of an episode continued from a checkpoint: its first
+    /// `keep` bytes (the checkpoint's rows) stay, anything after them is cut off, and new
+    /// rows are appended.
+    pub fn continue_trajectory(
+        &self,
+        scenario: &str,
+        epoch: u32,
+        keep: u64,
+    ) -> Result<TrajectoryWriter> {
+        let path = self.trajectory_path(scenario, epoch);
+        let file = OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(|e| RunError::io("cannot open", &path, e))?;
+        file.set_len(keep)
+            .map_err(|e| RunError::io("cannot truncate", &path, e))?;
+        let mut file = file;
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| RunError::io("cannot open", &path, e))?;
+        Ok(TrajectoryWriter {
+            file: std::io::BufWriter::with_capacity(64 << 10, file),
+            path,
+            flushed: std::time::Instant::now(),
+        })
+    }
+
+    /// Where the checkpoint of one episode is kept.
+    pub fn checkpoint_path(&self, scenario: &str, epoch: u32) -> PathBuf {
+        checkpoint_path(&self.path, scenario, epoch)
+    }
+
+    /// Writes (atomically) the checkpoint of an interrupted episode.
+    pub fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<()> {
+        let path = self.checkpoint_path(&checkpoint.scenario, checkpoint.epoch);
+        let dir = path.parent().expect("a checkpoint file has a folder");
+        std::fs::create_dir_all(dir).map_err(|e| RunError::io("cannot create", dir, e))?;
+        let mut json = serde_json::to_vec(checkpoint).expect("a checkpoint always serializes");
+        json.push(b'\n');
+        write_atomic(&path, &json)
+    }
+
+    /// The checkpoint of one episode, if it has one; `Err` says why a file there cannot
+    /// be used.
+    pub fn read_checkpoint(
+        &self,
+        scenario: &str,
+        epoch: u32,
+    ) -> std::result::Result<Option<Checkpoint>, String> {
+        let path = self.checkpoint_path(scenario, epoch);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| format!("{}: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// Removes the checkpoint of one episode (finished, or played again from its start).
+    pub fn remove_checkpoint(&self, scenario: &str, epoch: u32) -> Result<()> {
+        let path = self.checkpoint_path(scenario, epoch);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(RunError::io("cannot remove", &path, e))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Where the trajectory of one episode is written.
     pub fn trajectory_path(&self, scenario: &str, epoch: u32) -> PathBuf {
         self.path
@@ -783,6 +896,39 @@ impl RunDir {
         )?;
         Ok(report)
     }
+}
+
+/// `checkpoints/<scenario>/<epoch>.json` of the run directory `dir`.
+fn checkpoint_path(dir: &Path, scenario: &str, epoch: u32) -> PathBuf {
+    dir.join(CHECKPOINTS)
+        .join(file_stem(scenario))
+        .join(format!("{epoch}.json"))
+}
+
+/// The checkpoints of the run directory `dir` that parse (any config hash), in path
+/// order: the episodes `escapade resume` continues.
+pub fn checkpoints(dir: &Path) -> Vec<Checkpoint> {
+    let mut out = Vec::new();
+    let Ok(scenarios) = std::fs::read_dir(dir.join(CHECKPOINTS)) else {
+        return out;
+    };
+    let mut files: Vec<PathBuf> = scenarios
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_dir(e.path()).ok())
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    for path in files {
+        if let Some(c) = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Checkpoint>(&b).ok())
+        {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The `media/` folder of a run directory, and the addresses this process stored there.
@@ -912,6 +1058,22 @@ pub const LOCK: &str = ".lock";
 /// [`LOCK_PATIENCE`]).
 fn lock(dir: &Path) -> Result<File> {
     try_lock(dir)?.ok_or_else(|| RunError::Locked(dir.to_path_buf()))
+}
+
+/// Whether a process is writing the run directory `dir` now (`escapade run` or
+/// `resume` holds its lock): a run that is neither finished nor running was
+/// interrupted. It only reads: a directory without a lock file is not running, and none
+/// is made.
+pub fn is_running(dir: &Path) -> bool {
+    let Ok(file) = File::open(dir.join(LOCK)) else {
+        return false;
+    };
+    // a shared lock, let go at once, can be had only while no writer holds the
+    // exclusive one; a writer starting in that instant waits (`LOCK_PATIENCE`)
+    matches!(
+        file.try_lock_shared(),
+        Err(std::fs::TryLockError::WouldBlock)
+    )
 }
 
 /// How long [`try_lock`] keeps asking before it says another process holds the lock.
@@ -1183,6 +1345,7 @@ mod tests {
             files: Default::default(),
             suite_settings: Default::default(),
             limit: None,
+            sample: None,
             seed: u64::MAX,
             max_steps: 100,
             scenarios: vec![ScenarioRef {

@@ -13,14 +13,17 @@
 //! follows a cheap one ([`INLINE_CALL`]) runs in place too. Wherever a call runs, the new
 //! pictures of its observation are stored in the run directory beside it.
 //!
-//! An agent or environment failure — an `Err`, a panic, or the safety cap on steps — ends
-//! that episode with `error` set and `success` false; it never aborts the run. A model
+//! An agent or environment failure — an `Err` or a panic — ends that episode with `error`
+//! set and `success` false; it never aborts the run. The step cap (`--max-steps`) ends an
+//! episode without an error, marked `step_cap`: the run chose to stop it there. A model
 //! backend that kept failing on transient errors, or refused the account or model, marks
 //! the row `retryable`, and `resume` plays it again.
 //! Only failing to write the run directory stops the run. Episode rows are appended and
 //! flushed per episode, each after its trajectory's buffered steps, so a killed process
 //! loses at most the episodes in flight; resuming reruns them from their start (their
-//! partial trajectories are overwritten).
+//! partial trajectories are overwritten). A run stopped by [`Stop`] (the first Ctrl-C)
+//! loses nothing: each episode in flight is checkpointed at its last completed step and
+//! resuming continues it there ([`crate::checkpoint`]).
 //!
 //! Agents are made per episode by an [`AgentFactory`]; [`Baseline`] makes a world's own
 //! baseline agents (`oracle`, `random`), [`LlmFactory`] model agents (`llm`, and
@@ -29,7 +32,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -48,11 +51,12 @@ use futures::FutureExt;
 use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::error::{Result, RunError};
-use crate::progress::Progress;
+use crate::progress::{Live, Progress};
 use crate::report::Report;
 use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, Spending, TrajectoryWriter};
 
-/// Default safety cap on steps per episode.
+/// Default cap on steps per episode (the worlds end theirs long before; a lower
+/// `--max-steps` is a departure from the papers' protocols).
 pub const DEFAULT_MAX_STEPS: u32 = 10_000;
 
 /// Makes one agent per episode.
@@ -261,6 +265,9 @@ pub struct RunSpec {
     pub suite_settings: SuiteSettings,
     /// Play only the first `limit` scenarios, in suite order.
     pub limit: Option<usize>,
+    /// Play only `sample` scenarios drawn evenly over the suite's difficulty tiers with
+    /// the run seed ([`sample`]), in suite order.
+    pub sample: Option<usize>,
     /// The run seed.
     pub seed: u64,
     /// Episodes in flight at once (at least 1); does not change results.
@@ -287,6 +294,7 @@ impl Default for RunSpec {
             epochs: 1,
             suite_settings: SuiteSettings::default(),
             limit: None,
+            sample: None,
             seed: 0,
             concurrency: 1,
             max_steps: DEFAULT_MAX_STEPS,
@@ -309,6 +317,7 @@ impl RunSpec {
             epochs: config.epochs,
             suite_settings: config.suite_settings.clone(),
             limit: config.limit.map(|l| l as usize),
+            sample: config.sample.map(|n| n as usize),
             seed: config.seed,
             concurrency,
             max_steps: config.max_steps,
@@ -336,9 +345,17 @@ pub struct RunSummary {
     pub errors: usize,
     /// Whether an existing run directory was resumed.
     pub resumed: bool,
-    /// Episodes left unplayed because the run was stopped ([`Stop`], or
-    /// [`RunSummary::halted`]); `escapade resume` plays them.
+    /// Episodes played now that the step cap ended (`--max-steps`; not errors).
+    pub step_capped: usize,
+    /// Episodes left unfinished because the run was stopped ([`Stop`], or
+    /// [`RunSummary::halted`]): not started, or checkpointed; `escapade resume` plays
+    /// them.
     pub unplayed: usize,
+    /// Of those, episodes in flight when the run was stopped, checkpointed at their last
+    /// completed step; `escapade resume` continues them there.
+    pub checkpointed: usize,
+    /// Episodes continued from a checkpoint now.
+    pub continued: usize,
     /// Why the runner stopped starting episodes on its own: the model backend failed
     /// [`BACKEND_DOWN_EPISODES`] episodes in a row (a server that is down, a wrong base
     /// URL), so the rest would only fail the same way.
@@ -367,17 +384,28 @@ pub(crate) struct Scenario<'a> {
 pub const BACKEND_DOWN_EPISODES: usize = 3;
 
 /// A request to stop a run early (the binary sets it on the first Ctrl-C): no episode
-/// starts after it, the episodes in flight finish and are recorded, and the summary is
-/// written, so `resume` picks up exactly the episodes left.
+/// starts after it, and each episode in flight stops at its last completed step — the
+/// model call it waits on is given up — and is checkpointed there
+/// ([`crate::checkpoint`]), so `resume` continues it at the next step. The summary is
+/// written. [`Stop::request`] is the one call a signal handler makes.
 ///
 /// A stop may also watch the run's cost cap ([`Stop::on_cost_cap`]): once the cap has
-/// refused a request, no episode starts. The episodes in flight cannot send another
-/// request either, so each ends at its next request with a retryable error row (what it
-/// spent is in that row), and `resume --max-cost` plays them again from their start.
-#[derive(Debug, Clone, Default)]
+/// refused a request, no episode starts. An episode in flight cannot send another
+/// request either, so it ends at its next request with a retryable error row (what it
+/// spent is in that row), and `resume --max-cost` plays it again from its start.
+#[derive(Debug, Clone)]
 pub struct Stop {
-    asked: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    asked: Arc<tokio::sync::watch::Sender<bool>>,
     cap: Option<Arc<escapade_llm::CostCap>>,
+}
+
+impl Default for Stop {
+    fn default() -> Stop {
+        Stop {
+            asked: Arc::new(tokio::sync::watch::channel(false).0),
+            cap: None,
+        }
+    }
 }
 
 impl Stop {
@@ -385,15 +413,21 @@ impl Stop {
     pub fn new() -> Stop {
         Stop::default()
     }
-    /// Requests the stop.
+    /// Requests the stop (from any thread; it wakes the episodes waiting on a model).
     pub fn request(&self) {
-        self.asked.store(true, Ordering::SeqCst);
+        self.asked.send_replace(true);
     }
     /// Whether the stop was requested (or the watched cost cap reached).
     pub fn requested(&self) -> bool {
-        self.asked.load(Ordering::SeqCst) || self.cost_cap_reached()
+        *self.asked.borrow() || self.cost_cap_reached()
     }
-    /// This stop, also requested when `cap` refuses a request.
+    /// Completes when the stop is requested.
+    pub async fn wait(&self) {
+        let mut seen = self.asked.subscribe();
+        // the sender lives in `self`, so the channel cannot close while this waits
+        let _ = seen.wait_for(|stopped| *stopped).await;
+    }
+    /// This stop, also requested (for new episodes) when `cap` refuses a request.
     pub fn on_cost_cap(mut self, cap: Arc<escapade_llm::CostCap>) -> Stop {
         self.cap = Some(cap);
         self
@@ -427,46 +461,7 @@ pub fn run(
     runtime.block_on(run_async(world, scenarios, spec, agents, out, progress))
 }
 
-/// Live totals shown on the progress bar.
-#[derive(Default)]
-struct Live {
-    finished: AtomicUsize,
-    successes: AtomicUsize,
-    errors: AtomicUsize,
-    usage: Mutex<Usage>,
-}
-
-impl Live {
-    fn message(&self) -> String {
-        let f = self.finished.load(Ordering::Relaxed);
-        let mut parts = Vec::new();
-        if f > 0 {
-            let rate = self.successes.load(Ordering::Relaxed) as f64 / f as f64;
-            parts.push(format!("success {:.1}%", rate * 100.0));
-        }
-        let u = *self.usage.lock().unwrap_or_else(|p| p.into_inner());
-        if u.input + u.output > 0 {
-            parts.push(format!("{} tok", human_count(u.input + u.output)));
-        }
-        if u.cost_usd > 0.0 {
-            parts.push(format!("${:.4}", u.cost_usd));
-        }
-        let e = self.errors.load(Ordering::Relaxed);
-        if e > 0 {
-            parts.push(format!("{e} errors"));
-        }
-        parts.join(" · ")
-    }
-}
-
-/// A token count as the progress bar shows it (`950`, `12.3k`, `1.25M`).
-pub fn human_count(n: u64) -> String {
-    match n {
-        0..1_000 => n.to_string(),
-        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
-        _ => format!("{:.2}M", n as f64 / 1e6),
-    }
-}
+pub use crate::progress::human_count;
 
 /// Plays `scenarios` (`(suite label, scenario JSON)` in suite order) with agents from
 /// `agents` into `out`: a new run directory under `out`, or `out` itself resumed when it
@@ -511,7 +506,7 @@ pub async fn run_async_until(
     }
     let total = mine.len();
     let skipped = total - jobs.len();
-    let live = Live::default();
+    let live = Arc::new(Live::new(total, spec.max_steps));
     // this shard's episodes finished earlier, each counted once (its first row)
     let mut ours: BTreeSet<(&str, u32)> = mine
         .iter()
@@ -526,9 +521,18 @@ pub async fn run_async_until(
         }
     }
 
-    let bar = progress.bar(total as u64, "episodes");
+    progress.say(&plan(
+        spec,
+        &dir,
+        scenarios.len(),
+        total,
+        skipped,
+        opened.resumed,
+    ));
+    let bar = progress.run_bar(total as u64);
     bar.set_position(skipped as u64);
     bar.set_message(live.message());
+    let follow = progress.follow(live.clone(), bar.clone());
     let agent_name = agents.name();
     let drive = Drive {
         world,
@@ -569,8 +573,12 @@ pub async fn run_async_until(
         started,
         failure,
         halted,
+        checkpointed,
+        continued,
+        notes,
         ..
     } = drive.state.into_inner().unwrap_or_else(|p| p.into_inner());
+    drop(follow);
     bar.finish_and_clear();
     if let Some(e) = failure {
         return Err(e);
@@ -583,6 +591,7 @@ pub async fn run_async_until(
     }
     let report = dir.write_summary(world)?;
     let mut warnings = opened.warnings;
+    warnings.extend(notes);
     warnings.extend(report.warnings.iter().cloned());
     Ok(RunSummary {
         dir: dir.path().to_path_buf(),
@@ -591,13 +600,68 @@ pub async fn run_async_until(
         skipped,
         played: started,
         errors: live.errors.load(Ordering::Relaxed),
+        step_capped: live.capped.load(Ordering::Relaxed),
         resumed: opened.resumed,
-        unplayed: jobs.len() - started,
+        unplayed: jobs.len() - started + checkpointed,
+        checkpointed,
+        continued,
         halted,
         cost_cap: stop.cost_cap(),
         report,
         warnings,
     })
+}
+
+/// What a run is about to do, said before it starts: the run directory and how many
+/// episodes — scenarios × epochs, so that `--limit 2` on a suite of three epochs reads as
+/// the six episodes it is — or, resumed, how many are finished and how many continue
+/// from a checkpoint.
+fn plan(
+    spec: &RunSpec,
+    dir: &RunDir,
+    scenarios: usize,
+    total: usize,
+    skipped: usize,
+    resumed: bool,
+) -> String {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    if resumed {
+        let hash = dir.config_hash();
+        let checkpoints = crate::rundir::checkpoints(dir.path())
+            .iter()
+            .filter(|c| c.config_hash == hash)
+            .count();
+        let mut line = format!(
+            "resuming {}: {skipped} of {total} episode{} finished",
+            dir.path().display(),
+            s(total)
+        );
+        if checkpoints > 0 {
+            line.push_str(&format!(
+                ", {checkpoints} to continue from {} checkpoint{}",
+                if checkpoints == 1 { "its" } else { "their" },
+                s(checkpoints)
+            ));
+        }
+        return line;
+    }
+    let epochs = spec.epochs as usize;
+    let whose = match spec.suite_settings.epochs {
+        Some(e) if e == spec.epochs && e > 1 => ", as the suite's paper runs it",
+        _ => "",
+    };
+    let mut line = format!(
+        "run directory {}: {total} episode{} ({scenarios} scenario{} × {epochs} epoch{}{whose}",
+        dir.path().display(),
+        s(total),
+        s(scenarios),
+        s(epochs)
+    );
+    if let Some(shard) = spec.shard {
+        line.push_str(&format!("; shard {shard}"));
+    }
+    line.push(')');
+    line
 }
 
 /// The runtime to give each episode in flight a thread of its own, when that is how the
@@ -645,6 +709,12 @@ struct DriveState {
     cut_warned: bool,
     down_in_a_row: usize,
     halted: Option<String>,
+    /// Episodes checkpointed by the stop.
+    checkpointed: usize,
+    /// Episodes continued from a checkpoint.
+    continued: usize,
+    /// What the episodes said besides their rows (a checkpoint not used).
+    notes: Vec<String>,
 }
 
 impl Drive<'_> {
@@ -685,17 +755,30 @@ impl Drive<'_> {
                     max_steps: self.spec.max_steps,
                     options: &self.spec.world_options,
                 };
-                let (live, bar) = (self.live, self.bar);
+                let live = self.live;
                 in_flight.push(PLACE.scope(place, async move {
-                    let on_step = |u: &Usage| {
-                        live.usage.lock().unwrap_or_else(|p| p.into_inner()).add(u);
-                        bar.set_message(live.message());
+                    let slot = live.started(0);
+                    let on_step = |u: &Usage| live.step(slot, u);
+                    let on_budget = |b: Option<u32>| live.budget(slot, b);
+                    let watch = Watch {
+                        on_step: &on_step,
+                        on_budget: &on_budget,
                     };
-                    (
-                        run_episode(self.world, self.agents, &episode, self.dir, &on_step).await,
-                        episode.header.id.clone(),
-                        epoch,
+                    let result = run_episode(
+                        self.world,
+                        self.agents,
+                        &episode,
+                        self.dir,
+                        &watch,
+                        self.stop,
                     )
+                    .await;
+                    let steps = match &result {
+                        Ok(r) => r.row.as_ref().map(|row| row.steps),
+                        Err(_) => None,
+                    };
+                    live.ended(slot, steps);
+                    (result, episode.header.id.clone(), epoch)
                 }));
             }
             let Some((result, id, epoch)) = in_flight.next().await else {
@@ -706,16 +789,33 @@ impl Drive<'_> {
     }
 
     /// Counts and reports a finished episode (or the failure to record it).
-    fn finished(&self, result: Result<(EpisodeRow, bool)>, id: &str, epoch: u32) {
+    fn finished(&self, result: Result<Recorded>, id: &str, epoch: u32) {
         let (progress, bar, live) = (self.progress, self.bar, self.live);
-        let (row, history_cut) = match result {
+        let recorded = match result {
             Ok(x) => x,
             Err(e) => {
                 self.state().failure.get_or_insert(e);
                 return;
             }
         };
+        for note in &recorded.notes {
+            progress.warn(Some(bar), note);
+        }
         let mut state = self.state();
+        state.notes.extend(recorded.notes);
+        if recorded.continued.is_some() {
+            state.continued += 1;
+        }
+        let Some(row) = recorded.row else {
+            if recorded.checkpointed.is_some() {
+                state.checkpointed += 1;
+            } else {
+                // stopped before its first step: simply not played
+                state.started -= 1;
+            }
+            return;
+        };
+        let history_cut = recorded.history_cut;
         if history_cut && !state.cut_warned {
             state.cut_warned = true;
             progress.warn(
@@ -733,6 +833,9 @@ impl Drive<'_> {
         if let Some(e) = &row.error {
             live.errors.fetch_add(1, Ordering::Relaxed);
             progress.warn(Some(bar), &format!("episode {id} epoch {epoch}: {e}"));
+        }
+        if row.step_cap {
+            live.capped.fetch_add(1, Ordering::Relaxed);
         }
         // an episode the cost cap ended says nothing about the backend
         state.down_in_a_row = if row.retryable && !self.stop.cost_cap_reached() {
@@ -792,7 +895,29 @@ pub(crate) fn open_run<'a>(
         ));
     }
     // environments and baseline agents alike are made with the run's world options
+    if spec.limit.is_some() && spec.sample.is_some() {
+        return Err(RunError::invalid(
+            "sample",
+            "--sample and --limit both choose the scenarios; give one",
+        ));
+    }
+    if spec.sample == Some(0) {
+        return Err(RunError::invalid("sample", "--sample must be at least 1"));
+    }
     let scenarios = prepare(world, scenarios, spec.limit)?;
+    let scenarios = match spec.sample {
+        Some(n) => {
+            let tiers: Vec<u32> = scenarios.iter().map(|s| s.header.difficulty).collect();
+            let keep: BTreeSet<usize> = sample(&tiers, n, spec.seed).into_iter().collect();
+            scenarios
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep.contains(i))
+                .map(|(_, s)| s)
+                .collect()
+        }
+        None => scenarios,
+    };
     // bad world options fail the run at once, before a run directory is made
     if let Some(s) = scenarios.first() {
         world.env(s.json, &spec.world_options)?;
@@ -830,6 +955,41 @@ pub(crate) fn open_run<'a>(
         mine,
         jobs,
     })
+}
+
+/// The indices of `n` scenarios (all of them when there are no more) of a suite whose
+/// scenarios have difficulties `tiers`, in suite order: drawn evenly over the tiers —
+/// one from each tier in turn, lowest first, until `n` — each tier's scenarios in an
+/// order shuffled with `seed`. A quick look at a suite (`--sample 2` on comma gives two
+/// puzzles, not two Wire instances as `--limit 2` does); the same seed draws the same.
+pub fn sample(tiers: &[u32], n: usize, seed: u64) -> Vec<usize> {
+    let mut by_tier: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, d) in tiers.iter().enumerate() {
+        by_tier.entry(*d).or_default().push(i);
+    }
+    // Fisher-Yates with the derived seeds as the random source
+    let mut queues: Vec<std::collections::VecDeque<usize>> = by_tier
+        .into_iter()
+        .map(|(d, mut members)| {
+            for k in (1..members.len()).rev() {
+                let r = seed::derive(seed, &format!("sample/{d}"), k as u64);
+                members.swap(k, (r % (k as u64 + 1)) as usize);
+            }
+            members.into()
+        })
+        .collect();
+    let mut chosen = Vec::new();
+    while chosen.len() < n && queues.iter().any(|q| !q.is_empty()) {
+        for q in &mut queues {
+            if chosen.len() < n
+                && let Some(i) = q.pop_front()
+            {
+                chosen.push(i);
+            }
+        }
+    }
+    chosen.sort_unstable();
+    chosen
 }
 
 /// Parses headers, checks world and unique ids, hashes, and applies `limit`.
@@ -903,6 +1063,7 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
         files: BTreeMap::new(),
         suite_settings: spec.suite_settings.clone(),
         limit: spec.limit.map(|l| l as u64),
+        sample: spec.sample.map(|n| n as u64),
         seed: spec.seed,
         max_steps: spec.max_steps,
         scenarios: scenarios
@@ -953,18 +1114,46 @@ pub(crate) struct Episode<'a> {
     pub options: &'a Options,
 }
 
-/// Plays one episode into the run directory and appends its row. `Err` only for
-/// run-directory I/O; everything an agent or environment does wrong lands in the row.
+/// Plays one episode into the run directory (continuing it from its checkpoint when it
+/// has one) and appends its row, or checkpoints it when `stop` ended it early. `Err`
+/// only for run-directory I/O; everything an agent or environment does wrong lands in
+/// the row.
 async fn run_episode(
     world: &dyn World,
     agents: &dyn AgentFactory,
     ep: &Episode<'_>,
     dir: &RunDir,
-    on_step: &(dyn Fn(&Usage) + Sync),
-) -> Result<(EpisodeRow, bool)> {
-    let (row, history_cut) = record_episode(world, agents, ep, dir, on_step).await?;
-    dir.append_episode(&row)?;
-    Ok((row, history_cut))
+    watch: &Watch<'_>,
+    stop: &Stop,
+) -> Result<Recorded> {
+    let recorded = record(world, agents, ep, dir, watch, Some(stop)).await?;
+    if let Some(row) = &recorded.row {
+        dir.append_episode(row)?;
+        dir.remove_checkpoint(&ep.header.id, ep.epoch)?;
+    }
+    Ok(recorded)
+}
+
+/// What the runner's drivers are told while an episode plays.
+pub(crate) struct Watch<'a> {
+    /// Usage of each live step.
+    pub on_step: &'a (dyn Fn(&Usage) + Sync),
+    /// The world's step budget, once the environment is open.
+    pub on_budget: &'a (dyn Fn(Option<u32>) + Sync),
+}
+
+/// What [`record`] did with an episode.
+pub(crate) struct Recorded {
+    /// The episode's row (not appended yet); `None` when it was checkpointed.
+    pub row: Option<EpisodeRow>,
+    /// A reply was cut in the agent's history.
+    pub history_cut: bool,
+    /// The steps it was checkpointed at, when the stop ended it.
+    pub checkpointed: Option<u32>,
+    /// The steps of the checkpoint it continued from, when it did.
+    pub continued: Option<u32>,
+    /// What to tell the user (a checkpoint that could not be used).
+    pub notes: Vec<String>,
 }
 
 /// Plays one episode, writing its steps and pictures into `dir`, and returns its row
@@ -977,36 +1166,108 @@ pub(crate) async fn record_episode(
     dir: &RunDir,
     on_step: &(dyn Fn(&Usage) + Sync),
 ) -> Result<(EpisodeRow, bool)> {
+    let watch = Watch {
+        on_step,
+        on_budget: &|_| {},
+    };
+    let recorded = record(world, agents, ep, dir, &watch, None).await?;
+    let row = recorded
+        .row
+        .expect("an episode without a stop ends with a row");
+    Ok((row, recorded.history_cut))
+}
+
+/// Plays one episode into `dir` (see [`run_episode`]): from its checkpoint when it has
+/// one that replays as recorded, else from its start. With a `stop`, an episode it
+/// ends is checkpointed at its last completed step and has no row.
+async fn record(
+    world: &dyn World,
+    agents: &dyn AgentFactory,
+    ep: &Episode<'_>,
+    dir: &RunDir,
+    watch: &Watch<'_>,
+    stop: Option<&Stop>,
+) -> Result<Recorded> {
     let start = Instant::now();
-    let mut recorder = Recorder {
-        dir,
-        trajectory: dir.trajectory(&ep.header.id, ep.epoch)?,
+    let (id, epoch) = (ep.header.id.as_str(), ep.epoch);
+    let mut notes = Vec::new();
+    let mut continued = None;
+    let mut attempt = None;
+    if stop.is_some() {
+        match crate::checkpoint::load(dir, ep) {
+            Ok(None) => {}
+            Ok(Some((checkpoint, rows))) => {
+                let mut recorder = Recorder {
+                    dir,
+                    trajectory: dir.continue_trajectory(id, epoch, checkpoint.trajectory_bytes)?,
+                };
+                let replay = Replay {
+                    tape: Arc::new(crate::checkpoint::Tape::from_rows(&rows)),
+                    rows,
+                };
+                let played = attempt_episode(
+                    world,
+                    agents,
+                    ep,
+                    &mut recorder,
+                    watch,
+                    stop,
+                    Some(replay),
+                    checkpoint.duration_ms,
+                )
+                .await?;
+                match &played.replay_failed {
+                    Some(why) => notes.push(format!(
+                        "episode {id} epoch {epoch}: its checkpoint at step {} is not used \
+                         ({why}); the episode is played from its start",
+                        checkpoint.steps
+                    )),
+                    None => {
+                        continued = Some(checkpoint.steps);
+                        attempt = Some((played, recorder, checkpoint.duration_ms));
+                    }
+                }
+            }
+            Err(why) => notes.push(format!(
+                "episode {id} epoch {epoch}: its checkpoint is not used ({why}); the \
+                 episode is played from its start"
+            )),
+        }
+    }
+    let (played, mut recorder, offset_ms) = match attempt {
+        Some(x) => x,
+        None => {
+            dir.remove_checkpoint(id, epoch)?;
+            let mut recorder = Recorder {
+                dir,
+                trajectory: dir.trajectory(id, epoch)?,
+            };
+            let played =
+                attempt_episode(world, agents, ep, &mut recorder, watch, stop, None, 0).await?;
+            (played, recorder, 0)
+        }
     };
-    let played = AssertUnwindSafe(async {
-        let env = match world.env(ep.json, ep.options) {
-            Ok(env) => env,
-            Err(e) => return Ok(Played::failed(format!("cannot open the environment: {e}"))),
+    let duration_ms = offset_ms + start.elapsed().as_millis() as u64;
+    // the steps reach the file before the row (or the checkpoint) that counts them
+    recorder.trajectory.finish()?;
+    if played.interrupted {
+        let checkpointed = if played.steps > 0 {
+            let checkpoint = crate::checkpoint::make(dir, ep, &played, duration_ms)?;
+            dir.write_checkpoint(&checkpoint)?;
+            Some(played.steps)
+        } else {
+            // nothing done yet: the episode simply starts again
+            dir.remove_checkpoint(id, epoch)?;
+            None
         };
-        let mut agent = match agents.make(world, ep.json, ep.seed, ep.options) {
-            Ok(agent) => agent,
-            Err(e) => return Ok(Played::failed(format!("cannot make the agent: {e}"))),
-        };
-        play_episode(
-            env,
-            agent.as_mut(),
-            ep.seed,
-            ep.max_steps,
-            Some(&mut recorder),
-            on_step,
-        )
-        .await
-    })
-    .catch_unwind()
-    .await;
-    let played = match played {
-        Ok(result) => result?,
-        Err(panic) => Played::failed(format!("panicked: {}", panic_message(&panic))),
-    };
+        return Ok(Recorded {
+            row: None,
+            history_cut: played.history_cut,
+            checkpointed,
+            continued,
+            notes,
+        });
+    }
     let row = EpisodeRow {
         format_version: FORMAT_VERSION,
         suite: ep.suite.to_string(),
@@ -1022,14 +1283,60 @@ pub(crate) async fn record_episode(
         steps: played.outcome.steps,
         metrics: finite(played.outcome.metrics),
         usage: played.usage,
-        duration_ms: start.elapsed().as_millis() as u64,
+        duration_ms,
         error: played.error,
         retryable: played.retryable,
         rejected: played.rejected,
+        start_steps_to_go: played.start_steps_to_go,
+        step_cap: played.step_cap,
     };
-    // the steps reach the file before the row that says the episode finished
-    recorder.trajectory.finish()?;
-    Ok((row, played.history_cut))
+    Ok(Recorded {
+        row: Some(row),
+        history_cut: played.history_cut,
+        checkpointed: None,
+        continued,
+        notes,
+    })
+}
+
+/// Opens the environment, makes the agent and plays (see [`play`]); a panic of either
+/// becomes the episode's error.
+#[allow(clippy::too_many_arguments)]
+async fn attempt_episode(
+    world: &dyn World,
+    agents: &dyn AgentFactory,
+    ep: &Episode<'_>,
+    recorder: &mut Recorder<'_>,
+    watch: &Watch<'_>,
+    stop: Option<&Stop>,
+    replay: Option<Replay>,
+    offset_ms: u64,
+) -> Result<Played> {
+    let played = AssertUnwindSafe(async {
+        let env = match world.env(ep.json, ep.options) {
+            Ok(env) => env,
+            Err(e) => return Ok(Played::failed(format!("cannot open the environment: {e}"))),
+        };
+        let mut agent = match agents.make(world, ep.json, ep.seed, ep.options) {
+            Ok(agent) => agent,
+            Err(e) => return Ok(Played::failed(format!("cannot make the agent: {e}"))),
+        };
+        let how = Playing {
+            seed: ep.seed,
+            max_steps: ep.max_steps,
+            stop,
+            replay,
+            offset_ms,
+            on_budget: watch.on_budget,
+        };
+        play(env, agent.as_mut(), how, Some(recorder), watch.on_step).await
+    })
+    .catch_unwind()
+    .await;
+    Ok(match played {
+        Ok(result) => result?,
+        Err(panic) => Played::failed(format!("panicked: {}", panic_message(&panic))),
+    })
 }
 
 /// The metrics an episode row records: the finite ones (JSON has no NaN).
@@ -1110,6 +1417,7 @@ impl Recorder<'_> {
             error: step.error.clone(),
             results: step.results.clone(),
             reasks,
+            steps_to_go: step.steps_to_go,
         };
         self.trajectory.write(&row)
     }
@@ -1133,9 +1441,34 @@ pub struct Played {
     /// A reply was too long to be kept whole in the agent's history (its request record
     /// says so with [`escapade_agents::llm::HISTORY_CUT`]).
     pub history_cut: bool,
+    /// The oracle's distance at the start ([`escapade_core::Env::steps_to_go`] after
+    /// `reset`), for the episode row.
+    pub start_steps_to_go: Option<u32>,
+    /// Steps taken (replayed ones included).
+    pub steps: u32,
+    /// The step cap ended the episode before the world did.
+    pub step_cap: bool,
+    /// The run was stopped: the episode ended after its last completed step, to be
+    /// checkpointed there.
+    pub interrupted: bool,
+    /// Why the steps of a checkpoint did not replay as recorded (the episode must be
+    /// played from its start).
+    pub replay_failed: Option<String>,
 }
 
 impl Played {
+    /// How the episode ended.
+    pub fn ending(&self) -> crate::ending::Ending {
+        crate::ending::Ending::from_parts(
+            self.outcome.success,
+            self.error.as_deref(),
+            self.step_cap,
+            self.last
+                .as_ref()
+                .map(|s| crate::ending::Last::of(s.error.as_deref(), s.terminated, s.truncated)),
+        )
+    }
+
     /// An episode that ended before it could be played.
     pub fn failed(error: String) -> Self {
         Played {
@@ -1258,17 +1591,84 @@ fn agent_failure(played: &mut Played, e: AgentError) {
 /// Plays one episode: `reset`, then `act` (with re-asks while the world's parser rejects
 /// the reply, up to the re-ask limit) → `step` until the episode is terminated or
 /// truncated, writing one [`StepRow`] per step to `recorder` and reporting each step's
-/// usage to `on_step`. An agent `Err`, an environment `Err` or panic, or reaching
-/// `max_steps` ends the episode with `error` set; `Err` is returned only when the
-/// recorder cannot write.
+/// usage to `on_step`. Reaching `max_steps` ends the episode with
+/// [`Played::step_cap`] set (not an error). An agent `Err`, an environment `Err` or
+/// panic ends the episode with `error` set; `Err` is returned only when the recorder
+/// cannot write.
 pub async fn play_episode(
     env: Box<dyn Env + Send>,
     agent: &mut dyn AsyncAgent,
     seed: u64,
     max_steps: u32,
+    recorder: Option<&mut Recorder<'_>>,
+    on_step: &(dyn Fn(&Usage) + Sync),
+) -> Result<Played> {
+    let how = Playing {
+        seed,
+        max_steps,
+        stop: None,
+        replay: None,
+        offset_ms: 0,
+        on_budget: &|_| {},
+    };
+    play(env, agent, how, recorder, on_step).await
+}
+
+/// How [`play`] plays an episode.
+pub(crate) struct Playing<'a> {
+    pub seed: u64,
+    pub max_steps: u32,
+    /// Stops the episode at its last completed step (the model call in flight is given
+    /// up): [`Played::interrupted`].
+    pub stop: Option<&'a Stop>,
+    /// The steps of a checkpoint, replayed before the episode goes on.
+    pub replay: Option<Replay>,
+    /// Milliseconds the episode ran before its checkpoint (added to step times).
+    pub offset_ms: u64,
+    /// Told the world's step budget once the environment is open.
+    pub on_budget: &'a (dyn Fn(Option<u32>) + Sync),
+}
+
+/// The recorded steps of a checkpoint and the tape that answers the agent's model calls
+/// while they are replayed.
+pub(crate) struct Replay {
+    pub rows: Vec<StepRow>,
+    pub tape: Arc<crate::checkpoint::Tape>,
+}
+
+/// Awaits `f`, unless `stop` is requested first (`None`).
+async fn unless_stopped<T>(
+    stop: Option<&Stop>,
+    f: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    match stop {
+        None => Some(f.await),
+        Some(stop) => {
+            tokio::select! {
+                biased;
+                value = f => Some(value),
+                () = stop.wait() => None,
+            }
+        }
+    }
+}
+
+/// [`play_episode`] with a stop and a checkpoint to continue from (see [`Playing`]).
+pub(crate) async fn play(
+    env: Box<dyn Env + Send>,
+    agent: &mut dyn AsyncAgent,
+    how: Playing<'_>,
     mut recorder: Option<&mut Recorder<'_>>,
     on_step: &(dyn Fn(&Usage) + Sync),
 ) -> Result<Played> {
+    let Playing {
+        seed,
+        max_steps,
+        stop,
+        replay,
+        offset_ms,
+        on_budget,
+    } = how;
     let start = Instant::now();
     let mut env = Stepper::new(env);
     let mut played = Played::default();
@@ -1288,8 +1688,11 @@ pub async fn play_episode(
         String,
         Vec<escapade_core::ToolSchema>,
         Vec<(String, String)>,
+        Option<u32>,
+        Option<u32>,
     );
-    let media_at_reset = media.clone();
+    // a replayed observation's pictures are in the run directory already
+    let media_at_reset = media.clone().filter(|_| replay.is_none());
     let observation: std::result::Result<Start, String> = env
         .with(move |e| {
             let o = e.reset(seed);
@@ -1302,13 +1705,22 @@ pub async fn play_episode(
                     (r, prompt)
                 })
                 .collect();
-            (o, e.system_prompt(), e.tool_schemas(), roles)
+            (
+                o,
+                e.system_prompt(),
+                e.tool_schemas(),
+                roles,
+                e.step_budget(),
+                e.steps_to_go(),
+            )
         })
         .await;
-    let (mut observation, system, tools, roles) = match observation {
+    let (mut observation, system, tools, roles, budget, start_steps_to_go) = match observation {
         Ok(x) => x,
         Err(e) => return Ok(Played::failed(e)),
     };
+    on_budget(budget);
+    played.start_steps_to_go = start_steps_to_go;
     let reask_limit = agent.reask_limit().unwrap_or(env.get().reask_limit());
     if let Err(e) = agent
         .reset(EpisodeStart {
@@ -1316,6 +1728,7 @@ pub async fn play_episode(
             system_prompt: &system,
             tools: &tools,
             roles: &roles,
+            steps_to_go: start_steps_to_go,
         })
         .await
     {
@@ -1324,13 +1737,40 @@ pub async fn play_episode(
     }
     let mut tools = tools;
     let refresh_tools = agent.uses_tools();
+    let replayed = replay.as_ref().map_or(0, |r| r.rows.len() as u32);
+    if let Some(r) = &replay {
+        agent.replay_with(Some(r.tape.client()));
+    }
     let mut n = 0u32;
     loop {
+        if n == replayed
+            && let Some(r) = &replay
+        {
+            // the checkpoint is reached: the agent talks to its model again
+            agent.replay_with(None);
+            if r.tape.left() > 0 {
+                played.replay_failed = Some(format!(
+                    "the agent asked for {} recorded replies fewer than the recorded run",
+                    r.tape.left()
+                ));
+                return Ok(played);
+            }
+        }
         if n >= max_steps {
-            played.error = Some(format!(
-                "stopped at the safety cap of {max_steps} steps: the episode neither \
-                 terminated nor was truncated"
-            ));
+            played.step_cap = true;
+            break;
+        }
+        let recorded = replay.as_ref().and_then(|r| r.rows.get(n as usize));
+        // a replayed step is not interrupted: it waits on no model
+        let live = if recorded.is_some() { None } else { stop };
+        if let Some(row) = recorded
+            && let Some(why) = crate::checkpoint::observation_differs(&observation, row)
+        {
+            played.replay_failed = Some(format!("step {}: {why}", n + 1));
+            return Ok(played);
+        }
+        if live.is_some_and(Stop::requested) {
+            played.interrupted = true;
             break;
         }
         let input = TurnInput {
@@ -1341,9 +1781,17 @@ pub async fn play_episode(
         };
         // an agent that panics ends the episode like one that fails, and the metrics
         // of the steps already taken stand
-        let mut turn = match guarded(agent.act(input)).await {
-            Ok(turn) => turn,
-            Err(e) => {
+        let mut turn = match unless_stopped(live, guarded(agent.act(input))).await {
+            None => {
+                played.interrupted = true;
+                break;
+            }
+            Some(Ok(turn)) => turn,
+            Some(Err(e)) if recorded.is_some() => {
+                played.replay_failed = Some(replay_error(&replay, n, &e));
+                return Ok(played);
+            }
+            Some(Err(e)) => {
                 agent_failure(&mut played, e);
                 break;
             }
@@ -1361,20 +1809,44 @@ pub async fn play_episode(
                 error: message.clone(),
                 usage: turn.usage,
             });
-            match guarded(agent.reask(&message, input)).await {
-                Ok(t) => {
+            match unless_stopped(live, guarded(agent.reask(&message, input))).await {
+                None => {
+                    played.interrupted = true;
+                    failed = true;
+                    break;
+                }
+                Some(Ok(t)) => {
                     turn = t;
                     usage.add(&turn.usage);
                 }
-                Err(e) => {
+                Some(Err(e)) if recorded.is_some() => {
+                    played.replay_failed = Some(replay_error(&replay, n, &e));
+                    return Ok(played);
+                }
+                Some(Err(e)) => {
                     agent_failure(&mut played, e);
                     failed = true;
                     break;
                 }
             }
         }
+        if played.interrupted {
+            break;
+        }
+        if let Some(row) = recorded {
+            if turn.action != row.action {
+                played.replay_failed = Some(format!(
+                    "step {}: the agent's action differs from the recorded one",
+                    n + 1
+                ));
+                return Ok(played);
+            }
+            // the recorded usage: the replayed calls cost nothing
+            usage = row.usage;
+        } else {
+            on_step(&usage);
+        }
         played.usage.add(&usage);
-        on_step(&usage);
         played.history_cut |= turn
             .request
             .as_ref()
@@ -1386,7 +1858,9 @@ pub async fn play_episode(
         }
         let action: Action = turn.action.clone();
         // the observation after the last step is in no row: nothing to store
-        let media = media.clone().filter(|_| n + 1 < max_steps);
+        let media = media
+            .clone()
+            .filter(|_| n + 1 < max_steps && n + 1 >= replayed);
         let stepped = env
             .with(move |e| {
                 e.step(&action).map(|s| {
@@ -1411,6 +1885,14 @@ pub async fn play_episode(
                 played.outcome = outcome;
                 step
             }
+            Ok(Err(e)) if recorded.is_some() => {
+                played.replay_failed = Some(format!("step {}: environment failed: {e}", n + 1));
+                return Ok(played);
+            }
+            Err(e) if recorded.is_some() => {
+                played.replay_failed = Some(format!("step {}: {e}", n + 1));
+                return Ok(played);
+            }
             Ok(Err(e)) => {
                 played.error = Some(format!("environment failed: {e}"));
                 break;
@@ -1420,9 +1902,18 @@ pub async fn play_episode(
                 break;
             }
         };
+        if let Some(row) = recorded
+            && let Some(why) = crate::checkpoint::step_differs(&step, row)
+        {
+            played.replay_failed = Some(format!("step {}: {why}", n + 1));
+            return Ok(played);
+        }
         n += 1;
-        if let Some(rec) = recorder.as_deref_mut() {
-            let t_ms = start.elapsed().as_millis() as u64;
+        played.steps = n;
+        if recorded.is_none()
+            && let Some(rec) = recorder.as_deref_mut()
+        {
+            let t_ms = offset_ms + start.elapsed().as_millis() as u64;
             rec.write(n, t_ms, &observation, turn, &step, usage, reasks)?;
         }
         observation = step.observation.clone();
@@ -1437,6 +1928,12 @@ pub async fn play_episode(
     }
     // else the environment panicked: the outcome after its last good step stands
     Ok(played)
+}
+
+/// Why replaying step `n + 1` failed: the tape's refusal when it refused, else `e`.
+fn replay_error(replay: &Option<Replay>, n: u32, e: &AgentError) -> String {
+    let tape = replay.as_ref().and_then(|r| r.tape.failure());
+    format!("step {}: {}", n + 1, tape.unwrap_or_else(|| e.to_string()))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use escapade_agents::config::keys_of;
 use escapade_core::env::SuiteSettings;
 
 use crate::rundir::RunConfig;
+use crate::runner::DEFAULT_MAX_STEPS;
 
 /// The epochs of a run: the user's, else the suite's, else one.
 pub fn epochs(settings: &SuiteSettings, given: Option<u32>) -> u32 {
@@ -58,6 +59,20 @@ pub fn departures(config: &RunConfig) -> Vec<String> {
             }
         }
     }
+    if let Some(n) = config.sample {
+        out.push(format!(
+            "--sample {n} (of the suite's scenarios, drawn over its tiers)"
+        ));
+    }
+    // the worlds end their episodes by their own limits (VisEscape's steps, COMMA's
+    // turns, a room's budget) long before the default cap; a lower cap may end an
+    // episode the paper's protocol would have played on
+    if config.max_steps < DEFAULT_MAX_STEPS {
+        out.push(format!(
+            "--max-steps {} (default {DEFAULT_MAX_STEPS}: the world's own limit ends an episode)",
+            config.max_steps
+        ));
+    }
     out
 }
 
@@ -87,7 +102,7 @@ mod tests {
 
     fn config(agent: &str, options: &[(&str, &str)], epochs: u32) -> RunConfig {
         let toml = format!(
-            "suite = \"s@1\"\nworld = \"w\"\nsource = \"s@1\"\nagent = \"{agent}\"\nepochs = {epochs}\nseed = 0\nmax_steps = 10\nscenarios = []\n"
+            "suite = \"s@1\"\nworld = \"w\"\nsource = \"s@1\"\nagent = \"{agent}\"\nepochs = {epochs}\nseed = 0\nmax_steps = 10000\nscenarios = []\n"
         );
         let mut c: RunConfig = toml::from_str(&toml).unwrap();
         c.agent_options = options
@@ -153,6 +168,13 @@ mod tests {
                 "expert history unset (suite: last:20)",
                 "expert temperature 1 (suite: 0.7)"
             ]
+        );
+        // a step cap below the default is declared, whatever the suite
+        let mut capped = config("oracle", &[], 3);
+        capped.max_steps = 12;
+        assert_eq!(
+            departures(&capped),
+            vec!["--max-steps 12 (default 10000: the world's own limit ends an episode)"]
         );
     }
 }

@@ -382,6 +382,10 @@ impl Env for QuizEnv {
         }]
     }
 
+    fn step_budget(&self) -> Option<u32> {
+        Some(self.task.attempts)
+    }
+
     fn outcome(&self) -> Outcome {
         let mut m = BTreeMap::new();
         let at = self.solved_at;

@@ -30,7 +30,8 @@ pub enum Command {
     Suite(SuiteArgs),
     /// Run an agent over a suite, a scenario file or a directory of scenarios.
     Run(RunArgs),
-    /// Finish an interrupted run: play the episodes missing from a run directory.
+    /// Finish an interrupted run: continue the episodes checkpointed by Ctrl-C at their
+    /// next step, and play the episodes missing from a run directory.
     Resume(ResumeArgs),
     /// What a run would cost before you pay for it: tokens and dollars per episode and
     /// for the whole run, along the oracle's path and played to the step budget (the
@@ -153,7 +154,8 @@ pub struct SetupArgs {
 /// `escapade list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Show only this world, with its catalogue of building blocks.
+    /// Show only this world, with its catalogue of building blocks (a suite's name shows
+    /// its world).
     pub world: Option<String>,
     /// Print JSON.
     #[arg(long)]
@@ -334,9 +336,15 @@ pub struct RunArgs {
     /// Episodes per scenario (default: the suite's paper setting, else 1).
     #[arg(long, short)]
     pub epochs: Option<u32>,
-    /// Only the first N scenarios, in suite order.
-    #[arg(long, short)]
+    /// Only the first N scenarios, in suite order (each played for every epoch: the run
+    /// says how many episodes that is).
+    #[arg(long, short, conflicts_with = "sample")]
     pub limit: Option<usize>,
+    /// Only N scenarios drawn evenly over the suite's difficulty tiers (comma: its
+    /// puzzles), with the run's seed: a quick look at the whole suite (`--limit 2` on
+    /// comma gives two Wire puzzles). Recorded in run.toml as a departure.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
     /// Episodes played at once (does not change results). Default: the machine's cores
     /// when every agent is a world baseline (`oracle`, `random`, …), else 1.
     #[arg(long, short)]
@@ -344,7 +352,9 @@ pub struct RunArgs {
     /// Run seed; each episode's seed is derived from it, the scenario and the epoch.
     #[arg(long, short, default_value_t = 0)]
     pub seed: u64,
-    /// Safety cap on steps per episode (worlds stop episodes long before).
+    /// Cap on steps per episode (worlds stop their episodes long before the default).
+    /// An episode that reaches it ends as "step cap" (not an error); a value below the
+    /// world's own limit departs from the paper's protocol (recorded in run.toml).
     #[arg(long, default_value_t = escapade_run::runner::DEFAULT_MAX_STEPS)]
     pub max_steps: u32,
     /// Directory for a new run directory, or a run directory to resume.
@@ -371,7 +381,8 @@ pub struct RunArgs {
 /// `escapade resume`.
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
-    /// The run directory.
+    /// The run directory; or a folder of runs (`runs`): the interrupted runs below it are
+    /// listed, and resumed when there is one.
     pub dir: PathBuf,
     /// Episodes played at once (does not change results). Default as for `run`.
     #[arg(long, short)]
@@ -407,7 +418,8 @@ pub enum ReportFormat {
 /// `escapade report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Run directories (or `episodes.jsonl` files).
+    /// Run directories (or `episodes.jsonl` files); a folder that is no run directory
+    /// stands for the runs below it.
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
     /// Output format.

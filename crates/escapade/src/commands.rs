@@ -42,7 +42,35 @@ impl Ctx<'_> {
 /// `escapade list [WORLD] [--json]`.
 pub fn list(ctx: &mut Ctx<'_>, args: &ListArgs) -> Result<()> {
     let worlds: Vec<&dyn World> = match &args.world {
-        Some(name) => vec![find_world(ctx.worlds, name)?],
+        // a suite's name answers for its world
+        Some(name) => match (find_world(ctx.worlds, name), find_suite(ctx.worlds, name)) {
+            (Ok(world), _) | (Err(_), Ok((world, _))) => vec![world],
+            // a retired suite's name too, saying what replaced it
+            (Err(_), Err(e @ escapade_run::RunError::RetiredSuite { .. })) => {
+                let world = ctx
+                    .worlds
+                    .iter()
+                    .map(|w| w.as_ref())
+                    .find(|w| w.retired_suites().iter().any(|r| r.name == *name));
+                let Some(world) = world else {
+                    return Err(e.into());
+                };
+                if !ctx.quiet {
+                    eprintln!("note: {e}");
+                }
+                vec![world]
+            }
+            (Err(_), Err(_)) => {
+                let mut known: Vec<String> =
+                    ctx.worlds.iter().map(|w| w.name().to_string()).collect();
+                known.extend(
+                    escapade_run::source::all_suites(ctx.worlds)
+                        .into_iter()
+                        .map(|s| s.name),
+                );
+                return Err(escapade_run::RunError::unknown("world or suite", name, known).into());
+            }
+        },
         None => ctx.worlds.iter().map(|w| w.as_ref()).collect(),
     };
     let suites: Vec<_> = worlds.iter().flat_map(|w| w.suites()).collect();
@@ -391,7 +419,23 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 /// `escapade run <source> --agent SPEC …`.
 pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
+    let world_options = players::world_options(&args.world_options)?;
+    // an unknown -W key fails before a suite is built (which takes seconds)
+    if !Path::new(&args.source).exists()
+        && let Ok((world, _)) = find_suite(ctx.worlds, &args.source)
+    {
+        escapade_core::options::check_keys(&world_options, &world.env_options())?;
+    }
+    // so does a model named without its provider (`gpt-4o`: did you mean openai/gpt-4o?)
+    // (another agent given a --model is told so by the players' check below)
+    if let Some(model) = &args.model
+        && !model.contains('/')
+        && MODEL_AGENTS.contains(&args.agent.as_str())
+    {
+        escapade_agents::LlmConfig::from_options(model, &BTreeMap::new())?;
+    }
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
+    escapade_core::options::check_keys(&world_options, &source.world.env_options())?;
     // the suite's paper settings are the defaults; what the user gave wins
     let players = AgentFlags {
         agent: args.agent.clone(),
@@ -409,10 +453,11 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         .map(|arg| rundir::Shard::from_arg(arg, |name| std::env::var(name).ok()))
         .transpose()?;
     let spec = players.clone().into_spec(RunSpec {
-        world_options: players::world_options(&args.world_options)?,
+        world_options,
         epochs: escapade_run::settings::epochs(&source.settings, args.epochs),
         suite_settings: source.settings.clone(),
         limit: args.limit,
+        sample: args.sample,
         seed: args.seed,
         concurrency: args
             .concurrency
@@ -478,8 +523,53 @@ fn print_estimate(
     Ok(())
 }
 
-/// `escapade resume <run-dir>`.
+/// `escapade resume <run-dir>`, or `escapade resume <folder>`: the interrupted runs
+/// below the folder are listed, and the one there is resumed when it is alone.
 pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
+    if args.dir.is_dir() && !rundir::is_run_dir(&args.dir) {
+        let runs = rundir::runs_below(&args.dir);
+        let interrupted: Vec<(PathBuf, String)> = runs
+            .iter()
+            .filter_map(|dir| unfinished(dir).map(|what| (dir.clone(), what)))
+            .collect();
+        match interrupted.as_slice() {
+            [] if runs.is_empty() => bail!(
+                "{} is not a run directory (run.toml is missing) and holds none",
+                args.dir.display()
+            ),
+            [] => bail!(
+                "no interrupted run under {}: its {} run(s) are finished",
+                args.dir.display(),
+                runs.len()
+            ),
+            [(dir, what)] => {
+                eprintln!(
+                    "resuming the one interrupted run under {}: {what}",
+                    args.dir.display()
+                );
+                let one = ResumeArgs {
+                    dir: dir.clone(),
+                    concurrency: args.concurrency,
+                    agent_options: args.agent_options.clone(),
+                    expert_options: args.expert_options.clone(),
+                    wide: args.wide,
+                    spending: args.spending.clone(),
+                };
+                return resume(ctx, &one);
+            }
+            several => {
+                let mut list = String::new();
+                for (dir, what) in several {
+                    list.push_str(&format!("\n  escapade resume {}   # {what}", dir.display()));
+                }
+                bail!(
+                    "{} interrupted runs under {}; resume one of them:{list}",
+                    several.len(),
+                    args.dir.display()
+                );
+            }
+        }
+    }
     let toml = rundir::read_run_toml(&args.dir)?;
     let config = &toml.config;
     let source = escapade_run::resolve(ctx.worlds, &config.source).with_context(|| {
@@ -513,6 +603,43 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
         args.wide,
         &args.spending,
     )
+}
+
+/// What is left of the run in `dir` (`3 of 10 episodes finished, 1 checkpointed`), or
+/// `None` when it is finished (or unreadable).
+fn unfinished(dir: &Path) -> Option<String> {
+    let toml = rundir::read_run_toml(dir).ok()?;
+    let config = &toml.config;
+    let all = config.scenarios.len() * config.epochs as usize;
+    let total = match config.shard {
+        Some(shard) => (0..all).filter(|k| shard.contains(*k)).count(),
+        None => all,
+    };
+    let rows = rundir::read_episodes(&dir.join(rundir::EPISODES))
+        .ok()?
+        .rows;
+    let done: std::collections::BTreeSet<(&str, u32)> = rows
+        .iter()
+        .filter(|r| !r.retryable && r.config_hash == toml.config_hash)
+        .map(|r| (r.scenario.as_str(), r.epoch))
+        .collect();
+    let checkpoints = rundir::checkpoints(dir)
+        .iter()
+        .filter(|c| c.config_hash == toml.config_hash)
+        .count();
+    if done.len() >= total && checkpoints == 0 {
+        return None;
+    }
+    let mut what = format!(
+        "{} of {total} episodes finished ({}, {})",
+        done.len(),
+        config.suite,
+        config.agent
+    );
+    if checkpoints > 0 {
+        what.push_str(&format!(", {checkpoints} checkpointed"));
+    }
+    Some(what)
 }
 
 /// Episodes in flight when `--concurrency` is not given: one per core when every agent
@@ -639,9 +766,11 @@ fn warn_unpriced(players: &Players) {
 }
 
 /// Plays the episodes of a new or resumed run into `out` and prints its report. The
-/// first Ctrl-C starts no new episode, lets those in flight finish and be recorded, and
-/// writes the summary; a second one quits at once. A cost cap that is reached stops the
-/// run the same way (see [`escapade_run::Stop::on_cost_cap`]).
+/// first Ctrl-C starts no new episode, stops those in flight at their last completed step
+/// and checkpoints them there (`resume` continues them), and writes the summary; a
+/// second one quits at once.
+/// A cost cap that is reached starts no new episode (see
+/// [`escapade_run::Stop::on_cost_cap`]).
 fn play_run(
     ctx: &mut Ctx<'_>,
     source: &escapade_run::Source<'_>,
@@ -687,7 +816,8 @@ fn play_run(
 }
 
 /// A [`Stop`](escapade_run::Stop) requested by the first Ctrl-C; the second exits with
-/// status 130 at once. Call inside the runtime.
+/// status 130 at once. Call inside the runtime. ([`escapade_run::Stop::request`] is all a
+/// handler of another signal has to call.)
 fn stop_on_ctrl_c() -> escapade_run::Stop {
     let stop = escapade_run::Stop::new();
     let handle = stop.clone();
@@ -697,11 +827,14 @@ fn stop_on_ctrl_c() -> escapade_run::Stop {
         }
         handle.request();
         eprintln!(
-            "\nstopping: no new episodes start; those in flight finish and are recorded \
-             (Ctrl-C again to quit at once)"
+            "\nstopping: no new episodes start; those in flight stop at their last completed \
+             step and are checkpointed there (Ctrl-C again to quit at once)"
         );
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("quit: episodes in flight were not recorded; `escapade resume` replays them");
+            eprintln!(
+                "quit: episodes in flight were not checkpointed; `escapade resume` plays them \
+                 again from their last checkpoint or their start"
+            );
             std::process::exit(Interrupted::EXIT_CODE.into());
         }
     });
@@ -712,8 +845,10 @@ fn stop_on_ctrl_c() -> escapade_run::Stop {
 /// reports an interrupted command).
 #[derive(Debug)]
 pub struct Interrupted {
-    /// Episodes left for `resume`.
+    /// Episodes left for `resume` (the checkpointed ones included).
     pub unplayed: usize,
+    /// Episodes checkpointed at their last completed step.
+    pub checkpointed: usize,
     /// The run directory.
     pub dir: PathBuf,
 }
@@ -725,12 +860,24 @@ impl Interrupted {
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "interrupted: {} episode(s) not played; `escapade resume {}` plays them",
-            self.unplayed,
-            self.dir.display()
-        )
+        let fresh = self.unplayed - self.checkpointed.min(self.unplayed);
+        let dir = self.dir.display();
+        match self.checkpointed {
+            0 => write!(
+                f,
+                "interrupted: {fresh} episode(s) not played; `escapade resume {dir}` plays them"
+            ),
+            n => {
+                write!(
+                    f,
+                    "interrupted: {n} episode(s) checkpointed at their last completed step"
+                )?;
+                if fresh > 0 {
+                    write!(f, ", {fresh} not started")?;
+                }
+                write!(f, "; `escapade resume {dir}` continues them")
+            }
+        }
     }
 }
 
@@ -738,15 +885,28 @@ impl std::error::Error for Interrupted {}
 
 fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary, wide: bool) -> Result<()> {
     if summary.resumed && !ctx.quiet {
-        eprintln!(
+        let mut line = format!(
             "resumed: {} of {} episodes were already finished",
             summary.skipped, summary.total
         );
+        if summary.continued > 0 {
+            line.push_str(&match summary.continued {
+                1 => "; 1 continued from its checkpoint".to_string(),
+                n => format!("; {n} continued from their checkpoints"),
+            });
+        }
+        eprintln!("{line}");
     }
     if summary.errors > 0 {
         eprintln!(
             "{} of {} episodes ended with an error (see `error` in episodes.jsonl)",
             summary.errors, summary.played
+        );
+    }
+    if summary.step_capped > 0 && !ctx.quiet {
+        eprintln!(
+            "{} of {} episodes ended at the step cap (--max-steps; `step_cap` in episodes.jsonl)",
+            summary.step_capped, summary.played
         );
     }
     // the report first and the run directory last, where it does not scroll away
@@ -777,6 +937,7 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary, wide: bool) -> Result<()> {
     if summary.unplayed > 0 {
         return Err(Interrupted {
             unplayed: summary.unplayed,
+            checkpointed: summary.checkpointed,
             dir: summary.dir.clone(),
         }
         .into());

@@ -77,10 +77,28 @@ fn exit_code(result: anyhow::Result<()>) -> ExitCode {
             ExitCode::from(commands::Interrupted::EXIT_CODE)
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", message(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes on one line, `: `-separated, each said once: a cause whose
+/// words already end the line (an error that prints its source in its own message) is
+/// not repeated — `cannot open runs/x: no such run directory`, not `…: no such run
+/// directory: no such run directory`.
+fn message(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.is_empty() {
+            line = text;
+        } else if !line.ends_with(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }
 
 /// `escapade list | head` closes the pipe early; that is not an error.

@@ -48,9 +48,10 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         agent: agent.into(),
         epochs: None,
         limit: None,
+        sample: None,
         concurrency: Some(1),
         seed: 0,
-        max_steps: 1000,
+        max_steps: escapade_run::runner::DEFAULT_MAX_STEPS,
         out: out.to_path_buf(),
         model: None,
         agent_options: Vec::new(),
@@ -130,7 +131,11 @@ fn list_names_worlds_suites_and_agents() {
             },
         )
     });
-    assert_eq!(e, "unknown world `nope`; known: counter");
+    // `list` takes a suite's name too
+    assert_eq!(
+        e,
+        "unknown world or suite `nope`; known: counter, counter@1, counter-broken@1, counter-paper@1"
+    );
 }
 
 #[test]
@@ -466,8 +471,9 @@ fn runs_from_files_and_directories_resume_from_their_path() {
             },
         )
     });
+    // a folder of finished runs: none to resume
     assert!(
-        e.contains("is not a run directory (run.toml is missing)"),
+        e.contains("no interrupted run under") && e.contains("its 2 run(s) are finished"),
         "{e}"
     );
 }

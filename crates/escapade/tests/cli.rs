@@ -21,8 +21,9 @@ fn unknown_world_fails_naming_the_known_ones() {
     let o = escapade(&["list", "atlantis"]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
+    // `list` also takes a suite's name
     assert!(
-        e.starts_with("error: unknown world `atlantis`; known: "),
+        e.starts_with("error: unknown world or suite `atlantis`; known: tools,"),
         "{e}"
     );
     let o = escapade(&["gen", "atlantis", "--difficulty", "3"]);
@@ -77,6 +78,81 @@ fn report_on_a_missing_directory_fails_clearly() {
     let o = escapade(&["report", "--json", dir.path().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("is not a run directory (episodes.jsonl is missing)"));
+}
+
+#[test]
+fn an_error_and_its_cause_are_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-run");
+    for command in ["report", "resume"] {
+        let o = escapade(&[command, missing.to_str().unwrap()]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        let said = e.matches("no such").count();
+        assert_eq!(said, 1, "{command}: {e}");
+    }
+}
+
+#[test]
+fn errors_suggest_what_was_meant() {
+    let o = escapade(&["run", "agentescap@2", "--agent", "oracle"]);
+    let e = stderr(&o);
+    assert!(e.contains("(did you mean `agentescape@2`?)"), "{e}");
+    let o = escapade(&["run", "agentescape@2", "--model", "gpt-4o", "--limit", "1"]);
+    let e = stderr(&o);
+    assert!(e.contains("did you mean openai/gpt-4o?"), "{e}");
+    // a suite's name answers `list` for its world
+    let listed = ok(escapade(&["list", "visescape@4"]));
+    assert!(
+        listed.contains("  vis ") && !listed.contains("  comma "),
+        "{listed}"
+    );
+    // a retired name too, saying what replaced it
+    let o = escapade(&["list", "visescape@3"]);
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        listed.contains("  vis ") && !listed.contains("  comma "),
+        "{listed}"
+    );
+    assert!(
+        stderr(&o).contains("replaced by `visescape@4`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = escapade(&["list", "visescap@4"]);
+    assert!(
+        stderr(&o).contains("did you mean `visescape@4`?"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn report_on_a_folder_reads_the_runs_below_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let room = dir.path().join("room.json");
+    ok(escapade(&["gen", "tools", "--out", room.to_str().unwrap()]));
+    let runs = dir.path().join("runs");
+    for (seed, sub) in [("1", "a"), ("2", "b/deeper")] {
+        let out = runs.join(sub);
+        ok(escapade(&[
+            "run",
+            room.to_str().unwrap(),
+            "--agent",
+            "random",
+            "--seed",
+            seed,
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]));
+    }
+    let o = escapade(&["report", "--json", runs.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", stderr(&o));
+    });
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2, "{v}");
 }
 
 #[test]
@@ -138,6 +214,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 10,
         scenarios: vec![ScenarioRef {
@@ -166,6 +243,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     };
     let steps = if reasoning {
         vec![
@@ -202,6 +280,8 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        start_steps_to_go: None,
+        step_cap: false,
     })
     .unwrap();
     dir.path().to_path_buf()
@@ -365,6 +445,40 @@ fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
         .unwrap_or_else(|| panic!("{out}"));
     // after the elided turn, only :again prints the format
     assert_eq!(after.matches("\"move_forward\": float").count(), 1, "{out}");
+}
+
+/// Quitting a game is giving up, not an agent error: the terminal says so, the recorded
+/// episode's error is `gave up`, and the report counts no error.
+#[test]
+fn quitting_a_game_is_giving_up_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let (_, out, err) = play(
+        &[
+            "play",
+            "comma@4",
+            "--scenario",
+            "comma-wire-000",
+            "--record",
+            runs.to_str().unwrap(),
+        ],
+        "I see five wires\n:quit\n",
+    );
+    assert!(
+        out.contains("== episode over: gave up after 1 step"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("agent failed") && !err.contains("agent failed"),
+        "{out}{err}"
+    );
+    let dir = run_dir_under(&runs);
+    let rows = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    let row: serde_json::Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert_eq!(row["error"], "gave up", "{rows}");
+    assert_eq!(row["success"], false, "{rows}");
+    let report = ok(escapade(&["report", dir.to_str().unwrap()]));
+    assert!(report.contains("Episodes with errors: 0 of 1."), "{report}");
 }
 
 /// `escapade serve --host` takes its token from `ESCAPADE_TOKEN` (which, unlike

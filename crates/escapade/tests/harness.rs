@@ -1,5 +1,7 @@
 //! The model harness through the binary: a run killed with SIGKILL resumes to the same
-//! results as an uninterrupted one, and misused agent flags fail clearly.
+//! results as an uninterrupted one; Ctrl-C checkpoints the episode in flight and resume
+//! continues it at the next step; progress without a terminal; the step cap; misused
+//! agent and world flags fail clearly and early.
 
 mod common;
 use common::*;
@@ -292,7 +294,7 @@ fn visescape_agents_run_like_llm_and_refuse_foreign_options() {
 }
 
 #[test]
-fn ctrl_c_finishes_the_episodes_in_flight_and_writes_the_summary() {
+fn ctrl_c_stops_the_episodes_in_flight_and_writes_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let script = tmp.path().join("script.jsonl");
     std::fs::write(
@@ -339,7 +341,8 @@ fn ctrl_c_finishes_the_episodes_in_flight_and_writes_the_summary() {
         "{stdout}"
     );
     assert!(dir.join("summary.json").is_file() && dir.join("report.md").is_file());
-    // the episodes in flight finished: every row is whole and none is an error
+    // the episodes in flight were checkpointed, not recorded: every row is whole and
+    // none is an error
     let stopped = rows(&dir);
     assert!((2..12).contains(&stopped.len()), "{} rows", stopped.len());
     assert!(stopped.iter().all(|r| r["error"].is_null()));
@@ -351,4 +354,277 @@ fn ctrl_c_finishes_the_episodes_in_flight_and_writes_the_summary() {
         "--quiet",
     ]));
     assert_eq!(rows(&dir).len(), 12);
+}
+
+/// The step rows of the one episode of the run in `dir`, timing zeroed.
+fn steps_of(dir: &Path) -> Vec<serde_json::Value> {
+    let scenario = std::fs::read_dir(dir.join("trajectories"))
+        .ok()
+        .and_then(|mut d| d.next())
+        .and_then(|e| e.ok());
+    let text = scenario
+        .and_then(|s| std::fs::read_to_string(s.path().join("0.jsonl")).ok())
+        .unwrap_or_default();
+    text.lines()
+        .map(|l| {
+            let mut row: serde_json::Value = serde_json::from_str(l).unwrap();
+            row["t_ms"] = 0.into();
+            row["usage"]["latency_ms"] = 0.into();
+            row
+        })
+        .collect()
+}
+
+/// The checkpoint file of the one episode of the run in `dir`, if there is one.
+fn checkpoint_of(dir: &Path) -> Option<std::path::PathBuf> {
+    let scenario = std::fs::read_dir(dir.join("checkpoints"))
+        .ok()?
+        .next()?
+        .ok()?;
+    Some(scenario.path().join("0.json")).filter(|p| p.is_file())
+}
+
+/// `escapade run agentescape@2 --limit 1` with a model that investigates every step,
+/// slowly.
+fn one_slow_episode(tmp: &Path, runs: &Path) -> Command {
+    let script = tmp.join("slow.jsonl");
+    std::fs::write(
+        &script,
+        "{\"text\": \"investigate N1\", \"delay_ms\": 150}\n",
+    )
+    .unwrap();
+    let mut run = Command::new(env!("CARGO_BIN_EXE_escapade"));
+    run.args(["run", "agentescape@2", "--agent", "llm", "--limit", "1"])
+        .arg("--model")
+        .arg(format!("scripted/{}", script.display()))
+        .arg("--out")
+        .arg(runs);
+    run
+}
+
+#[test]
+fn ctrl_c_checkpoints_the_episode_in_flight_and_resume_continues_it_at_the_next_step() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (clean_runs, runs) = (tmp.path().join("clean"), tmp.path().join("runs"));
+    let clean = one_slow_episode(tmp.path(), &clean_runs)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run = one_slow_episode(tmp.path(), &runs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // a generous safety net for slow machines, not a timing assertion
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let dir = loop {
+        if let Some(dir) = find_run_dir(&runs)
+            && steps_of(&dir).len() >= 3
+        {
+            break dir;
+        }
+        assert!(Instant::now() < deadline, "no steps appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let interrupt = Command::new("kill")
+        .args(["-INT", &run.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupt.success());
+    let o = run.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{e}");
+    // the message names the run directory and what resume does with it
+    assert!(
+        e.contains("1 episode(s) checkpointed at their last completed step")
+            && e.contains(&format!(
+                "`escapade resume {}` continues them",
+                dir.display()
+            )),
+        "{e}"
+    );
+    let checkpoint_file = checkpoint_of(&dir).expect("a checkpoint");
+    let checkpoint: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&checkpoint_file).unwrap()).unwrap();
+    let k = checkpoint["steps"].as_u64().unwrap() as usize;
+    assert!(k >= 3, "{checkpoint}");
+    assert_eq!(
+        steps_of(&dir).len(),
+        k,
+        "the checkpoint's steps are on disk"
+    );
+    assert_eq!(
+        finished_rows(&dir),
+        0,
+        "no row: the episode is not finished"
+    );
+
+    // `resume` on the folder finds the one interrupted run below it
+    let o = escapade(&["resume", runs.to_str().unwrap()]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("resuming the one interrupted run under"), "{e}");
+    assert!(e.contains("1 continued from its checkpoint"), "{e}");
+    assert!(!checkpoint_file.exists(), "the checkpoint is spent");
+
+    let clean = clean.wait_with_output().unwrap();
+    assert!(clean.status.success(), "{}", stderr(&clean));
+    let clean_dir = find_run_dir(&clean_runs).unwrap();
+    let (expected, got) = (steps_of(&clean_dir), steps_of(&dir));
+    assert!(expected.len() > k);
+    assert_eq!(got, expected, "the same trajectory as an uninterrupted run");
+    let mut rows = (rows(&dir), rows(&clean_dir));
+    for r in [&mut rows.0[0], &mut rows.1[0]] {
+        r["duration_ms"] = 0.into();
+        r["usage"]["latency_ms"] = 0.into();
+    }
+    assert_eq!(rows.0, rows.1);
+    // nothing left to resume
+    let o = escapade(&["resume", runs.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("no interrupted run under"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn without_a_terminal_a_run_prints_its_progress_by_step_with_a_finite_eta() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = one_slow_episode(tmp.path(), &tmp.path().join("runs"))
+        .env("ESCAPADE_PROGRESS_SECS", "0.5")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    // `[00:00:02] episodes 0/1 · step 9/30 · 8 steps · 1.2k tok · eta 3s`
+    let lines: Vec<&str> = e
+        .lines()
+        .filter(|l| l.starts_with("[00:") && l.contains("] episodes 0/1 · step "))
+        .collect();
+    assert!(lines.len() >= 2, "{e}");
+    let last = lines.last().unwrap();
+    assert!(
+        last.contains(" steps · ") && last.contains(" tok · "),
+        "{last}"
+    );
+    let eta = last.rsplit("eta ").next().unwrap();
+    assert!(
+        eta.ends_with('s') && eta.len() <= 6 && eta.chars().next().unwrap().is_ascii_digit(),
+        "a finite estimate: {last}"
+    );
+}
+
+#[test]
+fn the_step_cap_ends_an_episode_without_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let o = escapade(&[
+        "run",
+        &scenario_file(tmp.path()),
+        "--agent",
+        "random",
+        "--max-steps",
+        "2",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(!e.contains("warning") && !e.contains("error"), "{e}");
+    assert!(e.contains("1 of 1 episodes ended at the step cap"), "{e}");
+    let dir = run_dir_under(&runs);
+    let row = &rows(&dir)[0];
+    assert!(row["error"].is_null() && row["step_cap"] == true, "{row}");
+    // a declared departure: in run.toml, and named by the report
+    let toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    assert!(toml.contains("max_steps = 2"), "{toml}");
+    let o = escapade(&["report", dir.to_str().unwrap(), "--format", "md"]);
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        md.contains("## Not the paper's settings") && md.contains("--max-steps 2 (default 10000"),
+        "{md}"
+    );
+}
+
+#[test]
+fn an_unknown_world_option_fails_before_anything_else_is_looked_at() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    // the agent is unknown too, but the -W key is refused first, before the suite is built
+    let o = escapade(&[
+        "run",
+        "agentescape@2",
+        "--agent",
+        "nosuch",
+        "-W",
+        "nosuch=1",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(e.starts_with("error: unknown world option `nosuch`"), "{e}");
+    assert!(!runs.exists());
+    // a model without its provider, too, with a guess
+    let o = escapade(&[
+        "run",
+        "agentescape@2",
+        "--model",
+        "gpt-4o",
+        "--out",
+        runs.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(e.contains("did you mean openai/gpt-4o?"), "{e}");
+    assert!(!runs.exists());
+}
+
+#[test]
+fn a_run_says_how_many_episodes_its_limit_or_sample_means() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let out = runs.to_str().unwrap();
+    let o = escapade(&[
+        "run", "comma@4", "--agent", "oracle", "--limit", "2", "--epochs", "3", "--out", out,
+    ]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains(": 6 episodes (2 scenarios × 3 epochs)"), "{e}");
+    // --sample draws over the puzzles where --limit takes the first (two Wire puzzles)
+    let sampled = tmp.path().join("sampled");
+    let o = escapade(&[
+        "run",
+        "comma@4",
+        "--agent",
+        "oracle",
+        "--sample",
+        "10",
+        "-q",
+        "--out",
+        sampled.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = run_dir_under(&sampled);
+    let puzzles: BTreeSet<String> = rows(&dir)
+        .iter()
+        .map(|r| {
+            r["scenario"]
+                .as_str()
+                .unwrap()
+                .split('-')
+                .nth(1)
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(puzzles.len(), 10, "{puzzles:?}");
+    let toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    assert!(toml.contains("sample = 10"), "{toml}");
+    let o = escapade(&["run", "comma@4", "--sample", "2", "--limit", "2"]);
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
 }

@@ -185,7 +185,7 @@ fn a_turn_that_fails_after_a_reask_keeps_its_rejected_replies() {
 }
 
 #[test]
-fn the_safety_cap_ends_a_runaway_episode() {
+fn the_step_cap_ends_a_runaway_episode_as_a_step_cap_not_an_error() {
     let mut s = scenario("runaway", 5);
     s.budget = Some(1_000_000);
     let out = tempfile::tempdir().unwrap();
@@ -195,15 +195,17 @@ fn the_safety_cap_ends_a_runaway_episode() {
     };
     let summary = run_in(out.path(), &labelled("x", &[s]), &spec).unwrap();
     let rows = normalized(&summary.dir);
-    assert!(
-        rows[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("safety cap of 7 steps")
-    );
+    assert_eq!(rows[0].error, None, "reaching --max-steps is no error");
+    assert!(rows[0].step_cap && !rows[0].success);
     assert_eq!(rows[0].steps, 7);
+    assert_eq!((summary.errors, summary.step_capped), (0, 1));
     assert_eq!(trajectory(&summary.dir, "runaway", 0).len(), 7);
+    let md = summary.report.render(escapade_run::Format::Markdown);
+    assert!(md.contains("Episodes with errors: 0 of 1."), "{md}");
+    assert!(
+        md.contains("Episodes ended by the step cap (--max-steps): 1 of 1."),
+        "{md}"
+    );
 }
 
 #[test]

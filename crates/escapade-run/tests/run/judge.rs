@@ -267,6 +267,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 100,
         scenarios: vec![ScenarioRef {
@@ -297,6 +298,7 @@ fn step(n: u32, reasoning: Option<&str>, raw: Option<&str>) -> StepRow {
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     }
 }
 
@@ -332,6 +334,8 @@ fn run_dir(
             error: None,
             retryable: false,
             rejected: Vec::new(),
+            start_steps_to_go: None,
+            step_cap: false,
         })
         .unwrap();
     }

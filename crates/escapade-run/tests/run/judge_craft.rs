@@ -48,6 +48,7 @@ fn step(n: u32, action: serde_json::Value, feedback: &str, progress: f64) -> Ste
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     }
 }
 
@@ -121,6 +122,7 @@ fn config(world: &str, source: &str, agent: &str) -> RunConfig {
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 100,
         scenarios: vec![ScenarioRef {
@@ -163,6 +165,8 @@ fn run_dir(
             error: None,
             retryable: false,
             rejected: Vec::new(),
+            start_steps_to_go: None,
+            step_cap: false,
         })
         .unwrap();
     }

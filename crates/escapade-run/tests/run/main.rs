@@ -6,6 +6,7 @@ mod episodes; // concurrency independence, errors end episodes not runs, cap, li
 mod fake; // the toy CounterWorld (escapade-testkit): rows, specs and runs into a folder
 mod files; // a run directory has every file, with valid rows flushed as they are written
 mod harness; // LLM agents on scripted backends: faults, retryable rows, re-asks, shards, 256 in flight
+mod interrupt; // a run stopped mid-episode checkpoints it; resume continues it as if never stopped (vis, comma)
 mod judge; // escapade judge: reply parsing, prompt golden file, aggregation, resume, retries
 mod judge_craft; // the craft judges: intent (successful steps, escape case) and debrief (two calls)
 mod play; // a person plays through a reader and a writer, optionally recorded

@@ -36,6 +36,8 @@ fn row(world: &str, difficulty: u32, scenario: &str, success: bool, tools: bool)
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        start_steps_to_go: None,
+        step_cap: false,
     }
 }
 
@@ -65,6 +67,7 @@ fn run(parent: &Path, agent: &str, worlds: &[&str], tools: bool) -> PathBuf {
         suite_settings: Default::default(),
         files: Default::default(),
         limit: None,
+        sample: None,
         seed: 0,
         max_steps: 100,
         scenarios: rows
