@@ -216,7 +216,7 @@ pub fn share_rate_limits(options: &mut BTreeMap<String, String>, ways: u32) -> V
 }
 
 /// Keys read by [`client_options`].
-pub const CLIENT_KEYS: [&str; 11] = [
+pub const CLIENT_KEYS: [&str; 15] = [
     "base_url",
     "timeout",
     "retries",
@@ -228,6 +228,10 @@ pub const CLIENT_KEYS: [&str; 11] = [
     "context",
     "parallel",
     "python",
+    "reasoning_effort",
+    "thinking_budget",
+    "max_pictures",
+    "max_picture_mb",
 ];
 
 pub(crate) fn bad(key: &str, value: &str, expected: &str) -> AgentError {
@@ -602,6 +606,19 @@ pub fn client_options(
                 o.prices = PriceTable::load(&PathBuf::from(v))
                     .map_err(|e| AgentError::Config(format!("prices: {e}")))?;
             }
+            // how long a reasoning model thinks: passed through, and part of the run's
+            // identity (it changes what is measured)
+            "reasoning_effort" => {
+                let effort = v.trim();
+                if effort.is_empty() || !effort.chars().all(|c| c.is_ascii_alphanumeric()) {
+                    return Err(bad(key, v, "a level such as minimal, low, medium or high"));
+                }
+                o.reasoning_effort = Some(effort.to_string());
+            }
+            "thinking_budget" => o.thinking_budget = Some(positive(key, v)?),
+            // the provider's documented limits are the defaults
+            "max_pictures" => o.max_pictures = Some(positive(key, v)? as usize),
+            "max_picture_mb" => o.max_picture_bytes = Some(u64::from(positive(key, v)?) << 20),
             "threads" => o.local.threads = positive(key, v)?,
             "context" => o.local.context = parse(key, v, "tokens")?,
             "parallel" => o.local.parallel = positive(key, v)?,
@@ -861,5 +878,32 @@ mod tests {
         assert_eq!(o.timeout, Duration::from_millis(2500));
         assert_eq!((o.max_retries, o.rpm, o.local.threads), (1, Some(60), 2));
         assert!(client_options(&opts(&[("timeout", "-1")]), ClientOptions::default()).is_err());
+        // reasoning and picture limits pass through to the client
+        let o = client_options(
+            &opts(&[
+                ("reasoning_effort", "high"),
+                ("thinking_budget", "2048"),
+                ("max_pictures", "8"),
+                ("max_picture_mb", "3"),
+            ]),
+            ClientOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(o.reasoning_effort.as_deref(), Some("high"));
+        assert_eq!(o.thinking_budget, Some(2048));
+        assert_eq!(
+            (o.max_pictures, o.max_picture_bytes),
+            (Some(8), Some(3 << 20))
+        );
+        for (k, v) in [
+            ("reasoning_effort", "very high"),
+            ("thinking_budget", "0"),
+            ("max_pictures", "none"),
+        ] {
+            assert!(
+                client_options(&opts(&[(k, v)]), ClientOptions::default()).is_err(),
+                "{k}={v}"
+            );
+        }
     }
 }

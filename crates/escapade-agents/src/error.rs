@@ -31,6 +31,8 @@ impl AgentError {
             // retries ran out on transient failures (429, 5xx, timeouts, resets): the
             // provider may recover; a 4xx (bad request, context too long) never will
             AgentError::Backend(LlmError::RetriesExhausted { .. }) => true,
+            // the run's cost cap, not the episode: `resume --max-cost` plays it again
+            AgentError::Backend(LlmError::CostCap { .. }) => true,
             // the account or endpoint, not the episode: bad key, no credit, forbidden,
             // unknown model — fixable before a resume
             AgentError::Backend(LlmError::Http {
@@ -63,5 +65,11 @@ mod tests {
             assert!(!http(status).is_retryable(), "{status}");
         }
         assert!(!AgentError::Config("x".into()).is_retryable());
+        let capped = AgentError::Backend(LlmError::CostCap {
+            limit_usd: 1.0,
+            spent_usd: 1.0,
+            pending_usd: 0.1,
+        });
+        assert!(capped.is_retryable());
     }
 }

@@ -44,6 +44,17 @@ pub const MAX_HISTORY_REPLY_CHARS: usize = 16_000;
 /// The key of a request record that says how many characters of the reply were left out
 /// of the history (the runner warns once per run when it sees it).
 pub const HISTORY_CUT: &str = "history_cut_chars";
+/// The key of a request record that says how many of its pictures the client replaced
+/// by a placeholder to fit the provider ([`escapade_llm::pictures`]; the runner warns
+/// once per run when it sees it).
+pub const PICTURES_DROPPED: &str = "pictures_dropped";
+
+/// Notes in a request record the pictures the client left out of the request.
+pub(crate) fn note_dropped(record: &mut Value, completion: &escapade_llm::Completion) {
+    if completion.pictures_dropped > 0 {
+        record[PICTURES_DROPPED] = completion.pictures_dropped.into();
+    }
+}
 
 /// The key of a request record that says how many pictures of past exchanges the image
 /// budget left out of the request (`history_images=all`; the runner warns once per run).
@@ -116,6 +127,8 @@ pub struct LlmAgent {
     floor: usize,
     /// Turns pictures into text where the options say so.
     describer: Describer,
+    /// The last reply was cut at the output token limit: a re-ask says so.
+    cut: bool,
     /// Answers the model calls instead of `client` while an interrupted episode is
     /// replayed ([`AsyncAgent::replay_with`]).
     replay: Option<Client>,
@@ -139,6 +152,7 @@ impl LlmAgent {
             turn_logged: 0,
             requests: 0,
             floor: 0,
+            cut: false,
             replay: None,
             captions: Vec::new(),
         }
@@ -264,6 +278,9 @@ impl LlmAgent {
                 Err(e) => return Err(e.into()),
             }
         };
+        let mut logged = logged;
+        note_dropped(&mut logged, &completion);
+        self.cut = completion.response.truncated();
         let response = completion.response;
         let action = if structured {
             format::read_structured(&response.text)
@@ -291,7 +308,6 @@ impl LlmAgent {
                 tool_calls,
             });
         }
-        let mut logged = logged;
         if cut > 0 {
             logged[HISTORY_CUT] = cut.into();
         }
@@ -600,6 +616,7 @@ impl AsyncAgent for LlmAgent {
         self.turn_logged = 0;
         self.requests = 0;
         self.floor = 0;
+        self.cut = false;
         self.captions.clear();
         self.describer.reset(start.seed);
         Ok(())
@@ -628,9 +645,19 @@ impl AsyncAgent for LlmAgent {
     }
 
     async fn reask(&mut self, error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        // a reply cut at the token limit was not unreadable, it was unfinished
+        let cut = if self.cut {
+            format!(
+                "\nYour reply was cut off at the limit of {} tokens before it was complete: \
+                 answer more briefly.",
+                self.config.max_tokens
+            )
+        } else {
+            String::new()
+        };
         let text = format!(
-            "That reply could not be used: {error}\nAnswer again with exactly one action in \
-             the required format."
+            "That reply could not be used: {error}{cut}\nAnswer again with exactly one action \
+             in the required format."
         );
         // only the latest refusal and its re-ask go with the request (by default)
         self.drop_refusals();

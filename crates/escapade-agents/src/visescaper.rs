@@ -848,9 +848,20 @@ impl Escaper {
         if let Some(p) = self.pending.as_mut() {
             p.action = action_text;
         }
-        let reasoning = thought
-            .or(completion.response.reasoning)
+        crate::llm::note_dropped(&mut record, &completion);
+        // the step's reasoning is the paper's [THINK]; a reasoning model's own thinking
+        // beside it is kept in the record
+        let thinking = completion
+            .response
+            .reasoning
             .filter(|r| !r.trim().is_empty());
+        let reasoning = match (thought.filter(|t| !t.trim().is_empty()), thinking) {
+            (Some(t), Some(model)) => {
+                record["thinking"] = model.into();
+                Some(t)
+            }
+            (t, model) => t.or(model),
+        };
         Ok(AgentTurn {
             action,
             request: Some(record),

@@ -24,10 +24,28 @@ pub struct Usage {
     pub output: u64,
     /// Prompt tokens served from the provider's cache.
     pub cached: u64,
-    /// Cost in US dollars from the price table.
+    /// Cost in US dollars from the price table (nothing for a reply from the response
+    /// cache: it was paid for once, by the run that asked first).
     pub cost_usd: f64,
     /// Wall time spent waiting for the model, in milliseconds.
     pub latency_ms: u64,
+    /// The part of `output` the model spent thinking (OpenAI `reasoning_tokens`, an
+    /// estimate for Anthropic thinking blocks and a local model's reasoning). Absent
+    /// when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning: u64,
+    /// Replies answered from escapade's response cache instead of the provider (their
+    /// tokens are the cached reply's). Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_hits: u64,
+    /// Replies the provider cut at the output token limit (`finish_reason` `length`,
+    /// Anthropic `max_tokens`). Absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub truncated: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -38,6 +56,9 @@ impl Usage {
         self.cached += other.cached;
         self.cost_usd += other.cost_usd;
         self.latency_ms += other.latency_ms;
+        self.reasoning += other.reasoning;
+        self.cache_hits += other.cache_hits;
+        self.truncated += other.truncated;
     }
 }
 
@@ -266,8 +287,23 @@ mod tests {
             cached: 1,
             cost_usd: 0.5,
             latency_ms: 7,
+            reasoning: 2,
+            cache_hits: 1,
+            truncated: 1,
+        });
+        u.add(&Usage {
+            reasoning: 1,
+            ..Default::default()
         });
         assert_eq!((u.input, u.output, u.cached, u.latency_ms), (3, 3, 1, 7));
+        assert_eq!((u.reasoning, u.cache_hits, u.truncated), (3, 1, 1));
+        // the counts a row had before them read as zero, and zero is left out
+        let old: Usage = serde_json::from_str(
+            r#"{"input":1,"output":2,"cached":0,"cost_usd":0.0,"latency_ms":3}"#,
+        )
+        .unwrap();
+        assert_eq!(old.reasoning + old.cache_hits + old.truncated, 0);
+        assert!(!serde_json::to_string(&old).unwrap().contains("reasoning"));
     }
 }
 

@@ -29,6 +29,9 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// The forced tool that carries structured replies.
 pub const RESPOND_TOOL: &str = "respond";
 
+/// The smallest thinking budget the API takes.
+pub const MIN_THINKING_BUDGET: u32 = 1024;
+
 /// A Messages API endpoint.
 #[derive(Clone)]
 pub struct AnthropicBackend {
@@ -37,6 +40,8 @@ pub struct AnthropicBackend {
     base: String,
     key: String,
     http: reqwest::Client,
+    /// Extended thinking's `budget_tokens` (`-A thinking_budget=N`), when on.
+    thinking_budget: Option<u32>,
 }
 
 impl fmt::Debug for AnthropicBackend {
@@ -47,6 +52,7 @@ impl fmt::Debug for AnthropicBackend {
             .field("model", &self.model)
             .field("base", &self.base)
             .field("key", &"<redacted>")
+            .field("thinking_budget", &self.thinking_budget)
             .finish()
     }
 }
@@ -77,7 +83,20 @@ impl AnthropicBackend {
             model: model.into(),
             base,
             key: api_key,
+            thinking_budget: None,
         })
+    }
+
+    /// Turns on extended thinking with `budget` tokens to think in (at least
+    /// [`MIN_THINKING_BUDGET`]; see [`request_body_with`] for what else changes).
+    pub fn with_thinking_budget(mut self, budget: Option<u32>) -> Result<Self, LlmError> {
+        if let Some(b) = budget.filter(|b| *b < MIN_THINKING_BUDGET) {
+            return Err(LlmError::Config(format!(
+                "thinking_budget={b}: Anthropic takes at least {MIN_THINKING_BUDGET} tokens"
+            )));
+        }
+        self.thinking_budget = budget;
+        Ok(self)
     }
 
     /// The URL requests go to.
@@ -87,7 +106,7 @@ impl AnthropicBackend {
 
     /// The JSON body sent for `request`, and how a structured reply will come back.
     pub fn request_body(&self, request: &ChatRequest) -> (Value, Structured) {
-        request_body(&self.model, request)
+        request_body_with(&self.model, request, self.thinking_budget)
     }
 }
 
@@ -95,6 +114,17 @@ impl AnthropicBackend {
 impl Backend for AnthropicBackend {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// The spec, the server and the thinking budget.
+    fn cache_identity(&self) -> Option<String> {
+        Some(format!(
+            "{} at {} thinking_budget={}",
+            self.name,
+            self.base,
+            self.thinking_budget
+                .map_or("-".to_string(), |b| b.to_string())
+        ))
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
@@ -212,13 +242,32 @@ fn wire_messages(messages: &[Message]) -> (Option<String>, Vec<Value>) {
 
 /// The body for `request` on `model`, and how a structured reply will come back.
 pub fn request_body(model: &str, request: &ChatRequest) -> (Value, Structured) {
+    request_body_with(model, request, None)
+}
+
+/// [`request_body`] with extended thinking when `thinking` gives its budget. The API's
+/// rules for thinking then apply: `max_tokens` must exceed the budget (it becomes the
+/// request's own cap plus the budget, so the answer keeps its room), no temperature may
+/// be set, and a tool may not be forced (the `respond` tool is offered, not forced).
+pub fn request_body_with(
+    model: &str,
+    request: &ChatRequest,
+    thinking: Option<u32>,
+) -> (Value, Structured) {
     let (system, messages) = wire_messages(&request.messages);
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
+    let answer = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     body.insert(
         "max_tokens".into(),
-        json!(request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+        json!(answer.saturating_add(thinking.unwrap_or(0))),
     );
+    if let Some(budget) = thinking {
+        body.insert(
+            "thinking".into(),
+            json!({ "type": "enabled", "budget_tokens": budget }),
+        );
+    }
     if let Some(system) = system {
         body.insert("system".into(), json!(system));
     }
@@ -250,7 +299,10 @@ pub fn request_body(model: &str, request: &ChatRequest) -> (Value, Structured) {
             "input_schema": input_schema,
         }));
         // With other tools present the model may call them instead; alone, it must reply.
-        let choice = if request.tools.is_empty() {
+        // Thinking allows no forced tool: then the model is only offered it.
+        let choice = if thinking.is_some() {
+            json!({ "type": "auto" })
+        } else if request.tools.is_empty() {
             json!({ "type": "tool", "name": RESPOND_TOOL })
         } else {
             json!({ "type": "any" })
@@ -260,7 +312,7 @@ pub fn request_body(model: &str, request: &ChatRequest) -> (Value, Structured) {
     if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
     }
-    if let Some(t) = request.temperature {
+    if let Some(t) = request.temperature.filter(|_| thinking.is_none()) {
         body.insert("temperature".into(), json!(t));
     }
     if !request.stop.is_empty() {
@@ -302,15 +354,19 @@ pub fn parse_response(body: &str, structured: Structured) -> Result<ChatResponse
     };
     let mut text = String::new();
     let mut reasoning: Vec<&str> = Vec::new();
+    let mut thought = false;
     let mut tool_calls = Vec::new();
     for (n, block) in blocks.iter().enumerate() {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => text.push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
             Some("thinking") => {
+                thought = true;
                 if let Some(t) = block.get("thinking").and_then(Value::as_str) {
                     reasoning.push(t);
                 }
             }
+            // thinking the safety system encrypted: billed, but not readable
+            Some("redacted_thinking") => thought = true,
             Some("tool_use") => {
                 let name = block
                     .get("name")
@@ -340,17 +396,36 @@ pub fn parse_response(body: &str, structured: Structured) -> Result<ChatResponse
     }
     let usage = root.get("usage").unwrap_or(&Value::Null);
     let cached = count(usage.get("cache_read_input_tokens"));
+    let output = count(usage.get("output_tokens"));
+    let reasoning = (!reasoning.is_empty()).then(|| reasoning.join("\n"));
+    // Anthropic's output_tokens include the thinking but do not count it apart: what the
+    // visible reply does not account for was thinking
+    let visible = text.chars().count()
+        + tool_calls
+            .iter()
+            .map(|c: &ToolCall| c.name.len() + c.arguments.len())
+            .sum::<usize>();
+    let thinking_tokens = if thought {
+        crate::tokens::reasoning_tokens(
+            output,
+            visible,
+            Some(reasoning.as_deref().unwrap_or("(redacted)")),
+        )
+    } else {
+        0
+    };
     let usage = TokenUsage {
         // Anthropic's input_tokens excludes cache reads and writes; ours includes them.
         input: count(usage.get("input_tokens"))
             + cached
             + count(usage.get("cache_creation_input_tokens")),
-        output: count(usage.get("output_tokens")),
+        output,
         cached,
+        reasoning: thinking_tokens,
     };
     Ok(ChatResponse {
         text,
-        reasoning: (!reasoning.is_empty()).then(|| reasoning.join("\n")),
+        reasoning,
         tool_calls,
         finish_reason: root.get("stop_reason").and_then(http::non_empty_str),
         usage,
@@ -407,7 +482,9 @@ mod tests {
             TokenUsage {
                 input: 105,
                 output: 7,
-                cached: 100
+                cached: 100,
+                // 7 out, the visible reply's 17 characters about 5: thinking, the rest
+                reasoning: 2,
             }
         );
         // Without a schema the same block is an ordinary tool call.
@@ -418,6 +495,41 @@ mod tests {
         let wrapped = r#"{"content":[{"type":"tool_use","id":"t","name":"respond","input":{"value":"look"}}]}"#;
         let r = parse_response(wrapped, Structured::Wrapped).expect("parses");
         assert_eq!(r.text, r#""look""#);
+    }
+
+    #[test]
+    fn thinking_changes_what_the_api_requires() {
+        let request = ChatRequest {
+            messages: vec![Message::text(Role::User, "hi")],
+            response_schema: Some(json!({"type": "object"})),
+            temperature: Some(0.5),
+            max_tokens: Some(500),
+            ..ChatRequest::default()
+        };
+        let (plain, _) = request_body("claude", &request);
+        assert_eq!(plain["max_tokens"], 500);
+        assert_eq!(plain["temperature"], 0.5);
+        assert_eq!(plain["tool_choice"]["type"], "tool");
+        assert!(plain.get("thinking").is_none());
+        let (thinking, _) = request_body_with("claude", &request, Some(2048));
+        assert_eq!(
+            thinking["thinking"],
+            json!({"type": "enabled", "budget_tokens": 2048})
+        );
+        assert_eq!(thinking["max_tokens"], 2548, "the answer keeps its 500");
+        assert!(thinking.get("temperature").is_none());
+        assert_eq!(thinking["tool_choice"]["type"], "auto");
+        // the reply's thinking is kept as reasoning and counted in output
+        let r = parse_response(
+            r#"{"content":[{"type":"thinking","thinking":"first the door","signature":"s"},
+                {"type":"redacted_thinking","data":"xyz"},{"type":"text","text":"open door"}],
+                "stop_reason":"max_tokens","usage":{"input_tokens":5,"output_tokens":40}}"#,
+            Structured::No,
+        )
+        .expect("parses");
+        assert_eq!(r.reasoning.as_deref(), Some("first the door"));
+        assert_eq!((r.usage.output, r.usage.reasoning), (40, 37));
+        assert!(r.truncated());
     }
 
     #[test]

@@ -15,6 +15,14 @@ pub trait Backend: Send + Sync {
     /// `provider/model`, as the user named it.
     fn name(&self) -> String;
 
+    /// What identifies this backend's replies in the response cache beyond the request
+    /// itself ([`crate::cache`]): its spec, and whatever else changes a reply (the server
+    /// it talks to, settings it adds to every request). `None`: its replies are never
+    /// cached. Default: the spec.
+    fn cache_identity(&self) -> Option<String> {
+        Some(self.name())
+    }
+
     /// One attempt at one reply; no retries here.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
 }

@@ -1,22 +1,33 @@
 //! The one front door to every model: [`open`] turns a `provider/model` spec into a
 //! [`Client`], and [`Client::chat`] adds what every provider needs the same way.
 //!
-//! Backends make exactly one attempt per call. The client wraps each call in an adaptive
+//! Backends make exactly one attempt per call. The client first fits the request's
+//! pictures to the provider's budget ([`crate::pictures`]) and looks it up in the
+//! response cache ([`crate::cache`]); a request that must go out reserves its worst cost
+//! under the run's cost cap ([`crate::spend`]). Each call then gets an adaptive
 //! concurrency permit, optional RPM/TPM windows, a timeout, and retries with exponential
-//! backoff and full jitter (honouring `Retry-After`), then prices the reply. Live totals
-//! ([`ClientStats`]) feed progress bars.
+//! backoff and full jitter (honouring `Retry-After`); a request refused as too large
+//! loses its older pictures and goes again. The reply is priced and kept in the cache.
+//! Live totals ([`ClientStats`]) feed progress bars.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::cache::ResponseCache;
 use crate::limits::{AdaptiveLimit, RequestWindow, TokenWindow, backoff, lock};
+use crate::pictures::{self, PictureBudget};
+use crate::spend::{CostCap, Reservation};
 use crate::{
-    Backend, ChatRequest, ClientOptions, Completion, LlmError, PriceTable, anthropic, local,
-    openai, scripted,
+    Backend, CacheUse, ChatRequest, ChatResponse, ClientOptions, Completion, LlmError, PriceTable,
+    TokenUsage, anthropic, local, openai, scripted,
 };
+
+/// The reply length a cost reservation assumes when a request sets no `max_tokens`.
+pub const WORST_REPLY_TOKENS: u32 = 4096;
 
 /// Providers [`open`] knows, as listed in error messages.
 pub const PROVIDERS: &[&str] = &[
@@ -55,30 +66,33 @@ pub async fn open_with_env(
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<Client, LlmError> {
     let (provider, model) = parse_spec(spec)?;
+    check_reasoning_options(provider, options)?;
+    let effort = options.reasoning_effort.clone();
     let backend: Arc<dyn Backend> = match (provider, remote(provider, options, env)?) {
-        ("openai", Some(r)) => Arc::new(openai::OpenAiBackend::new(
-            spec,
-            model,
-            &r.base,
-            r.key,
-            openai::Flavor::OpenAi,
-        )?),
-        ("openai-compatible", Some(r)) => Arc::new(openai::OpenAiBackend::new(
-            spec,
-            model,
-            &r.base,
-            r.key,
-            openai::Flavor::Compatible,
-        )?),
+        ("openai", Some(r)) => Arc::new(
+            openai::OpenAiBackend::new(spec, model, &r.base, r.key, openai::Flavor::OpenAi)?
+                .with_reasoning_effort(effort),
+        ),
+        ("openai-compatible", Some(r)) => Arc::new(
+            openai::OpenAiBackend::new(spec, model, &r.base, r.key, openai::Flavor::Compatible)?
+                .with_reasoning_effort(effort),
+        ),
         (
             "anthropic",
             Some(Remote {
                 base,
                 key: Some(key),
             }),
-        ) => Arc::new(anthropic::AnthropicBackend::new(spec, model, &base, key)?),
+        ) => Arc::new(
+            anthropic::AnthropicBackend::new(spec, model, &base, key)?
+                .with_thinking_budget(options.thinking_budget)?,
+        ),
         ("scripted", _) => Arc::new(scripted::ScriptedBackend::open(spec, model)?),
-        ("local", _) => Arc::new(local::LocalBackend::start(model, &options.local).await?),
+        ("local", _) => Arc::new(
+            local::LocalBackend::start(model, &options.local)
+                .await?
+                .with_reasoning_effort(effort),
+        ),
         _ => unreachable!("parse_spec only returns known providers; remote() covers each"),
     };
     if provider == "local" {
@@ -107,7 +121,28 @@ pub fn preflight_with_env(
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> Result<(), LlmError> {
     let (provider, _) = parse_spec(spec)?;
+    check_reasoning_options(provider, options)?;
     remote(provider, options, env).map(|_| ())
+}
+
+/// Refuses a reasoning setting the provider has no field for: `thinking_budget` is
+/// Anthropic's extended thinking, `reasoning_effort` the OpenAI-shaped field (a scripted
+/// backend takes and ignores both).
+fn check_reasoning_options(provider: &str, options: &ClientOptions) -> Result<(), LlmError> {
+    if options.thinking_budget.is_some() && !matches!(provider, "anthropic" | "scripted") {
+        return Err(LlmError::Config(format!(
+            "thinking_budget applies to anthropic/… models; {provider}/… models take \
+             reasoning_effort (low, medium, high)"
+        )));
+    }
+    if options.reasoning_effort.is_some() && provider == "anthropic" {
+        return Err(LlmError::Config(
+            "reasoning_effort applies to OpenAI-shaped backends; anthropic/… models take \
+             thinking_budget=N (tokens, at least 1024)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Where a remote provider is reached, and with which key.
@@ -195,6 +230,19 @@ pub struct ClientStats {
     pub output_tokens: u64,
     /// Cached prompt tokens of successful replies.
     pub cached_tokens: u64,
+    /// Reasoning tokens of successful replies (part of `output_tokens`).
+    pub reasoning_tokens: u64,
+    /// Requests answered from the response cache.
+    pub cache_hits: u64,
+    /// Lookups or writes of the response cache that failed (the request went to the
+    /// provider, or its reply was not kept).
+    pub cache_errors: u64,
+    /// Replies cut at the output token limit.
+    pub truncated: u64,
+    /// Pictures left out of requests ([`crate::pictures`]).
+    pub pictures_dropped: u64,
+    /// Requests the run's cost cap refused.
+    pub capped: u64,
     /// Total cost in US dollars.
     pub cost_usd: f64,
     /// Backend calls in progress now.
@@ -215,6 +263,12 @@ struct Inner {
     rpm: Option<Mutex<RequestWindow>>,
     tpm: Option<Mutex<TokenWindow>>,
     totals: Mutex<ClientStats>,
+    /// The cache and how it is used, when the backend's replies may be cached.
+    cache: Option<(CacheUse, String)>,
+    cost_cap: Option<Arc<CostCap>>,
+    pictures: PictureBudget,
+    /// Tokens a reply may think beyond `max_tokens` (Anthropic's thinking budget).
+    thinking: u32,
 }
 
 /// A model backend with retries, limits, a timeout, and usage and cost accounting.
@@ -238,6 +292,18 @@ impl Client {
     /// Wraps a backend with the retry, limit, timeout and price settings of `options`.
     pub fn new(backend: Arc<dyn Backend>, options: &ClientOptions) -> Client {
         let name = backend.name();
+        let provider = name.split_once('/').map_or(name.as_str(), |(p, _)| p);
+        let default = PictureBudget::of_provider(provider);
+        let pictures = PictureBudget {
+            count: options.max_pictures.unwrap_or(default.count),
+            bytes: options.max_picture_bytes.unwrap_or(default.bytes),
+        };
+        // a backend without a cache identity (a script) is never cached
+        let cache = options
+            .cache
+            .clone()
+            .zip(backend.cache_identity())
+            .filter(|(c, _)| c.mode.reads() || c.mode.writes());
         Client {
             inner: Arc::new(Inner {
                 backend,
@@ -251,6 +317,10 @@ impl Client {
                 rpm: options.rpm.map(|rpm| Mutex::new(RequestWindow::new(rpm))),
                 tpm: options.tpm.map(|tpm| Mutex::new(TokenWindow::new(tpm))),
                 totals: Mutex::new(ClientStats::default()),
+                cache,
+                cost_cap: options.cost_cap.clone(),
+                pictures,
+                thinking: options.thinking_budget.unwrap_or(0),
             }),
         }
     }
@@ -268,13 +338,123 @@ impl Client {
         stats
     }
 
-    /// One reply: waits for a concurrency slot and the RPM/TPM windows, calls the backend
-    /// under the timeout, and retries transient failures with backoff. Permanent errors
-    /// return at once; after `max_retries` retries the last error comes back wrapped in
-    /// [`LlmError::RetriesExhausted`].
+    /// One reply: fits the pictures to the budget, answers from the response cache when
+    /// it can, reserves the request's worst cost under the cost cap, then waits for a
+    /// concurrency slot and the RPM/TPM windows, calls the backend under the timeout, and
+    /// retries transient failures with backoff (a request refused as too large loses the
+    /// older half of its pictures and goes again). Permanent errors return at once; after
+    /// `max_retries` retries the last error comes back wrapped in
+    /// [`LlmError::RetriesExhausted`]; a request the cap refuses is
+    /// [`LlmError::CostCap`], and nothing was sent.
     pub async fn chat(&self, request: &ChatRequest) -> Result<Completion, LlmError> {
         let inner = &*self.inner;
         self.update(|s| s.requests += 1);
+        let (mut request, mut dropped) = match pictures::fit(request, inner.pictures) {
+            Some((fitted, n)) => (Cow::Owned(fitted), n),
+            None => (Cow::Borrowed(request), 0),
+        };
+        let key = inner
+            .cache
+            .as_ref()
+            .map(|(_, identity)| ResponseCache::key(identity, &request));
+        if let (Some((cache, _)), Some(key)) = (&inner.cache, &key)
+            && cache.mode.reads()
+        {
+            let (store, k) = (Arc::clone(&cache.store), key.clone());
+            let found = tokio::task::spawn_blocking(move || store.get(&k))
+                .await
+                .unwrap_or_else(|e| Err(LlmError::Config(e.to_string())));
+            match found {
+                Ok(Some(response)) => return Ok(self.cache_hit(response, dropped)),
+                Ok(None) => {}
+                Err(_) => self.update(|s| s.cache_errors += 1),
+            }
+        }
+        let mut reservation = match &inner.cost_cap {
+            None => None,
+            Some(cap) => match cap.reserve(self.worst_cost(&request)) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    self.update(|s| {
+                        s.capped += 1;
+                        s.failures += 1;
+                    });
+                    return Err(e);
+                }
+            },
+        };
+        let result = self
+            .send(&mut request, &mut dropped, &mut reservation)
+            .await;
+        if let (Ok(completion), Some((cache, _)), Some(key)) = (&result, &inner.cache, key)
+            && cache.mode.writes()
+        {
+            let store = Arc::clone(&cache.store);
+            let (name, response) = (inner.name.clone(), completion.response.clone());
+            let kept = tokio::task::spawn_blocking(move || store.put(&key, &name, &response))
+                .await
+                .unwrap_or_else(|e| Err(LlmError::Config(e.to_string())));
+            if kept.is_err() {
+                self.update(|s| s.cache_errors += 1);
+            }
+        }
+        result
+    }
+
+    /// A reply from the response cache: its tokens as the provider counted them then, no
+    /// cost, no latency, one cache hit.
+    fn cache_hit(&self, response: ChatResponse, dropped: usize) -> Completion {
+        let tokens = response.usage;
+        let truncated = u64::from(response.truncated());
+        self.update(|s| {
+            s.cache_hits += 1;
+            s.input_tokens += tokens.input;
+            s.output_tokens += tokens.output;
+            s.cached_tokens += tokens.cached;
+            s.reasoning_tokens += tokens.reasoning;
+            s.truncated += truncated;
+            s.pictures_dropped += dropped as u64;
+        });
+        Completion {
+            usage: escapade_core::Usage {
+                input: tokens.input,
+                output: tokens.output,
+                cached: tokens.cached,
+                reasoning: tokens.reasoning,
+                cache_hits: 1,
+                truncated,
+                ..escapade_core::Usage::default()
+            },
+            response,
+            attempts: 0,
+            pictures_dropped: u32::try_from(dropped).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The most `request` can cost: its prompt as [`crate::tokens`] counts it, and a
+    /// reply of its whole `max_tokens` ([`WORST_REPLY_TOKENS`] when unset) plus any
+    /// thinking budget, at this model's price (0 for a model without one).
+    pub fn worst_cost(&self, request: &ChatRequest) -> f64 {
+        let inner = &*self.inner;
+        let output =
+            request.max_tokens.unwrap_or(WORST_REPLY_TOKENS) as u64 + inner.thinking as u64;
+        let usage = TokenUsage {
+            input: crate::tokens::request_tokens(&inner.name, request, 0),
+            output,
+            ..TokenUsage::default()
+        };
+        inner.prices.cost(&inner.name, &usage)
+    }
+
+    /// Sends `request` with retries (see [`Client::chat`]); pictures dropped after a
+    /// refusal are counted into `dropped`, and the reply's cost settles `reservation`.
+    async fn send(
+        &self,
+        request: &mut Cow<'_, ChatRequest>,
+        dropped: &mut usize,
+        reservation: &mut Option<Reservation>,
+    ) -> Result<Completion, LlmError> {
+        let inner = &*self.inner;
         // Set at the first attempt: time queued for a permit is not model latency.
         let mut started: Option<Instant> = None;
         let mut attempts: u32 = 0;
@@ -298,10 +478,18 @@ impl Client {
                         lock(tpm).record(Instant::now(), tokens.input + tokens.output);
                     }
                     let cost_usd = inner.prices.cost(&inner.name, &tokens);
+                    if let Some(r) = reservation.take() {
+                        r.settle(cost_usd);
+                    }
+                    let truncated = u64::from(response.truncated());
+                    let pictures = *dropped;
                     self.update(|s| {
                         s.input_tokens += tokens.input;
                         s.output_tokens += tokens.output;
                         s.cached_tokens += tokens.cached;
+                        s.reasoning_tokens += tokens.reasoning;
+                        s.truncated += truncated;
+                        s.pictures_dropped += pictures as u64;
                         s.cost_usd += cost_usd;
                     });
                     let latency_ms =
@@ -314,12 +502,23 @@ impl Client {
                             cached: tokens.cached,
                             cost_usd,
                             latency_ms,
+                            reasoning: tokens.reasoning,
+                            truncated,
+                            cache_hits: 0,
                         },
                         attempts,
+                        pictures_dropped: u32::try_from(pictures).unwrap_or(u32::MAX),
                     });
                 }
                 Err(error) => error,
             };
+            // too large for the provider: the older half of the pictures go, and the
+            // request goes again at once (a refusal is not a transient failure)
+            let (left, _) = pictures::count(request);
+            if left > 0 && pictures::refused_as_too_large(&error) {
+                *dropped += pictures::drop_oldest(request.to_mut(), left.div_ceil(2));
+                continue;
+            }
             if is_rate_limit(&error) {
                 inner.limit.on_rate_limited();
                 self.update(|s| s.rate_limited += 1);

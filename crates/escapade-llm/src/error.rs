@@ -91,6 +91,29 @@ pub enum LlmError {
     /// Occurs when the HTTP client cannot be built (a TLS backend that fails to start).
     #[error("configuration: {0}")]
     Config(String),
+    /// Occurs when the response cache cannot be opened, read or written.
+    #[error("response cache {}: {problem}", path.display())]
+    Cache {
+        /// The database file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        problem: String,
+    },
+    /// Occurs when a request would take the run's cost past its cap (`--max-cost`): what
+    /// was spent, plus what the requests in flight and this one may cost, is more than
+    /// the cap. No request was sent.
+    #[error(
+        "the cost cap of ${limit_usd:.4} is reached: ${spent_usd:.4} spent, and the \
+         requests in flight and this one may cost ${pending_usd:.4} more"
+    )]
+    CostCap {
+        /// The cap in US dollars.
+        limit_usd: f64,
+        /// What the run has spent.
+        spent_usd: f64,
+        /// What the requests in flight and the refused one could cost at most.
+        pending_usd: f64,
+    },
     /// Occurs when every retry failed; holds the last error.
     #[error("gave up after {attempts} attempts: {last}")]
     RetriesExhausted {

@@ -783,12 +783,28 @@ impl LocalBackend {
     pub fn log_path(&self) -> &Path {
         &self.server.log
     }
+
+    /// Sends `reasoning_effort` with every request (a model that thinks may take it;
+    /// the server ignores it otherwise).
+    pub fn with_reasoning_effort(mut self, effort: Option<String>) -> Self {
+        self.openai = self.openai.with_reasoning_effort(effort);
+        self
+    }
 }
 
 #[async_trait]
 impl Backend for LocalBackend {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// The model and the reasoning effort, not the server's port (a new one each start).
+    fn cache_identity(&self) -> Option<String> {
+        Some(format!(
+            "{} reasoning_effort={}",
+            self.name,
+            self.openai.reasoning_effort().unwrap_or("-")
+        ))
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {

@@ -37,6 +37,8 @@ pub struct OpenAiBackend {
     key: Option<String>,
     flavor: Flavor,
     http: reqwest::Client,
+    /// `reasoning_effort` sent with every request (`-A reasoning_effort=…`).
+    reasoning_effort: Option<String>,
 }
 
 impl fmt::Debug for OpenAiBackend {
@@ -48,6 +50,7 @@ impl fmt::Debug for OpenAiBackend {
             .field("base", &self.base)
             .field("key", &self.key.as_ref().map(|_| "<redacted>"))
             .field("flavor", &self.flavor)
+            .field("reasoning_effort", &self.reasoning_effort)
             .finish()
     }
 }
@@ -70,7 +73,20 @@ impl OpenAiBackend {
             base,
             key: api_key,
             flavor,
+            reasoning_effort: None,
         })
+    }
+
+    /// Sends `reasoning_effort` (`low`, `medium`, `high`, … as the model takes it) with
+    /// every request: how long a reasoning model thinks before it answers.
+    pub fn with_reasoning_effort(mut self, effort: Option<String>) -> Self {
+        self.reasoning_effort = effort;
+        self
+    }
+
+    /// The `reasoning_effort` sent with every request, if any.
+    pub fn reasoning_effort(&self) -> Option<&str> {
+        self.reasoning_effort.as_deref()
     }
 
     /// The URL requests go to.
@@ -133,6 +149,9 @@ impl OpenAiBackend {
         if !request.stop.is_empty() {
             body.insert("stop".into(), json!(request.stop));
         }
+        if let Some(effort) = &self.reasoning_effort {
+            body.insert("reasoning_effort".into(), json!(effort));
+        }
         Value::Object(body)
     }
 }
@@ -141,6 +160,17 @@ impl OpenAiBackend {
 impl Backend for OpenAiBackend {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// The spec, the server and the reasoning effort: another server may serve another
+    /// model under the same name.
+    fn cache_identity(&self) -> Option<String> {
+        Some(format!(
+            "{} at {} reasoning_effort={}",
+            self.name,
+            self.base,
+            self.reasoning_effort.as_deref().unwrap_or("-")
+        ))
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
@@ -375,15 +405,31 @@ pub fn parse_response(body: &str) -> Result<ChatResponse, LlmError> {
         _ => Vec::new(),
     };
     let usage = root.get("usage").unwrap_or(&Value::Null);
+    let output = as_count(usage.get("completion_tokens").unwrap_or(&Value::Null));
+    // OpenAI counts reasoning tokens; servers that return reasoning text without the
+    // count (llama.cpp, vLLM) get an estimate from the text
+    let reported = usage
+        .get("completion_tokens_details")
+        .and_then(|d| d.get("reasoning_tokens"))
+        .map(as_count);
+    let visible = text.chars().count()
+        + tool_calls
+            .iter()
+            .map(|c| c.name.len() + c.arguments.chars().count())
+            .sum::<usize>();
     let usage = TokenUsage {
         input: as_count(usage.get("prompt_tokens").unwrap_or(&Value::Null)),
-        output: as_count(usage.get("completion_tokens").unwrap_or(&Value::Null)),
+        output,
         cached: as_count(
             usage
                 .get("prompt_tokens_details")
                 .and_then(|d| d.get("cached_tokens"))
                 .unwrap_or(&Value::Null),
         ),
+        reasoning: match reported {
+            Some(n) if n > 0 || reasoning.is_none() => n.min(output),
+            _ => crate::tokens::reasoning_tokens(output, visible, reasoning.as_deref()),
+        },
     };
     Ok(ChatResponse {
         text,
@@ -440,7 +486,8 @@ mod tests {
             TokenUsage {
                 input: 10,
                 output: 3,
-                cached: 4
+                cached: 4,
+                reasoning: 0,
             }
         );
     }
@@ -488,6 +535,27 @@ mod tests {
         ] {
             assert!(body.get(key).is_none(), "{key}");
         }
+    }
+
+    #[test]
+    fn reasoning_tokens_are_read_or_estimated_and_a_cut_reply_is_truncated() {
+        // OpenAI: counted apart in completion_tokens_details, part of completion_tokens
+        let r = parse_response(
+            r#"{"choices":[{"message":{"content":""},"finish_reason":"length"}],
+                "usage":{"prompt_tokens":10,"completion_tokens":512,
+                         "completion_tokens_details":{"reasoning_tokens":512}}}"#,
+        )
+        .expect("parses");
+        assert_eq!((r.usage.output, r.usage.reasoning), (512, 512));
+        assert!(r.truncated(), "a reply cut at the limit");
+        // a server that returns the thinking text but no count: estimated from it
+        let r = parse_response(
+            r#"{"choices":[{"message":{"content":"open door","reasoning_content":"the door is the only way out of here"},
+                "finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":20}}"#,
+        )
+        .expect("parses");
+        assert_eq!(r.usage.reasoning, 17, "20 out less 3 for `open door`");
+        assert!(!r.truncated());
     }
 
     #[test]

@@ -1,9 +1,21 @@
 //! Client settings: timeouts, retries, limits, prices and the local model.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::PriceTable;
+use crate::cache::{CacheMode, ResponseCache};
+use crate::spend::CostCap;
+
+/// A response cache and how a client uses it.
+#[derive(Debug, Clone)]
+pub struct CacheUse {
+    /// The store (shared by every client of a process).
+    pub store: Arc<ResponseCache>,
+    /// Read, write, both or neither.
+    pub mode: CacheMode,
+}
 
 /// How a [`crate::Client`] talks to its backend. `Default` gives sensible settings for a
 /// hosted API; the CLI fills these from flags and `-A key=value` options.
@@ -31,6 +43,20 @@ pub struct ClientOptions {
     pub prices: PriceTable,
     /// Settings of the `local/…` backend.
     pub local: LocalOptions,
+    /// The response cache, when replies are kept or looked up (`None`: every request
+    /// goes to the provider).
+    pub cache: Option<CacheUse>,
+    /// The run's cost cap, shared by its clients (`None`: no cap).
+    pub cost_cap: Option<Arc<CostCap>>,
+    /// Most pictures per request; `None`: the provider's documented limit
+    /// ([`crate::pictures::PictureBudget::of_provider`]).
+    pub max_pictures: Option<usize>,
+    /// Most bytes of pictures per request; `None`: the provider's documented limit.
+    pub max_picture_bytes: Option<u64>,
+    /// `reasoning_effort` sent with every request to OpenAI-shaped backends.
+    pub reasoning_effort: Option<String>,
+    /// Anthropic's extended thinking, with this budget of tokens.
+    pub thinking_budget: Option<u32>,
 }
 
 impl Default for ClientOptions {
@@ -46,6 +72,12 @@ impl Default for ClientOptions {
             tpm: None,
             prices: PriceTable::builtin(),
             local: LocalOptions::default(),
+            cache: None,
+            cost_cap: None,
+            max_pictures: None,
+            max_picture_bytes: None,
+            reasoning_effort: None,
+            thinking_budget: None,
         }
     }
 }

@@ -54,9 +54,12 @@ pub struct PriceTable {
     prices: BTreeMap<String, Price>,
 }
 
+/// When the built-in figures were read off the providers' pricing pages.
+pub const BUILTIN_AS_OF: &str = "2025-10";
+
 /// USD per million tokens (input, output, cached input) as published by the providers on
-/// their pricing pages. These figures may be stale: override them with a price file
-/// (`PriceTable::load`) rather than trusting them for billing.
+/// their pricing pages ([`BUILTIN_AS_OF`]). These figures may be stale: override them with
+/// a price file (`PriceTable::load`) rather than trusting them for billing.
 const BUILTIN: &[(&str, Price)] = &[
     // OpenAI
     ("openai/gpt-4o", Price::new(2.50, 10.00, 1.25)),
@@ -196,6 +199,7 @@ mod tests {
             input,
             output,
             cached,
+            reasoning: 0,
         }
     }
 

@@ -91,6 +91,9 @@ pub struct ScriptUsage {
     /// Cached prompt tokens.
     #[serde(default)]
     pub cached: u64,
+    /// The part of `output` spent thinking.
+    #[serde(default)]
+    pub reasoning: u64,
 }
 
 /// A scripted reply.
@@ -231,9 +234,9 @@ impl ScriptedBackend {
     }
 }
 
-/// About one token per four characters, at least one.
+/// About one token per four characters, at least one ([`crate::tokens::text_tokens`]).
 pub fn estimate_tokens(chars: usize) -> u64 {
-    (chars as u64).div_ceil(4).max(1)
+    crate::tokens::text_tokens(chars)
 }
 
 fn request_chars(request: &ChatRequest) -> usize {
@@ -270,6 +273,7 @@ fn reply(line: &ScriptReply, request: &ChatRequest, name: &str) -> ChatResponse 
             input: u.input,
             output: u.output,
             cached: u.cached,
+            reasoning: u.reasoning.min(u.output),
         },
         None => {
             let out_chars = text.chars().count()
@@ -277,10 +281,13 @@ fn reply(line: &ScriptReply, request: &ChatRequest, name: &str) -> ChatResponse 
                     .iter()
                     .map(|c| c.name.len() + c.arguments.chars().count())
                     .sum::<usize>();
+            // reasoning text is not counted: a script that tests reasoning tokens says
+            // them in `usage`
             TokenUsage {
                 input: estimate_tokens(request_chars(request)),
                 output: estimate_tokens(out_chars),
                 cached: 0,
+                reasoning: 0,
             }
         }
     };
@@ -308,6 +315,12 @@ fn reply(line: &ScriptReply, request: &ChatRequest, name: &str) -> ChatResponse 
 impl Backend for ScriptedBackend {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// Never cached: a script answers by its position, not by the request, so a cached
+    /// reply would skip its lines (and its faults).
+    fn cache_identity(&self) -> Option<String> {
+        None
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {

@@ -151,6 +151,11 @@ pub struct TokenUsage {
     pub output: u64,
     /// Prompt tokens served from the provider's cache.
     pub cached: u64,
+    /// The part of `output` spent thinking: as reported (OpenAI
+    /// `completion_tokens_details.reasoning_tokens`), else estimated from the reasoning
+    /// text the provider returned (see [`crate::tokens`]).
+    #[serde(default)]
+    pub reasoning: u64,
 }
 
 /// One model reply.
@@ -170,13 +175,39 @@ pub struct ChatResponse {
     pub model: String,
 }
 
+impl ChatResponse {
+    /// Whether the provider cut the reply at the output token limit: `finish_reason`
+    /// `length` (OpenAI and the servers that imitate it), `stop_reason` `max_tokens`
+    /// (Anthropic). A reasoning model that thought until the limit returns an empty or
+    /// partial answer this way; it is a cut reply, not an unreadable one.
+    pub fn truncated(&self) -> bool {
+        matches!(self.finish_reason.as_deref(), Some("length" | "max_tokens"))
+    }
+}
+
+impl Part {
+    /// The bytes of a picture as sent (`None` for text).
+    pub fn picture_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Part::Image { png, .. } => Some(png.as_slice()),
+            Part::Text { .. } => None,
+        }
+    }
+}
+
 /// A reply with what it cost, as returned by [`crate::Client::chat`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Completion {
     /// The reply.
     pub response: ChatResponse,
-    /// Usage, cost (from the price table) and latency summed over all attempts.
+    /// Usage, cost (from the price table) and latency summed over all attempts; a reply
+    /// from the response cache counts one cache hit and costs nothing.
     pub usage: escapade_core::Usage,
-    /// HTTP attempts made (1 when the first succeeded).
+    /// HTTP attempts made (1 when the first succeeded, 0 for a reply from the response
+    /// cache).
     pub attempts: u32,
+    /// Pictures of the request replaced by a placeholder to fit the provider's picture
+    /// budget, or because the provider refused the request as too large (oldest first;
+    /// see [`crate::pictures`]).
+    pub pictures_dropped: u32,
 }

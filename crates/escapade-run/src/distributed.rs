@@ -671,6 +671,7 @@ impl Driver {
             checkpointed: 0,
             continued: 0,
             halted: None,
+            cost_cap: None,
             report,
             warnings,
         })

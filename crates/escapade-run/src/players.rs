@@ -9,6 +9,7 @@
 //! worker on another machine makes the agents the binary would make.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use escapade_agents::config::{CLIENT_KEYS, client_options};
 use escapade_agents::{AgentError, EscaperConfig, EscaperKind, LlmConfig, MODEL_AGENTS};
@@ -214,6 +215,46 @@ impl Players {
     }
 }
 
+/// Makes the backend that answers for a model spec in place of its provider.
+pub type StandIn = Arc<dyn Fn(&str) -> Arc<dyn escapade_llm::Backend> + Send + Sync>;
+
+/// How the model clients of a run's agents are opened, beyond each agent's own options.
+#[derive(Clone, Default)]
+pub struct Opener {
+    /// What every client starts from before its agent's options are applied: the
+    /// session's response cache and cost cap (`escapade run --cache`, `--max-cost`).
+    pub base: ClientOptions,
+    /// Every model (agents and captioners alike) answered by the backend this makes
+    /// from the model's spec instead of the provider: `escapade estimate` plays episodes
+    /// against a stand-in that only counts, so nothing is sent and nothing is paid.
+    pub stand_in: Option<StandIn>,
+}
+
+impl std::fmt::Debug for Opener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opener")
+            .field("base", &self.base)
+            .field("stand_in", &self.stand_in.is_some())
+            .finish()
+    }
+}
+
+impl Opener {
+    /// The client of `model` with a model agent's `options` over [`Opener::base`].
+    async fn open(
+        &self,
+        model: &str,
+        options: &BTreeMap<String, String>,
+    ) -> std::result::Result<escapade_llm::Client, LlmError> {
+        let client_options = client_options(options, self.base.clone())
+            .map_err(|e| LlmError::Config(e.to_string()))?;
+        match &self.stand_in {
+            Some(make) => Ok(escapade_llm::Client::new(make(model), &client_options)),
+            None => escapade_llm::open(model, &client_options).await,
+        }
+    }
+}
+
 /// The roles of the world's scenarios (empty for one-role worlds), from an env of the
 /// first scenario.
 pub fn roles_of(
@@ -237,6 +278,17 @@ pub async fn agents(
     roles: &[String],
     players: &Players,
 ) -> Result<Box<dyn AgentFactory>> {
+    agents_with(world, roles, players, &Opener::default()).await
+}
+
+/// [`agents`] with model clients opened by `opener` (a session's cache and cost cap, or
+/// an estimate's stand-in backend).
+pub async fn agents_with(
+    world: &dyn World,
+    roles: &[String],
+    players: &Players,
+    opener: &Opener,
+) -> Result<Box<dyn AgentFactory>> {
     let agent = players.agent.as_str();
     check_baseline_options(agent, &players.options)?;
     if roles.is_empty() {
@@ -245,17 +297,17 @@ pub async fn agents(
                 world: world.name().to_string(),
             });
         }
-        return single_agent(world, agent, &players.options, None).await;
+        return single_agent_with(world, agent, &players.options, None, opener).await;
     }
     let Some((expert, expert_options)) = &players.expert else {
         if !MODEL_AGENTS.contains(&agent) {
             // the world's own pair plays both roles
             return Ok(Box::new(Baseline::new(world, agent)?));
         }
-        let client = open_client(&players.options).await?;
+        let client = open_client(&players.options, opener).await?;
         let mut members = Vec::new();
         for role in roles {
-            let f = single_agent(world, agent, &players.options, Some(client.clone()));
+            let f = single_agent_with(world, agent, &players.options, Some(client.clone()), opener);
             members.push((role.clone(), f.await?));
         }
         return Ok(Box::new(TeamFactory::new(members)));
@@ -276,20 +328,20 @@ pub async fn agents(
             .collect::<BTreeMap<_, _>>()
     };
     let agent_client = match MODEL_AGENTS.contains(&agent) {
-        true => Some(open_client(&players.options).await?),
+        true => Some(open_client(&players.options, opener).await?),
         false => None,
     };
     let expert_client = match (MODEL_AGENTS.contains(&expert), &agent_client) {
         (false, _) => None,
         (true, Some(c)) if backend(&players.options) == backend(expert_options) => Some(c.clone()),
-        (true, _) => Some(open_client(expert_options).await?),
+        (true, _) => Some(open_client(expert_options, opener).await?),
     };
     let mut members = Vec::new();
     for role in roles {
         let f = if role == EXPERT_ROLE {
-            single_agent(world, expert, expert_options, expert_client.clone()).await?
+            single_agent_with(world, expert, expert_options, expert_client.clone(), opener).await?
         } else {
-            single_agent(world, agent, &players.options, agent_client.clone()).await?
+            single_agent_with(world, agent, &players.options, agent_client.clone(), opener).await?
         };
         members.push((role.clone(), f));
     }
@@ -367,13 +419,18 @@ fn check_baseline_options(spec: &str, options: &BTreeMap<String, String>) -> Res
 }
 
 /// The model backend of a model agent's options (its `model`, or the default).
-async fn open_client(options: &BTreeMap<String, String>) -> Result<escapade_llm::Client> {
+async fn open_client(
+    options: &BTreeMap<String, String>,
+    opener: &Opener,
+) -> Result<escapade_llm::Client> {
     let model = options
         .get("model")
         .map(String::as_str)
         .unwrap_or(DEFAULT_MODEL);
-    let client_options = client_options(options, ClientOptions::default())?;
-    escapade_llm::open(model, &client_options)
+    // bad options are the agent's error, not the backend's
+    client_options(options, ClientOptions::default())?;
+    opener
+        .open(model, options)
         .await
         .map_err(|error| PlayersError::Backend {
             model: model.to_string(),
@@ -389,6 +446,17 @@ pub async fn single_agent(
     options: &BTreeMap<String, String>,
     client: Option<escapade_llm::Client>,
 ) -> Result<Box<dyn AgentFactory>> {
+    single_agent_with(world, spec, options, client, &Opener::default()).await
+}
+
+/// [`single_agent`] with model clients opened by `opener`.
+pub async fn single_agent_with(
+    world: &dyn World,
+    spec: &str,
+    options: &BTreeMap<String, String>,
+    client: Option<escapade_llm::Client>,
+    opener: &Opener,
+) -> Result<Box<dyn AgentFactory>> {
     if !MODEL_AGENTS.contains(&spec) {
         check_baseline_options(spec, options)?;
         return Ok(Box::new(Baseline::new(world, spec)?));
@@ -396,7 +464,7 @@ pub async fn single_agent(
     let (config, escaper) = config_of(spec, options)?;
     let client = match client {
         Some(c) => c,
-        None => open_client(options).await?,
+        None => open_client(options, opener).await?,
     };
     let factory = match escaper {
         None => LlmFactory::new(config.clone(), client),
@@ -405,13 +473,14 @@ pub async fn single_agent(
     let factory = match &config.captioner {
         None => factory,
         Some(spec) => {
-            let client_options = client_options(options, ClientOptions::default())?;
-            let captioner = escapade_llm::open(spec, &client_options)
-                .await
-                .map_err(|error| PlayersError::Captioner {
-                    model: spec.clone(),
-                    error,
-                })?;
+            let captioner =
+                opener
+                    .open(spec, options)
+                    .await
+                    .map_err(|error| PlayersError::Captioner {
+                        model: spec.clone(),
+                        error,
+                    })?;
             factory.with_captioner(captioner)
         }
     };

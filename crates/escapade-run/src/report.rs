@@ -40,8 +40,9 @@
 //! fewer episodes than the row; rate-like metrics (names
 //! ending in `_rate`, `success`, `resolution`, `discovery`) are shown ×100 with one
 //! decimal; usage columns that are zero throughout (baselines) are left out. A closing
-//! "Usage" table gives each run's totals — tokens, cost, latency per step — which is what
-//! budgets are made of. With [`Report::per_scenario`] (`--per-scenario`) each world also
+//! "Usage" table gives each run's totals — tokens (reasoning tokens apart), cost, latency
+//! per step, replies answered by the response cache and replies cut at the token limit —
+//! which is what budgets are made of. With [`Report::per_scenario`] (`--per-scenario`) each world also
 //! gets a table with a row per scenario (VisEscape's per-room results, Table 16), and the
 //! JSON a `"scenarios"` list of `{"world", "scenario", "difficulty", "run", "n",
 //! "metrics"}`; CSV keeps only the tier and overall rows. The terminal
@@ -1700,10 +1701,17 @@ impl Report {
     /// The closing "Usage" table: one row per run with its totals.
     fn usage_table(&self) -> String {
         type Column = (&'static str, fn(&RunInfo) -> Option<String>);
-        let columns: [Column; 6] = [
+        let columns: [Column; 9] = [
             ("input tokens", |r| nonzero(r.usage.input).map(thousands)),
             ("output tokens", |r| nonzero(r.usage.output).map(thousands)),
+            ("reasoning tokens", |r| {
+                nonzero(r.usage.reasoning).map(thousands)
+            }),
             ("cached tokens", |r| nonzero(r.usage.cached).map(thousands)),
+            // replies answered by escapade's response cache (no request, no cost)
+            ("cache hits", |r| nonzero(r.usage.cache_hits).map(thousands)),
+            // replies the provider cut at the output token limit
+            ("truncated", |r| nonzero(r.usage.truncated).map(thousands)),
             ("cost (USD)", |r| {
                 (r.usage.cost_usd != 0.0).then(|| format!("{:.4}", r.usage.cost_usd))
             }),

@@ -318,6 +318,32 @@ pub struct RunToml {
     /// before it was recorded. Not hashed, like `departures`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sent: BTreeMap<String, BTreeMap<String, String>>,
+    /// How the latest session spent: the response cache and the cost cap (`[spending]`).
+    /// Not part of the run's identity: `escapade resume` may change them and rewrites
+    /// this table. Absent when neither was set (a baseline's run).
+    #[serde(default, skip_serializing_if = "Spending::is_empty")]
+    pub spending: Spending,
+}
+
+/// How a run's model requests were paid for (`[spending]` in `run.toml`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spending {
+    /// The response cache mode: `on` (read and write), `read`, `write` or `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    /// The cost cap in US dollars (`--max-cost`), over every session of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    /// The cap stopped the latest session: episodes are left for `resume --max-cost`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cap_reached: bool,
+}
+
+impl Spending {
+    /// Nothing recorded.
+    pub fn is_empty(&self) -> bool {
+        *self == Spending::default()
+    }
 }
 
 /// Serializes a `u64` as a TOML integer when it fits in `i64`, else as a decimal string
@@ -611,6 +637,7 @@ impl RunDir {
             departures: crate::settings::departures(config),
             config: config.clone(),
             sent: crate::settings::sent(config),
+            spending: Spending::default(),
         };
         let text = toml::to_string(&toml).map_err(|e| RunError::BadFile {
             path: path.join(RUN_TOML),
@@ -755,6 +782,21 @@ impl RunDir {
     /// The directory.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Rewrites the `[spending]` table of `run.toml` (the rest stays as it is).
+    pub fn record_spending(&self, spending: &Spending) -> Result<()> {
+        let mut toml = read_run_toml(&self.path)?;
+        if toml.spending == *spending {
+            return Ok(());
+        }
+        toml.spending = spending.clone();
+        let path = self.path.join(RUN_TOML);
+        let text = toml::to_string(&toml).map_err(|e| RunError::BadFile {
+            path: path.clone(),
+            message: format!("cannot serialize the run config: {e}"),
+        })?;
+        write_atomic(&path, text.as_bytes())
     }
 
     /// The config hash every row of this directory carries.
@@ -1479,6 +1521,11 @@ mod tests {
             departures: crate::settings::departures(&cfg),
             sent: crate::settings::sent(&cfg),
             config: cfg,
+            spending: Spending {
+                cache: Some("on".into()),
+                max_cost_usd: Some(2.5),
+                cap_reached: true,
+            },
         };
         assert_eq!(
             t.departures,
@@ -1489,6 +1536,7 @@ mod tests {
         );
         assert_eq!(t.sent["agent"]["temperature"], "0");
         let text = toml::to_string(&t).unwrap();
+        assert!(text.contains("[spending]"), "{text}");
         let back: RunToml = toml::from_str(&text).unwrap();
         assert_eq!(back, t);
         let mut small = config();

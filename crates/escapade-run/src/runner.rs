@@ -53,7 +53,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use crate::error::{Result, RunError};
 use crate::progress::{Live, Progress};
 use crate::report::Report;
-use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, TrajectoryWriter};
+use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, Spending, TrajectoryWriter};
 
 /// Default cap on steps per episode (the worlds end theirs long before; a lower
 /// `--max-steps` is a departure from the papers' protocols).
@@ -278,6 +278,9 @@ pub struct RunSpec {
     pub source: String,
     /// Play only this slice of the run's episodes (`--shard i/N`).
     pub shard: Option<Shard>,
+    /// How this session pays for model requests (the cache mode, the cost cap):
+    /// recorded in `run.toml`'s `[spending]`, not hashed.
+    pub spending: Spending,
 }
 
 impl Default for RunSpec {
@@ -297,6 +300,7 @@ impl Default for RunSpec {
             max_steps: DEFAULT_MAX_STEPS,
             source: String::new(),
             shard: None,
+            spending: Spending::default(),
         }
     }
 }
@@ -319,6 +323,7 @@ impl RunSpec {
             max_steps: config.max_steps,
             source: config.source.clone(),
             shard: config.shard,
+            spending: Spending::default(),
         }
     }
 }
@@ -367,6 +372,10 @@ pub struct RunSummary {
     /// [`BACKEND_DOWN_EPISODES`] episodes in a row (a server that is down, a wrong base
     /// URL), so the rest would only fail the same way.
     pub halted: Option<String>,
+    /// The run's cost cap `(limit, spent)` in US dollars, when it was reached
+    /// ([`Stop::on_cost_cap`]): no episode started after it, and those in flight ended
+    /// at their next request.
+    pub cost_cap: Option<(f64, f64)>,
     /// The run's report (as written to `summary.json` and `report.md`).
     pub report: Report,
     /// Warnings met (a torn last line of `episodes.jsonl`, …).
@@ -391,12 +400,23 @@ pub const BACKEND_DOWN_EPISODES: usize = 3;
 /// model call it waits on is given up — and is checkpointed there
 /// ([`crate::checkpoint`]), so `resume` continues it at the next step. The summary is
 /// written. [`Stop::request`] is the one call a signal handler makes.
+///
+/// A stop may also watch the run's cost cap ([`Stop::on_cost_cap`]): once the cap has
+/// refused a request, no episode starts. An episode in flight cannot send another
+/// request either, so it ends at its next request with a retryable error row (what it
+/// spent is in that row), and `resume --max-cost` plays it again from its start.
 #[derive(Debug, Clone)]
-pub struct Stop(Arc<tokio::sync::watch::Sender<bool>>);
+pub struct Stop {
+    asked: Arc<tokio::sync::watch::Sender<bool>>,
+    cap: Option<Arc<escapade_llm::CostCap>>,
+}
 
 impl Default for Stop {
     fn default() -> Stop {
-        Stop(Arc::new(tokio::sync::watch::channel(false).0))
+        Stop {
+            asked: Arc::new(tokio::sync::watch::channel(false).0),
+            cap: None,
+        }
     }
 }
 
@@ -407,17 +427,33 @@ impl Stop {
     }
     /// Requests the stop (from any thread; it wakes the episodes waiting on a model).
     pub fn request(&self) {
-        self.0.send_replace(true);
+        self.asked.send_replace(true);
     }
-    /// Whether the stop was requested.
+    /// Whether the stop was requested (or the watched cost cap reached).
     pub fn requested(&self) -> bool {
-        *self.0.borrow()
+        *self.asked.borrow() || self.cost_cap_reached()
     }
     /// Completes when the stop is requested.
     pub async fn wait(&self) {
-        let mut seen = self.0.subscribe();
+        let mut seen = self.asked.subscribe();
         // the sender lives in `self`, so the channel cannot close while this waits
         let _ = seen.wait_for(|stopped| *stopped).await;
+    }
+    /// This stop, also requested (for new episodes) when `cap` refuses a request.
+    pub fn on_cost_cap(mut self, cap: Arc<escapade_llm::CostCap>) -> Stop {
+        self.cap = Some(cap);
+        self
+    }
+    /// Whether the watched cost cap refused a request.
+    pub fn cost_cap_reached(&self) -> bool {
+        self.cap.as_ref().is_some_and(|c| c.reached())
+    }
+    /// The watched cost cap's limit and what the run has spent, when it was reached.
+    pub fn cost_cap(&self) -> Option<(f64, f64)> {
+        self.cap
+            .as_ref()
+            .filter(|c| c.reached())
+            .map(|c| (c.limit(), c.spent()))
     }
 }
 
@@ -476,6 +512,9 @@ pub async fn run_async_until(
     let dir = opened.dir;
     for w in &opened.warnings {
         progress.warn(None, w);
+    }
+    if !spec.spending.is_empty() {
+        dir.record_spending(&spec.spending)?;
     }
     let total = mine.len();
     let skipped = total - jobs.len();
@@ -556,6 +595,12 @@ pub async fn run_async_until(
     if let Some(e) = failure {
         return Err(e);
     }
+    if stop.cost_cap_reached() {
+        dir.record_spending(&Spending {
+            cap_reached: true,
+            ..spec.spending.clone()
+        })?;
+    }
     let report = dir.write_summary(world)?;
     let mut warnings = opened.warnings;
     warnings.extend(notes);
@@ -573,6 +618,7 @@ pub async fn run_async_until(
         checkpointed,
         continued,
         halted,
+        cost_cap: stop.cost_cap(),
         report,
         warnings,
     })
@@ -799,7 +845,8 @@ impl Drive<'_> {
         if row.step_cap {
             live.capped.fetch_add(1, Ordering::Relaxed);
         }
-        state.down_in_a_row = if row.retryable {
+        // an episode the cost cap ended says nothing about the backend
+        state.down_in_a_row = if row.retryable && !self.stop.cost_cap_reached() {
             state.down_in_a_row + 1
         } else {
             0

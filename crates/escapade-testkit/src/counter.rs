@@ -435,6 +435,7 @@ impl Agent for CounterAgent {
                 cached: 0,
                 cost_usd: 0.001,
                 latency_ms: 0,
+                ..Usage::default()
             };
         }
         Ok(turn)

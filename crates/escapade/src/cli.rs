@@ -33,6 +33,14 @@ pub enum Command {
     /// Finish an interrupted run: continue the episodes checkpointed by Ctrl-C at their
     /// next step, and play the episodes missing from a run directory.
     Resume(ResumeArgs),
+    /// What a run would cost before you pay for it: tokens and dollars per episode and
+    /// for the whole run, along the oracle's path and played to the step budget (the
+    /// run's agents and prompts against a stand-in that sends nothing). Takes `run`'s
+    /// flags; the same as `escapade run … --dry-run`.
+    Estimate(RunArgs),
+    /// The response cache that answers a request seen before: what it holds, or empty
+    /// it.
+    Cache(CacheArgs),
     /// Print metrics tables (mean ± standard error, 95 % intervals, the paper's values
     /// beside them) of one or more runs.
     Report(ReportArgs),
@@ -89,6 +97,47 @@ pub struct BenchArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `escapade cache`.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+/// `escapade cache stats|clear`.
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Where the cache is, how many replies it holds, their size and bound, hits, and
+    /// the replies per model.
+    Stats {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove every reply (or a model's only): later runs ask the provider again.
+    Clear {
+        /// Only this model's replies (`provider/model`, as `stats` lists them).
+        #[arg(long, value_name = "PROVIDER/MODEL")]
+        model: Option<String>,
+    },
+}
+
+/// How a session pays for model requests: `run` and `resume` take these.
+#[derive(Debug, Clone, Args)]
+pub struct SpendingArgs {
+    /// The response cache (`escapade cache stats`): `on` reads and writes it (a request
+    /// seen before is answered from it, free), `read` only reads, `write` only writes,
+    /// `off` leaves it alone. Recorded in run.toml.
+    #[arg(long, value_name = "on|read|write|off", default_value = "on")]
+    pub cache: escapade_llm::CacheMode,
+    /// Stop asking models once the run's cost (every session of it) plus what the
+    /// requests in flight may cost would pass this many US dollars; the summary says the
+    /// cap was reached and `escapade resume DIR --max-cost MORE` continues.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
 }
 
 /// `escapade setup`.
@@ -233,7 +282,7 @@ pub struct SuiteArgs {
 }
 
 /// `escapade run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// A suite name, a scenario file, or a directory of scenarios.
     pub source: String,
@@ -254,7 +303,9 @@ pub struct RunArgs {
     /// only: history=full|last:K|key[:K], protocol=text|tools; `base`/`visescaper` only:
     /// memory=on|off, reasoning=on|off, window=N, navigation=PREFIX,…; backend:
     /// timeout=SECS, retries=N, rpm=N, tpm=N, backend_concurrency=N, prices=FILE,
-    /// threads=N, context=N, parallel=N.
+    /// threads=N, context=N, parallel=N; reasoning models: reasoning_effort=LEVEL
+    /// (OpenAI-shaped), thinking_budget=N (Anthropic); pictures per request (default:
+    /// the provider's documented limits): max_pictures=N, max_picture_mb=N.
     #[arg(short = 'A', long = "agent-option", value_name = "KEY=VALUE")]
     pub agent_options: Vec<String>,
     /// Two-role worlds (comma): the expert's agent — a model agent (`llm`, …) or a
@@ -314,6 +365,18 @@ pub struct RunArgs {
     /// line within 120 columns; report.md always has all).
     #[arg(long)]
     pub wide: bool,
+    /// The response cache and the cost cap.
+    #[command(flatten)]
+    pub spending: SpendingArgs,
+    /// Play nothing: print what the run would cost (see `escapade estimate`).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// With --dry-run (and `estimate`): the output tokens each reply is counted at.
+    #[arg(long, value_name = "N", default_value_t = escapade_run::estimate::DEFAULT_REPLY_TOKENS)]
+    pub reply_tokens: u64,
+    /// With --dry-run (and `estimate`): print JSON, every scenario's figures too.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `escapade resume`.
@@ -336,6 +399,10 @@ pub struct ResumeArgs {
     /// The closing report with every metric (see `run --wide`).
     #[arg(long)]
     pub wide: bool,
+    /// The response cache and the cost cap for the rest of the run (the cap counts what
+    /// the earlier sessions spent).
+    #[command(flatten)]
+    pub spending: SpendingArgs,
 }
 
 /// Output formats of `escapade report`.

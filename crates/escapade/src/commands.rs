@@ -18,9 +18,9 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    BenchArgs, CheckArgs, CompareArgs, GenArgs, ImportArgs, JudgeArgs, ListArgs, McpArgs,
-    PaperArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SetupArgs, ShowArgs,
-    SuiteArgs, ViewArgs,
+    BenchArgs, CacheAction, CacheArgs, CheckArgs, CompareArgs, GenArgs, ImportArgs, JudgeArgs,
+    ListArgs, McpArgs, PaperArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs,
+    SetupArgs, ShowArgs, SpendingArgs, SuiteArgs, ViewArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -467,7 +467,60 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         shard,
         ..RunSpec::default()
     });
-    play_run(ctx, &source, &spec, &players, &args.out, args.wide)
+    if args.dry_run {
+        return print_estimate(ctx, &source, &spec, &players, args);
+    }
+    play_run(
+        ctx,
+        &source,
+        &spec,
+        &players,
+        &args.out,
+        args.wide,
+        &args.spending,
+    )
+}
+
+/// `escapade estimate <source> …`: `run --dry-run`.
+pub fn estimate(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
+    run(
+        ctx,
+        &RunArgs {
+            dry_run: true,
+            ..args.clone()
+        },
+    )
+}
+
+/// Prints what the run `spec` of `players` would cost ([`escapade_run::estimate`]).
+fn print_estimate(
+    ctx: &mut Ctx<'_>,
+    source: &escapade_run::Source<'_>,
+    spec: &RunSpec,
+    players: &Players,
+    args: &RunArgs,
+) -> Result<()> {
+    if !players.options.contains_key("model") {
+        bail!(
+            "an estimate prices a model agent's requests; `--agent {}` sends none",
+            players.agent
+        );
+    }
+    let progress = ctx.progress();
+    let estimate = runtime()?.block_on(escapade_run::estimate::estimate(
+        source.world,
+        &source.scenarios,
+        spec,
+        players,
+        args.reply_tokens,
+        progress,
+    ))?;
+    if args.json {
+        writeln!(ctx.out, "{}", serde_json::to_string_pretty(&estimate)?)?;
+    } else {
+        write!(ctx.out, "{}", estimate.render())?;
+    }
+    Ok(())
 }
 
 /// `escapade resume <run-dir>`, or `escapade resume <folder>`: the interrupted runs
@@ -500,6 +553,7 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
                     agent_options: args.agent_options.clone(),
                     expert_options: args.expert_options.clone(),
                     wide: args.wide,
+                    spending: args.spending.clone(),
                 };
                 return resume(ctx, &one);
             }
@@ -540,7 +594,15 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
     retune(&mut spec.agent_options, &args.agent_options, "-A")?;
     retune(&mut spec.expert_options, &args.expert_options, "-E")?;
     let players = Players::of_spec(&spec);
-    play_run(ctx, &source, &spec, &players, &args.dir, args.wide)
+    play_run(
+        ctx,
+        &source,
+        &spec,
+        &players,
+        &args.dir,
+        args.wide,
+        &args.spending,
+    )
 }
 
 /// What is left of the run in `dir` (`3 of 10 episodes finished, 1 checkpointed`), or
@@ -614,10 +676,101 @@ fn retune(
     Ok(())
 }
 
+/// How a session's model clients pay: the response cache (opened unless `off`, and only
+/// when a model agent plays) and the cost cap, which counts what `out` (a run directory
+/// being resumed) already spent; and what `run.toml` records of them.
+fn spending(
+    args: &SpendingArgs,
+    players: &Players,
+    out: &Path,
+) -> Result<(escapade_llm::ClientOptions, rundir::Spending)> {
+    let models = players.options.contains_key("model")
+        || players
+            .expert
+            .as_ref()
+            .is_some_and(|(_, o)| o.contains_key("model"));
+    let mut base = escapade_llm::ClientOptions::default();
+    let mut record = rundir::Spending::default();
+    if !models {
+        if args.max_cost.is_some() {
+            bail!(
+                "--max-cost caps what model requests cost; `--agent {}` sends none",
+                players.agent
+            );
+        }
+        return Ok((base, record));
+    }
+    record.cache = Some(args.cache.to_string());
+    if args.cache != escapade_llm::CacheMode::Off {
+        // a cache that cannot open (a read-only home) costs money, not the run
+        match escapade_llm::ResponseCache::open_default() {
+            Ok(store) => {
+                base.cache = Some(escapade_llm::CacheUse {
+                    store: std::sync::Arc::new(store),
+                    mode: args.cache,
+                });
+            }
+            Err(e) => {
+                eprintln!("warning: {e}; running without the response cache");
+                record.cache = Some(format!(
+                    "off ({} asked: the cache did not open)",
+                    args.cache
+                ));
+            }
+        }
+    }
+    if let Some(limit) = args.max_cost {
+        if !(limit.is_finite() && limit > 0.0) {
+            bail!("--max-cost {limit}: expected a positive number of US dollars");
+        }
+        let spent = spent_by(out)?;
+        base.cost_cap = Some(escapade_llm::CostCap::new(limit, spent));
+        record.max_cost_usd = Some(limit);
+    }
+    Ok((base, record))
+}
+
+/// What the episodes recorded in `dir` cost, every row counted (a replayed episode's
+/// earlier attempt was paid for too); 0 for a directory that is no run directory yet.
+fn spent_by(dir: &Path) -> Result<f64> {
+    let path = dir.join(rundir::EPISODES);
+    if !rundir::is_run_dir(dir) || !path.is_file() {
+        return Ok(0.0);
+    }
+    let rows = rundir::read_episodes(&path)?.rows;
+    Ok(rows.iter().map(|r| r.usage.cost_usd).sum())
+}
+
+/// Warns about a cost cap that cannot bound a model without a price.
+fn warn_unpriced(players: &Players) {
+    let mut all = vec![&players.options];
+    if let Some((_, o)) = &players.expert {
+        all.push(o);
+    }
+    for options in all {
+        let Some(model) = options.get("model") else {
+            continue;
+        };
+        let prices = escapade_agents::config::client_options(
+            options,
+            escapade_llm::ClientOptions::default(),
+        )
+        .map(|o| o.prices);
+        if prices.is_ok_and(|p| p.lookup(model).is_none()) {
+            eprintln!(
+                "warning: {model} has no price, so --max-cost cannot bound it (give one with \
+                 -A prices=FILE)"
+            );
+        }
+    }
+}
+
 /// Plays the episodes of a new or resumed run into `out` and prints its report. The
 /// first Ctrl-C (or SIGTERM, SIGHUP) starts no new episode, stops those in flight at their
 /// last completed step and checkpoints them there (`resume` continues them), and writes
 /// the summary; a second one quits at once.
+/// A cost cap that is reached starts no new episode (see
+/// [`escapade_run::Stop::on_cost_cap`]).
 fn play_run(
     ctx: &mut Ctx<'_>,
     source: &escapade_run::Source<'_>,
@@ -625,12 +778,28 @@ fn play_run(
     players: &Players,
     out: &Path,
     wide: bool,
+    spending_args: &SpendingArgs,
 ) -> Result<()> {
     let progress = ctx.progress();
+    let (base, record) = spending(spending_args, players, out)?;
+    if base.cost_cap.is_some() {
+        warn_unpriced(players);
+    }
+    let spec = &RunSpec {
+        spending: record,
+        ..spec.clone()
+    };
     let summary = runtime()?.block_on(async {
-        let stop = stop_on_signal();
+        let mut stop = stop_on_signal();
+        if let Some(cap) = &base.cost_cap {
+            stop = stop.on_cost_cap(cap.clone());
+        }
         let roles = players::roles_of(source.world, &source.scenarios)?;
-        let factory = players::agents(source.world, &roles, players).await?;
+        let opener = players::Opener {
+            base,
+            stand_in: None,
+        };
+        let factory = players::agents_with(source.world, &roles, players, &opener).await?;
         let summary = escapade_run::run_async_until(
             source.world,
             &source.scenarios,
@@ -746,6 +915,15 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary, wide: bool) -> Result<()> {
     };
     write!(ctx.out, "{}", summary.report.render(format))?;
     writeln!(ctx.out, "\n{RUN_DIRECTORY}{}", summary.dir.display())?;
+    if let Some((limit, spent)) = summary.cost_cap {
+        bail!(
+            "stopped: the cost cap of ${limit:.4} was reached (${spent:.4} spent); {} \
+             episode(s) not played, and those cut short by the cap are replayed — `escapade \
+             resume {} --max-cost USD` with a higher cap continues",
+            summary.unplayed,
+            summary.dir.display()
+        );
+    }
     if let Some(why) = &summary.halted {
         bail!(
             "stopped: {why}; {} episode(s) not played — check the model's address and \
@@ -767,6 +945,49 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary, wide: bool) -> Result<()> {
 
 /// What the last line of `run` and `resume` starts with, before the run directory.
 pub const RUN_DIRECTORY: &str = "run directory: ";
+
+/// `escapade cache stats|clear`.
+pub fn cache(ctx: &mut Ctx<'_>, args: &CacheArgs) -> Result<()> {
+    let cache = escapade_llm::ResponseCache::open_default()?;
+    match &args.action {
+        CacheAction::Stats { json: true } => {
+            writeln!(
+                ctx.out,
+                "{}",
+                serde_json::to_string_pretty(&cache.stats()?)?
+            )?;
+        }
+        CacheAction::Stats { json: false } => {
+            let s = cache.stats()?;
+            let mb = |b: u64| b as f64 / f64::from(1 << 20);
+            writeln!(ctx.out, "response cache: {}", s.path.display())?;
+            writeln!(
+                ctx.out,
+                "{} replies, {:.1} MB of {:.0} MB (the replies used longest ago go first), {} hits",
+                s.entries,
+                mb(s.bytes),
+                mb(s.max_bytes),
+                s.hits
+            )?;
+            if let (Some(oldest), Some(newest)) = (&s.oldest, &s.newest) {
+                writeln!(ctx.out, "kept from {oldest} to {newest}")?;
+            }
+            for (model, n) in &s.backends {
+                writeln!(ctx.out, "{n:>8}  {model}")?;
+            }
+        }
+        CacheAction::Clear { model } => {
+            let n = cache.clear(model.as_deref())?;
+            writeln!(
+                ctx.out,
+                "removed {n} repl{} from {}",
+                if n == 1 { "y" } else { "ies" },
+                cache.path().display()
+            )?;
+        }
+    }
+    Ok(())
+}
 
 /// `escapade report <run-dir>... [--format md|csv|json] [--json]`.
 pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {

@@ -46,6 +46,8 @@ fn main() -> ExitCode {
         Command::Suite(args) => commands::suite(&mut ctx, args),
         Command::Run(args) => commands::run(&mut ctx, args),
         Command::Resume(args) => commands::resume(&mut ctx, args),
+        Command::Estimate(args) => commands::estimate(&mut ctx, args),
+        Command::Cache(args) => commands::cache(&mut ctx, args),
         Command::Report(args) => commands::report(&mut ctx, args),
         Command::Compare(args) => commands::compare(&mut ctx, args),
         Command::Paper(args) => commands::paper(&mut ctx, args),

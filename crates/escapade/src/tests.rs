@@ -6,7 +6,8 @@ use anyhow::Result;
 use escapade_core::World;
 
 use crate::cli::{
-    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SuiteArgs,
+    GenArgs, ListArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs, SpendingArgs,
+    SuiteArgs,
 };
 use crate::commands::{self, Ctx};
 use escapade_testkit::counter::{CounterWorld, scenario};
@@ -61,6 +62,13 @@ fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
         base_url: None,
         shard: None,
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
+        dry_run: false,
+        reply_tokens: 100,
+        json: false,
     }
 }
 
@@ -308,6 +316,10 @@ fn run_resume_and_report() {
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
+                spending: SpendingArgs {
+                    cache: escapade_llm::CacheMode::Off,
+                    max_cost: None,
+                },
             },
         )
     });
@@ -409,6 +421,10 @@ fn runs_from_files_and_directories_resume_from_their_path() {
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
+                spending: SpendingArgs {
+                    cache: escapade_llm::CacheMode::Off,
+                    max_cost: None,
+                },
             },
         )
     });
@@ -448,6 +464,10 @@ fn runs_from_files_and_directories_resume_from_their_path() {
                 agent_options: Vec::new(),
                 expert_options: Vec::new(),
                 wide: false,
+                spending: SpendingArgs {
+                    cache: escapade_llm::CacheMode::Off,
+                    max_cost: None,
+                },
             },
         )
     });
@@ -694,6 +714,10 @@ fn tuning_is_not_identity_and_resume_may_change_it() {
         agent_options: options.iter().map(|s| s.to_string()).collect(),
         expert_options: Vec::new(),
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
     };
     ok(|c| commands::resume(c, &resume(&["rpm=10", "backend_concurrency=2"])));
     let e = err(|c| commands::resume(c, &resume(&["temperature=1"])));
@@ -735,6 +759,10 @@ fn a_scripted_model_is_recorded_by_absolute_path_and_content() {
         agent_options: Vec::new(),
         expert_options: Vec::new(),
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
     };
     let e = err(|c| commands::resume(c, &resume));
     assert!(e.contains("differs in: files"), "{e}");
@@ -774,6 +802,10 @@ fn a_price_file_is_recorded_by_absolute_path_and_content() {
         agent_options: Vec::new(),
         expert_options: Vec::new(),
         wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: None,
+        },
     };
     let e = err(|c| commands::resume(c, &resume));
     assert!(e.contains("differs in: files"), "{e}");
@@ -818,4 +850,100 @@ fn view_refuses_a_missing_folder_by_name() {
     };
     let e = err(|ctx| commands::view(ctx, &args));
     assert!(e.contains("/no/such/runs/folder"), "{e}");
+}
+
+/// The cost of a run directory's episodes, every row counted.
+fn cost_of(dir: &Path) -> f64 {
+    std::fs::read_to_string(dir.join("episodes.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|r| r["usage"]["cost_usd"].as_f64().unwrap_or(0.0))
+        .sum()
+}
+
+#[test]
+fn a_run_stops_at_its_cost_cap_and_resume_with_a_higher_cap_finishes_it() {
+    let runs = tempfile::tempdir().unwrap();
+    let script = runs.path().join("inc.jsonl");
+    std::fs::write(&script, "{\"text\": \"inc\"}\n").unwrap();
+    let prices = runs.path().join("prices.json");
+    // dear enough that every request shows: $1,000 per million tokens each way
+    std::fs::write(
+        &prices,
+        r#"{"scripted/": {"input_per_mtok": 1000, "output_per_mtok": 1000, "cached_per_mtok": 0}}"#,
+    )
+    .unwrap();
+    let args = |out: &Path, max_cost: Option<f64>| RunArgs {
+        model: Some(format!("scripted/{}", script.display())),
+        agent_options: vec![
+            format!("prices={}", prices.display()),
+            "max_tokens=20".into(),
+        ],
+        concurrency: Some(1),
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost,
+        },
+        ..run_args("counter@1", "llm", out)
+    };
+    // what the whole run costs without a cap
+    let whole = runs.path().join("whole");
+    let out = ok(|c| commands::run(c, &args(&whole, None)));
+    let full = cost_of(&run_dir(&out));
+    assert!(
+        full > 0.0,
+        "{}",
+        std::fs::read_to_string(run_dir(&out).join("episodes.jsonl")).unwrap()
+    );
+    // half of it: the run stops, says so, and has not spent more than the cap
+    let capped = runs.path().join("capped");
+    let cap = full / 2.0;
+    let e = err(|c| commands::run(c, &args(&capped, Some(cap))));
+    assert!(e.contains("the cost cap of") && e.contains("resume"), "{e}");
+    let dir = std::fs::read_dir(&capped)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.join("run.toml").exists())
+        .unwrap();
+    let spent = cost_of(&dir);
+    assert!(
+        spent > 0.0 && spent <= cap,
+        "spent {spent} of a cap of {cap}"
+    );
+    let toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    assert!(
+        toml.contains("[spending]") && toml.contains("cap_reached = true"),
+        "{toml}"
+    );
+    // a higher cap continues and finishes every episode
+    let resume = ResumeArgs {
+        dir: dir.clone(),
+        concurrency: Some(1),
+        agent_options: Vec::new(),
+        expert_options: Vec::new(),
+        wide: false,
+        spending: SpendingArgs {
+            cache: escapade_llm::CacheMode::Off,
+            max_cost: Some(full * 2.0),
+        },
+    };
+    ok(|c| commands::resume(c, &resume));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("episodes.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let won: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r["success"] == true)
+        .map(|r| r["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(won.len(), 5, "{summary}");
+    let toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    assert!(!toml.contains("cap_reached"), "{toml}");
+    // the cap counted the first session: the whole run cost at most the second cap
+    assert!(cost_of(&dir) <= full * 2.0);
 }

@@ -170,3 +170,27 @@ async fn refused_replies_and_their_reasks_leave_the_conversation() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_reply_cut_at_the_token_limit_is_recorded_as_cut_and_the_reask_says_so() {
+    let mut h = harness(
+        &[
+            json!({"text": "I think the best move is to", "finish_reason": "length",
+                   "usage": {"input": 20, "output": 64, "reasoning": 60}}),
+            json!({"text": "inc"}),
+        ],
+        &[("max_tokens", "64")],
+    );
+    h.start(&[]).await;
+    let observation = Observation::text("count 0 of 2");
+    let cut = h.act(1, &observation, None, &[]).await.unwrap();
+    assert_eq!((cut.usage.truncated, cut.usage.reasoning), (1, 60));
+    let again = h.reask(PARSER, 1, &observation, None, &[]).await.unwrap();
+    assert_eq!(again.usage.truncated, 0);
+    let reask = h.last_request().messages[3].joined_text();
+    assert!(reask.contains(PARSER), "{reask}");
+    assert!(
+        reask.contains("cut off at the limit of 64 tokens"),
+        "{reask}"
+    );
+}

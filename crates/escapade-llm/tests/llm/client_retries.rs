@@ -120,6 +120,7 @@ async fn tpm_window_waits_for_reported_tokens_to_expire() {
             input: 900,
             output: 200,
             cached: 0,
+            reasoning: 0,
         }),
         ..ScriptReply::default()
     });
@@ -173,6 +174,7 @@ async fn clones_share_totals() {
                 input: 1_000_000,
                 output: 0,
                 cached: 0,
+                reasoning: 0,
             }),
             ..ScriptReply::default()
         })],

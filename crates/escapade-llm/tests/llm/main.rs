@@ -7,4 +7,5 @@ mod client_retries; // retries, timeouts, limits, stats over scripted and HTTP b
 mod local_model; // local/smollm2 end to end (skipped when not installed, fails under CI)
 mod openai_wire; // OpenAI request shape, lenient replies, HTTP error mapping
 mod scripted_replay; // script order, fault kinds, recovery, and a never-panics proptest
+mod spending; // response cache (hits, modes, samples, kill -9), cost cap, pictures dropped
 mod support; // a tiny loopback HTTP server that records requests and replays replies

@@ -66,6 +66,7 @@ async fn usage_is_reported_or_estimated() {
                     input: 10,
                     output: 5,
                     cached: 2,
+                    reasoning: 0,
                 }),
                 ..ScriptReply::default()
             }),
@@ -253,6 +254,7 @@ fn line_strategy(permanent: bool) -> impl Strategy<Value = ScriptLine> {
                     input,
                     output,
                     cached: 0,
+                    reasoning: 0,
                 }),
                 delay_ms,
                 ..ScriptReply::default()

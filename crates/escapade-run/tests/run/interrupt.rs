@@ -46,7 +46,7 @@ impl OracleModel {
             usage: TokenUsage {
                 input: request.messages.len() as u64 * 10,
                 output: 3,
-                cached: 0,
+                ..TokenUsage::default()
             },
             ..ChatResponse::default()
         })

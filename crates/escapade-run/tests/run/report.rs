@@ -406,6 +406,7 @@ fn episodes() -> Vec<EpisodeRow> {
                 cached: 50,
                 cost_usd: 0.25,
                 latency_ms: 40 * u64::from(2 + i),
+                ..Usage::default()
             };
             r.duration_ms = 1000;
             r

@@ -139,16 +139,22 @@ pub fn step_views(rows: &[StepRow]) -> Vec<StepView> {
             };
             let u = &r.usage;
             let usage = if u.input + u.output > 0 || u.cost_usd > 0.0 {
+                let mut extra = String::new();
+                if u.reasoning > 0 {
+                    extra.push_str(&format!(" ({} thinking)", u.reasoning));
+                }
+                if u.cost_usd > 0.0 {
+                    extra.push_str(&format!(", ${:.5}", u.cost_usd));
+                }
+                if u.cache_hits > 0 {
+                    extra.push_str(", from the response cache");
+                }
+                if u.truncated > 0 {
+                    extra.push_str(", cut at the token limit");
+                }
                 format!(
-                    "{} in / {} out tokens{}, {} ms",
-                    u.input,
-                    u.output,
-                    if u.cost_usd > 0.0 {
-                        format!(", ${:.5}", u.cost_usd)
-                    } else {
-                        String::new()
-                    },
-                    u.latency_ms
+                    "{} in / {} out tokens{extra}, {} ms",
+                    u.input, u.output, u.latency_ms
                 )
             } else {
                 String::new()

@@ -440,7 +440,12 @@ async fn a_model_episode_shows_request_reply_reasoning_and_reasks() {
         "{step1}"
     );
     assert!(step1.contains("the room is new, so I turn"), "{step1}");
-    assert!(step1.contains("120 in / 12 out tokens"), "{step1}");
+    // the thinking apart, and a reply cut at the token limit said so
+    assert!(
+        step1.contains("120 in / 12 out tokens (7 thinking)")
+            && step1.contains("cut at the token limit"),
+        "{step1}"
+    );
     assert!(step1.contains("what was added since"), "{step1}");
     // step 2: the rejected reply, the message the agent was re-asked with, then the action
     let step2 = &body[body.find("id=\"step-2\"").unwrap()..body.find("id=\"step-3\"").unwrap()];

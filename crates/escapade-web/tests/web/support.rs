@@ -135,7 +135,7 @@ pub async fn scripted_model_run(out: &Path) -> PathBuf {
     std::fs::write(
         &script,
         concat!(
-            r#"{"text": "Looking around first. [ACTION] turn to west", "reasoning": "the room is new, so I turn", "usage": {"input": 120, "output": 12}}"#, "\n",
+            r#"{"text": "Looking around first. [ACTION] turn to west", "reasoning": "the room is new, so I turn", "usage": {"input": 120, "output": 12, "reasoning": 7}, "finish_reason": "length"}"#, "\n",
             r#"{"text": "hmm, no idea", "usage": {"input": 130, "output": 4}}"#, "\n",
             r#"{"text": "[ACTION] turn to east", "usage": {"input": 140, "output": 6}}"#, "\n",
         ),
