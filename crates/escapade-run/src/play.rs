@@ -287,6 +287,7 @@ pub fn play_person(
             retryable: false,
             rejected: Vec::new(),
             step_cap: false,
+            origin: None,
         };
         if let Some(r) = recorder.as_mut() {
             r.trajectory.finish()?;
@@ -427,6 +428,7 @@ fn record_dir(
             hash: hash::sha256_hex(json.as_bytes()),
         }],
         shard: None,
+        fork: None,
     };
     RunDir::create_named(parent, &config, &name)
 }

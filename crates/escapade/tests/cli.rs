@@ -280,6 +280,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         retryable: false,
         rejected: Vec::new(),
         step_cap: false,
+        origin: None,
     })
     .unwrap();
     dir.path().to_path_buf()

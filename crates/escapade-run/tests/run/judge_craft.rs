@@ -165,6 +165,7 @@ fn run_dir(
             retryable: false,
             rejected: Vec::new(),
             step_cap: false,
+            origin: None,
         })
         .unwrap();
     }

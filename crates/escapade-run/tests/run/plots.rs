@@ -37,6 +37,7 @@ fn row(world: &str, difficulty: u32, scenario: &str, success: bool, tools: bool)
         retryable: false,
         rejected: Vec::new(),
         step_cap: false,
+        origin: None,
     }
 }
 

@@ -26,6 +26,7 @@ fn row(world: &str, d: u32, scenario: &str, success: bool, steps: u32) -> Episod
         retryable: false,
         rejected: Vec::new(),
         step_cap: false,
+        origin: None,
     }
 }
 
