@@ -159,7 +159,8 @@ impl Fork {
         for row in self.before() {
             for sha in &row.observation.images {
                 let from = self.dir.join(MEDIA).join(format!("{sha}.png"));
-                let png = std::fs::read(&from).map_err(|e| RunError::io("cannot read", &from, e))?;
+                let png =
+                    std::fs::read(&from).map_err(|e| RunError::io("cannot read", &from, e))?;
                 let stored = dir.store_images(&[Image::from_png(png)])?;
                 if stored.first() != Some(sha) {
                     return Err(RunError::BadFile {

@@ -1299,6 +1299,7 @@ mod tests {
                 hash: "00".into(),
             }],
             shard: None,
+            fork: None,
         }
     }
 

@@ -52,8 +52,8 @@ use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::error::{Result, RunError};
 use crate::progress::{Live, Progress};
-use crate::report::Report;
 use crate::replay::{Fork, Replay};
+use crate::report::Report;
 use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, TrajectoryWriter};
 
 /// Default cap on steps per episode (the worlds end theirs long before; a lower
@@ -1628,7 +1628,6 @@ pub(crate) struct Playing<'a> {
     /// Told the world's step budget once the environment is open.
     pub on_budget: &'a (dyn Fn(Option<u32>) + Sync),
 }
-
 
 /// Awaits `f`, unless `stop` is requested first (`None`).
 async fn unless_stopped<T>(

@@ -492,7 +492,9 @@ fn fork(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
         bail!("--from keeps the recorded run's world options; -W cannot change them");
     }
     let (episode, step) = (
-        args.episode.as_deref().context("--from needs --episode SCENARIO[:EPOCH]")?,
+        args.episode
+            .as_deref()
+            .context("--from needs --episode SCENARIO[:EPOCH]")?,
         args.step.context("--from needs --step K")?,
     );
     let (scenario, epoch) = match episode.rsplit_once(':') {

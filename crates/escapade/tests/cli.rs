@@ -222,6 +222,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
             hash: "00".into(),
         }],
         shard: None,
+        fork: None,
     };
     let dir = RunDir::create(parent, &config).unwrap();
     let step = |n: u32, reasoning: Option<&str>, raw: &str| StepRow {

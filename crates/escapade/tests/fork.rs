@@ -91,7 +91,9 @@ fn fork_in(suite: &str, k: usize) {
     // its pictures are in the fork's own media
     for step in &steps {
         for sha in step["observation"]["images"].as_array().unwrap() {
-            let file = forked.join("media").join(format!("{}.png", sha.as_str().unwrap()));
+            let file = forked
+                .join("media")
+                .join(format!("{}.png", sha.as_str().unwrap()));
             assert!(file.is_file(), "{suite}: {} missing", file.display());
         }
     }

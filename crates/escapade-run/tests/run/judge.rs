@@ -275,6 +275,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
             hash: "00".into(),
         }],
         shard: None,
+        fork: None,
     }
 }
 

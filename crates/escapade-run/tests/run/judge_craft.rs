@@ -129,6 +129,7 @@ fn config(world: &str, source: &str, agent: &str) -> RunConfig {
             hash: "00".into(),
         }],
         shard: None,
+        fork: None,
     }
 }
 

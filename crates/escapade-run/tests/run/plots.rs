@@ -78,6 +78,7 @@ fn run(parent: &Path, agent: &str, worlds: &[&str], tools: bool) -> PathBuf {
             })
             .collect(),
         shard: None,
+        fork: None,
     };
     let dir = RunDir::create(parent, &config).unwrap();
     for mut r in rows {

@@ -351,6 +351,7 @@ fn config(agent: &str, seed: u64, shard: Option<&str>, rows: &[EpisodeRow]) -> R
             })
             .collect(),
         shard: shard.map(|s| s.parse::<Shard>().unwrap()),
+        fork: None,
     }
 }
 
