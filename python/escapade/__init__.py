@@ -11,6 +11,9 @@ environments ``escapade run`` plays (no second implementation):
   world's :class:`Env` on a scenario, lists :func:`worlds` and :func:`suites`, and
   :func:`resolve` s a suite name, scenario file or directory into scenarios.
 
+:func:`load_runs` reads run directories into a pandas DataFrame (exact seeds, flat
+metric columns).
+
 Every Rust error is raised as :class:`EscapadeError` with the Rust message.
 """
 
@@ -27,6 +30,7 @@ from ._escapade import (
     worlds,
 )
 from .gym_env import EscapadeEnv, make, register_envs
+from .results import episode_records, load_runs
 
 register_envs()
 
@@ -37,6 +41,8 @@ __all__ = [
     "EscapadeError",
     "__version__",
     "decode_png",
+    "episode_records",
+    "load_runs",
     "make",
     "register_envs",
     "resolve",

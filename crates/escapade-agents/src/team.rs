@@ -159,6 +159,7 @@ mod tests {
             system_prompt: "",
             tools: &[],
             roles: &roles,
+            steps_to_go: None,
         })
         .await
         .unwrap();
@@ -220,6 +221,7 @@ mod tests {
                 system_prompt: "",
                 tools: &[],
                 roles: &[],
+                steps_to_go: None,
             })
             .await
             .unwrap_err();

@@ -504,8 +504,22 @@ impl Env for CommaEnv {
             terminated,
             truncated,
             error: None,
+            steps_to_go: self.steps_to_go(),
             ..Default::default()
         })
+    }
+
+    /// The puzzle's remaining required actions ([`crate::Puzzle::remaining`]): the
+    /// solver's actions, each line of a message one; an expert's message leaves it as
+    /// it was. A mistake can raise it where the puzzle starts a stage again.
+    fn steps_to_go(&self) -> Option<u32> {
+        if !self.started {
+            return None;
+        }
+        if self.puzzle.solved() {
+            return Some(0);
+        }
+        self.puzzle.remaining()
     }
 
     fn system_prompt(&self) -> String {

@@ -179,6 +179,15 @@ pub trait Puzzle: Send {
     /// The actions that are correct now (empty when solved). The oracle takes the first.
     fn correct_actions(&self) -> Vec<String>;
 
+    /// The oracle's distance ([`escapade_core::Env::steps_to_go`]): the correct actions
+    /// still required to solve the puzzle from now, counted by playing a copy forward
+    /// with [`play_out`] (0 when solved): the oracle's plan, not always the shortest
+    /// (in Colour the next group depends on the square pressed). `None` where the
+    /// puzzle cannot say (the default, for puzzles outside this crate).
+    fn remaining(&self) -> Option<u32> {
+        None
+    }
+
     /// An exact text description of what the solver sees now (for text-only solvers).
     fn describe(&self) -> String;
 
@@ -258,6 +267,16 @@ pub fn play_out(p: &mut dyn Puzzle, limit: usize) -> (Vec<String>, bool) {
         plan.push(next);
     }
     (plan, false)
+}
+
+/// [`Puzzle::remaining`] of a puzzle that can be copied: its copy played forward with
+/// the first correct action (the copy carries the puzzle's own random state, so screens
+/// drawn at random come out as they will); `None` when the copy gets stuck or the plan
+/// exceeds `limit`.
+pub fn remaining_of<P: Puzzle + Clone>(p: &P, limit: usize) -> Option<u32> {
+    let mut copy = p.clone();
+    let (plan, stuck) = play_out(&mut copy, limit);
+    (!stuck && copy.solved()).then(|| u32::try_from(plan.len()).unwrap_or(u32::MAX))
 }
 
 /// How Memory labels its buttons (COMMA App. A "Memory Puzzle" says only that stages may

@@ -20,6 +20,10 @@ pub mod telehealth; // TelehealthPuzzle
 pub mod who; // WhoPuzzle
 pub mod wire; // SimpleWirePuzzle
 
+/// Correct actions [`crate::puzzle::remaining_of`] plays at most: far above any puzzle's
+/// solution (a maze's longest path is a few tens of moves).
+const REMAINING_LIMIT: usize = 10_000;
+
 /// See [`crate::puzzle::import`].
 pub fn import(
     kind: PuzzleKind,

@@ -755,6 +755,14 @@ fn expert_message(observation: &str) -> &str {
     rest.rfind("\nActions: ").map_or(rest, |end| &rest[..end])
 }
 
+/// What the oracle expert says when, by its copy, the puzzle is solved.
+pub const EXPERT_DONE: &str = "By my manual the puzzle is solved now: nothing more to do.";
+
+/// What the oracle expert says when the actions the solver reported leave its copy of
+/// the puzzle with no correct action to give (a wrong cut, a strike).
+pub const EXPERT_LOST: &str = "After the actions you reported I have no correct step \
+left to give you: by my manual this puzzle cannot be solved from here.";
+
 /// The oracle pair. The solver describes what it sees and then performs what the expert
 /// said; the expert keeps its own copy of the puzzle — built from the scenario and the
 /// episode seed, never from the solver's screen — follows the actions the solver reports
@@ -793,7 +801,18 @@ impl Agent for OraclePair {
                 for a in read_actions(said, &self.copy.actions()) {
                     self.copy.act(&a);
                 }
-                play_out(self.copy.as_mut(), 200).0.join("\n")
+                let plan = play_out(self.copy.as_mut(), 200).0;
+                if plan.is_empty() {
+                    // a solver that strayed from the plan can leave the copy with no
+                    // correct action (a wrong wire cut, a strike): say so in words
+                    // rather than send an empty message
+                    match self.copy.solved() {
+                        true => EXPERT_DONE.to_string(),
+                        false => EXPERT_LOST.to_string(),
+                    }
+                } else {
+                    plan.join("\n")
+                }
             }
             _ => {
                 let mut lines = std::mem::take(&mut self.instructions);

@@ -217,6 +217,44 @@ fn the_oracle_halves_solve_as_two_separate_agents() {
     }
 }
 
+/// `--agent random --expert oracle`: once the solver strays from the plan, the oracle
+/// expert still says something a reader understands at each of its turns, never an
+/// empty message.
+#[test]
+fn the_oracle_expert_never_sends_an_empty_message() {
+    use escapade_core::{EpisodeStart, Observation};
+    let mut turns = 0;
+    for json in build(COMMA).into_iter().take(60) {
+        let id = header(&json).id;
+        let mut env = CommaWorld.env(&json, &Default::default()).unwrap();
+        let none = Default::default();
+        let mut solver = CommaWorld.agent("random", &json, 7, &none).unwrap();
+        let mut expert = CommaWorld.agent("oracle", &json, 7, &none).unwrap();
+        for a in [&mut solver, &mut expert] {
+            a.reset(EpisodeStart::new(7, "", &[]));
+        }
+        let mut o: Observation = env.reset(7);
+        loop {
+            let is_expert = o.role.as_deref() == Some("expert");
+            let agent = if is_expert { &mut expert } else { &mut solver };
+            let turn = agent.act(&o, None).unwrap();
+            if is_expert {
+                turns += 1;
+                let Action::Text { text } = &turn.action else {
+                    panic!("{id}: the expert speaks in text")
+                };
+                assert!(!text.trim().is_empty(), "{id}: an empty expert message");
+            }
+            let step = env.step(&turn.action).unwrap();
+            if step.terminated || step.truncated {
+                break;
+            }
+            o = step.observation;
+        }
+    }
+    assert!(turns > 100, "the experts spoke {turns} times");
+}
+
 #[test]
 fn world_options_switch_the_departures_and_refuse_unknown_ones() {
     let json = scenario(PuzzleKind::Memory, 4);

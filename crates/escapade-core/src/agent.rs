@@ -51,6 +51,10 @@ pub struct EpisodeStart<'a> {
     /// `(role, system prompt)` of each role of a multi-role world ([`Env::roles`]);
     /// empty in one-role worlds.
     pub roles: &'a [(String, String)],
+    /// The oracle's distance from the start ([`Env::steps_to_go`] after `reset`), for
+    /// the seats that hand it to a trainer (a server's client under `-W reward=…`);
+    /// baselines and model agents leave it alone, so no agent under evaluation reads it.
+    pub steps_to_go: Option<u32>,
 }
 
 impl<'a> EpisodeStart<'a> {
@@ -61,6 +65,7 @@ impl<'a> EpisodeStart<'a> {
             system_prompt,
             tools,
             roles: &[],
+            steps_to_go: None,
         }
     }
 }
@@ -103,6 +108,7 @@ pub fn play(
     let (prompt, tools, roles) = (env.system_prompt(), env.tool_schemas(), role_prompts(env));
     agent.reset(EpisodeStart {
         roles: &roles,
+        steps_to_go: env.steps_to_go(),
         ..EpisodeStart::new(seed, &prompt, &tools)
     });
     let mut last: Option<Step> = None;

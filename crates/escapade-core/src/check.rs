@@ -2,8 +2,9 @@
 //!
 //! Like Gymnasium's `check_env`, it plays an environment and asserts the contract:
 //! determinism (same seed and actions ⇒ identical observations), well-formed steps
-//! (progress in range, feedback present, terminal steps flagged), misuse after the end is
-//! an error, and no secret appears in anything the agent sees while it plays junk.
+//! (progress in range, feedback present, terminal steps flagged, the oracle's distance as
+//! the environment answers it and 0 exactly when won), misuse after the end is an error,
+//! and no secret appears in anything the agent sees while it plays junk.
 
 use crate::{Action, Env, EnvError};
 
@@ -60,6 +61,25 @@ fn seen(
     Ok(())
 }
 
+/// The oracle's distance a step reports is what the environment answers after it, and
+/// it is 0 exactly when the episode is won (`None`, unknown, is always allowed).
+fn distance(n: usize, step: &crate::Step, env: &dyn Env) -> Result<(), CheckError> {
+    let malformed = |what: String| Err(CheckError::Malformed { step: n, what });
+    if step.steps_to_go != env.steps_to_go() {
+        return malformed(format!(
+            "the step reports steps_to_go {:?}, the environment {:?}",
+            step.steps_to_go,
+            env.steps_to_go()
+        ));
+    }
+    let won = env.outcome().success;
+    match step.steps_to_go {
+        Some(0) if !won => malformed("steps_to_go 0 but the episode is not won".into()),
+        Some(d) if won && d > 0 => malformed(format!("the episode is won but steps_to_go {d}")),
+        _ => Ok(()),
+    }
+}
+
 /// Plays `actions` twice from `reset(seed)` and checks the contract. `actions` should be
 /// junk or exploratory (not a solution), so that no secret is legitimately earned.
 pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(), CheckError> {
@@ -104,6 +124,7 @@ pub fn check_env(env: &mut dyn Env, seed: u64, actions: &[Action]) -> Result<(),
                     what: "empty feedback".into(),
                 });
             }
+            distance(n, &step, env)?;
             seen(n, &step.observation, &leak)?;
             leak(n, &step.feedback)?;
             for r in &step.results {

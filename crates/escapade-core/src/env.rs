@@ -41,6 +41,14 @@ pub struct Step {
     /// [`RESULTS_SEPARATOR`], and what follows it is the rest of the observation.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub results: Vec<ActionResult>,
+    /// The oracle's distance after this step: the fewest steps the world's oracle still
+    /// needs to escape from the state the step left, in the unit the world documents
+    /// (`docs/world-contract.md`: vis moves, tools tool calls and the submission, COMMA
+    /// puzzle actions, craft oracle replies). `Some(0)` exactly when the episode was
+    /// won; `None` where the world cannot say. What [`Env::steps_to_go`] answers after
+    /// the step. For trainers and reports: an agent under evaluation is never shown it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps_to_go: Option<u32>,
 }
 
 impl Step {
@@ -142,6 +150,14 @@ pub trait Env {
     /// Strings an agent must never see unless it earns them (answers, hidden names).
     /// [`crate::check::check_env`] plays junk actions and asserts none appear.
     fn secrets(&self) -> Vec<String>;
+
+    /// The oracle's distance from the current state (see [`Step::steps_to_go`]): after
+    /// `reset`, the oracle's steps from the start; after a step, what that step reported.
+    /// `None` (the default) where the world cannot say. A world that knows it computes
+    /// it once per step (or keeps what it computed), so this is cheap to ask.
+    fn steps_to_go(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A named, versioned list of scenarios rebuilt byte for byte from seeds.

@@ -100,6 +100,11 @@ pub struct StepRow {
     /// did not cost a step. Absent when the first reply parsed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasks: Vec<Reask>,
+    /// The oracle's distance after the step: the fewest steps the world's oracle still
+    /// needs to escape, in the unit the world documents; 0 exactly when the episode was
+    /// won. Absent where the world cannot say (`docs/world-contract.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps_to_go: Option<u32>,
 }
 
 /// A reply the world's parser rejected, and the message the agent was re-asked with.
@@ -161,6 +166,11 @@ pub struct EpisodeRow {
     /// when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<Reask>,
+    /// The oracle's distance at the start of the episode (its steps from the start, in
+    /// the world's unit of [`StepRow::steps_to_go`]); a report's regret is `steps` minus
+    /// this. Absent where the world cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_steps_to_go: Option<u32>,
     /// The run's step cap (`--max-steps`, recorded in `run.toml`) ended the episode
     /// before the world did: not an error, an episode that did not escape in the steps
     /// it was allowed. Absent when false.

@@ -46,4 +46,8 @@ fn each_broken_contract_is_caught() {
         Err(CheckError::Malformed { step: 1, .. })
     ));
     assert_eq!(check(Some(Fault::Unguarded)), Err(CheckError::NoEndGuard));
+    assert!(matches!(
+        check(Some(Fault::Stale)),
+        Err(CheckError::Malformed { step: 1, .. })
+    ));
 }

@@ -83,6 +83,7 @@ fn prepare(bench: &HarnessBench, rt: &tokio::runtime::Runtime, step: u32) -> Pre
         system_prompt: &system,
         tools: &tools,
         roles: &[],
+        steps_to_go: None,
     }))
     .expect("reset");
     let mut last: Option<Step> = None;

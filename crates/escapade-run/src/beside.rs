@@ -348,7 +348,11 @@ pub fn markdown(rows: &[&Beside], paper: Option<&Paper>, several: bool) -> Strin
         let percent = crate::report::is_percent(&b.metric);
         let unit = if percent { " (%)" } else { "" };
         let (scale, decimals) = if percent { (100.0, 1) } else { (1.0, 2) };
-        out.push_str(&format!("| {} | {}{unit} |", escape(&b.tier), b.metric));
+        // the paper's name for the metric (`Success rate (SR)`), its key otherwise
+        let name = paper
+            .and_then(|p| p.metric(&b.metric))
+            .map_or(b.metric.as_str(), |m| m.name.as_str());
+        out.push_str(&format!("| {} | {}{unit} |", escape(&b.tier), escape(name)));
         if several {
             out.push_str(&format!(" {} |", escape(&b.run)));
         }

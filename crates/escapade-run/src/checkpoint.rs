@@ -439,6 +439,7 @@ mod tests {
                     usage: Usage::default(),
                 })
                 .collect(),
+            steps_to_go: None,
         }
     }
 

@@ -22,6 +22,7 @@ pub mod beside; // the paper's reference values beside a run's, and whether it r
 pub mod checkpoint; // an episode interrupted at a step boundary, and how resume replays it to go on
 pub mod counting; // the harness bench's own small world (not in the registry)
 pub mod distributed; // a run's episodes played by workers anywhere and committed once (Ray)
+pub mod ending; // how an episode ended: escaped, out of budget, gave up, unreadable reply, error
 pub mod error; // RunError, the one error type of this crate
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
 pub mod paired; // two runs compared on the scenarios both played: McNemar, paired bootstrap

@@ -26,6 +26,7 @@ use escapade_core::{
 
 use escapade_agents::{AsyncAgent, EpisodeStart, Team, TurnInput};
 
+use crate::ending::{Ending, GAVE_UP, PLAYER_QUIT};
 use crate::error::{Result, RunError};
 use crate::rundir::{RunConfig, RunDir, ScenarioRef};
 use crate::runner::{AgentFactory, DEFAULT_MAX_STEPS, Played, Recorder};
@@ -286,6 +287,7 @@ pub fn play_person(
             error: played.error.clone(),
             retryable: false,
             rejected: Vec::new(),
+            start_steps_to_go: played.start_steps_to_go,
             step_cap: false,
             origin: None,
         };
@@ -441,18 +443,12 @@ fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {
         text.push_str(&format!("\n{}\n", step.observation.text));
     }
     let o = &played.outcome;
-    let how = if o.success {
-        "escaped".to_string()
-    } else if quit {
-        "gave up".to_string()
-    } else if eof {
-        "input ended".to_string()
-    } else if played.last.as_ref().is_some_and(|s| s.truncated) {
-        "out of steps".to_string()
-    } else if let Some(e) = &played.error {
-        format!("stopped: {e}")
-    } else {
-        "not escaped".to_string()
+    let how = match played.ending() {
+        Ending::Escaped => Ending::Escaped.label().to_string(),
+        _ if quit => Ending::GaveUp.label().to_string(),
+        _ if eof => "input ended".to_string(),
+        Ending::Error => format!("stopped: {}", played.error.as_deref().unwrap_or_default()),
+        other => other.label().to_string(),
     };
     let steps = match o.steps {
         1 => "1 step".to_string(),
@@ -500,8 +496,15 @@ fn play_sync(
             .collect::<Vec<_>>()
             .join("\n\n"),
     };
-    agent.reset(EpisodeStart::new(seed, &prompt, &tools));
-    let mut played = Played::default();
+    let start_steps_to_go = env.steps_to_go();
+    agent.reset(EpisodeStart {
+        steps_to_go: start_steps_to_go,
+        ..EpisodeStart::new(seed, &prompt, &tools)
+    });
+    let mut played = Played {
+        start_steps_to_go,
+        ..Played::default()
+    };
     if let Some((team, runtime)) = &mut seats.partner {
         let roles: Vec<(String, String)> = seats
             .roles
@@ -515,6 +518,7 @@ fn play_sync(
             system_prompt: &system_prompt,
             tools: &tools,
             roles: &roles,
+            steps_to_go: start_steps_to_go,
         }));
         if let Err(e) = reset {
             played.error = Some(format!("agent failed: {e}"));
@@ -552,6 +556,11 @@ fn play_sync(
         };
         let mut turn = match turn {
             Ok(turn) => turn,
+            // the person quitting is an ending, not a failure
+            Err(message) if !theirs && message == PLAYER_QUIT => {
+                played.error = Some(GAVE_UP.into());
+                break;
+            }
             Err(message) => {
                 played.error = Some(format!("agent failed: {message}"));
                 break;
@@ -581,7 +590,10 @@ fn play_sync(
             }
         }
         if let Some(message) = gave_up {
-            played.error = Some(format!("agent failed: {message}"));
+            played.error = Some(match message == PLAYER_QUIT {
+                true => GAVE_UP.into(),
+                false => format!("agent failed: {message}"),
+            });
             break;
         }
         if theirs {
@@ -753,7 +765,7 @@ impl Agent for Human<'_> {
             match line.as_slice() {
                 b":quit" => {
                     self.quit = true;
-                    return Err(CoreError::Agent("the player gave up".into()));
+                    return Err(CoreError::Agent(PLAYER_QUIT.into()));
                 }
                 b":help" => self.print_rules(),
                 b":again" => {

@@ -14,7 +14,9 @@
 //! [`report`] then groups each run's episodes by world and difficulty (in a canonical
 //! order, so row order never changes a digit) and gives every metric as mean ± standard
 //! error ([`escapade_core::metrics::MeanSe`]). Metrics, in column order: `success` (0/1),
-//! `steps`, every key of the rows' world `metrics` maps (sorted; a row lacking a key does
+//! `steps`, `regret` (steps taken minus the oracle's from the start, `start_steps_to_go`,
+//! over won episodes, in the world's unit of `steps_to_go`; absent where the world cannot
+//! say), every key of the rows' world `metrics` maps (sorted; a row lacking a key does
 //! not count towards it), then usage per episode: `input_tokens`, `output_tokens`,
 //! `cached_tokens`, `cost_usd`, `latency_ms` (time waiting for the model),
 //! `step_latency_ms` (that latency divided by the episode's steps) and `duration_ms`
@@ -80,8 +82,9 @@ const USAGE_METRICS: [&str; 7] = [
     "duration_ms",
 ];
 
-/// Metrics every row defines, before the world's.
-const BUILTIN_METRICS: [&str; 2] = ["success", "steps"];
+/// Metrics every row defines, before the world's (`regret` only the won episodes of a
+/// world that knows its oracle's distance: see [`value`]).
+const BUILTIN_METRICS: [&str; 3] = ["success", "steps", "regret"];
 
 /// Length of the base-hash prefix that tells runs apart in labels and tables.
 const SHORT_HASH: usize = 8;
@@ -931,6 +934,12 @@ pub(crate) fn value(row: &EpisodeRow, name: &str) -> Option<f64> {
     match name {
         "success" => Some(if row.success { 1.0 } else { 0.0 }),
         "steps" => Some(f64::from(row.steps)),
+        // issue 29: steps taken minus the oracle's from the start, over won episodes
+        // (a lost one has no path to compare); absent where the world cannot say
+        "regret" => row
+            .start_steps_to_go
+            .filter(|_| row.success)
+            .map(|d| f64::from(row.steps) - f64::from(d)),
         "input_tokens" => Some(row.usage.input as f64),
         "output_tokens" => Some(row.usage.output as f64),
         "cached_tokens" => Some(row.usage.cached as f64),
@@ -979,7 +988,8 @@ fn aggregate(rows: &[&EpisodeRow], key: &str) -> IndexMap<String, Stat> {
             .values()
             .map(|rs| rs.iter().filter_map(|r| value(r, &name)).collect())
             .collect();
-        // only `step_latency_ms` can be undefined for every row (no steps at all)
+        // only `step_latency_ms` (no steps at all) and `regret` (no distance, or no
+        // episode won) can be undefined for every row
         clusters.iter().any(|c| !c.is_empty()).then(|| {
             let stat = Stat::of_clusters(&clusters, &format!("{key}/{name}"));
             (name, stat)
@@ -1190,7 +1200,7 @@ impl Report {
                     world: world.to_string(),
                     run: run.clone(),
                     n: rows.len(),
-                    errors: rows.iter().filter(|r| r.error.is_some()).count(),
+                    errors: rows.iter().filter(|r| crate::ending::is_error(r)).count(),
                     step_capped: rows.iter().filter(|r| r.step_cap).count(),
                     metrics: aggregate(&rows, &format!("{world}/all")),
                 };
@@ -1502,7 +1512,19 @@ impl Report {
                 h.push('\n');
                 h
             };
-            out.push_str(&format!("\n## {world}\n\n"));
+            out.push_str(&format!("\n## {world}\n"));
+            // the headline metrics beside the paper's values come first
+            let beside: Vec<&crate::beside::Beside> =
+                self.paper.iter().filter(|b| b.world == world).collect();
+            if !beside.is_empty() {
+                out.push_str(&crate::beside::markdown(
+                    &beside,
+                    self.papers.get(world),
+                    several,
+                ));
+                out.push_str(&format!("\n### {world}, every metric\n"));
+            }
+            out.push('\n');
             out.push_str(&header("difficulty", "---:"));
             let row = |tier: String, run: &str, n: usize, metrics: &IndexMap<String, Stat>| {
                 let mut line = format!("| {tier} |");
@@ -1529,13 +1551,6 @@ impl Report {
             for s in &summaries {
                 out.push_str(&row("all".into(), &s.run, s.n, &s.metrics));
             }
-            let beside: Vec<&crate::beside::Beside> =
-                self.paper.iter().filter(|b| b.world == world).collect();
-            out.push_str(&crate::beside::markdown(
-                &beside,
-                self.papers.get(world),
-                several,
-            ));
             let per: Vec<&ScenarioGroup> =
                 self.scenarios.iter().filter(|g| g.world == world).collect();
             if !per.is_empty() {
@@ -1778,7 +1793,7 @@ fn run_info(run: &Run) -> RunInfo {
         usage.add(&e.row.usage);
         steps += u64::from(e.row.steps);
         duration_ms += e.row.duration_ms;
-        errors += usize::from(e.row.error.is_some());
+        errors += usize::from(crate::ending::is_error(&e.row));
     }
     RunInfo {
         label: run.label.clone(),

@@ -1022,6 +1022,22 @@ fn lock(dir: &Path) -> Result<File> {
     try_lock(dir)?.ok_or_else(|| RunError::Locked(dir.to_path_buf()))
 }
 
+/// Whether a process is writing the run directory `dir` now (`escapade run` or
+/// `resume` holds its lock): a run that is neither finished nor running was
+/// interrupted. It only reads: a directory without a lock file is not running, and none
+/// is made.
+pub fn is_running(dir: &Path) -> bool {
+    let Ok(file) = File::open(dir.join(LOCK)) else {
+        return false;
+    };
+    // a shared lock, let go at once, can be had only while no writer holds the
+    // exclusive one; a writer starting in that instant waits (`LOCK_PATIENCE`)
+    matches!(
+        file.try_lock_shared(),
+        Err(std::fs::TryLockError::WouldBlock)
+    )
+}
+
 /// How long [`try_lock`] keeps asking before it says another process holds the lock.
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 

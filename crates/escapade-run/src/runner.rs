@@ -1303,6 +1303,7 @@ async fn record(
         error: played.error,
         retryable: played.retryable,
         rejected: played.rejected,
+        start_steps_to_go: played.start_steps_to_go,
         step_cap: played.step_cap,
         origin: ep.fork.map(|f| f.origin.clone()),
     };
@@ -1433,6 +1434,7 @@ impl Recorder<'_> {
             error: step.error.clone(),
             results: step.results.clone(),
             reasks,
+            steps_to_go: step.steps_to_go,
         };
         self.trajectory.write(&row)
     }
@@ -1456,6 +1458,9 @@ pub struct Played {
     /// A reply was too long to be kept whole in the agent's history (its request record
     /// says so with [`escapade_agents::llm::HISTORY_CUT`]).
     pub history_cut: bool,
+    /// The oracle's distance at the start ([`escapade_core::Env::steps_to_go`] after
+    /// `reset`), for the episode row.
+    pub start_steps_to_go: Option<u32>,
     /// Steps taken (replayed ones included).
     pub steps: u32,
     /// The step cap ended the episode before the world did.
@@ -1469,6 +1474,18 @@ pub struct Played {
 }
 
 impl Played {
+    /// How the episode ended.
+    pub fn ending(&self) -> crate::ending::Ending {
+        crate::ending::Ending::from_parts(
+            self.outcome.success,
+            self.error.as_deref(),
+            self.step_cap,
+            self.last
+                .as_ref()
+                .map(|s| crate::ending::Last::of(s.error.as_deref(), s.terminated, s.truncated)),
+        )
+    }
+
     /// An episode that ended before it could be played.
     pub fn failed(error: String) -> Self {
         Played {
@@ -1682,6 +1699,7 @@ pub(crate) async fn play(
         Vec<escapade_core::ToolSchema>,
         Vec<(String, String)>,
         Option<u32>,
+        Option<u32>,
     );
     let replayed = replay.as_ref().map_or(0, |r| r.upto);
     // a replayed observation's pictures are in the run directory already
@@ -1704,14 +1722,16 @@ pub(crate) async fn play(
                 e.tool_schemas(),
                 roles,
                 e.step_budget(),
+                e.steps_to_go(),
             )
         })
         .await;
-    let (mut observation, system, tools, roles, budget) = match observation {
+    let (mut observation, system, tools, roles, budget, start_steps_to_go) = match observation {
         Ok(x) => x,
         Err(e) => return Ok(Played::failed(e)),
     };
     on_budget(budget);
+    played.start_steps_to_go = start_steps_to_go;
     let reask_limit = agent.reask_limit().unwrap_or(env.get().reask_limit());
     if let Err(e) = agent
         .reset(EpisodeStart {
@@ -1719,6 +1739,7 @@ pub(crate) async fn play(
             system_prompt: &system,
             tools: &tools,
             roles: &roles,
+            steps_to_go: start_steps_to_go,
         })
         .await
     {

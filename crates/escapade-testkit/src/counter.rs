@@ -42,6 +42,9 @@ pub enum Fault {
     Mute,
     /// Steps after the end are accepted.
     Unguarded,
+    /// Each step reports the oracle's distance from before it, not the one
+    /// [`Env::steps_to_go`] answers after it.
+    Stale,
 }
 
 /// A counter scenario.
@@ -301,6 +304,7 @@ impl Env for CounterEnv {
         if self.scenario.panic_at == Some(self.steps) {
             panic!("counter exploded");
         }
+        let before = self.steps_to_go();
         let (feedback, error) = match action {
             Action::Text { text } if text == "inc" => {
                 self.count += 1;
@@ -333,12 +337,22 @@ impl Env for CounterEnv {
             terminated,
             truncated,
             error,
+            steps_to_go: if self.faulty(Fault::Stale) {
+                before
+            } else {
+                self.steps_to_go()
+            },
             ..Default::default()
         })
     }
 
     fn system_prompt(&self) -> String {
         "Send inc or dec.".into()
+    }
+
+    /// The `inc`s still needed.
+    fn steps_to_go(&self) -> Option<u32> {
+        Some(self.scenario.target.saturating_sub(self.count))
     }
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {

@@ -44,6 +44,9 @@ pub(crate) struct Graph {
     pub consumers: Vec<Vec<(usize, String, String)>>,
     /// Source nodes (§4.1): callable, and no data input comes from a callable node.
     pub source: Vec<bool>,
+    /// Nodes the goal depends on (itself and its ancestors over data and physical
+    /// edges): the ones the oracle's distance counts.
+    pub needed: Vec<bool>,
 }
 
 impl Graph {
@@ -55,6 +58,7 @@ impl Graph {
             reveals: vec![Vec::new(); n],
             consumers: vec![Vec::new(); n],
             source: vec![false; n],
+            needed: vec![false; n],
         };
         for e in &s.edges {
             let (Some(a), Some(b)) = (s.node_index(&e.from), s.node_index(&e.to)) else {
@@ -77,6 +81,13 @@ impl Graph {
         for (i, node) in s.nodes.iter().enumerate() {
             g.source[i] = node.kind.is_callable()
                 && g.preds[i].iter().all(|p| !s.nodes[*p].kind.is_callable());
+        }
+        let mut todo: Vec<usize> = s.node_index(&s.goal).into_iter().collect();
+        while let Some(i) = todo.pop() {
+            if !std::mem::replace(&mut g.needed[i], true) {
+                todo.extend(g.preds[i].iter().copied());
+                todo.extend((0..n).filter(|&a| g.reveals[a].contains(&i)));
+            }
         }
         g
     }
@@ -472,6 +483,25 @@ impl ToolsEnv {
         reply
     }
 
+    /// The oracle's distance from `st` ([`Env::steps_to_go`]), in tool calls and the
+    /// submission as the oracle makes them ([`crate::baseline::oracle_plan`], App. A's
+    /// minimum): each node the goal depends on and not yet resolved costs its
+    /// investigation (unless read already) and, when callable, its invocation; then one
+    /// submission. Counts only grow smaller: nothing unresolves or unreads a node.
+    fn distance(&self, st: &State) -> u32 {
+        if st.success {
+            return 0;
+        }
+        let calls: usize = (0..self.scenario.nodes.len())
+            .filter(|&i| self.graph.needed[i] && !st.resolved[i])
+            .map(|i| {
+                usize::from(!st.investigated[i])
+                    + usize::from(self.scenario.nodes[i].kind.is_callable())
+            })
+            .sum();
+        u32::try_from(calls + 1).unwrap_or(u32::MAX)
+    }
+
     fn status(&self, st: &State) -> String {
         let resolved = st.resolved.iter().filter(|r| **r).count();
         format!(
@@ -578,6 +608,7 @@ impl Env for ToolsEnv {
         }
         let progress = st.resolved.iter().filter(|r| **r).count() as f64
             / self.scenario.nodes.len().max(1) as f64;
+        let steps_to_go = Some(self.distance(&st));
         self.state = Some(st);
         Ok(Step {
             observation: Observation::text(text),
@@ -587,11 +618,17 @@ impl Env for ToolsEnv {
             truncated,
             error,
             results: if several { results } else { Vec::new() },
+            steps_to_go,
         })
     }
 
     fn system_prompt(&self) -> String {
         render::system_prompt()
+    }
+
+    /// The oracle's remaining tool calls and submission (see `distance`).
+    fn steps_to_go(&self) -> Option<u32> {
+        self.state.as_ref().map(|st| self.distance(st))
     }
 
     /// Rejects replies with an action the protocol cannot read (App. B.1

@@ -9,6 +9,11 @@
 //! room of `visescape@4`, episode after episode (target: at most 0.25 ms). Pictures come
 //! from the process-wide store once drawn, as in a run's later epochs and revisited
 //! views; `render` above is what a view costs the first time.
+//! `steps_to_go`: the oracle's distance a step reports (issue 29), on a suite room: a
+//! random player's step (its distance searched when the state is new, looked up when
+//! the store has it, as over a run's epochs), and one cold search from a state off the
+//! oracle's path (the most a step can cost; target for a step: at most 10 % more than
+//! one without it).
 //! `suite`: building `visescape@4` — generating, linting and solving 20 rooms — and
 //! verifying each through the world's oracle (target: at most 2 s).
 
@@ -198,5 +203,66 @@ fn agent_loop(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, render_views, env_steps, agent_loop, suite);
+fn distance(c: &mut Criterion) {
+    use escapade_core::{Agent, EpisodeStart};
+    let world = VisWorld::new();
+    let rooms = world.build_suite("visescape@4").expect("suite builds");
+    let room = Room::from_json(&rooms[10]).expect("room loads");
+    let game = Arc::new(Game::new(room).expect("compiles"));
+    let mut group = c.benchmark_group("steps_to_go");
+    // the random player's replies over a few episodes, played again and again
+    let mut env = VisEnv::new(game.clone()).expect("env").without_images();
+    let mut replies = Vec::new();
+    let mut states = Vec::new();
+    for seed in 0..4 {
+        let mut agent = escapade_vis::baseline::RandomAgent::new(seed);
+        agent.reset(EpisodeStart::new(seed, "", &[]));
+        let mut o = env.reset(seed);
+        let mut episode = Vec::new();
+        loop {
+            let a = agent.act(&o, None).expect("acts").action;
+            let step = env.step(&a).expect("step");
+            episode.push(a);
+            states.push(env.state().clone());
+            o = step.observation;
+            if step.terminated || step.truncated {
+                break;
+            }
+        }
+        replies.push(episode);
+    }
+    let (mut episode, mut next) = (0, 0);
+    env.reset(0);
+    group.bench_function("random step, store warm", |b| {
+        b.iter(|| {
+            if next == replies[episode].len() {
+                episode = (episode + 1) % replies.len();
+                next = 0;
+                env.reset(episode as u64);
+            }
+            let step = env.step(black_box(&replies[episode][next])).expect("step");
+            next += 1;
+            step
+        })
+    });
+    let solution = oracle::solve(&game).expect("solvable");
+    let mut k = 0;
+    group.bench_function("cold search from a random state", |b| {
+        b.iter(|| {
+            let mut store = oracle::Distances::new(&game, &solution, oracle::STATE_LIMIT);
+            k = (k + 1) % states.len();
+            store.of(&game, black_box(&states[k]))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    render_views,
+    env_steps,
+    agent_loop,
+    distance,
+    suite
+);
 criterion_main!(benches);

@@ -107,6 +107,10 @@ pub struct VisEnv {
     clues_seen: Vec<bool>,
     seen: BTreeSet<Scene>,
     seen_early: BTreeSet<Scene>,
+    /// The oracle's distance from each state searched ([`oracle::Distances`]).
+    distances: oracle::Distances,
+    /// Its value at the current state.
+    steps_to_go: Option<u32>,
 }
 
 impl VisEnv {
@@ -122,6 +126,7 @@ impl VisEnv {
             essential,
         };
         let state = game.start();
+        let distances = oracle::Distances::new(&game, &solution, oracle::STATE_LIMIT);
         Ok(VisEnv {
             game,
             key,
@@ -152,6 +157,8 @@ impl VisEnv {
             clues_seen: Vec::new(),
             seen: BTreeSet::new(),
             seen_early: BTreeSet::new(),
+            distances,
+            steps_to_go: None,
         })
     }
 
@@ -592,6 +599,7 @@ impl Env for VisEnv {
         self.clues_seen = vec![false; self.game.room().quizzes.len()];
         self.seen.clear();
         self.seen_early.clear();
+        self.steps_to_go = self.distances.of(&self.game, &self.state);
         self.note_view();
         self.observation()
     }
@@ -683,6 +691,7 @@ impl Env for VisEnv {
         self.over = terminated || truncated;
         let feedback = self.feedback.clone();
         let observation = self.observation();
+        self.steps_to_go = self.distances.of(&self.game, &self.state);
         Ok(Step {
             observation,
             feedback,
@@ -690,12 +699,19 @@ impl Env for VisEnv {
             terminated,
             truncated,
             error,
+            steps_to_go: self.steps_to_go,
             ..Default::default()
         })
     }
 
     fn system_prompt(&self) -> String {
         interface::system_prompt(self.options.prompt)
+    }
+
+    /// The oracle's moves still needed from the current state (every move one step,
+    /// navigation included): [`oracle::Distances`].
+    fn steps_to_go(&self) -> Option<u32> {
+        self.started.then_some(self.steps_to_go).flatten()
     }
 
     fn tool_schemas(&self) -> Vec<ToolSchema> {

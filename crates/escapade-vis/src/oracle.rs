@@ -203,6 +203,18 @@ fn bfs(
     game: &Game,
     limit: usize,
     relevance: Option<&Relevance>,
+    visit: impl FnMut(&State),
+    stop_at_exit: bool,
+) -> Search {
+    bfs_from(game, game.start(), limit, relevance, visit, stop_at_exit)
+}
+
+/// [`bfs`] from `start` rather than the room's start.
+fn bfs_from(
+    game: &Game,
+    start: State,
+    limit: usize,
+    relevance: Option<&Relevance>,
     mut visit: impl FnMut(&State),
     stop_at_exit: bool,
 ) -> Search {
@@ -213,8 +225,8 @@ fn bfs(
     // six allocations.
     let mut states: indexmap::IndexSet<State, rustc_hash::FxBuildHasher> =
         indexmap::IndexSet::default();
-    states.insert(game.start());
-    let mut scratch = game.start();
+    let mut scratch = start.clone();
+    states.insert(start);
     let mut fresh: Vec<(Move, State)> = Vec::new();
     let mut parent: Vec<Option<(usize, Move)>> = vec![None];
     let mut head = 0;
@@ -363,6 +375,68 @@ pub fn solve_within(game: &Game, limit: usize) -> Result<Solution, VisError> {
             room: game.room().id.clone(),
             states: limit,
         }),
+    }
+}
+
+/// The oracle's distance at every state of a play ([`escapade_core::Env::steps_to_go`]):
+/// the fewest moves from a state to the exit, by the same search as [`solve`] started
+/// from that state (so a code counts only after its clue was seen, and every move costs
+/// one step).
+///
+/// **Why a store.** A search from each state a player reaches would cost a whole solve
+/// per step. The store starts with the oracle's own path (its states' distances are its
+/// remaining lengths) and keeps every path a search finds (each state on a shortest path
+/// is as far from the exit as the rest of the path), so the oracle's play and any return
+/// to a state searched before cost a look-up. Values are exact whatever the store holds,
+/// so play stays deterministic.
+#[derive(Debug)]
+pub struct Distances {
+    relevance: Relevance,
+    known: rustc_hash::FxHashMap<State, u32>,
+    limit: usize,
+}
+
+impl Distances {
+    /// The store for `game`, holding the oracle's `solution`; searches stop after
+    /// `limit` states (a state past it has no known distance).
+    pub fn new(game: &Game, solution: &Solution, limit: usize) -> Distances {
+        let n = solution.states.len();
+        let known = solution
+            .states
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.clone(), (n - 1 - k) as u32))
+            .collect();
+        Distances {
+            relevance: Relevance::of(game),
+            known,
+            limit,
+        }
+    }
+
+    /// The fewest moves from `state` to the exit (0 when out); `None` when the exit
+    /// cannot be reached from it or the search reached its bound.
+    pub fn of(&mut self, game: &Game, state: &State) -> Option<u32> {
+        if let Some(d) = self.known.get(state) {
+            return Some(*d);
+        }
+        if game.escaped(state) {
+            return Some(0);
+        }
+        let search = bfs_from(
+            game,
+            state.clone(),
+            self.limit,
+            Some(&self.relevance),
+            |_| {},
+            true,
+        );
+        let path = search.solution?;
+        let n = path.states.len();
+        for (k, s) in path.states.into_iter().enumerate() {
+            self.known.entry(s).or_insert((n - 1 - k) as u32);
+        }
+        Some((n - 1) as u32)
     }
 }
 

@@ -23,6 +23,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("templates/episode_row.html"),
     ),
     ("report.html", include_str!("templates/report.html")),
+    ("playing.html", include_str!("templates/playing.html")),
     ("episode.html", include_str!("templates/episode.html")),
     ("steps.html", include_str!("templates/steps.html")),
     ("compare.html", include_str!("templates/compare.html")),

@@ -244,6 +244,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     };
     let steps = if reasoning {
         vec![
@@ -280,6 +281,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        start_steps_to_go: None,
         step_cap: false,
         origin: None,
     })
@@ -445,6 +447,40 @@ fn terminal_play_shows_each_thing_once_and_the_pictures_in_words() {
         .unwrap_or_else(|| panic!("{out}"));
     // after the elided turn, only :again prints the format
     assert_eq!(after.matches("\"move_forward\": float").count(), 1, "{out}");
+}
+
+/// Quitting a game is giving up, not an agent error: the terminal says so, the recorded
+/// episode's error is `gave up`, and the report counts no error.
+#[test]
+fn quitting_a_game_is_giving_up_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let (_, out, err) = play(
+        &[
+            "play",
+            "comma@4",
+            "--scenario",
+            "comma-wire-000",
+            "--record",
+            runs.to_str().unwrap(),
+        ],
+        "I see five wires\n:quit\n",
+    );
+    assert!(
+        out.contains("== episode over: gave up after 1 step"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("agent failed") && !err.contains("agent failed"),
+        "{out}{err}"
+    );
+    let dir = run_dir_under(&runs);
+    let rows = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    let row: serde_json::Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    assert_eq!(row["error"], "gave up", "{rows}");
+    assert_eq!(row["success"], false, "{rows}");
+    let report = ok(escapade(&["report", dir.to_str().unwrap()]));
+    assert!(report.contains("Episodes with errors: 0 of 1."), "{report}");
 }
 
 /// `escapade serve --host` takes its token from `ESCAPADE_TOKEN` (which, unlike

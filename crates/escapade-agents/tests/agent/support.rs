@@ -129,6 +129,7 @@ impl Harness {
                 system_prompt: system,
                 tools,
                 roles: &[],
+                steps_to_go: None,
             })
             .await
             .expect("reset never fails");

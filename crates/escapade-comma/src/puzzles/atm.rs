@@ -346,6 +346,10 @@ impl Atm {
 }
 
 impl Puzzle for Atm {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Atm
     }

@@ -263,6 +263,10 @@ fn action(i: usize) -> String {
 }
 
 impl Puzzle for Colour {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Colour
     }

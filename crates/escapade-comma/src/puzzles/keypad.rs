@@ -278,6 +278,10 @@ impl Keypad {
 }
 
 impl Puzzle for Keypad {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Keypad
     }

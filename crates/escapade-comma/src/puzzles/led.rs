@@ -177,6 +177,10 @@ impl Led {
 }
 
 impl Puzzle for Led {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Led
     }

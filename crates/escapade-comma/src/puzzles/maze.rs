@@ -266,6 +266,10 @@ impl Maze {
 }
 
 impl Puzzle for Maze {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Maze
     }

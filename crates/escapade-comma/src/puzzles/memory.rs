@@ -210,6 +210,10 @@ fn draw_labels(rng: &mut escapade_core::seed::Rng) -> [u8; 4] {
 }
 
 impl Puzzle for Memory {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Memory
     }

@@ -227,6 +227,10 @@ fn parse_one(s: &str) -> Option<u8> {
 }
 
 impl Puzzle for Password {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Password
     }

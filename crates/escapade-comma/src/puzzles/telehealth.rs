@@ -907,6 +907,10 @@ impl Telehealth {
 // sine and cosine through escapade-render's libm-backed helper, so the drawing has the
 // same pixels on every machine
 impl Puzzle for Telehealth {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Telehealth
     }

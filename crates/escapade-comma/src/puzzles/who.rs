@@ -267,6 +267,10 @@ impl Who {
 }
 
 impl Puzzle for Who {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Who
     }

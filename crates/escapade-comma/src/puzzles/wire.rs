@@ -198,6 +198,10 @@ impl Wire {
 }
 
 impl Puzzle for Wire {
+    fn remaining(&self) -> Option<u32> {
+        crate::puzzle::remaining_of(self, super::REMAINING_LIMIT)
+    }
+
     fn kind(&self) -> PuzzleKind {
         PuzzleKind::Wire
     }

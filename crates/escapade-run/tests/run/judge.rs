@@ -299,6 +299,7 @@ fn step(n: u32, reasoning: Option<&str>, raw: Option<&str>) -> StepRow {
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     }
 }
 
@@ -334,6 +335,7 @@ fn run_dir(
             error: None,
             retryable: false,
             rejected: Vec::new(),
+            start_steps_to_go: None,
             step_cap: false,
             origin: None,
         })

@@ -48,6 +48,7 @@ fn step(n: u32, action: serde_json::Value, feedback: &str, progress: f64) -> Ste
         error: None,
         results: Vec::new(),
         reasks: Vec::new(),
+        steps_to_go: None,
     }
 }
 
@@ -165,6 +166,7 @@ fn run_dir(
             error: None,
             retryable: false,
             rejected: Vec::new(),
+            start_steps_to_go: None,
             step_cap: false,
             origin: None,
         })

@@ -36,6 +36,7 @@ fn row(world: &str, difficulty: u32, scenario: &str, success: bool, tools: bool)
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        start_steps_to_go: None,
         step_cap: false,
         origin: None,
     }

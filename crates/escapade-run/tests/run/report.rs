@@ -25,6 +25,7 @@ fn row(world: &str, d: u32, scenario: &str, success: bool, steps: u32) -> Episod
         error: None,
         retryable: false,
         rejected: Vec::new(),
+        start_steps_to_go: None,
         step_cap: false,
         origin: None,
     }
@@ -136,6 +137,34 @@ fn groups_and_mean_se_are_exact() {
     assert_eq!((counter.n, counter.errors), (4, 1));
     assert_eq!(counter.metrics["success"].mean, 0.5);
     assert_eq!((r.episodes(), r.errors()), (5, 1));
+}
+
+/// Regret (issue 29): steps taken minus the oracle's from the start, over the won
+/// episodes of a world that knows its distance; no column where none can say.
+#[test]
+fn regret_is_steps_minus_the_oracles_over_won_episodes() {
+    let known = |r: EpisodeRow, d: u32| EpisodeRow {
+        start_steps_to_go: Some(d),
+        ..r
+    };
+    let rows = vec![
+        known(row("counter", 1, "a1", true, 5), 2),
+        known(row("counter", 1, "a2", true, 4), 3),
+        known(row("counter", 1, "a3", false, 9), 2),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let r = report(&[write(dir.path(), &rows)], &[]).unwrap();
+    let regret = r.groups[0].metrics["regret"];
+    assert_eq!(
+        (regret.mean, regret.n),
+        (2.0, 2),
+        "(3 + 1) / 2, the lost one left out"
+    );
+    let names: Vec<&str> = r.groups[0].metrics.keys().map(String::as_str).collect();
+    assert_eq!(&names[..3], ["success", "steps", "regret"]);
+    let dir = tempfile::tempdir().unwrap();
+    let r = report(&[write(dir.path(), &hand_made())], &[]).unwrap();
+    assert!(!r.groups[0].metrics.contains_key("regret"));
 }
 
 #[test]

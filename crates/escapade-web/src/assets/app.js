@@ -102,6 +102,12 @@ function setUpLive(reapply) {
     const bar = document.getElementById("fig-bar");
     if (bar) bar.style.width = f.done_pct + "%";
   });
+  source.addEventListener("playing", (ev) => {
+    const list = document.getElementById("playing");
+    if (list) list.outerHTML = ev.data;
+    const now = document.getElementById("playing");
+    if (state && now && now.dataset.status !== "running") state.textContent = now.dataset.status;
+  });
   source.addEventListener("done", () => {
     if (state) state.textContent = "finished";
     source.close();
@@ -123,6 +129,9 @@ function setUpRunsLive() {
     set(".success", f.success);
     set(".cost", f.cost);
     set(".errors", f.errors ? `(${f.errors} errors)` : "");
+    const status = row.querySelector(".status");
+    if (status) status.className = `status status-${f.status}`;
+    set(".status", f.status);
   });
 }
 

@@ -54,8 +54,10 @@ pub struct Ending {
     pub last_role: Option<String>,
     /// Metrics, by name.
     pub metrics: BTreeMap<String, f64>,
-    /// Why it stopped early, when it did.
+    /// Why it stopped early, when it did (not when the player gave up).
     pub error: Option<String>,
+    /// How it ended, in a few words (`escaped`, `gave up`, `out of budget`, …).
+    pub how: String,
     /// The run directory written.
     pub dir: Option<String>,
 }
@@ -239,6 +241,7 @@ fn run(game: Arc<Game>, rx: mpsc::Receiver<Input>, start: Start) {
         last_role: None,
         metrics: BTreeMap::new(),
         error,
+        how: escapade_run::ending::Ending::Error.label().into(),
         dir: None,
     };
     let Some(world) = worlds.iter().find(|w| w.name() == game.world) else {
@@ -309,8 +312,9 @@ fn run(game: Arc<Game>, rx: mpsc::Receiver<Input>, start: Start) {
                 .last
                 .as_ref()
                 .and_then(|s| s.observation.role.clone()),
+            how: played.ending().label().into(),
             metrics: escapade_run::runner::finite(played.outcome.metrics),
-            error: played.error,
+            error: played.error.filter(|e| !escapade_run::ending::gave_up(e)),
             dir: dir.map(|d| d.display().to_string()),
         },
         Err(e) => ending(Some(format!("the game could not be played: {e}"))),
@@ -398,7 +402,7 @@ impl Agent for WebPerson {
                 }
                 Ok(AgentTurn::action(action))
             }
-            Ok(Input::Quit) => Err(CoreError::Agent("the player gave up".into())),
+            Ok(Input::Quit) => Err(CoreError::Agent(escapade_run::ending::PLAYER_QUIT.into())),
             Err(_) => Err(CoreError::Agent(
                 "the server stopped before the episode ended".into(),
             )),

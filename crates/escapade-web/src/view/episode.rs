@@ -203,6 +203,106 @@ pub fn step_views(rows: &[StepRow]) -> Vec<StepView> {
         .collect()
 }
 
+/// A final metric of an episode, for its banner.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricView {
+    /// The metric's key (`psr`).
+    pub key: String,
+    /// Its name for people (`Partial success rate (PSR)`), from the world's paper, or the key.
+    pub name: String,
+    /// What it measures and where the paper defines it, when the paper does.
+    pub about: Option<String>,
+    /// Its value, as text.
+    pub value: String,
+}
+
+/// How an episode ended, shown at the top of its page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Banner {
+    /// The ending in a few words (`escaped`, `gave up`, …), or `in progress`.
+    pub how: String,
+    /// What that means, in a sentence.
+    pub meaning: String,
+    /// `good`, `bad` or `muted`: the banner's colour.
+    pub tone: &'static str,
+    /// The error that stopped the episode, when one did.
+    pub error: Option<String>,
+    /// Steps taken (the episode row's count; the steps shown while in progress).
+    pub steps: u32,
+    /// The final metrics, the world's paper's names.
+    pub metrics: Vec<MetricView>,
+}
+
+/// A metric's value as a reader reads it: whole numbers without decimals.
+fn shown(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+/// The banner of an episode: its row when it has finished (`None`: still playing or
+/// never finished), the steps of its trajectory, and its world's paper for the names.
+pub fn banner(
+    row: Option<&escapade_core::EpisodeRow>,
+    rows: &[StepRow],
+    paper: Option<&escapade_core::paper::Paper>,
+) -> Banner {
+    use escapade_run::ending::Ending;
+    let Some(row) = row else {
+        return Banner {
+            how: "in progress".into(),
+            meaning: "The episode has not finished: these are its steps so far.".into(),
+            tone: "muted",
+            error: None,
+            steps: rows.len() as u32,
+            metrics: Vec::new(),
+        };
+    };
+    let ending = Ending::of(row, rows.last());
+    let mut metrics = vec![MetricView {
+        key: "steps".into(),
+        name: "steps".into(),
+        about: Some("actions the agent took".into()),
+        value: row.steps.to_string(),
+    }];
+    metrics.extend(row.metrics.iter().map(|(key, value)| {
+        let info = paper.and_then(|p| p.metric(key).map(|m| (p, m)));
+        MetricView {
+            key: key.clone(),
+            name: info.map_or_else(|| key.clone(), |(_, m)| m.name.clone()),
+            about: info.map(|(p, m)| format!("{} ({} {})", m.definition, p.name, m.section)),
+            value: shown(*value),
+        }
+    }));
+    Banner {
+        how: ending.label().into(),
+        meaning: ending.meaning().into(),
+        tone: match ending {
+            Ending::Escaped => "good",
+            Ending::GaveUp => "muted",
+            _ => "bad",
+        },
+        error: row.error.clone().filter(|_| ending == Ending::Error),
+        steps: row.steps,
+        metrics,
+    }
+}
+
+/// The finished row of `(scenario, epoch)` in the run in `dir` (the later one, when a
+/// resume played it again), if it has one.
+fn finished_row(
+    dir: &Path,
+    scenario: &str,
+    epoch: u32,
+) -> Result<Option<escapade_core::EpisodeRow>, Problem> {
+    Ok(super::run::episode_rows(dir)?
+        .into_iter()
+        .rev()
+        .find(|r| r.scenario == scenario && r.epoch == epoch))
+}
+
 /// Reads the trajectory of `(scenario, epoch)` of the run in `dir`.
 pub fn read_trajectory(dir: &Path, scenario: &str, epoch: u32) -> Result<Vec<StepRow>, Problem> {
     let Some(path) = run_file(dir, &trajectory_path(dir, scenario, epoch))? else {
@@ -273,16 +373,24 @@ pub async fn page(
     let run = required(&pairs, "run")?.to_string();
     let scenario = required(&pairs, "scenario")?.to_string();
     let epoch = epoch_of(&pairs, "epoch")?;
-    let (steps, chat, others, run_name) = tokio::task::spawn_blocking(move || {
-        let (steps, chat) = episode_of(&site, &run, &scenario, epoch)?;
+    let (steps, chat, others, run_name, banner) = tokio::task::spawn_blocking(move || {
+        let dir = site.folders.resolve(&run)?;
+        let rows = read_trajectory(&dir, &scenario, epoch)?;
+        let chat = rows.iter().any(|r| r.role != "agent");
+        let row = finished_row(&dir, &scenario, epoch)?;
+        let paper = row.as_ref().and_then(|r| {
+            site.world_refs()
+                .into_iter()
+                .find(|w| w.name() == r.world)
+                .and_then(|w| w.paper())
+        });
+        let banner = banner(row.as_ref(), &rows, paper.as_ref());
         let others = others_with(&site, &run, &scenario, epoch);
-        let name = site
-            .folders
-            .resolve(&run)?
+        let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        Ok::<_, Problem>((steps, chat, others, name))
+        Ok::<_, Problem>((step_views(&rows), chat, others, name, banner))
     })
     .await
     .map_err(|e| Problem::internal(e.to_string()))??;
@@ -304,6 +412,7 @@ pub async fn page(
             chat => chat,
             first_error => first_error,
             others => others,
+            banner => banner,
         },
     )
 }

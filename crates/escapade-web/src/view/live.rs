@@ -3,7 +3,8 @@
 //! shows), so its page grows without reloading.
 //!
 //! `GET /events?run=…&from=N` sends the rows after the first `N`: an `episode` event per
-//! new row (its table row, rendered), then a `figures` event (JSON). It looks at the file
+//! new row (its table row, rendered), then a `figures` event (JSON); and a `playing`
+//! event (the list of episodes in progress, rendered) whenever that list changes. It looks at the file
 //! twice a second and only reads it again when its length changed; it sends `done` once
 //! every planned episode is in, and ends.
 
@@ -17,8 +18,8 @@ use escapade_run::runner::human_count;
 use futures::Stream;
 use serde::Serialize;
 
-use super::run::{EpisodeLine, episode_row_html, episode_rows};
-use super::runs::{Figures, run_line};
+use super::run::{EpisodeLine, episode_row_html, episode_rows, playing_html, unfinished};
+use super::runs::{Figures, planned, status};
 use super::{query_pairs, required};
 use crate::error::Problem;
 use crate::server::Site;
@@ -74,6 +75,20 @@ pub fn figures_view(f: &Figures, planned: usize) -> LiveFigures {
     }
 }
 
+/// What the stream of one run has sent and seen.
+struct Follow {
+    /// Episode rows sent.
+    sent: usize,
+    /// The length of `episodes.jsonl` when last read.
+    seen_len: Option<u64>,
+    /// Every planned episode is in: the stream ends.
+    finished: bool,
+    /// The rows last read.
+    rows: Arc<Vec<escapade_core::EpisodeRow>>,
+    /// The list of unfinished episodes last sent.
+    playing: Option<String>,
+}
+
 /// `GET /events?run=…&from=N`.
 pub async fn events(
     State(site): State<Arc<Site>>,
@@ -92,52 +107,75 @@ pub async fn events(
     };
     let dir = site.folders.resolve(&id)?;
     let episodes = dir.join(escapade_run::rundir::EPISODES);
-    let stream = futures::stream::unfold(
-        (from, None::<u64>, false),
-        move |(sent, seen_len, finished)| {
-            let (dir, episodes, id) = (dir.clone(), episodes.clone(), id.clone());
-            async move {
-                if finished {
-                    return None;
-                }
-                loop {
-                    let len = tokio::fs::metadata(&episodes).await.map(|m| m.len()).ok();
-                    if len.is_some() && len != seen_len {
-                        let (dir2, id2) = (dir.clone(), id.clone());
-                        let read = tokio::task::spawn_blocking(move || {
-                            let rows = episode_rows(&dir2)?;
-                            Ok::<_, Problem>((rows, run_line(&id2, &dir2).planned))
-                        })
-                        .await;
-                        if let Ok(Ok((rows, planned))) = read {
-                            let mut events = Vec::new();
-                            for row in rows.iter().skip(sent) {
-                                if let Ok(html) = episode_row_html(&id, &EpisodeLine::of(row)) {
-                                    events.push(Event::default().event("episode").data(html));
-                                }
-                            }
-                            let figures = figures_view(&Figures::of(&rows), planned);
-                            let done = planned > 0 && rows.len() >= planned;
-                            if let Ok(ev) = Event::default().event("figures").json_data(&figures) {
-                                events.push(ev);
-                            }
-                            if done {
-                                events.push(
-                                    Event::default()
-                                        .event("done")
-                                        .data("all planned episodes are in"),
-                                );
-                            }
-                            let sent_now = rows.len().max(sent);
-                            let batch = futures::stream::iter(events.into_iter().map(Ok));
-                            return Some((batch, (sent_now, len, done)));
-                        }
-                    }
-                    tokio::time::sleep(POLL).await;
-                }
+    let start = Follow {
+        sent: from,
+        seen_len: None,
+        finished: false,
+        rows: Arc::new(Vec::new()),
+        playing: None,
+    };
+    let stream = futures::stream::unfold(start, move |mut state| {
+        let (dir, episodes, id) = (dir.clone(), episodes.clone(), id.clone());
+        async move {
+            if state.finished {
+                return None;
             }
-        },
-    );
+            loop {
+                let len = tokio::fs::metadata(&episodes).await.map(|m| m.len()).ok();
+                let changed = len.is_some() && len != state.seen_len;
+                let (dir2, id2, before) = (dir.clone(), id.clone(), state.rows.clone());
+                let read = tokio::task::spawn_blocking(move || {
+                    let rows = match changed {
+                        true => Arc::new(episode_rows(&dir2)?),
+                        false => before,
+                    };
+                    let toml = escapade_run::rundir::read_run_toml(&dir2)
+                        .map_err(|e| Problem::internal(e.to_string()))?;
+                    let planned = planned(&toml.config);
+                    let playing = unfinished(&dir2, &toml.config, &rows);
+                    let status = status(&dir2, rows.len(), planned);
+                    let html = playing_html(&id2, &playing, status)?;
+                    Ok::<_, Problem>((rows, planned, html))
+                })
+                .await;
+                if let Ok(Ok((rows, planned, html))) = read {
+                    let mut events = Vec::new();
+                    if changed {
+                        for row in rows.iter().skip(state.sent) {
+                            if let Ok(html) = episode_row_html(&id, &EpisodeLine::of(row)) {
+                                events.push(Event::default().event("episode").data(html));
+                            }
+                        }
+                        let figures = figures_view(&Figures::of(&rows), planned);
+                        if let Ok(ev) = Event::default().event("figures").json_data(&figures) {
+                            events.push(ev);
+                        }
+                        state.sent = rows.len().max(state.sent);
+                        state.seen_len = len;
+                    }
+                    // the episodes being played, whenever the list (or a step count) changes
+                    if state.playing.as_ref() != Some(&html) {
+                        events.push(Event::default().event("playing").data(html.clone()));
+                        state.playing = Some(html);
+                    }
+                    if changed && planned > 0 && rows.len() >= planned {
+                        events.push(
+                            Event::default()
+                                .event("done")
+                                .data("all planned episodes are in"),
+                        );
+                        state.finished = true;
+                    }
+                    state.rows = rows;
+                    if !events.is_empty() {
+                        let batch = futures::stream::iter(events.into_iter().map(Ok));
+                        return Some((batch, state));
+                    }
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        }
+    });
     use futures::StreamExt;
     Ok(Sse::new(stream.flatten()).keep_alive(KeepAlive::default()))
 }
@@ -155,6 +193,8 @@ pub struct RunFigures {
     pub cost: String,
     /// Episodes that ended with an error.
     pub errors: usize,
+    /// `running`, `finished` or `interrupted`.
+    pub status: String,
 }
 
 /// `GET /events/runs`: the runs page's rows as they change (a `run` event with
@@ -187,6 +227,7 @@ pub async fn runs_events(
                                 "—".to_string()
                             },
                             errors: l.errors,
+                            status: l.status.to_string(),
                         };
                         if sent.get(&l.id) != Some(&f) {
                             if let Ok(ev) = Event::default().event("run").json_data(&f) {

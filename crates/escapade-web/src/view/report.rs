@@ -7,13 +7,69 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::response::Html;
 use escapade_run::Format;
-use escapade_run::report::{Report, read_runs};
+use escapade_run::report::{Definition, Report, read_runs};
 
 use super::markdown;
 use super::query_pairs;
 use crate::error::Problem;
 use crate::pages;
 use crate::server::Site;
+
+/// `html` with every table cell that names a defined metric — by its key (`psr`,
+/// `psr (%)`) or its paper's name (`Partial success rate (PSR) (%)`) — showing the
+/// metric's name, definition and paper section on hover.
+pub fn with_definitions(html: &str, definitions: &[Definition]) -> String {
+    // a world's section runs from its `<h3>world</h3>` to the next `<h3>`: its own
+    // definitions apply there (`success` means something else in each world)
+    let mut out = String::with_capacity(html.len() * 2);
+    let mut world: Option<&str> = None;
+    for (i, part) in html.split("<h3>").enumerate() {
+        if i > 0 {
+            out.push_str("<h3>");
+            let heading = part.split("</h3>").next().unwrap_or_default();
+            // the sections that are no world's (the usage, the profile) define nothing
+            world = definitions
+                .iter()
+                .find(|d| d.world == heading)
+                .map(|d| d.world.as_str());
+        }
+        let own: Vec<&Definition> = definitions
+            .iter()
+            .filter(|d| Some(d.world.as_str()) == world)
+            .collect();
+        out.push_str(&define(part, &own));
+    }
+    out
+}
+
+/// `part` with the cells naming one of `definitions` explained on hover.
+fn define(part: &str, definitions: &[&Definition]) -> String {
+    let mut out = part.to_string();
+    for d in definitions {
+        let about = format!("{}: {} ({})", d.name, d.definition, d.section);
+        let title = escape_html(&about);
+        for label in [&d.metric, &d.name] {
+            for unit in ["", " (%)"] {
+                let text = escape_html(&format!("{label}{unit}"));
+                for cell in ["td", "th"] {
+                    // a whole cell's text: `…>label</td>`
+                    let whole = format!(">{text}</{cell}>");
+                    let shown = format!("><abbr title=\"{title}\">{text}</abbr></{cell}>");
+                    out = out.replace(&whole, &shown);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Text made safe inside HTML, attribute values included.
+fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
 
 /// `GET /report?run=…&run=…`.
 pub async fn page(
@@ -44,7 +100,10 @@ pub async fn page(
         let worlds = site.world_refs();
         let set = read_runs(&dirs).map_err(|e| Problem::internal(e.to_string()))?;
         let report = Report::from_runs(&set, &worlds).with_usual_extras(&set, &worlds);
-        let tables = markdown::to_html(&report.render(Format::Markdown));
+        let tables = with_definitions(
+            &markdown::to_html(&report.render(Format::Markdown)),
+            &report.definitions,
+        );
         let plots = escapade_run::plots::svg_plots(&set, &worlds)
             .map_err(|e| Problem::internal(e.to_string()))?;
         Ok::<_, Problem>((tables, plots, report.warnings.clone()))
@@ -62,11 +121,20 @@ pub async fn page(
             minijinja::context! { name => name, src => src }
         })
         .collect();
+    // each run by its directory's name: its id's folder number means nothing to a reader
+    let runs: Vec<(String, String)> = ids
+        .iter()
+        .map(|id| {
+            let name = id.split_once('/').map_or(id.as_str(), |(_, name)| name);
+            (id.clone(), name.to_string())
+        })
+        .collect();
     pages::page(
         "report.html",
         minijinja::context! {
             title => "Report",
             ids => ids,
+            runs => runs,
             tables => minijinja::Value::from_safe_string(tables),
             plots => plots,
             warnings => warnings,

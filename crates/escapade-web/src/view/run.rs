@@ -6,12 +6,13 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::response::Html;
 use escapade_core::EpisodeRow;
-use escapade_run::rundir::{EPISODES, read_episodes, read_run_toml};
+use escapade_run::rundir::{EPISODES, RunConfig, read_episodes, read_run_toml};
 use serde::Serialize;
 
 use super::runs::{Figures, run_line};
 use super::{query_pairs, required};
 use crate::error::Problem;
+use crate::folders::trajectory_path;
 use crate::pages;
 use crate::server::Site;
 
@@ -52,6 +53,55 @@ impl EpisodeLine {
     }
 }
 
+/// An episode begun and not finished: in progress while its run is running.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Playing {
+    /// Scenario id.
+    pub scenario: String,
+    /// Epoch.
+    pub epoch: u32,
+    /// Steps written so far.
+    pub steps: usize,
+}
+
+/// The episodes of the run in `dir` that have a trajectory and no row in `rows`: the
+/// ones being played while the run is running, the ones left unfinished when it was
+/// interrupted. Only the run's planned episodes (its `run.toml`) are looked for.
+pub fn unfinished(dir: &Path, config: &RunConfig, rows: &[EpisodeRow]) -> Vec<Playing> {
+    let done: std::collections::BTreeSet<(&str, u32)> = rows
+        .iter()
+        .filter(|r| !r.retryable)
+        .map(|r| (r.scenario.as_str(), r.epoch))
+        .collect();
+    // the runner's canonical order: epoch by epoch, the scenarios in suite order
+    let planned =
+        (0..config.epochs).flat_map(|epoch| config.scenarios.iter().map(move |s| (s, epoch)));
+    planned
+        .enumerate()
+        .filter(|(k, _)| config.shard.is_none_or(|s| s.contains(*k)))
+        .filter(|(_, (s, epoch))| !done.contains(&(s.id.as_str(), *epoch)))
+        .filter_map(|(_, (s, epoch))| {
+            let path = trajectory_path(dir, &s.id, epoch);
+            let file = crate::folders::run_file(dir, &path).ok().flatten()?;
+            let bytes = std::fs::read(file).ok()?;
+            Some(Playing {
+                scenario: s.id.clone(),
+                epoch,
+                steps: bytes.iter().filter(|b| **b == b'\n').count(),
+            })
+        })
+        .collect()
+}
+
+/// Renders the list of unfinished episodes (the run page, and its live updates).
+pub fn playing_html(run: &str, playing: &[Playing], status: &str) -> Result<String, Problem> {
+    pages::render(
+        "playing.html",
+        minijinja::context! { run => run, playing => playing, status => status },
+    )
+    .map_err(Problem::from)
+}
+
 /// The episodes of the run in `dir` (none when it has not finished one yet).
 pub fn episode_rows(dir: &Path) -> Result<Vec<EpisodeRow>, Problem> {
     let Some(path) = crate::folders::run_file(dir, &dir.join(EPISODES))? else {
@@ -79,12 +129,13 @@ pub async fn page(
     let pairs = query_pairs(query.as_deref())?;
     let id = required(&pairs, "id")?.to_string();
     let dir = site.folders.resolve(&id)?;
-    let (toml, rows, line) = tokio::task::spawn_blocking({
+    let (toml, rows, line, playing) = tokio::task::spawn_blocking({
         let id = id.clone();
         move || {
             let toml = read_run_toml(&dir).map_err(|e| Problem::internal(e.to_string()))?;
             let rows = episode_rows(&dir)?;
-            Ok::<_, Problem>((toml, rows, run_line(&id, &dir)))
+            let playing = unfinished(&dir, &toml.config, &rows);
+            Ok::<_, Problem>((toml, rows, run_line(&id, &dir), playing))
         }
     })
     .await
@@ -117,7 +168,8 @@ pub async fn page(
     }
     settings.push(("created".into(), toml.created.clone()));
     settings.push(("escapade".into(), toml.escapade_version.clone()));
-    page_html(&id, &line, &settings, &figures, &episodes)
+    let playing = playing_html(&id, &playing, line.status)?;
+    page_html(&id, &line, &settings, &figures, &episodes, playing)
 }
 
 fn page_html(
@@ -126,6 +178,7 @@ fn page_html(
     settings: &[(String, String)],
     figures: &Figures,
     episodes: &[EpisodeLine],
+    playing: String,
 ) -> Result<Html<String>, Problem> {
     let rows = episodes
         .iter()
@@ -141,6 +194,7 @@ fn page_html(
             figures => figures,
             live => super::live::figures_view(figures, line.planned),
             rows => rows,
+            playing => minijinja::Value::from_safe_string(playing),
             failing => episodes.iter().filter(|e| !e.success).count(),
         },
     )

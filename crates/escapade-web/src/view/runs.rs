@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::response::Html;
 use escapade_core::EpisodeRow;
-use escapade_run::rundir::{EPISODES, read_episodes, read_run_toml};
+use escapade_run::rundir::{EPISODES, RunConfig, read_episodes, read_run_toml};
 use serde::Serialize;
 
 use crate::error::Problem;
@@ -44,6 +44,21 @@ pub struct RunLine {
     pub started: String,
     /// A problem reading the run (a malformed file), shown instead of figures.
     pub problem: Option<String>,
+    /// `running`, `finished` or `interrupted` ([`status`]).
+    pub status: &'static str,
+}
+
+/// A run's status: `running` while a process writes it (`escapade run`, `resume`),
+/// else `finished` when every planned episode is in, else `interrupted` (`escapade
+/// resume` finishes it).
+pub fn status(dir: &Path, done: usize, planned: usize) -> &'static str {
+    if escapade_run::rundir::is_running(dir) {
+        "running"
+    } else if done >= planned {
+        "finished"
+    } else {
+        "interrupted"
+    }
 }
 
 impl RunLine {
@@ -74,7 +89,7 @@ impl Figures {
     pub fn add(&mut self, row: &EpisodeRow) {
         self.done += 1;
         self.successes += usize::from(row.success);
-        self.errors += usize::from(row.error.is_some());
+        self.errors += usize::from(escapade_run::ending::is_error(row));
         self.tokens += row.usage.input + row.usage.output;
         self.cost_usd += row.usage.cost_usd;
     }
@@ -84,6 +99,15 @@ impl Figures {
         let mut f = Figures::default();
         rows.iter().for_each(|r| f.add(r));
         f
+    }
+}
+
+/// The episodes a run plans: its shard's share of scenarios × epochs.
+pub fn planned(c: &RunConfig) -> usize {
+    let total = c.scenarios.len() * c.epochs as usize;
+    match c.shard {
+        Some(s) => (0..total).filter(|k| s.contains(*k)).count(),
+        None => total,
     }
 }
 
@@ -108,6 +132,7 @@ pub fn run_line(id: &str, dir: &Path) -> RunLine {
         cost_usd: 0.0,
         started: String::new(),
         problem: None,
+        status: "finished",
     };
     let own = |name: &str| crate::folders::run_file(dir, &dir.join(name));
     if let Err(p) = own(escapade_run::rundir::RUN_TOML) {
@@ -124,11 +149,7 @@ pub fn run_line(id: &str, dir: &Path) -> RunLine {
                 None => c.agent.clone(),
             };
             line.model = c.agent_options.get("model").cloned();
-            let total = c.scenarios.len() * c.epochs as usize;
-            line.planned = match c.shard {
-                Some(s) => (0..total).filter(|k| s.contains(*k)).count(),
-                None => total,
-            };
+            line.planned = planned(c);
             line.started = toml.created.clone();
         }
         Err(e) => line.problem = Some(e.to_string()),
@@ -148,6 +169,7 @@ pub fn run_line(id: &str, dir: &Path) -> RunLine {
         Ok(None) => {}
         Err(p) => line.problem = Some(p.detail),
     }
+    line.status = status(dir, line.done, line.planned);
     line
 }
 
@@ -181,7 +203,10 @@ impl LineCache {
             && *seen == now
             && line.id == id
         {
-            return line.clone();
+            // a run stops without its files changing: its status is looked at each time
+            let mut line = line.clone();
+            line.status = status(dir, line.done, line.planned);
+            return line;
         }
         let line = run_line(id, dir);
         lock().insert(dir.to_path_buf(), (now, line.clone()));

@@ -419,23 +419,20 @@ async fn vis_actions_are_buttons_and_pictures_only_for_the_seat() {
     let seats = BTreeMap::from([(String::new(), seat.clone())]);
     let moves = play_through(&app, &mut shadow, &seats, 6).await;
     assert_eq!(moves, 6);
-    // giving up ends the episode, recorded with why
+    // giving up ends the episode, recorded as given up: not an agent error
     let r = send(&app, "POST", &seat.quit, Some("")).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let end = send(&app, "GET", &seat.page, None).await;
     assert!(
-        end.body.contains("Not escaped") && end.body.contains("gave up"),
+        end.body.contains("Gave up after 6 steps") && !end.body.contains("agent failed"),
         "{}",
         end.body
     );
+    assert!(end.body.contains("data-ending=\"gave up\""), "{}", end.body);
     let dirs = kit::run_dirs(tmp.path());
     let rows = kit::episodes(&dirs[0]);
     assert_eq!(rows.len(), 1);
-    assert!(
-        rows[0]["error"].as_str().unwrap().contains("gave up"),
-        "{}",
-        rows[0]
-    );
+    assert_eq!(rows[0]["error"], "gave up", "{}", rows[0]);
     let steps = std::fs::read_dir(dirs[0].join("trajectories"))
         .unwrap()
         .count();

@@ -158,17 +158,8 @@ pub async fn serve(dirs: &[PathBuf]) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_page_lists_and_filters_runs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, vis, comma) = support::two_runs(("vis", "oracle", 1), ("comma", "oracle", 1)).await;
     let dirs = [tmp.path().to_path_buf()];
-    let (a, b) = (tmp.path().to_path_buf(), tmp.path().to_path_buf());
-    let (vis, comma) = tokio::task::spawn_blocking(move || {
-        (
-            support::baseline_run("vis", "oracle", 1, &a),
-            support::baseline_run("comma", "oracle", 1, &b),
-        )
-    })
-    .await
-    .unwrap();
     let Some(browser) = Browser::start().await else {
         return;
     };
@@ -293,6 +284,8 @@ async fn an_episode_steps_by_keyboard() {
 async fn a_live_run_gains_an_episode_without_reloading() {
     // the run as it was after its first episode: the second row arrives while the page is open
     let (tmp, run, second) = support::half_finished_run().await;
+    // the run's process holds its lock while it plays
+    let lock = support::hold_lock(&run);
     let dirs = [tmp.path().to_path_buf()];
     let Some(browser) = Browser::start().await else {
         return;
@@ -310,7 +303,7 @@ async fn a_live_run_gains_an_episode_without_reloading() {
         async move { b.wait_for(css).await.text().await.unwrap() }
     };
     assert_eq!(text("#fig-done").await, "1");
-    assert_eq!(text("#live-state").await, "following the run…");
+    assert_eq!(text("#live-state").await, "running: following it…");
     // mark the page so a reload would show
     browser.mark_page().await;
     browser.screenshot("live-before").await;
@@ -334,6 +327,7 @@ async fn a_live_run_gains_an_episode_without_reloading() {
     assert_eq!(text("#fig-success").await, "100.0%");
     browser.assert_same_page().await;
     browser.screenshot("live-after").await;
+    drop(lock);
     browser.close().await;
 }
 
@@ -366,5 +360,136 @@ async fn the_runs_page_follows_a_live_run() {
     }
     browser.assert_same_page().await;
     browser.screenshot("runs-page-live").await;
+    browser.close().await;
+}
+
+/// The episode page opens on how the episode ended: the banner is at the top of the
+/// window, above the first step, and says it in words with the final metrics.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_opens_on_its_outcome_banner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_path_buf();
+    let run = tokio::task::spawn_blocking(move || support::gave_up_run(&out))
+        .await
+        .unwrap();
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
+    browser
+        .client
+        .goto(&format!(
+            "{url}/episode?run={}&scenario=comma-wire-000&epoch=0",
+            id.replace('@', "%40")
+        ))
+        .await
+        .unwrap();
+    let banner = browser.wait_for("#outcome").await;
+    let text = banner.text().await.unwrap();
+    assert!(text.contains("Gave up after 1 step"), "{text}");
+    assert!(text.contains("Average mistakes (AM)"), "{text}");
+    let placed = browser
+        .client
+        .execute(
+            "const b = document.getElementById('outcome').getBoundingClientRect();
+             const s = document.querySelector('.step').getBoundingClientRect();
+             return [b.top >= 0 && b.bottom <= window.innerHeight, b.bottom <= s.top,
+                     getComputedStyle(document.getElementById('outcome')).color];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        placed[0],
+        serde_json::json!(true),
+        "the banner is in view: {placed}"
+    );
+    assert_eq!(
+        placed[1],
+        serde_json::json!(true),
+        "above the first step: {placed}"
+    );
+    // giving up is not shown in the red of errors
+    assert_ne!(placed[2], serde_json::json!("rgb(179, 38, 30)"), "{placed}");
+    browser.screenshot("episode-outcome").await;
+    browser.close().await;
+}
+
+/// The web report: the headline metrics beside the paper first, the metrics' names
+/// explained on hover, runs named by their directories, and no number broken over
+/// lines even in a narrow window ("19.00 ± 0.00" wrapped over three).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_reads_headline_first_and_numbers_do_not_wrap() {
+    let (tmp, oracle, random) =
+        support::two_runs(("comma", "oracle", 3), ("comma", "random", 3)).await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    let id =
+        |d: &PathBuf| format!("0/{}", d.file_name().unwrap().to_string_lossy()).replace('@', "%40");
+    browser.client.set_window_size(720, 900).await.unwrap();
+    browser
+        .client
+        .goto(&format!(
+            "{url}/report?run={}&run={}",
+            id(&oracle),
+            id(&random)
+        ))
+        .await
+        .unwrap();
+    browser.wait_for(".report table").await;
+    let lines = browser
+        .client
+        .execute(
+            "const bad = [];
+             for (const td of document.querySelectorAll('.report td, .report th')) {
+               if (!/\\d/.test(td.textContent) || !(td.getAttribute('style') || '').includes('right')) continue;
+               const r = document.createRange(); r.selectNodeContents(td);
+               const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+               if (tops.size > 1) bad.push(td.textContent);
+             }
+             return bad;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(lines, serde_json::json!([]), "numbers broken over lines");
+    let page = browser
+        .client
+        .execute(
+            "const h = [...document.querySelectorAll('.report h3, .report h4')].map(e => e.textContent);
+             const abbr = document.querySelector('.report abbr[title]');
+             return [h, abbr ? abbr.title : null, document.querySelector('main p.muted').textContent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let headings: Vec<&str> = page[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap())
+        .collect();
+    let world = headings
+        .iter()
+        .position(|h| *h == "comma")
+        .expect("a comma section");
+    assert!(
+        headings[world + 1].starts_with("comma beside the paper"),
+        "the headline metrics beside the paper come first: {headings:?}"
+    );
+    let title = page[1].as_str().expect("a metric explained on hover");
+    assert!(title.contains("COMMA §4.2"), "{title}");
+    let names = page[2].as_str().unwrap();
+    assert!(!names.contains("0/"), "{names}");
+    assert!(
+        names.contains(&*oracle.file_name().unwrap().to_string_lossy()),
+        "{names}"
+    );
+    browser.screenshot("report-narrow").await;
     browser.close().await;
 }

@@ -212,12 +212,13 @@ async fn every_page_of_real_runs_and_the_viewer_writes_nothing() {
             .map(str::trim)
             .take(3)
             .collect();
-        let html_row = first_cells
-            .iter()
-            .map(|c| format!(">{}</td>", c))
-            .collect::<Vec<_>>();
-        for cell in html_row {
-            assert!(body.contains(&cell), "{cell} of {row} missing");
+        for c in first_cells {
+            // a metric's name is explained on hover
+            let (plain, named) = (format!(">{c}</td>"), format!(">{c}</abbr></td>"));
+            assert!(
+                body.contains(&plain) || body.contains(&named),
+                "{plain} of {row} missing"
+            );
         }
     }
     assert!(body.contains("data:image/svg+xml;base64,"), "plots inline");
@@ -466,4 +467,155 @@ fn unescape(html: &str) -> String {
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")
+}
+
+/// The id of the run in `dir`, the only folder's.
+fn id_of(dir: &std::path::Path) -> String {
+    enc(&format!("0/{}", dir.file_name().unwrap().to_string_lossy()))
+}
+
+#[tokio::test]
+async fn the_runs_page_says_whether_a_run_is_running_finished_or_interrupted() {
+    let (tmp, run, _second) = support::half_finished_run().await;
+    let app = support::app(&[tmp.path().to_path_buf()]);
+    let status = |body: &str| -> String {
+        let cell = body
+            .split("<td class=\"status status-")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no status cell: {body}"));
+        cell.split('"').next().unwrap().to_string()
+    };
+    // half its episodes in, and no process writing it: interrupted
+    let (_, _, body) = get(&app, "/").await;
+    assert!(body.contains("<th>status</th>"), "{body}");
+    assert_eq!(status(&body), "interrupted");
+    // `escapade run` holds the lock while it plays
+    let lock = support::hold_lock(&run);
+    let (_, _, body) = get(&app, "/").await;
+    assert_eq!(status(&body), "running");
+    drop(lock);
+    // every planned episode in: finished
+    let (tmp2, _) = vis_folder().await;
+    let app = support::app(&[tmp2.path().to_path_buf()]);
+    let (_, _, body) = get(&app, "/").await;
+    assert_eq!(status(&body), "finished");
+}
+
+#[tokio::test]
+async fn a_running_run_lists_its_episodes_in_progress() {
+    // the second room's trajectory is written and its row is not: it is being played
+    let (tmp, run, second) = support::half_finished_run().await;
+    let app = support::app(&[tmp.path().to_path_buf()]);
+    let id = id_of(&run);
+    let lock = support::hold_lock(&run);
+    let (status, _, body) = get(&app, &format!("/run?id={id}")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let playing = body
+        .split("<div id=\"playing\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no list of episodes in progress: {body}"));
+    let playing = playing.split("</div>").next().unwrap();
+    assert!(playing.contains("In progress (1)"), "{playing}");
+    assert!(playing.contains("vis-r02"), "{playing}");
+    assert!(playing.contains("steps so far"), "{playing}");
+    assert!(
+        playing.contains("href=\"/episode?run=0")
+            && playing.contains("&amp;scenario=vis-r02&amp;epoch=0\""),
+        "{playing}"
+    );
+    // its page opens on what it has done so far
+    let (status, _, page) = get(&app, &format!("/episode?run={id}&scenario=vis-r02&epoch=0")).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("data-ending=\"in progress\""), "{page}");
+    drop(lock);
+    // stopped before it ended: left unfinished, for `escapade resume`
+    let (_, _, body) = get(&app, &format!("/run?id={id}")).await;
+    assert!(body.contains("Left unfinished (1)"), "{body}");
+    // once its row is in, nothing is unfinished
+    support::append_episode(&run, &second);
+    let (_, _, body) = get(&app, &format!("/run?id={id}")).await;
+    assert!(
+        !body.contains("Left unfinished") && !body.contains("In progress"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn an_episode_page_opens_on_how_it_ended() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_path_buf();
+    let (quit, random) = tokio::task::spawn_blocking(move || {
+        (
+            support::gave_up_run(&out.join("people")),
+            support::baseline_run("comma", "random", 3, &out.join("random")),
+        )
+    })
+    .await
+    .unwrap();
+    let app = support::app(&[tmp.path().join("people"), tmp.path().join("random")]);
+    // a person who quit gave up: no error, nothing in red
+    let id = enc(&format!(
+        "0/{}",
+        quit.file_name().unwrap().to_string_lossy()
+    ));
+    let scenario = "comma-wire-000";
+    let (status, _, page) = get(
+        &app,
+        &format!("/episode?run={id}&scenario={scenario}&epoch=0"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let banner = page
+        .split("<section id=\"outcome\"")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no outcome banner: {page}"))
+        .split("</section>")
+        .next()
+        .unwrap();
+    assert!(banner.contains("class=\"outcome muted\""), "{banner}");
+    assert!(banner.contains("Gave up after 1 step"), "{banner}");
+    assert!(
+        !banner.contains("agent failed") && !banner.contains("class=\"bad\""),
+        "{banner}"
+    );
+    // the final metrics by the paper's names, the definitions on hover
+    assert!(banner.contains("Average mistakes (AM)"), "{banner}");
+    assert!(
+        banner.contains("title=\"wrong actions in a puzzle"),
+        "{banner}"
+    );
+    // the banner comes before the first step
+    assert!(page.find("id=\"outcome\"").unwrap() < page.find("id=\"step-1\"").unwrap());
+    // the run's page counts no error
+    let (_, _, run_page) = get(&app, &format!("/run?id={id}")).await;
+    assert!(
+        run_page.contains("<b id=\"fig-errors\">0</b>"),
+        "{run_page}"
+    );
+    // a random pair's episodes end one way or another, each said in words
+    let id = enc(&format!(
+        "1/{}",
+        random.file_name().unwrap().to_string_lossy()
+    ));
+    let rows = std::fs::read_to_string(random.join("episodes.jsonl")).unwrap();
+    for line in rows.lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let scenario = row["scenario"].as_str().unwrap();
+        let (_, _, page) = get(
+            &app,
+            &format!("/episode?run={id}&scenario={scenario}&epoch=0"),
+        )
+        .await;
+        let want = if row["success"] == true {
+            "escaped"
+        } else {
+            "not escaped"
+        };
+        let ending = format!("data-ending=\"{want}\"");
+        let budget = "data-ending=\"out of budget\"";
+        assert!(
+            page.contains(&ending) || (want != "escaped" && page.contains(budget)),
+            "{scenario}: {page}"
+        );
+    }
 }

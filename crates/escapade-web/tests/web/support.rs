@@ -87,6 +87,25 @@ pub async fn baseline_run_async(
     (tmp, dir)
 }
 
+/// A run each of `(world, agent, limit)` `a` and `b` in one temporary folder, off the
+/// async threads.
+pub async fn two_runs(
+    a: (&'static str, &'static str, usize),
+    b: (&'static str, &'static str, usize),
+) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_path_buf();
+    let (first, second) = tokio::task::spawn_blocking(move || {
+        (
+            baseline_run(a.0, a.1, a.2, &out),
+            baseline_run(b.0, b.1, b.2, &out),
+        )
+    })
+    .await
+    .unwrap();
+    (tmp, first, second)
+}
+
 /// A vis oracle run of two rooms as it was after its first episode, and the row of its
 /// second (to append, as the runner would).
 pub async fn half_finished_run() -> (tempfile::TempDir, PathBuf, String) {
@@ -148,4 +167,36 @@ pub async fn scripted_model_run(out: &Path) -> PathBuf {
     .await
     .expect("the run finishes")
     .dir
+}
+
+/// Holds the run directory's lock as `escapade run` does while it plays (released when
+/// the file is dropped): the pages then read the run as running.
+pub fn hold_lock(dir: &Path) -> std::fs::File {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(escapade_run::rundir::LOCK))
+        .unwrap();
+    file.try_lock().expect("no one else holds the lock");
+    file
+}
+
+/// A person's recorded game of the first comma puzzle under `out`: one solver turn,
+/// then `:quit`. Returns the run directory.
+pub fn gave_up_run(out: &Path) -> PathBuf {
+    let world = escapade_comma::CommaWorld;
+    let (_, json) = scenarios(&world, 1).remove(0);
+    let options = escapade_run::PlayOptions {
+        record: Some(out.to_path_buf()),
+        suite: world.suites()[0].name.clone(),
+        images: out.join("pictures"),
+        ..Default::default()
+    };
+    let mut input: &[u8] = b"I see some wires\n:quit\n";
+    let mut shown = Vec::new();
+    let played =
+        escapade_run::play_terminal(&world, &json, &options, &mut input, &mut shown).unwrap();
+    assert!(played.quit);
+    played.dir.expect("the game is recorded")
 }
