@@ -197,3 +197,70 @@ fn a_fork_names_what_is_missing() {
     assert!(e.contains("played epochs 0 to 0 only"), "{e}");
     assert!(!tmp.path().join("f").exists());
 }
+
+/// A model agent's fork keeps the recorded conversation (rebuilt from the recorded
+/// replies, though the new model asks in other bytes) or, with `--fresh`, starts empty.
+#[test]
+fn a_model_agents_fork_keeps_the_conversation_or_starts_fresh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = |name: &str| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, "{\"text\": \"investigate N1\"}\n").unwrap();
+        format!("scripted/{}", path.display())
+    };
+    let (first, second) = (script("first.jsonl"), script("second.jsonl"));
+    let origin_runs = tmp.path().join("origin");
+    ok(escapade(&[
+        "run",
+        "agentescape@2",
+        "--agent",
+        "llm",
+        "--model",
+        &first,
+        "--limit",
+        "1",
+        "--max-steps",
+        "6",
+        "--out",
+        origin_runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let origin = run_dir_under(&origin_runs);
+    let (origin_row, origin_steps) = episode(&origin);
+    let scenario = origin_row["scenario"].as_str().unwrap();
+    for fresh in [false, true] {
+        let runs = tmp.path().join(format!("fork-{fresh}"));
+        let mut args = vec![
+            "run",
+            "--from",
+            origin.to_str().unwrap(),
+            "--episode",
+            scenario,
+            "--step",
+            "4",
+            "--model",
+            &second,
+            "--max-steps",
+            "6",
+            "--out",
+            runs.to_str().unwrap(),
+            "-q",
+        ];
+        if fresh {
+            args.push("--fresh");
+        }
+        ok(escapade(&args));
+        let (row, steps) = episode(&run_dir_under(&runs));
+        assert_eq!(row["origin"]["step"], 4);
+        assert_eq!(row["origin"].get("fresh").is_some(), fresh, "{row}");
+        assert_eq!(steps[..3], origin_steps[..3]);
+        assert_eq!(steps[3]["observation"], origin_steps[3]["observation"]);
+        // the kept conversation sends the recorded exchanges again: a longer prompt
+        let input = |s: &Value| s["usage"]["input"].as_u64().unwrap();
+        if fresh {
+            assert!(input(&steps[3]) < input(&origin_steps[3]), "{fresh}");
+        } else {
+            assert_eq!(input(&steps[3]), input(&origin_steps[3]));
+        }
+    }
+}
