@@ -647,10 +647,13 @@ impl AsyncAgent for LlmAgent {
     async fn reask(&mut self, error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
         // a reply cut at the token limit was not unreadable, it was unfinished
         let cut = if self.cut {
+            let limit = match self.config.max_tokens {
+                Some(n) => format!("the limit of {n} tokens"),
+                None => "the model's token limit".into(),
+            };
             format!(
-                "\nYour reply was cut off at the limit of {} tokens before it was complete: \
-                 answer more briefly.",
-                self.config.max_tokens
+                "\nYour reply was cut off at {limit} before it was complete: answer more \
+                 briefly."
             )
         } else {
             String::new()

@@ -66,4 +66,4 @@ pub use error::{Cause, CoreError, EnvError};
 pub use observation::{Image, Observation, ToolSchema};
 pub use options::Options;
 pub use scenario::ScenarioHeader;
-pub use trajectory::{Checkpoint, EpisodeRow, FORMAT_VERSION, Reask, StepRow, Usage};
+pub use trajectory::{Checkpoint, EpisodeRow, FORMAT_VERSION, Origin, Reask, StepRow, Usage};

@@ -197,6 +197,32 @@ pub struct EpisodeRow {
     /// it was allowed. Absent when false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub step_cap: bool,
+    /// The recorded episode this one was forked from (`escapade run --from`): its steps
+    /// before `origin.step` are the origin's, replayed, and another agent played on from
+    /// there. Absent for an episode played from its start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where a forked episode comes from: a step of a recorded episode (`escapade run --from
+/// RUN --episode SCENARIO[:EPOCH] --step K`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Origin {
+    /// The origin's run directory, as an absolute path when it could be resolved.
+    pub run: String,
+    /// The origin run's config hash.
+    pub config_hash: String,
+    /// The scenario id (the same as the fork's).
+    pub scenario: String,
+    /// The origin episode's epoch.
+    pub epoch: u32,
+    /// The step the fork's agent played first; steps before it were replayed from the
+    /// origin's actions.
+    pub step: u32,
+    /// The fork's agent started with an empty conversation at `step` (`--fresh`) instead
+    /// of the origin's conversation rebuilt from its recorded replies.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fresh: bool,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -471,10 +471,7 @@ mod tests {
         // a picture counts by its bytes, whatever name the caller gave it
         let with = |bytes: Vec<u8>, name: &str| {
             let mut r = ask("look");
-            r.messages[0].parts.push(Part::Image {
-                sha256: name.into(),
-                png: Arc::new(bytes),
-            });
+            r.messages[0].parts.push(Part::png(name, Arc::new(bytes)));
             ResponseCache::key("openai/gpt-4o", &r)
         };
         assert_ne!(with(vec![1, 2], "a"), with(vec![1, 3], "a"));

@@ -150,10 +150,7 @@ mod tests {
     use crate::{Message, Role};
 
     fn picture(size: usize, tag: u8) -> Part {
-        Part::Image {
-            sha256: format!("{tag}"),
-            png: Arc::new(vec![tag; size]),
-        }
+        Part::png(format!("{tag}"), Arc::new(vec![tag; size]))
     }
 
     fn request(sizes: &[usize]) -> ChatRequest {

@@ -203,10 +203,7 @@ mod tests {
                 Message::text(Role::Assistant, "go"),
                 Message {
                     role: Role::User,
-                    parts: vec![Part::Image {
-                        sha256: String::new(),
-                        png: std::sync::Arc::new(png(512, 512)),
-                    }],
+                    parts: vec![Part::png(String::new(), std::sync::Arc::new(png(512, 512)))],
                     tool_calls: Vec::new(),
                     tool_call_id: None,
                 },

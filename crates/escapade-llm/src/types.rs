@@ -189,7 +189,7 @@ impl Part {
     /// The bytes of a picture as sent (`None` for text).
     pub fn picture_bytes(&self) -> Option<&[u8]> {
         match self {
-            Part::Image { png, .. } => Some(png.as_slice()),
+            Part::Image { bytes, .. } => Some(bytes.as_slice()),
             Part::Text { .. } => None,
         }
     }

@@ -397,6 +397,7 @@ async fn play_in(
         agent: &agent,
         max_steps: job.max_steps,
         options: &job.world_options,
+        fork: None,
     };
     let (row, history_cut) =
         crate::runner::record_episode(world, agents, &episode, &dir, &|_| {}).await?;

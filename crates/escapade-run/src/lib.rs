@@ -33,6 +33,7 @@ pub mod plots; // the papers' figures from one or more runs, as SVG and PNG
 pub mod profile; // a model's headline score on each world, normalised between random and oracle
 pub mod progress; // progress bars and warnings on standard error
 pub mod remote; // an episode played from outside one action at a time: the core of the servers
+pub mod replay; // recorded steps played again into a fresh environment: resume and fork share it
 pub mod report; // mean ± se and 95 % interval tables over episodes.jsonl, as JSON, CSV and Markdown
 pub mod rundir; // the run directory: run.toml, episodes, trajectories, media, summaries
 pub mod runner; // plays scenario × epoch episodes with agents into a run directory

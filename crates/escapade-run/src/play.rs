@@ -297,6 +297,7 @@ pub fn play_person(
             rejected: Vec::new(),
             start_steps_to_go: played.start_steps_to_go,
             step_cap: false,
+            origin: None,
         };
         if let Some(r) = recorder.as_mut() {
             r.trajectory.finish()?;
@@ -437,6 +438,7 @@ fn record_dir(
             hash: hash::sha256_hex(json.as_bytes()),
         }],
         shard: None,
+        fork: None,
     };
     RunDir::create_named(parent, &config, &name)
 }

@@ -108,6 +108,10 @@ pub struct RunConfig {
     /// `--shard i/N`. Shards of one run differ only here: see [`RunConfig::base_hash`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The recorded episode this run forks (`escapade run --from`): the run plays that
+    /// one episode, its steps before `fork.step` replayed. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork: Option<escapade_core::Origin>,
 }
 
 /// One slice of a run split over machines (`--shard i/N`, 1-based like jest and
@@ -1406,6 +1410,7 @@ mod tests {
                 hash: "00".into(),
             }],
             shard: None,
+            fork: None,
         }
     }
 

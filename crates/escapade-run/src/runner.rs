@@ -52,6 +52,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::error::{Result, RunError};
 use crate::progress::{Live, Progress};
+use crate::replay::{Fork, Replay};
 use crate::report::Report;
 use crate::rundir::{Media, RunConfig, RunDir, ScenarioRef, Shard, Spending, TrajectoryWriter};
 
@@ -281,6 +282,9 @@ pub struct RunSpec {
     /// How this session pays for model requests (the cache mode, the cost cap):
     /// recorded in `run.toml`'s `[spending]`, not hashed.
     pub spending: Spending,
+    /// Play only this recorded episode, forked at a step with this run's agent (`run
+    /// --from`): recorded (its origin) and hashed when set.
+    pub fork: Option<Fork>,
 }
 
 impl Default for RunSpec {
@@ -301,6 +305,7 @@ impl Default for RunSpec {
             source: String::new(),
             shard: None,
             spending: Spending::default(),
+            fork: None,
         }
     }
 }
@@ -324,6 +329,7 @@ impl RunSpec {
             source: config.source.clone(),
             shard: config.shard,
             spending: Spending::default(),
+            fork: None,
         }
     }
 }
@@ -766,6 +772,7 @@ impl Drive<'_> {
                     agent: self.agent_name,
                     max_steps: self.spec.max_steps,
                     options: &self.spec.world_options,
+                    fork: self.spec.fork.as_ref(),
                 };
                 let live = self.live;
                 in_flight.push(PLACE.scope(place, async move {
@@ -913,6 +920,26 @@ pub(crate) fn open_run<'a>(
         return Err(RunError::invalid("sample", "--sample must be at least 1"));
     }
     let scenarios = prepare(world, scenarios, spec.limit)?;
+    // a fork plays one recorded episode
+    let scenarios = match &spec.fork {
+        Some(fork) => {
+            let one: Vec<Scenario<'a>> = scenarios
+                .into_iter()
+                .filter(|s| s.header.id == fork.origin.scenario)
+                .collect();
+            if one.is_empty() {
+                return Err(RunError::invalid(
+                    "episode",
+                    format!(
+                        "the suite no longer holds scenario `{}`",
+                        fork.origin.scenario
+                    ),
+                ));
+            }
+            one
+        }
+        None => scenarios,
+    };
     let scenarios = match spec.sample {
         Some(n) => {
             let tiers: Vec<u32> = scenarios.iter().map(|s| s.header.difficulty).collect();
@@ -950,6 +977,7 @@ pub(crate) fn open_run<'a>(
         .into_iter()
         .enumerate()
         .filter(|(k, _)| spec.shard.is_none_or(|s| s.contains(*k)))
+        .filter(|(_, (_, epoch))| spec.fork.as_ref().is_none_or(|f| f.origin.epoch == *epoch))
         .map(|(_, job)| job)
         .collect();
     let jobs: Vec<(usize, u32)> = mine
@@ -1082,6 +1110,7 @@ fn config_for(world: &dyn World, scenarios: &[Scenario<'_>], spec: &RunSpec) -> 
             })
             .collect(),
         shard: spec.shard,
+        fork: spec.fork.as_ref().map(|f| f.origin.clone()),
     }
 }
 
@@ -1120,6 +1149,8 @@ pub(crate) struct Episode<'a> {
     pub max_steps: u32,
     /// The run's world options (`-W`), for the environment and a baseline agent.
     pub options: &'a Options,
+    /// The recorded episode this one forks, when the run is a fork (`run --from`).
+    pub fork: Option<&'a Fork>,
 }
 
 /// Plays one episode into the run directory (continuing it from its checkpoint when it
@@ -1209,10 +1240,7 @@ async fn record(
                     dir,
                     trajectory: dir.continue_trajectory(id, epoch, checkpoint.trajectory_bytes)?,
                 };
-                let replay = Replay {
-                    tape: Arc::new(crate::checkpoint::Tape::from_rows(&rows)),
-                    rows,
-                };
+                let replay = Replay::checkpoint(rows);
                 let played = attempt_episode(
                     world,
                     agents,
@@ -1244,6 +1272,41 @@ async fn record(
     }
     let (played, mut recorder, offset_ms) = match attempt {
         Some(x) => x,
+        None if ep.fork.is_some() => {
+            let fork = ep.fork.expect("looked at above");
+            dir.remove_checkpoint(id, epoch)?;
+            let mut recorder = Recorder {
+                dir,
+                trajectory: dir.trajectory(id, epoch)?,
+            };
+            // the forked trajectory starts with the origin's rows, replayed
+            fork.copy_media(dir)?;
+            for row in fork.before() {
+                recorder.trajectory.write(row)?;
+            }
+            let played = attempt_episode(
+                world,
+                agents,
+                ep,
+                &mut recorder,
+                watch,
+                stop,
+                Some(fork.replay()),
+                0,
+            )
+            .await?;
+            if let Some(why) = &played.replay_failed {
+                return Err(RunError::invalid(
+                    "from",
+                    format!(
+                        "episode {id} epoch {epoch} of {} does not replay as recorded up to \
+                         step {} ({why}); no fork is played",
+                        fork.origin.run, fork.origin.step
+                    ),
+                ));
+            }
+            (played, recorder, 0)
+        }
         None => {
             dir.remove_checkpoint(id, epoch)?;
             let mut recorder = Recorder {
@@ -1297,6 +1360,7 @@ async fn record(
         rejected: played.rejected,
         start_steps_to_go: played.start_steps_to_go,
         step_cap: played.step_cap,
+        origin: ep.fork.map(|f| f.origin.clone()),
     };
     Ok(Recorded {
         row: Some(row),
@@ -1638,13 +1702,6 @@ pub(crate) struct Playing<'a> {
     pub on_budget: &'a (dyn Fn(Option<u32>) + Sync),
 }
 
-/// The recorded steps of a checkpoint and the tape that answers the agent's model calls
-/// while they are replayed.
-pub(crate) struct Replay {
-    pub rows: Vec<StepRow>,
-    pub tape: Arc<crate::checkpoint::Tape>,
-}
-
 /// Awaits `f`, unless `stop` is requested first (`None`).
 async fn unless_stopped<T>(
     stop: Option<&Stop>,
@@ -1700,8 +1757,9 @@ pub(crate) async fn play(
         Option<u32>,
         Option<u32>,
     );
+    let replayed = replay.as_ref().map_or(0, |r| r.upto);
     // a replayed observation's pictures are in the run directory already
-    let media_at_reset = media.clone().filter(|_| replay.is_none());
+    let media_at_reset = media.clone().filter(|_| replayed == 0);
     let observation: std::result::Result<Start, String> = env
         .with(move |e| {
             let o = e.reset(seed);
@@ -1746,22 +1804,32 @@ pub(crate) async fn play(
     }
     let mut tools = tools;
     let refresh_tools = agent.uses_tools();
-    let replayed = replay.as_ref().map_or(0, |r| r.rows.len() as u32);
-    if let Some(r) = &replay {
-        agent.replay_with(Some(r.tape.client()));
+    let tape = replay.as_ref().and_then(|r| r.tape.clone());
+    if let Some(tape) = &tape {
+        agent.replay_with(Some(tape.client()));
     }
     let mut n = 0u32;
     loop {
         if n == replayed
             && let Some(r) = &replay
         {
-            // the checkpoint is reached: the agent talks to its model again
-            agent.replay_with(None);
-            if r.tape.left() > 0 {
-                played.replay_failed = Some(format!(
-                    "the agent asked for {} recorded replies fewer than the recorded run",
-                    r.tape.left()
-                ));
+            // the checkpoint (or the fork's step) is reached: the agent talks to its
+            // model again
+            if let Some(tape) = &tape {
+                agent.replay_with(None);
+                if tape.left() > 0 {
+                    played.replay_failed = Some(format!(
+                        "the agent asked for {} recorded replies fewer than the recorded run",
+                        tape.left()
+                    ));
+                    return Ok(played);
+                }
+            }
+            // a fork's first step is played live, but must start where the recording did
+            if let Some(row) = r.rows.get(n as usize)
+                && let Some(why) = crate::checkpoint::observation_differs(&observation, row)
+            {
+                played.replay_failed = Some(format!("step {}: {why}", n + 1));
                 return Ok(played);
             }
         }
@@ -1769,7 +1837,7 @@ pub(crate) async fn play(
             played.step_cap = true;
             break;
         }
-        let recorded = replay.as_ref().and_then(|r| r.rows.get(n as usize));
+        let recorded = replay.as_ref().and_then(|r| r.recorded(n));
         // a replayed step is not interrupted: it waits on no model
         let live = if recorded.is_some() { None } else { stop };
         if let Some(row) = recorded
@@ -1790,7 +1858,13 @@ pub(crate) async fn play(
         };
         // an agent that panics ends the episode like one that fails, and the metrics
         // of the steps already taken stand
-        let mut turn = match unless_stopped(live, guarded(agent.act(input))).await {
+        // a fork with a fresh conversation sends the recorded actions as they are
+        let skipped = recorded.filter(|_| tape.is_none());
+        let acted = match skipped {
+            Some(row) => Some(Ok(escapade_core::AgentTurn::action(row.action.clone()))),
+            None => unless_stopped(live, guarded(agent.act(input))).await,
+        };
+        let mut turn = match acted {
             None => {
                 played.interrupted = true;
                 break;
@@ -1808,7 +1882,7 @@ pub(crate) async fn play(
         let mut reasks: Vec<Reask> = Vec::new();
         let mut usage = turn.usage;
         let mut failed = false;
-        while (reasks.len() as u32) < reask_limit {
+        while skipped.is_none() && (reasks.len() as u32) < reask_limit {
             let Err(message) = env.get().check_action(&turn.action) else {
                 break;
             };
@@ -1941,7 +2015,10 @@ pub(crate) async fn play(
 
 /// Why replaying step `n + 1` failed: the tape's refusal when it refused, else `e`.
 fn replay_error(replay: &Option<Replay>, n: u32, e: &AgentError) -> String {
-    let tape = replay.as_ref().and_then(|r| r.tape.failure());
+    let tape = replay
+        .as_ref()
+        .and_then(|r| r.tape.as_ref())
+        .and_then(|t| t.failure());
     format!("step {}: {}", n + 1, tape.unwrap_or_else(|| e.to_string()))
 }
 

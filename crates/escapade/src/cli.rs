@@ -284,8 +284,28 @@ pub struct SuiteArgs {
 /// `escapade run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// A suite name, a scenario file, or a directory of scenarios.
+    /// A suite name, a scenario file, or a directory of scenarios (not with --from: a
+    /// fork plays the recorded run's scenario).
+    #[arg(default_value = "", hide_default_value = true)]
     pub source: String,
+    /// Fork a recorded episode of this run directory: replay its first K-1 actions (each
+    /// observation and answer checked against the recording, and refused when one
+    /// differs) and let this command's agent play on from step K (--episode, --step), as
+    /// a new run whose episode row names its origin. The suite, seed and world options
+    /// are the recorded run's; a baseline agent (`oracle`, …) starts fresh at step K.
+    #[arg(long, value_name = "RUN", requires_all = ["episode", "step"], conflicts_with_all = ["limit", "sample", "epochs", "shard"])]
+    pub from: Option<PathBuf>,
+    /// With --from: the episode to fork, as SCENARIO or SCENARIO:EPOCH (epoch 0 when
+    /// not given).
+    #[arg(long, value_name = "SCENARIO[:EPOCH]", requires = "from")]
+    pub episode: Option<String>,
+    /// With --from: the step (from 1) this agent plays first.
+    #[arg(long, value_name = "K", requires = "from")]
+    pub step: Option<u32>,
+    /// With --from: the agent starts with an empty conversation at step K, instead of the
+    /// recorded conversation rebuilt from the recorded replies.
+    #[arg(long, requires = "from")]
+    pub fresh: bool,
     /// The agent: a model agent (see --model) — `llm` (the generic chat loop), `base`
     /// (VisEscape's BaseAgent: one prompt per step with the last 20 steps) or
     /// `visescaper` (BaseAgent with memory and reasoning) — or a baseline kind of the

@@ -419,6 +419,12 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 /// `escapade run <source> --agent SPEC …`.
 pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
+    if args.from.is_some() {
+        return fork(ctx, args);
+    }
+    if args.source.is_empty() {
+        bail!("say what to run: a suite name, a scenario file or a directory (or --from RUN)");
+    }
     let world_options = players::world_options(&args.world_options)?;
     // an unknown -W key fails before a suite is built (which takes seconds)
     if !Path::new(&args.source).exists()
@@ -521,6 +527,80 @@ fn print_estimate(
         write!(ctx.out, "{}", estimate.render())?;
     }
     Ok(())
+}
+
+/// `escapade run --from RUN --episode SCENARIO[:EPOCH] --step K`: a recorded episode
+/// forked at step K, played on by this command's agent as a new run (see
+/// [`escapade_run::replay`]). The suite, seed and world options are the origin's; the
+/// agent, its options and the step cap are this command's.
+fn fork(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
+    let from = args.from.as_deref().expect("run calls fork with --from");
+    if !args.source.is_empty() {
+        bail!(
+            "--from plays the recorded run's own scenario; do not name a suite (`{}`)",
+            args.source
+        );
+    }
+    if !args.world_options.is_empty() {
+        bail!("--from keeps the recorded run's world options; -W cannot change them");
+    }
+    let (episode, step) = (
+        args.episode
+            .as_deref()
+            .context("--from needs --episode SCENARIO[:EPOCH]")?,
+        args.step.context("--from needs --step K")?,
+    );
+    let (scenario, epoch) = match episode.rsplit_once(':') {
+        Some((s, e)) if e.parse::<u32>().is_ok() => (s, e.parse::<u32>()?),
+        _ => (episode, 0),
+    };
+    let toml = rundir::read_run_toml(from)?;
+    let config = &toml.config;
+    if epoch >= config.epochs {
+        bail!(
+            "run {} played epochs 0 to {} only, not {epoch}",
+            from.display(),
+            config.epochs - 1
+        );
+    }
+    // a baseline has no conversation to rebuild: it starts at step K as it is
+    let fresh = args.fresh || !MODEL_AGENTS.contains(&args.agent.as_str());
+    let fork = escapade_run::replay::Fork::open(from, scenario, epoch, step, fresh)?;
+    let source = escapade_run::resolve(ctx.worlds, &config.source).with_context(|| {
+        format!(
+            "cannot load the scenarios of {} from `{}`",
+            from.display(),
+            config.source
+        )
+    })?;
+    let players = AgentFlags {
+        agent: args.agent.clone(),
+        model: args.model.clone(),
+        options: args.agent_options.clone(),
+        base_url: args.base_url.clone(),
+        expert: args.expert.clone(),
+        expert_model: args.expert_model.clone(),
+        expert_options: args.expert_options.clone(),
+    }
+    .players(&source.settings)?;
+    let mut spec = RunSpec::from_config(config, 1);
+    spec.limit = None;
+    spec.sample = None;
+    spec.shard = None;
+    spec.epochs = epoch + 1;
+    // the step cap is this run's: a recording cut short by its cap may be played on
+    spec.max_steps = args.max_steps;
+    spec.fork = Some(fork);
+    let spec = players.clone().into_spec(spec);
+    play_run(
+        ctx,
+        &source,
+        &spec,
+        &players,
+        &args.out,
+        args.wide,
+        &args.spending,
+    )
 }
 
 /// `escapade resume <run-dir>`, or `escapade resume <folder>`: the interrupted runs

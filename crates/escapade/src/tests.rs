@@ -45,6 +45,10 @@ fn run_dir(out: &str) -> std::path::PathBuf {
 fn run_args(source: &str, agent: &str, out: &Path) -> RunArgs {
     RunArgs {
         source: source.into(),
+        from: None,
+        episode: None,
+        step: None,
+        fresh: false,
         agent: agent.into(),
         epochs: None,
         limit: None,

@@ -222,6 +222,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
             hash: "00".into(),
         }],
         shard: None,
+        fork: None,
     };
     let dir = RunDir::create(parent, &config).unwrap();
     let step = |n: u32, reasoning: Option<&str>, raw: &str| StepRow {
@@ -282,6 +283,7 @@ fn run_with_reasoning(parent: &std::path::Path, reasoning: bool) -> std::path::P
         rejected: Vec::new(),
         start_steps_to_go: None,
         step_cap: false,
+        origin: None,
     })
     .unwrap();
     dir.path().to_path_buf()

@@ -221,10 +221,7 @@ async fn the_cost_cap_refuses_a_request_the_run_cannot_afford_before_sending_it(
 }
 
 fn picture(tag: u8, size: usize) -> Part {
-    Part::Image {
-        sha256: format!("{tag:02x}"),
-        png: Arc::new(vec![tag; size]),
-    }
+    Part::png(format!("{tag:02x}"), Arc::new(vec![tag; size]))
 }
 
 /// A history of `n` steps, one picture each.

@@ -275,6 +275,7 @@ fn config(agent: &str, model: Option<&str>) -> RunConfig {
             hash: "00".into(),
         }],
         shard: None,
+        fork: None,
     }
 }
 
@@ -336,6 +337,7 @@ fn run_dir(
             rejected: Vec::new(),
             start_steps_to_go: None,
             step_cap: false,
+            origin: None,
         })
         .unwrap();
     }

@@ -130,6 +130,7 @@ fn config(world: &str, source: &str, agent: &str) -> RunConfig {
             hash: "00".into(),
         }],
         shard: None,
+        fork: None,
     }
 }
 
@@ -167,6 +168,7 @@ fn run_dir(
             rejected: Vec::new(),
             start_steps_to_go: None,
             step_cap: false,
+            origin: None,
         })
         .unwrap();
     }

@@ -38,6 +38,7 @@ fn row(world: &str, difficulty: u32, scenario: &str, success: bool, tools: bool)
         rejected: Vec::new(),
         start_steps_to_go: None,
         step_cap: false,
+        origin: None,
     }
 }
 
@@ -78,6 +79,7 @@ fn run(parent: &Path, agent: &str, worlds: &[&str], tools: bool) -> PathBuf {
             })
             .collect(),
         shard: None,
+        fork: None,
     };
     let dir = RunDir::create(parent, &config).unwrap();
     for mut r in rows {

@@ -27,6 +27,7 @@ fn row(world: &str, d: u32, scenario: &str, success: bool, steps: u32) -> Episod
         rejected: Vec::new(),
         start_steps_to_go: None,
         step_cap: false,
+        origin: None,
     }
 }
 
@@ -379,6 +380,7 @@ fn config(agent: &str, seed: u64, shard: Option<&str>, rows: &[EpisodeRow]) -> R
             })
             .collect(),
         shard: shard.map(|s| s.parse::<Shard>().unwrap()),
+        fork: None,
     }
 }
 

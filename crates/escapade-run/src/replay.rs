@@ -1,0 +1,175 @@
+//! Recorded steps played again into a fresh environment: the one replay that both
+//! `resume` (an interrupted episode continued at its checkpoint, [`crate::checkpoint`])
+//! and `run --from` (a recorded episode forked at a step, [`Fork`]) use.
+//!
+//! Why one: worlds are deterministic (same seed, same actions, same observations), so an
+//! episode's state at step K is rebuilt by replaying its first K-1 recorded actions, and
+//! every replayed step is checked against its row (the observation, the agent's request
+//! and action, the world's answer). The runner's `play` loop does this for a
+//! [`Replay`]; what differs is only who answers the agent while the steps are replayed:
+//!
+//! - a checkpoint: the same agent, its model calls answered from the recorded replies,
+//!   each request checked against the recorded request's SHA-256 ([`Tape::from_rows`]);
+//! - a fork that keeps the conversation: another model, answered from the same replies
+//!   without the request check (its requests name another model, [`Tape::lenient`]);
+//! - a fork with `--fresh`: no agent at all; the recorded actions go to the environment
+//!   and the new agent's conversation starts at step K.
+//!
+//! A fork also checks the observation at step K itself, the first one its agent sees,
+//! against the recording, and refuses to play when it differs.
+
+use std::path::{Path, PathBuf};
+
+use std::sync::Arc;
+
+use escapade_core::{Image, Origin, StepRow};
+
+use crate::checkpoint::Tape;
+use crate::error::{Result, RunError};
+use crate::rundir::{self, MEDIA, RunConfig, RunDir, TRAJECTORIES};
+
+/// Recorded steps to replay before an episode goes on.
+pub(crate) struct Replay {
+    /// The recorded rows: the first `upto` are replayed; the one after them, when
+    /// present, is checked (its observation) but played live.
+    pub rows: Vec<StepRow>,
+    /// How many of `rows` are replayed.
+    pub upto: u32,
+    /// Answers the agent's model calls while the steps are replayed; `None`: the agent
+    /// does not take the replayed steps (the recorded actions are sent as they are).
+    pub tape: Option<Arc<Tape>>,
+}
+
+impl Replay {
+    /// An interrupted episode's recorded steps, all replayed through the same agent.
+    pub fn checkpoint(rows: Vec<StepRow>) -> Replay {
+        Replay {
+            tape: Some(Arc::new(Tape::from_rows(&rows))),
+            upto: rows.len() as u32,
+            rows,
+        }
+    }
+
+    /// The recorded row of step `n + 1` when it is replayed.
+    pub fn recorded(&self, n: u32) -> Option<&StepRow> {
+        (n < self.upto).then(|| self.rows.get(n as usize)).flatten()
+    }
+}
+
+/// A recorded episode to fork at a step: `escapade run --from RUN --episode
+/// SCENARIO[:EPOCH] --step K`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fork {
+    /// What the forked episode's row records of its origin.
+    pub origin: Origin,
+    /// The origin's run directory.
+    pub dir: PathBuf,
+    /// The origin episode's rows up to and including step K.
+    pub rows: Vec<StepRow>,
+}
+
+impl Fork {
+    /// Reads episode `scenario` epoch `epoch` of the run in `dir` and prepares its fork
+    /// at `step` (from 1: the step the new agent plays first). Errors say what is
+    /// missing: no such run, episode, or step.
+    pub fn open(dir: &Path, scenario: &str, epoch: u32, step: u32, fresh: bool) -> Result<Fork> {
+        let toml = rundir::read_run_toml(dir)?;
+        let config: &RunConfig = &toml.config;
+        if !config.scenarios.iter().any(|s| s.id == scenario) {
+            let ids: Vec<&str> = config.scenarios.iter().map(|s| s.id.as_str()).collect();
+            return Err(RunError::invalid(
+                "episode",
+                format!(
+                    "run {} played no scenario `{scenario}` (it played {})",
+                    dir.display(),
+                    ids.join(", ")
+                ),
+            ));
+        }
+        let path = dir
+            .join(TRAJECTORIES)
+            .join(crate::suite::file_stem(scenario))
+            .join(format!("{epoch}.jsonl"));
+        if !path.is_file() {
+            return Err(RunError::invalid(
+                "episode",
+                format!(
+                    "run {} has no trajectory of `{scenario}` epoch {epoch} ({} is missing)",
+                    dir.display(),
+                    path.display()
+                ),
+            ));
+        }
+        let rows = rundir::read_jsonl::<StepRow>(&path)?.rows;
+        let numbered = rows.iter().zip(1..).all(|(r, n)| r.step == n);
+        if !numbered {
+            return Err(RunError::BadFile {
+                path,
+                message: "its step rows are not numbered 1, 2, …".into(),
+            });
+        }
+        if step == 0 || step as usize > rows.len() {
+            return Err(RunError::invalid(
+                "step",
+                format!(
+                    "--step must be between 1 and {} (the steps `{scenario}` epoch {epoch} \
+                     recorded), not {step}",
+                    rows.len()
+                ),
+            ));
+        }
+        let rows = rows.into_iter().take(step as usize).collect();
+        Ok(Fork {
+            origin: Origin {
+                run: std::fs::canonicalize(dir)
+                    .unwrap_or_else(|_| dir.to_path_buf())
+                    .display()
+                    .to_string(),
+                config_hash: config.hash(),
+                scenario: scenario.to_string(),
+                epoch,
+                step,
+                fresh,
+            },
+            dir: dir.to_path_buf(),
+            rows,
+        })
+    }
+
+    /// The steps before the fork's, to replay: the agent takes them answered from the
+    /// recorded replies (any model), or not at all with `fresh`.
+    pub(crate) fn replay(&self) -> Replay {
+        let upto = self.origin.step - 1;
+        let before = &self.rows[..upto as usize];
+        Replay {
+            tape: (!self.origin.fresh).then(|| Arc::new(Tape::lenient(before))),
+            upto,
+            rows: self.rows.clone(),
+        }
+    }
+
+    /// The replayed rows, as the forked trajectory starts.
+    pub(crate) fn before(&self) -> &[StepRow] {
+        &self.rows[..(self.origin.step - 1) as usize]
+    }
+
+    /// Stores the pictures the replayed rows name, read from the origin's `media/`, in
+    /// `dir`'s (the fork's trajectory holds those rows).
+    pub(crate) fn copy_media(&self, dir: &RunDir) -> Result<()> {
+        for row in self.before() {
+            for sha in &row.observation.images {
+                let from = self.dir.join(MEDIA).join(format!("{sha}.png"));
+                let png =
+                    std::fs::read(&from).map_err(|e| RunError::io("cannot read", &from, e))?;
+                let stored = dir.store_images(&[Image::from_png(png)])?;
+                if stored.first() != Some(sha) {
+                    return Err(RunError::BadFile {
+                        path: from,
+                        message: "its bytes do not hash to its name".into(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

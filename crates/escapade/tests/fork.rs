@@ -1,0 +1,266 @@
+//! `escapade run --from RUN --episode SCENARIO[:EPOCH] --step K`: a recorded episode
+//! forked at a step in every world, its observation at K as recorded, another agent
+//! playing it to the end, and a fork refused when the recording does not replay.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+fn rows(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The one episode row and the trajectory of a run directory.
+fn episode(dir: &Path) -> (Value, Vec<Value>) {
+    let row = rows(&dir.join("episodes.jsonl")).remove(0);
+    // one scenario: one folder of trajectories
+    let stem = std::fs::read_dir(dir.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let epoch = row["epoch"].as_u64().unwrap();
+    (row.clone(), rows(&stem.join(format!("{epoch}.jsonl"))))
+}
+
+/// Records `random` on the suite's first scenario, forks it at step `k` with the oracle
+/// (a fresh agent: a baseline has no conversation) and checks the fork.
+fn fork_in(suite: &str, k: usize) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (origin_runs, fork_runs) = (tmp.path().join("origin"), tmp.path().join("fork"));
+    ok(escapade(&[
+        "run",
+        suite,
+        "--agent",
+        "random",
+        "--limit",
+        "1",
+        "--max-steps",
+        "12",
+        "--out",
+        origin_runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let origin = run_dir_under(&origin_runs);
+    let (origin_row, origin_steps) = episode(&origin);
+    let k = k.min(origin_steps.len());
+    let scenario = origin_row["scenario"].as_str().unwrap();
+    let step = k.to_string();
+    ok(escapade(&[
+        "run",
+        "--from",
+        origin.to_str().unwrap(),
+        "--episode",
+        &format!("{scenario}:0"),
+        "--step",
+        &step,
+        "--agent",
+        "oracle",
+        "--out",
+        fork_runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let forked = run_dir_under(&fork_runs);
+    let (row, steps) = episode(&forked);
+    // another agent finishes it
+    assert_eq!(row["success"], true, "{suite}: {row}");
+    assert_eq!(row["agent"], "oracle", "{suite}");
+    let origin_link = &row["origin"];
+    assert_eq!(origin_link["scenario"], scenario, "{suite}: {row}");
+    assert_eq!(origin_link["step"], k as u64, "{suite}");
+    assert_eq!(
+        origin_link["run"].as_str().unwrap(),
+        std::fs::canonicalize(&origin).unwrap().to_str().unwrap()
+    );
+    // the steps before K are the recording's, and the observation at K is its
+    assert_eq!(steps[..k - 1], origin_steps[..k - 1], "{suite}");
+    assert_eq!(
+        steps[k - 1]["observation"],
+        origin_steps[k - 1]["observation"],
+        "{suite}: the observation at step {k}"
+    );
+    assert_eq!(row["steps"].as_u64().unwrap() as usize, steps.len());
+    // its pictures are in the fork's own media
+    for step in &steps {
+        for sha in step["observation"]["images"].as_array().unwrap() {
+            let file = forked
+                .join("media")
+                .join(format!("{}.png", sha.as_str().unwrap()));
+            assert!(file.is_file(), "{suite}: {} missing", file.display());
+        }
+    }
+    let toml = std::fs::read_to_string(forked.join("run.toml")).unwrap();
+    assert!(toml.contains("[config.fork]"), "{toml}");
+
+    // a recording that does not replay is refused: the observation at K changed
+    let traj = std::fs::read_dir(origin.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("0.jsonl");
+    let mut changed = origin_steps.clone();
+    changed[k - 1]["observation"]["text"] = Value::String("another room".into());
+    let text: String = changed.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&traj, text).unwrap();
+    let o = escapade(&[
+        "run",
+        "--from",
+        origin.to_str().unwrap(),
+        "--episode",
+        scenario,
+        "--step",
+        &step,
+        "--agent",
+        "oracle",
+        "--out",
+        tmp.path().join("refused").to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{suite}");
+    let e = stderr(&o);
+    assert!(
+        e.contains("does not replay as recorded") && e.contains("observation"),
+        "{suite}: {e}"
+    );
+}
+
+#[test]
+fn a_fork_of_a_tools_episode_is_finished_by_the_oracle() {
+    fork_in("agentescape@2", 3);
+}
+
+#[test]
+fn a_fork_of_a_visescape_episode_is_finished_by_the_oracle() {
+    fork_in("visescape@4", 4);
+}
+
+#[test]
+fn a_fork_of_a_comma_episode_is_finished_by_the_oracle() {
+    fork_in("comma@4", 3);
+}
+
+#[test]
+fn a_fork_of_a_craft_episode_is_finished_by_the_oracle() {
+    fork_in("mm-escape@2", 3);
+}
+
+#[test]
+fn a_fork_names_what_is_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    ok(escapade(&[
+        "run",
+        "agentescape@2",
+        "--agent",
+        "random",
+        "--limit",
+        "1",
+        "--max-steps",
+        "4",
+        "--out",
+        runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let origin = run_dir_under(&runs);
+    let (row, _) = episode(&origin);
+    let scenario = row["scenario"].as_str().unwrap();
+    let fork = |episode: &str, step: &str| {
+        stderr(&escapade(&[
+            "run",
+            "--from",
+            origin.to_str().unwrap(),
+            "--episode",
+            episode,
+            "--step",
+            step,
+            "--agent",
+            "oracle",
+            "--out",
+            tmp.path().join("f").to_str().unwrap(),
+        ]))
+    };
+    let e = fork(scenario, "9");
+    assert!(e.contains("--step must be between 1 and 4"), "{e}");
+    let e = fork("nowhere", "1");
+    assert!(e.contains("played no scenario `nowhere`"), "{e}");
+    let e = fork(&format!("{scenario}:3"), "1");
+    assert!(e.contains("played epochs 0 to 0 only"), "{e}");
+    assert!(!tmp.path().join("f").exists());
+}
+
+/// A model agent's fork keeps the recorded conversation (rebuilt from the recorded
+/// replies, though the new model asks in other bytes) or, with `--fresh`, starts empty.
+#[test]
+fn a_model_agents_fork_keeps_the_conversation_or_starts_fresh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = |name: &str| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, "{\"text\": \"investigate N1\"}\n").unwrap();
+        format!("scripted/{}", path.display())
+    };
+    let (first, second) = (script("first.jsonl"), script("second.jsonl"));
+    let origin_runs = tmp.path().join("origin");
+    ok(escapade(&[
+        "run",
+        "agentescape@2",
+        "--agent",
+        "llm",
+        "--model",
+        &first,
+        "--limit",
+        "1",
+        "--max-steps",
+        "6",
+        "--out",
+        origin_runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let origin = run_dir_under(&origin_runs);
+    let (origin_row, origin_steps) = episode(&origin);
+    let scenario = origin_row["scenario"].as_str().unwrap();
+    for fresh in [false, true] {
+        let runs = tmp.path().join(format!("fork-{fresh}"));
+        let mut args = vec![
+            "run",
+            "--from",
+            origin.to_str().unwrap(),
+            "--episode",
+            scenario,
+            "--step",
+            "4",
+            "--model",
+            &second,
+            "--max-steps",
+            "6",
+            "--out",
+            runs.to_str().unwrap(),
+            "-q",
+        ];
+        if fresh {
+            args.push("--fresh");
+        }
+        ok(escapade(&args));
+        let (row, steps) = episode(&run_dir_under(&runs));
+        assert_eq!(row["origin"]["step"], 4);
+        assert_eq!(row["origin"].get("fresh").is_some(), fresh, "{row}");
+        assert_eq!(steps[..3], origin_steps[..3]);
+        assert_eq!(steps[3]["observation"], origin_steps[3]["observation"]);
+        // the kept conversation sends the recorded exchanges again: a longer prompt
+        let input = |s: &Value| s["usage"]["input"].as_u64().unwrap();
+        if fresh {
+            assert!(input(&steps[3]) < input(&origin_steps[3]), "{fresh}");
+        } else {
+            assert_eq!(input(&steps[3]), input(&origin_steps[3]));
+        }
+    }
+}
