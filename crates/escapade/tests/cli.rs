@@ -463,6 +463,8 @@ fn quitting_a_game_is_giving_up_not_an_error() {
             "comma-wire-000",
             "--record",
             runs.to_str().unwrap(),
+            "--images",
+            tmp.path().join("pictures").to_str().unwrap(),
         ],
         "I see five wires\n:quit\n",
     );
