@@ -151,7 +151,7 @@ fn a_fork_of_a_comma_episode_is_finished_by_the_oracle() {
 
 #[test]
 fn a_fork_of_a_craft_episode_is_finished_by_the_oracle() {
-    fork_in("mm-escape@2", 3);
+    fork_in("mm-escape@3", 3);
 }
 
 #[test]
