@@ -88,6 +88,8 @@ class Step(TypedDict):
     error: str | None
     """The world's error kind when the action failed (tools: the App. B.1 taxonomy)."""
     valid: bool
+    steps_to_go: int | None
+    """The oracle's distance from the new state (0 once won); None where the world cannot say."""
     results: list[ActionResult]
     """One entry per call when the action carried several (tools: App. C)."""
 
@@ -147,6 +149,8 @@ class Env:
     def step(self, action: Action) -> Step:
         """Applies one action. A bad action is feedback (``valid`` false), not an error;
         stepping before ``reset`` or after the end raises :class:`EscapadeError`."""
+    def steps_to_go(self) -> int | None:
+        """The oracle's distance from the current state; None where the world cannot say."""
     def system_prompt(self) -> str: ...
     def roles(self) -> list[str]:
         """The roles that take turns (comma: ``solver``, ``expert``); empty: one role."""

@@ -15,7 +15,9 @@
 - **Reward**: the increase of the world's task progress (in ``[0, 1]``), so an episode's
   return is its final progress; success is ``info["outcome"]["success"]``.
 - **info**: ``actions`` (the available actions, or None where the action set is open),
-  ``tool_schemas``, ``feedback``, ``valid``, ``error``, ``progress``, ``scenario``; after
+  ``tool_schemas``, ``feedback``, ``valid``, ``error``, ``progress``, ``scenario``,
+  ``steps_to_go`` (the oracle's distance from the current state: the fewest steps still
+  needed to escape, 0 once won; None where the world cannot say, as in craft); after
   ``reset`` also ``system_prompt``; at the end ``outcome`` and ``metrics`` (the
   episode's metrics, as ``escapade run`` records them).
 - ``terminated``/``truncated`` are the world's own (truncated: the step budget).
@@ -435,6 +437,7 @@ class EscapadeEnv(gym.Env):
             "actions": observation["actions"],
             "tool_schemas": self.env.tool_schemas(),
             "role": observation["role"],
+            "steps_to_go": self.env.steps_to_go(),
         }
 
 

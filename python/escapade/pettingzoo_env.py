@@ -6,7 +6,8 @@ the world (COMMA §3: the solver sees the module and acts or talks, the expert r
 manual and talks). Each agent observes what the world shows it — the solver
 ``{"text", "images"}``, the expert ``{"text"}`` — and acts in text. Both share one reward,
 the increase of task progress (the task is cooperative); at the end each agent's info
-holds the episode's ``outcome`` and ``metrics``.
+holds the episode's ``outcome`` and ``metrics``. Every agent's info holds
+``steps_to_go``, the oracle's distance from the shared state (None where unknown).
 """
 
 from __future__ import annotations
@@ -111,7 +112,16 @@ class CommaAEC(AECEnv):
         }
         self._seen = {a: {"text": "", "images": []} for a in self.agents}
         self._progress = 0.0
+        self._distance()
         self._show(first)
+
+    def _distance(self) -> None:
+        """Every agent's ``info["steps_to_go"]``: the oracle's distance from the shared
+        state (the task is cooperative), None where the world cannot say."""
+        assert self._env is not None
+        distance = self._env.steps_to_go()
+        for a in self.agents:
+            self.infos[a]["steps_to_go"] = distance
 
     def _show(self, observation: dict) -> None:
         role = observation["role"] or self.agents[0]
@@ -140,6 +150,7 @@ class CommaAEC(AECEnv):
         reward, self._progress = progress - self._progress, progress
         self.rewards = {a: reward for a in self.agents}
         self.infos[agent].update(feedback=step["feedback"], valid=step["valid"], error=step["error"])
+        self._distance()
         if step["terminated"] or step["truncated"]:
             outcome = self._env.outcome()
             for a in self.agents:

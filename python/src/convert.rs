@@ -33,7 +33,8 @@ pub fn observation<'py>(py: Python<'py>, o: &Observation) -> PyResult<Bound<'py,
 }
 
 /// A step as a dict: `observation`, `feedback`, `progress`, `terminated`, `truncated`,
-/// `error`, `valid` and `results` (dicts of `action`, `valid`, `feedback`, `error`).
+/// `error`, `valid`, `steps_to_go` (the oracle's distance from the new state, or None where
+/// the world cannot say) and `results` (dicts of `action`, `valid`, `feedback`, `error`).
 pub fn step<'py>(py: Python<'py>, s: &Step) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("observation", observation(py, &s.observation)?)?;
@@ -43,6 +44,7 @@ pub fn step<'py>(py: Python<'py>, s: &Step) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("truncated", s.truncated)?;
     d.set_item("error", &s.error)?;
     d.set_item("valid", s.valid())?;
+    d.set_item("steps_to_go", s.steps_to_go)?;
     let results = PyList::empty(py);
     for r in &s.results {
         let x = PyDict::new(py);

@@ -146,6 +146,12 @@ impl Env {
         convert::step(py, state.last.as_ref().expect("step stored the step"))
     }
 
+    /// The oracle's distance from the current state: the fewest steps still needed to
+    /// escape (0 once won), or None where the world cannot say (see docs/world-contract.md).
+    fn steps_to_go(&self) -> Option<u32> {
+        self.state().env.steps_to_go()
+    }
+
     /// The world's system prompt.
     fn system_prompt(&self) -> String {
         self.state().env.system_prompt()

@@ -130,3 +130,33 @@ def test_native_env_releases_the_gil_and_steps_from_threads():
 
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(play, range(4)))
+
+
+@pytest.mark.parametrize("suite", ["agentescape", "visescape"])
+def test_info_carries_the_oracles_distance_down_to_zero(suite):
+    env = escapade.make(suite, scenario=0)
+    _, info = env.reset(seed=0)
+    start = info["steps_to_go"]
+    assert isinstance(start, int) and start > 0
+    agent = escapade.Agent(env.env, "oracle")
+    agent.reset(env.env, 0)
+    distances = [start]
+    while True:
+        _, _, terminated, truncated, info = env.step(agent.act(env.env))
+        distances.append(info["steps_to_go"])
+        if terminated or truncated:
+            break
+    assert info["outcome"]["success"] and distances[-1] == 0
+    # the oracle's own plan lowers it at every step (tools: by one per call it makes)
+    assert all(b < a for a, b in zip(distances, distances[1:])), distances
+
+
+def test_a_wasted_step_leaves_the_distance_and_craft_says_unknown():
+    env = escapade.make("visescape", scenario=0, seed=3)
+    _, info = env.reset()
+    before = info["steps_to_go"]
+    _, _, _, _, info = env.step("this is not an action")
+    assert info["steps_to_go"] == before
+    craft = escapade.make("mm-escape", scenario=0, width=64, height=32)
+    _, info = craft.reset(seed=0)
+    assert "steps_to_go" in info and info["steps_to_go"] is None

@@ -32,3 +32,18 @@ def test_both_roles_take_turns_and_the_pair_escapes():
     assert seen == {"solver", "expert"}
     assert info["outcome"]["success"]
     assert "images" not in aec.observe("expert"), "the expert never sees the module"
+
+
+def test_every_agents_info_holds_the_shared_distance():
+    aec = CommaAEC(scenario=0)
+    aec.reset(seed=1)
+    start = aec.infos["solver"]["steps_to_go"]
+    assert isinstance(start, int) and start > 0
+    assert aec.infos["expert"]["steps_to_go"] == start
+    pair = escapade.Agent(aec._env, "oracle-talk")
+    pair.reset(aec._env, 0)
+    for agent in aec.agent_iter(max_iter=100):
+        _, _, terminated, truncated, info = aec.last()
+        assert info["steps_to_go"] == aec._env.steps_to_go()
+        aec.step(None if terminated or truncated else pair.act(aec._env))
+    assert info["outcome"]["success"] and info["steps_to_go"] == 0
