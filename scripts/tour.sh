@@ -9,6 +9,7 @@
 #   must fail with a connection error, not hang;
 # - a copy of a dataset or benchmark (VisEscape-demo/, PAD-UFES-20/, puzzles.json,
 #   level.json): absent, it must fail with an error naming the path.
+# `estimate` prices a model's tokens without a key; `resume runs/` may find nothing interrupted.
 # A benchmark runs to the end and prints its table; it exits 1 when this machine missed a
 # target, which says something about the machine, not the tour, so that counts as run.
 # Placeholders are filled in: `runs/<dir>` is the newest run directory, `runs/a runs/b`
@@ -92,9 +93,11 @@ for line in "${lines[@]}"; do
   expect=ok
   case "$cmd" in
     *openai-compatible/*--base-url*) expect=no-server ;;
+    "$bin estimate"*) expect=ok ;;   # prices tokens from the table: no key, no request
     *' openai/'* | *' anthropic/'* | *'-model openai/'* | *'-model anthropic/'*) expect=no-key ;;
     *VisEscape-demo/* | *PAD-UFES-20/* | *puzzles.json* | *level.json*) expect=no-data ;;
     "$bin bench"*) expect=bench ;;
+    "$bin resume runs/") expect=resume-folder ;;
     "$bin view"* | "$bin play --web"* | "$bin serve"* | "$bin mcp --http"*) expect=server ;;
   esac
   if [ $expect = server ]; then
@@ -125,7 +128,15 @@ for line in "${lines[@]}"; do
     no-server)
       if [ $code -eq 0 ] || [ $code -eq 124 ]; then verdict="exit $code with no server"
       elif ! grep -qi 'connect\|refused' <<<"$out"; then verdict="error does not say it cannot connect"
-      fi ;;
+      fi
+      # the run it left waits for a server the reader brings: later placeholders
+      # (runs/<dir>, runs/a runs/b) and `resume runs/` are about the tour's own runs
+      for d in runs/*/; do
+        [[ " $runs " == *" $d "* ]] || rm -rf "$d"
+      done ;;
+    resume-folder)
+      # nothing interrupted is an answer too: the tour's runs all finished
+      if [ $code -ne 0 ] && ! grep -q 'no interrupted run under' <<<"$out"; then verdict="exit $code"; fi ;;
     no-data)
       path=$(grep -o 'VisEscape-demo/\|PAD-UFES-20/\|puzzles.json\|level.json' <<<"$cmd" | head -n1)
       if [ $code -eq 0 ]; then verdict="ran without its data"
