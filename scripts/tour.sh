@@ -13,7 +13,7 @@
 # A benchmark runs to the end and prints its table; it exits 1 when this machine missed a
 # target, which says something about the machine, not the tour, so that counts as run.
 # Placeholders are filled in: `runs/<dir>` is the newest run directory, `runs/a runs/b`
-# two earlier ones, `my-room.toml` a room of crates/escapade-vis/rooms/. Interactive
+# two earlier ones of one suite, `my-room.toml` a room of crates/escapade-vis/rooms/. Interactive
 # `play` reads an empty stdin and must end cleanly. A server (`view`, `play --web`,
 # `serve`, `mcp --http`) must print its address within a minute and answer there with 200
 # (a page; MCP: a client's `initialize`); it is then stopped with Ctrl-C (SIGINT) and
@@ -87,7 +87,15 @@ for line in "${lines[@]}"; do
   fi
   if [[ $cmd == *'runs/a runs/b'* ]]; then
     [ ${#recent[@]} -ge 2 ] || { echo "tour: fewer than two runs before: $line" >&2; failures=$((failures + 1)); continue; }
-    cmd=${cmd//runs\/a runs\/b/${recent[1]} ${recent[0]}}
+    # two runs of one suite (the newest, and the newest before it of the same suite), so
+    # that they share scenarios to pair; else the two newest
+    pair="${recent[1]} ${recent[0]}"
+    for r in "${recent[@]:1}"; do
+      if [ "$(grep -m1 '^suite' "$r/run.toml")" = "$(grep -m1 '^suite' "${recent[0]}/run.toml")" ]; then
+        pair="$r ${recent[0]}"; break
+      fi
+    done
+    cmd=${cmd//runs\/a runs\/b/$pair}
   fi
   cmd=${cmd/#escapade /$bin }
   expect=ok
