@@ -51,13 +51,16 @@ function setUpSteps() {
   const steps = [...document.querySelectorAll(".step")];
   if (steps.length === 0) return;
   let current = 0;
-  const show = (i) => {
+  // On load without #step-N the page stays on its outcome banner: no scroll, and no
+  // #step-1 in the address either (the browser would scroll to that fragment once loaded).
+  const show = (i, moved = true) => {
     current = Math.max(0, Math.min(steps.length - 1, i));
     steps.forEach((s, k) => s.classList.toggle("current", k === current));
-    steps[current].scrollIntoView({ block: "start" });
-    history.replaceState(null, "", "#" + steps[current].id);
     const box = document.getElementById("goto");
     if (box) box.value = steps[current].dataset.step;
+    if (!moved) return;
+    steps[current].scrollIntoView({ block: "start" });
+    history.replaceState(null, "", "#" + steps[current].id);
   };
   const byNumber = (n) => steps.findIndex((s) => s.dataset.step === String(n));
   const firstError = () => steps.findIndex((s) => s.dataset.valid === "false");
@@ -72,7 +75,7 @@ function setUpSteps() {
   const box = document.getElementById("goto");
   if (box) box.addEventListener("change", () => { const i = byNumber(box.value); if (i >= 0) show(i); });
   const fromHash = location.hash.startsWith("#step-") ? byNumber(location.hash.slice(6)) : -1;
-  show(fromHash >= 0 ? fromHash : 0);
+  show(fromHash >= 0 ? fromHash : 0, fromHash >= 0);
 }
 
 // Run pages of a run in progress: new episodes and figures arrive as server-sent events.

@@ -428,6 +428,9 @@ async fn an_episode_opens_on_its_outcome_banner() {
         return;
     };
     let url = serve(&dirs).await;
+    // a short window: the steps below the banner are taller than it, so a page that
+    // scrolled to its first step on load would push the banner out of view
+    browser.client.set_window_size(1280, 420).await.unwrap();
     let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
     browser
         .client
