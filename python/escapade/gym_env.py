@@ -12,8 +12,12 @@
 - **Action**: the world's text protocol (``str``); in the tools world a function call
   ``{"name": str, "arguments": str}`` (arguments as JSON text). Both kinds are accepted
   in every world, as are a list of calls (several of one reply) and ``bytes``.
-- **Reward**: the increase of the world's task progress (in ``[0, 1]``), so an episode's
-  return is its final progress; success is ``info["outcome"]["success"]``.
+- **Reward**: by default the increase of the world's task progress (in ``[0, 1]``), so an
+  episode's return is its final progress; success is ``info["outcome"]["success"]``.
+  ``reward="sparse"`` gives 1 on the step that escapes and 0 otherwise;
+  ``reward="distance"`` the decrease of ``steps_to_go`` over the step (1 per step along a
+  shortest way out, negative away from it, 0 where the world cannot say). The choice is
+  not a world option: the world and the papers' metrics never see it.
 - **info**: ``actions`` (the available actions, or None where the action set is open),
   ``tool_schemas``, ``feedback``, ``valid``, ``error``, ``progress``, ``scenario``,
   ``steps_to_go`` (the oracle's distance from the current state: the fewest steps still
@@ -108,6 +112,27 @@ def pictures(observation: dict) -> tuple[np.ndarray, ...]:
             _DECODED.move_to_end(image["sha256"])
         out.append(pixels.copy())
     return tuple(out)
+
+
+#: the rewards a trainer may ask for (``reward=``), as the OpenEnv server's ``options.reward``
+REWARDS = ("progress", "sparse", "distance")
+
+
+def _reward_kind(value: Any) -> str:
+    kind = str(value).strip().lower()
+    if kind not in REWARDS:
+        raise EscapadeError(f"reward={value!r}: expected one of {', '.join(REWARDS)}")
+    return kind
+
+
+def _reward(kind: str, before: tuple, after: tuple) -> float:
+    """The reward of a step from ``before`` to ``after``, each ``(progress, steps_to_go,
+    success)``; see the module docs (``escapade_core::reward`` on the Rust side)."""
+    if kind == "sparse":
+        return float(after[2] and not before[2])
+    if kind == "distance":
+        return 0.0 if before[1] is None or after[1] is None else float(before[1] - after[1])
+    return float(after[0] - before[0])
 
 
 def _options(world_options: dict[str, Any]) -> dict[str, str]:
@@ -224,6 +249,7 @@ class EscapadeEnv(gym.Env):
         reask: bool = True,
         **world_options: Any,
     ):
+        self.reward_kind: str = _reward_kind(world_options.pop("reward", "progress"))
         resolved = scenarios(str(source))
         self.world: str = resolved["world"]
         self.label: str = resolved["label"]
@@ -269,6 +295,7 @@ class EscapadeEnv(gym.Env):
         self._env_now: Env | None = None
         self._observation: dict | None = None
         self._progress = 0.0
+        self._steps_to_go: int | None = None
         self._over = False
 
     # -- scenarios ---------------------------------------------------------------------
@@ -332,6 +359,7 @@ class EscapadeEnv(gym.Env):
         self._reasks = 0
         self._observation = observation
         info = self._info(observation)
+        self._steps_to_go = info["steps_to_go"]
         info["system_prompt"] = env.role_prompt(self.role) if self.role else env.system_prompt()
         info["scenario"] = env.id
         return self._obs(observation), info
@@ -355,11 +383,14 @@ class EscapadeEnv(gym.Env):
             if last is not None:
                 step = dict(last, feedback=step["feedback"], valid=step["valid"], error=step["error"])
         progress = float(step["progress"])
-        reward = progress - self._progress
+        before = (self._progress, self._steps_to_go, False)
         self._progress = progress
         self._observation = observation
         terminated, truncated = bool(step["terminated"]), bool(step["truncated"])
         info = self._info(observation)
+        self._steps_to_go = info["steps_to_go"]
+        won = bool(terminated or truncated) and bool(env.outcome()["success"])
+        reward = _reward(self.reward_kind, before, (progress, self._steps_to_go, won))
         info.update(
             feedback=step["feedback"],
             results=step["results"],

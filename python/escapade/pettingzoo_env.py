@@ -5,7 +5,8 @@ comma scenario file or directory): agents ``solver`` and ``expert``, whose turn 
 the world (COMMA §3: the solver sees the module and acts or talks, the expert reads the
 manual and talks). Each agent observes what the world shows it — the solver
 ``{"text", "images"}``, the expert ``{"text"}`` — and acts in text. Both share one reward,
-the increase of task progress (the task is cooperative); at the end each agent's info
+the increase of task progress (the task is cooperative; ``reward="sparse"`` or
+``"distance"`` as :func:`escapade.make` takes them); at the end each agent's info
 holds the episode's ``outcome`` and ``metrics``. Every agent's info holds
 ``steps_to_go``, the oracle's distance from the shared state (None where unknown).
 """
@@ -19,7 +20,17 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ._escapade import Env, EscapadeError
-from .gym_env import MAX_ACTION, MAX_TEXT, AnyText, _options, picture_space, pictures, scenarios
+from .gym_env import (
+    MAX_ACTION,
+    MAX_TEXT,
+    AnyText,
+    _options,
+    _reward,
+    _reward_kind,
+    picture_space,
+    pictures,
+    scenarios,
+)
 
 __all__ = ["CommaAEC", "env"]
 
@@ -51,6 +62,7 @@ class CommaAEC(AECEnv):
         self.world: str = resolved["world"]
         self.ids: list[str] = resolved["ids"]
         self._scenarios: list[str] = list(resolved["scenarios"])
+        self.reward_kind: str = _reward_kind(world_options.pop("reward", "progress"))
         self.options = _options(world_options)
         self._fixed: int | None = None
         if scenario is not None:
@@ -147,10 +159,15 @@ class CommaAEC(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         step = self._env.step(action)
         progress = float(step["progress"])
-        reward, self._progress = progress - self._progress, progress
-        self.rewards = {a: reward for a in self.agents}
+        before = (self._progress, self.infos[agent].get("steps_to_go"), False)
+        self._progress = progress
         self.infos[agent].update(feedback=step["feedback"], valid=step["valid"], error=step["error"])
         self._distance()
+        over = step["terminated"] or step["truncated"]
+        won = bool(over) and bool(self._env.outcome()["success"])
+        after = (progress, self.infos[agent]["steps_to_go"], won)
+        reward = _reward(self.reward_kind, before, after)
+        self.rewards = {a: reward for a in self.agents}
         if step["terminated"] or step["truncated"]:
             outcome = self._env.outcome()
             for a in self.agents:

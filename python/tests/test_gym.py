@@ -160,3 +160,32 @@ def test_a_wasted_step_leaves_the_distance_and_craft_says_unknown():
     craft = escapade.make("mm-escape", scenario=0, width=64, height=32)
     _, info = craft.reset(seed=0)
     assert "steps_to_go" in info and info["steps_to_go"] is None
+
+
+@pytest.mark.parametrize("reward", ["progress", "sparse", "distance"])
+def test_the_reward_a_trainer_asks_for(reward):
+    env = escapade.make("visescape", scenario=0, reward=reward)
+    _, info = env.reset(seed=0)
+    start = info["steps_to_go"]
+    agent = escapade.Agent(env.env, "oracle")
+    agent.reset(env.env, 0)
+    rewards = []
+    while True:
+        _, r, terminated, truncated, info = env.step(agent.act(env.env))
+        rewards.append(r)
+        if terminated or truncated:
+            break
+    assert info["outcome"]["success"]
+    if reward == "progress":
+        assert sum(rewards) == pytest.approx(info["progress"])
+    elif reward == "sparse":
+        assert rewards == [0.0] * (len(rewards) - 1) + [1.0]
+    else:
+        # along the oracle's shortest way each step is one closer: the return is the start
+        assert rewards == [1.0] * len(rewards) and sum(rewards) == start
+    # a wasted step earns no distance, and the world never sees the option
+    env.reset(seed=0)
+    _, r, *_ = env.step("this is not an action")
+    assert r == 0.0
+    with pytest.raises(escapade.EscapadeError, match="progress, sparse, distance"):
+        escapade.make("visescape", scenario=0, reward="dense")

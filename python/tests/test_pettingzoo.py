@@ -47,3 +47,18 @@ def test_every_agents_info_holds_the_shared_distance():
         assert info["steps_to_go"] == aec._env.steps_to_go()
         aec.step(None if terminated or truncated else pair.act(aec._env))
     assert info["outcome"]["success"] and info["steps_to_go"] == 0
+
+
+def test_the_pair_shares_the_reward_it_asked_for():
+    aec = CommaAEC(scenario=0, reward="sparse")
+    aec.reset(seed=1)
+    pair = escapade.Agent(aec._env, "oracle-talk")
+    pair.reset(aec._env, 0)
+    total = {a: 0.0 for a in aec.possible_agents}
+    for agent in aec.agent_iter(max_iter=100):
+        _, reward, terminated, truncated, info = aec.last()
+        total[agent] += reward
+        aec.step(None if terminated or truncated else pair.act(aec._env))
+    assert info["outcome"]["success"]
+    # the escape pays 1, once, to both agents
+    assert total == {a: 1.0 for a in aec.possible_agents}

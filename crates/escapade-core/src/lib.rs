@@ -55,6 +55,7 @@ pub mod observation; // Observation, Image, ToolSchema
 pub mod options; // world options (-W key=value) and their typed errors
 pub mod paper; // a paper's results tables as data: models, settings, values beside a run's
 pub mod report; // what a world adds to its report: tier labels, breakdowns, the turn curve
+pub mod reward; // the reward a trainer sees: progress, sparse or the oracle's distance
 pub mod scenario; // the scenario header every world's scenario file carries
 pub mod seed; // seeded ChaCha RNGs and seed derivation
 pub mod trajectory; // the run-directory row types (step rows, episode rows, usage)

@@ -108,6 +108,11 @@ pub struct Turn {
     /// The client's last reply could not be read: why. No step was spent; the
     /// observation is the one the reply answered, and the client replies again.
     pub unreadable: Option<String>,
+    /// The oracle's distance from the current state (`None` where the world cannot say):
+    /// the last step's, or the start's before the first ([`Env::steps_to_go`]).
+    ///
+    /// [`Env::steps_to_go`]: escapade_core::Env::steps_to_go
+    pub steps_to_go: Option<u32>,
 }
 
 impl Turn {
@@ -137,6 +142,14 @@ pub struct Ending {
     pub error: Option<String>,
     /// The run directory written, with [`PlayOptions::record`].
     pub dir: Option<PathBuf>,
+}
+
+impl Ending {
+    /// The oracle's distance after the last step (0 on an escape; `None` before any step
+    /// or where the world cannot say).
+    pub fn steps_to_go(&self) -> Option<u32> {
+        self.last.as_ref().and_then(|s| s.steps_to_go)
+    }
 }
 
 /// What the client sees now.
@@ -423,6 +436,7 @@ fn play(
         last_seen: Observation::default(),
         roles: Vec::new(),
         started: false,
+        start_steps_to_go: None,
     };
     // the roles, for the client's Rules message (the loop opens its own environment)
     client.roles = match world.env(&json, &options.world_options) {
@@ -512,6 +526,8 @@ struct Client {
     roles: Vec<String>,
     /// The rules were sent: the loop reached the client's seat.
     started: bool,
+    /// The oracle's distance at the start of the episode.
+    start_steps_to_go: Option<u32>,
 }
 
 impl Agent for Client {
@@ -522,6 +538,7 @@ impl Agent for Client {
     fn reset(&mut self, start: EpisodeStart<'_>) {
         *self.tools.lock().unwrap_or_else(|p| p.into_inner()) = start.tools.to_vec();
         self.started = true;
+        self.start_steps_to_go = start.steps_to_go;
         let roles = self.roles.clone();
         let _ = self
             .outbox
@@ -549,6 +566,7 @@ impl Agent for Client {
             tools: self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone(),
             last: last.cloned(),
             unreadable,
+            steps_to_go: last.map_or(self.start_steps_to_go, |s| s.steps_to_go),
         };
         let _ = self.outbox.send(Message::Seen(Box::new(Seen::Turn(turn))));
         match self.inputs.blocking_recv() {

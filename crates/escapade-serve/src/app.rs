@@ -219,6 +219,7 @@ impl App {
                 None => None,
             };
         let world_options = params.world_options()?;
+        let reward = params.reward()?;
         check_pixels(world.as_ref(), &world_options, self.max_pixels)?;
         if self.record.is_some() && escapade_web::net::fd_headroom().is_some_and(|h| h < FD_RESERVE)
         {
@@ -254,6 +255,7 @@ impl App {
             seed,
             role: params.role.clone(),
             partner: params.partner.clone(),
+            reward: reward.name(),
         };
         // the old episode gives up and is recorded in the background; a stop waits for it
         if let Some(old) = live.take() {
@@ -267,14 +269,12 @@ impl App {
         };
         let episode = Episode::start(spec).await.map_err(start_error)?;
         let result = wire::result(episode.seen(), None, Some(episode.rules()), 0);
-        let progress = match episode.seen() {
-            Seen::Turn(t) => t.progress(),
-            Seen::Over(_) => 0.0,
-        };
+        let standing = wire::standing(&result);
         *live = Some(Live {
             episode,
             about,
-            progress,
+            standing,
+            reward,
             steps: 0,
         });
         session.touch();
@@ -290,7 +290,7 @@ impl App {
         if live.episode.is_over() {
             return Err(ServeError::Over);
         }
-        let before = live.progress;
+        let before = live.standing;
         let seen = live.episode.act(action).await.map_err(|e| match e {
             EpisodeError::Over => ServeError::Over,
             _ => ServeError::Over,
@@ -299,8 +299,10 @@ impl App {
         if counted {
             live.steps += 1;
         }
-        let result = wire::result(seen, Some(before), None, live.steps);
-        live.progress = result["observation"]["progress"].as_f64().unwrap_or(before);
+        let mut result = wire::result(seen, Some(before.progress), None, live.steps);
+        let now = wire::standing(&result);
+        result["reward"] = json!(live.reward.of(before, now));
+        live.standing = now;
         session.touch();
         Ok(result)
     }
@@ -326,7 +328,7 @@ impl App {
         };
         let obj = state.as_object_mut().expect("About is an object");
         obj.insert("step_count".into(), json!(live.steps));
-        obj.insert("progress".into(), json!(live.progress));
+        obj.insert("progress".into(), json!(live.standing.progress));
         obj.insert("done".into(), json!(done));
         obj.insert("roles".into(), json!(live.episode.roles()));
         obj.insert("session_id".into(), json!(session.id));

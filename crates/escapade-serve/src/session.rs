@@ -59,8 +59,11 @@ pub struct Live {
     pub episode: Episode,
     /// Where it came from (suite and index, or an inline scenario) and how it started.
     pub about: About,
-    /// The progress the client was last told (rewards are its increments).
-    pub progress: f64,
+    /// Where the episode stood when the client was last told (rewards are measured
+    /// from it).
+    pub standing: escapade_core::reward::Standing,
+    /// The reward the client asked for (`options.reward` of the reset).
+    pub reward: escapade_core::reward::Reward,
     /// Steps the client took (re-asks not counted; a partner's steps not counted).
     pub steps: u32,
 }
@@ -84,6 +87,8 @@ pub struct About {
     pub role: Option<String>,
     /// The partner agent in the other roles.
     pub partner: Option<String>,
+    /// The reward the client sees: `progress`, `sparse` or `distance`.
+    pub reward: &'static str,
 }
 
 /// The table's limits.

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use base64::Engine;
+use escapade_core::reward::{Reward, Standing};
 use escapade_core::{Action, Observation, Step, action::FunctionCall};
 use escapade_run::remote::{Ending, Seen, Turn};
 use serde::Deserialize;
@@ -58,7 +59,8 @@ impl ResetParams {
         serde_json::from_value(value).map_err(|e| {
             ServeError::Invalid(format!(
                 "bad reset parameters: {e} (known: seed, episode_id, suite, index, scenario, \
-                 options, role, partner, max_steps, participant, reasks, session_id)"
+                 options (the world's, and `reward`), role, partner, max_steps, participant, \
+                 reasks, session_id)"
             ))
         })
     }
@@ -74,10 +76,27 @@ impl ResetParams {
         }
     }
 
-    /// The world options as strings.
+    /// The reward asked for (`options.reward`: `progress`, the default, `sparse` or
+    /// `distance`; see [`escapade_core::reward`]). Not a world option: the world never
+    /// sees it, and the papers' metrics do not change.
+    pub fn reward(&self) -> Result<Reward, ServeError> {
+        match self.options.get("reward") {
+            None => Ok(Reward::default()),
+            Some(Value::String(s)) => {
+                Reward::parse(s).map_err(|e| ServeError::Invalid(e.to_string()))
+            }
+            Some(other) => Err(ServeError::Invalid(format!(
+                "`options.reward` is one of {}, not {other}",
+                Reward::NAMES.join(", ")
+            ))),
+        }
+    }
+
+    /// The world options as strings (without `reward`, which is the server's).
     pub fn world_options(&self) -> Result<BTreeMap<String, String>, ServeError> {
         self.options
             .iter()
+            .filter(|(k, _)| k.as_str() != "reward")
             .map(|(k, v)| {
                 let text = match v {
                     Value::String(s) => s.clone(),
@@ -170,7 +189,9 @@ fn step_fields(step: Option<&Step>) -> (Value, Value, Value) {
 /// What the client sees, as OpenEnv's `{"observation", "reward", "done"}`: `reward` is
 /// the increase of task progress since `before` (`None`: at reset, no reward), so an
 /// episode's rewards add up to its final progress; `done` is `terminated or truncated`.
-/// `rules` goes with the first observation of an episode.
+/// `rules` goes with the first observation of an episode. The observation's `metadata`
+/// (OpenEnv's free-form field) holds `steps_to_go`, the oracle's distance from the
+/// current state (`null` where the world cannot say).
 pub fn result(seen: &Seen, before: Option<f64>, rules: Option<&str>, steps: u32) -> Value {
     match seen {
         Seen::Turn(turn) => turn_result(turn, before, rules, steps),
@@ -201,6 +222,7 @@ fn turn_result(turn: &Turn, before: Option<f64>, rules: Option<&str>, steps: u32
             "success": null,
             "metrics": null,
             "episode_error": null,
+            "metadata": { "steps_to_go": turn.steps_to_go },
         },
         "reward": before.map(|b| progress - b),
         "done": false,
@@ -232,10 +254,23 @@ fn ending_result(ending: &Ending, before: Option<f64>, steps: u32) -> Value {
             "success": ending.success,
             "metrics": ending.metrics,
             "episode_error": ending.error,
+            "metadata": { "steps_to_go": ending.steps_to_go() },
         },
         "reward": before.map(|b| progress - b),
         "done": true,
     })
+}
+
+/// Where the episode stands in an answer of [`result`].
+pub fn standing(result: &Value) -> Standing {
+    let o = &result["observation"];
+    Standing {
+        progress: o["progress"].as_f64().unwrap_or(0.0),
+        steps_to_go: o["metadata"]["steps_to_go"]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok()),
+        success: o["success"].as_bool().unwrap_or(false),
+    }
 }
 
 #[cfg(test)]

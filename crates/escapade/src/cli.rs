@@ -567,6 +567,10 @@ pub struct McpArgs {
     /// Most episodes in play at once (idle ones are closed to make room).
     #[arg(long, default_value_t = escapade_serve::mcp::episodes::DEFAULT_MAX_EPISODES)]
     pub max_episodes: usize,
+    /// Answers carry `steps_to_go`, the oracle's distance from the current state (for
+    /// training; off by default, since a model playing reads the answers).
+    #[arg(long)]
+    pub steps_to_go: bool,
 }
 
 /// `escapade serve`.

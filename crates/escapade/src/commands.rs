@@ -1739,6 +1739,7 @@ pub fn mcp(args: &McpArgs, quiet: bool) -> Result<()> {
         record: args.record.clone(),
         max_episodes: args.max_episodes,
         max_pixels: args.max_pixels,
+        steps_to_go: args.steps_to_go,
         ..McpOptions::default()
     };
     let server = McpServer::new(crate::worlds::worlds()?, options);

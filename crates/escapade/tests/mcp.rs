@@ -320,8 +320,9 @@ fn run_client(python: &Path, target: &[&str], dir: &Path) -> Value {
 }
 
 /// What the Python client must have seen: the tools, both episodes escaped (the vis
-/// room with pictures), the bad calls refused with messages.
-fn check_report(report: &Value) {
+/// room with pictures), the bad calls refused with messages; the oracle's distance from
+/// its first turn down to 0 when the server shows it (`distance`), else never.
+fn check_report(report: &Value, distance: bool) {
     let tools: Vec<&str> = report["tools"]
         .as_array()
         .unwrap()
@@ -350,6 +351,16 @@ fn check_report(report: &Value) {
         episodes[1]["images"].as_u64().unwrap() > 0,
         "vis shows pictures"
     );
+    for e in episodes {
+        let seen = e["steps_to_go"].as_array().unwrap();
+        match distance {
+            true => {
+                assert!(seen[0].as_u64().unwrap() > 0, "{e}");
+                assert_eq!(seen.last().unwrap(), 0, "{e}");
+            }
+            false => assert!(seen.iter().all(Value::is_null), "{e}"),
+        }
+    }
     let errors: Vec<&str> = report["errors"]
         .as_array()
         .unwrap()
@@ -367,7 +378,7 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_stdio() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("runs");
     let bin = env!("CARGO_BIN_EXE_escapade");
-    let command = format!("'{bin}' mcp --record '{}'", record.display());
+    let command = format!("'{bin}' mcp --steps-to-go --record '{}'", record.display());
     // the handshake of protocol versions before 2026-07-28, as older clients connect
     let report = run_client(
         &python,
@@ -375,7 +386,7 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_stdio() {
         dir.path(),
     );
     assert_eq!(report["protocol"], "2025-11-25");
-    check_report(&report);
+    check_report(&report, true);
     check_recorded(&record);
 }
 
@@ -422,7 +433,7 @@ fn the_python_sdk_plays_a_tools_scenario_and_a_vis_room_over_http() {
     let report = run_client(&python, &["--url", &url, "--token", &token], dir.path());
     interrupt(child);
     assert_eq!(report["protocol"], "2026-07-28");
-    check_report(&report);
+    check_report(&report, false);
     check_recorded(&record);
 }
 

@@ -369,7 +369,17 @@ fn the_estimate_of_agentescape_brackets_a_run_played_to_the_budgets() {
     let limits = ["--limit", "3", "--epochs", "1"];
     common::ok(common::escapade(
         &[
-            &["run", "agentescape@2", "--agent", "random", "-q", "--out"][..],
+            // one at a time: the rows come in the order the scripted run will play them
+            &[
+                "run",
+                "agentescape@2",
+                "--agent",
+                "random",
+                "-q",
+                "--concurrency",
+                "1",
+            ][..],
+            &["--out"],
             &[moves.to_str().unwrap()],
             &limits,
         ]
@@ -404,14 +414,19 @@ fn the_estimate_of_agentescape_brackets_a_run_played_to_the_budgets() {
     ));
     let dir = run_dir_under(&runs);
     let episodes = rows(&dir.join("episodes.jsonl"));
-    // the same moves: the same episodes, step for step
-    let steps = |d: &Path| -> Vec<u64> {
-        rows(&d.join("episodes.jsonl"))
-            .iter()
-            .map(|r| r["steps"].as_u64().unwrap())
-            .collect()
+    // the same moves: the same episodes, move for move
+    let moves_of = |d: &Path| -> Vec<String> {
+        let mut out = Vec::new();
+        for episode in rows(&d.join("episodes.jsonl")) {
+            let id = episode["scenario"].as_str().unwrap();
+            for step in rows(&d.join(format!("trajectories/{id}/0.jsonl"))) {
+                let text = step["action"]["text"].as_str().unwrap();
+                out.push(format!("{id} {}", text.lines().last().unwrap_or_default()));
+            }
+        }
+        out
     };
-    assert_eq!(steps(&dir), steps(&played));
+    assert_eq!(moves_of(&dir), moves_of(&played));
     let paid: f64 = episodes
         .iter()
         .map(|r| r["usage"]["cost_usd"].as_f64().unwrap())

@@ -71,6 +71,10 @@ pub struct McpOptions {
     /// The largest picture a client may ask an environment to draw (craft's `width` ×
     /// `height`), in pixels.
     pub max_pixels: u64,
+    /// Answers carry `steps_to_go`, the oracle's distance from the current state: for
+    /// training. Off by default, since the model playing through MCP reads the answers
+    /// and the distance tells it whether a move was right.
+    pub steps_to_go: bool,
 }
 
 impl Default for McpOptions {
@@ -80,6 +84,7 @@ impl Default for McpOptions {
             max_episodes: episodes::DEFAULT_MAX_EPISODES,
             idle: episodes::DEFAULT_IDLE,
             max_pixels: crate::app::MAX_PIXELS,
+            steps_to_go: false,
         }
     }
 }
@@ -340,7 +345,7 @@ impl McpServer {
             tools.join(", ")
         ))];
         blocks.extend(reply::observation(&view.observation));
-        let mut r = reply::success(&e, &view, blocks);
+        let mut r = reply::success(&e, &view, blocks, self.inner.options.steps_to_go);
         if let Some(state) = r.structured_content.as_mut() {
             state["tools"] = json!(tools);
         }
@@ -356,6 +361,7 @@ impl McpServer {
             &e,
             &view,
             reply::observation(&view.observation),
+            self.inner.options.steps_to_go,
         ))
     }
 
@@ -369,6 +375,7 @@ impl McpServer {
             &e,
             &view,
             vec![ContentBlock::text(format!("Episode {id} ended."))],
+            self.inner.options.steps_to_go,
         ))
     }
 
@@ -418,7 +425,12 @@ impl McpServer {
             )));
         }
         blocks.extend(reply::observation(&view.observation));
-        Ok(reply::success(&e, &view, blocks))
+        Ok(reply::success(
+            &e,
+            &view,
+            blocks,
+            self.inner.options.steps_to_go,
+        ))
     }
 }
 

@@ -63,6 +63,8 @@ pub struct View {
     pub role: Option<String>,
     /// The ending, once over.
     pub ending: Option<Ending>,
+    /// The oracle's distance from the current state (`None` where the world cannot say).
+    pub steps_to_go: Option<u32>,
 }
 
 impl View {
@@ -156,6 +158,7 @@ impl Held {
                 unreadable: t.unreadable.clone(),
                 role: t.observation.role.clone(),
                 ending: None,
+                steps_to_go: t.steps_to_go,
             },
             Some(Seen::Over(ending)) => ended(ending.clone()),
             // ended by end_episode: the table no longer holds it, so nobody sees this
@@ -220,6 +223,7 @@ fn ended(ending: Ending) -> View {
         step: ending.last.clone(),
         unreadable: None,
         role: None,
+        steps_to_go: ending.steps_to_go(),
         ending: Some(ending),
     }
 }

@@ -22,8 +22,8 @@ pub fn observation(o: &Observation) -> Vec<ContentBlock> {
 }
 
 /// The episode's state after a call: whose turn, actions taken, how the last step
-/// went, and the ending once over.
-pub fn state(e: &Held, v: &View) -> Value {
+/// went, the oracle's distance from here (`steps_to_go`), and the ending once over.
+pub fn state(e: &Held, v: &View, distance: bool) -> Value {
     let mut s = json!({
         "episode": e.id,
         "world": e.world,
@@ -39,6 +39,11 @@ pub fn state(e: &Held, v: &View) -> Value {
     }
     if let Some(why) = &v.unreadable {
         s["unreadable"] = json!(why);
+    }
+    // the oracle's distance from here, a training signal (null where the world cannot
+    // say), only when the server was asked for it (`escapade mcp --steps-to-go`)
+    if distance {
+        s["steps_to_go"] = json!(v.steps_to_go);
     }
     if let Some(step) = &v.step {
         s["valid"] = json!(step.valid());
@@ -94,11 +99,17 @@ pub fn status_line(e: &Held, v: &View) -> String {
     }
 }
 
-/// A successful answer: `blocks`, the status line, and the state as structured content.
-pub fn success(e: &Held, v: &View, mut blocks: Vec<ContentBlock>) -> CallToolResult {
+/// A successful answer: `blocks`, the status line, and the state as structured content
+/// (with `steps_to_go` when `distance`).
+pub fn success(
+    e: &Held,
+    v: &View,
+    mut blocks: Vec<ContentBlock>,
+    distance: bool,
+) -> CallToolResult {
     blocks.push(ContentBlock::text(status_line(e, v)));
     let mut r = CallToolResult::success(blocks);
-    r.structured_content = Some(state(e, v));
+    r.structured_content = Some(state(e, v, distance));
     r
 }
 

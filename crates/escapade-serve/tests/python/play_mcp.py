@@ -16,7 +16,7 @@ id the server gave), checks every answer (no tool error, pictures that are PNG f
 and that the episode ends escaped, tries a few bad calls (each must be a tool error),
 and prints one JSON line the Rust test reads:
     {"protocol": "...", "tools": [...], "episodes": [{"world", "scenario", "success",
-     "steps", "images", "metrics"}], "errors": ["message", ...]}
+     "steps", "images", "metrics", "steps_to_go"}], "errors": ["message", ...]}
 Any failure exits non-zero with a message on standard error.
 """
 
@@ -69,6 +69,7 @@ async def play(client, episode):
     state = result.structured_content
     eid = state["episode"]
     images = len(pictures(result))
+    distances = [state.get("steps_to_go")]
     for tool in {m[0] for m in episode["moves"]}:
         if tool not in state["tools"]:
             fail(f"start_episode names the tools {state['tools']}, not {tool}")
@@ -78,6 +79,7 @@ async def play(client, episode):
         result = await call(client, tool, {"episode": eid, **args})
         state = result.structured_content
         images += len(pictures(result))
+        distances.append(state.get("steps_to_go"))
     if not state["over"]:
         fail(f"the moves ran out before the episode ended: {texts(result)}")
     # acting after the end is a tool error, and end_episode still answers with the outcome
@@ -86,6 +88,10 @@ async def play(client, episode):
         fail("a move after the end was accepted")
     ended = await call(client, "end_episode", {"episode": eid})
     outcome = ended.structured_content["outcome"]
+    # the oracle's distance: the winning moves never raise it, and the escape leaves 0
+    known = [d for d in distances if d is not None]
+    if any(b > a for a, b in zip(known, known[1:])) or (known and outcome["success"] and known[-1] != 0):
+        fail(f"steps_to_go along the winning moves: {distances}")
     return {
         "world": state["world"],
         "scenario": state["scenario"],
@@ -93,6 +99,7 @@ async def play(client, episode):
         "steps": outcome["steps"],
         "images": images,
         "metrics": outcome["metrics"],
+        "steps_to_go": distances,
         "last": texts(result)[-300:],
     }
 

@@ -114,15 +114,45 @@ def test_the_oracle_escapes_through_the_client():
     oracle = PLAN["oracle"]
     with client() as env:
         result = env.reset(scenario=PLAN["scenarios"][oracle["world"]], seed=oracle["seed"])
+        # the oracle's distance is in the observation's metadata: its own plan from the
+        # start, one less after each of its moves, 0 once out
+        distance = result.observation["metadata"]["steps_to_go"]
+        assert distance == len(oracle["moves"]), distance
         total = 0.0
         for move in oracle["moves"]:
             assert not result.done
             result = env.step(move)
             total += result.reward
+            distance -= 1
+            assert result.observation["metadata"]["steps_to_go"] == distance
         assert result.done
+        assert distance == 0
         assert result.observation["success"] is True
         assert result.observation["terminated"] is True
         assert abs(total - result.observation["progress"]) < 1e-9
+
+
+@pytest.mark.parametrize("reward", ["sparse", "distance"])
+def test_the_reward_a_trainer_asks_for(reward):
+    oracle = PLAN["oracle"]
+    with client() as env:
+        result = env.reset(scenario=PLAN["scenarios"][oracle["world"]], seed=oracle["seed"],
+                           options={"reward": reward})
+        assert env.state()["reward"] == reward
+        rewards = []
+        for move in oracle["moves"]:
+            result = env.step(move)
+            rewards.append(result.reward)
+        assert result.done and result.observation["success"] is True
+        if reward == "sparse":
+            # nothing until the escape, then 1
+            assert rewards == [0.0] * (len(rewards) - 1) + [1.0]
+        else:
+            # the oracle's every move is one step closer
+            assert rewards == [1.0] * len(rewards)
+    with client() as env:
+        with pytest.raises(RuntimeError, match="progress, sparse, distance"):
+            env.reset(scenario=PLAN["scenarios"][oracle["world"]], options={"reward": "dense"})
 
 
 def test_errors_reach_the_client():
