@@ -432,13 +432,20 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     {
         escapade_core::options::check_keys(&world_options, &world.env_options())?;
     }
-    // so does a model named without its provider (`gpt-4o`: did you mean openai/gpt-4o?)
-    // (another agent given a --model is told so by the players' check below)
-    if let Some(model) = &args.model
-        && !model.contains('/')
-        && MODEL_AGENTS.contains(&args.agent.as_str())
-    {
-        escapade_agents::LlmConfig::from_options(model, &BTreeMap::new())?;
+    // so does a model named without its provider (`gpt-4o`: did you mean openai/gpt-4o?),
+    // the agent's and COMMA's expert's (a baseline given a model is told so by the
+    // players' check below)
+    for (model, agent) in [
+        (&args.model, Some(args.agent.as_str())),
+        (&args.expert_model, args.expert.as_deref()),
+    ] {
+        if let Some(model) = model
+            && !model.contains('/')
+            // `--expert-model` alone makes the expert a model agent
+            && agent.is_none_or(|a| MODEL_AGENTS.contains(&a))
+        {
+            escapade_agents::LlmConfig::from_options(model, &BTreeMap::new())?;
+        }
     }
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     escapade_core::options::check_keys(&world_options, &source.world.env_options())?;
