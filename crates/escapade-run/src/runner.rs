@@ -379,8 +379,8 @@ pub struct RunSummary {
     /// URL), so the rest would only fail the same way.
     pub halted: Option<String>,
     /// The run's cost cap `(limit, spent)` in US dollars, when it was reached
-    /// ([`Stop::on_cost_cap`]): no episode started after it, and those in flight ended
-    /// at their next request.
+    /// ([`Stop::on_cost_cap`]): no episode started after it, and those in flight were
+    /// checkpointed at their last completed step.
     pub cost_cap: Option<(f64, f64)>,
     /// The run's report (as written to `summary.json` and `report.md`).
     pub report: Report,
@@ -409,8 +409,8 @@ pub const BACKEND_DOWN_EPISODES: usize = 3;
 ///
 /// A stop may also watch the run's cost cap ([`Stop::on_cost_cap`]): once the cap has
 /// refused a request, no episode starts. An episode in flight cannot send another
-/// request either, so it ends at its next request with a retryable error row (what it
-/// spent is in that row), and `resume --max-cost` plays it again from its start.
+/// request either: it stops at its last completed step and is checkpointed there, as on
+/// Ctrl-C, and `resume --max-cost` continues it at the next step.
 #[derive(Debug, Clone)]
 pub struct Stop {
     asked: Arc<tokio::sync::watch::Sender<bool>>,
@@ -1874,6 +1874,11 @@ pub(crate) async fn play(
                 played.replay_failed = Some(replay_error(&replay, n, &e));
                 return Ok(played);
             }
+            // the cost cap refused the request: the run stops here, as on Ctrl-C
+            Some(Err(e)) if live.is_some() && e.is_cost_cap() => {
+                played.interrupted = true;
+                break;
+            }
             Some(Err(e)) => {
                 agent_failure(&mut played, e);
                 break;
@@ -1905,6 +1910,11 @@ pub(crate) async fn play(
                 Some(Err(e)) if recorded.is_some() => {
                     played.replay_failed = Some(replay_error(&replay, n, &e));
                     return Ok(played);
+                }
+                Some(Err(e)) if live.is_some() && e.is_cost_cap() => {
+                    played.interrupted = true;
+                    failed = true;
+                    break;
                 }
                 Some(Err(e)) => {
                     agent_failure(&mut played, e);

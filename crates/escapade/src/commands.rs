@@ -825,7 +825,12 @@ fn spent_by(dir: &Path) -> Result<f64> {
         return Ok(0.0);
     }
     let rows = rundir::read_episodes(&path)?.rows;
-    Ok(rows.iter().map(|r| r.usage.cost_usd).sum())
+    // an episode checkpointed by Ctrl-C or the cap spent its steps' cost too
+    let checkpointed: f64 = rundir::checkpoints(dir)
+        .iter()
+        .map(|c| c.usage.cost_usd)
+        .sum();
+    Ok(rows.iter().map(|r| r.usage.cost_usd).sum::<f64>() + checkpointed)
 }
 
 /// Warns about a cost cap that cannot bound a model without a price.
@@ -1005,9 +1010,10 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary, wide: bool) -> Result<()> {
     if let Some((limit, spent)) = summary.cost_cap {
         bail!(
             "stopped: the cost cap of ${limit:.4} was reached (${spent:.4} spent); {} \
-             episode(s) not played, and those cut short by the cap are replayed — `escapade \
-             resume {} --max-cost USD` with a higher cap continues",
+             episode(s) not finished, {} of them checkpointed at their last completed step \
+             — `escapade resume {} --max-cost USD` with a higher cap continues them",
             summary.unplayed,
+            summary.checkpointed,
             summary.dir.display()
         );
     }
