@@ -22,12 +22,6 @@ pub enum AgentError {
 }
 
 impl AgentError {
-    /// Whether the run's cost cap refused the request (`--max-cost`): the run, not the
-    /// episode, stopped it, and the runner checkpoints it as a stop would.
-    pub fn is_cost_cap(&self) -> bool {
-        matches!(self, AgentError::Backend(LlmError::CostCap { .. }))
-    }
-
     /// Whether the failure came from outside the episode (a backend that kept failing on
     /// transient errors, or refused the account or model: 401, 402, 403, 404), so that
     /// replaying the episode later may succeed. A request the provider rejects as such

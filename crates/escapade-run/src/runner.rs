@@ -409,8 +409,9 @@ pub const BACKEND_DOWN_EPISODES: usize = 3;
 ///
 /// A stop may also watch the run's cost cap ([`Stop::on_cost_cap`]): once the cap has
 /// refused a request, no episode starts. An episode in flight cannot send another
-/// request either: it stops at its last completed step and is checkpointed there, as on
-/// Ctrl-C, and `resume --max-cost` continues it at the next step.
+/// request either: the turn the cap refused ends it at its last completed step, where it
+/// is checkpointed like a stopped one, and `resume --max-cost` continues it there (the
+/// calls of that unfinished turn, re-asks included, are sent again).
 #[derive(Debug, Clone)]
 pub struct Stop {
     asked: Arc<tokio::sync::watch::Sender<bool>>,
@@ -1874,8 +1875,9 @@ pub(crate) async fn play(
                 played.replay_failed = Some(replay_error(&replay, n, &e));
                 return Ok(played);
             }
-            // the cost cap refused the request: the run stops here, as on Ctrl-C
-            Some(Err(e)) if live.is_some() && e.is_cost_cap() => {
+            Some(Err(_)) if live.is_some_and(Stop::cost_cap_reached) => {
+                // the cap refused the request: the episode waits at its last completed
+                // step for `resume --max-cost`, as a stopped one does
                 played.interrupted = true;
                 break;
             }
@@ -1911,7 +1913,7 @@ pub(crate) async fn play(
                     played.replay_failed = Some(replay_error(&replay, n, &e));
                     return Ok(played);
                 }
-                Some(Err(e)) if live.is_some() && e.is_cost_cap() => {
+                Some(Err(_)) if live.is_some_and(Stop::cost_cap_reached) => {
                     played.interrupted = true;
                     failed = true;
                     break;

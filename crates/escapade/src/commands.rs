@@ -432,20 +432,13 @@ pub fn run(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
     {
         escapade_core::options::check_keys(&world_options, &world.env_options())?;
     }
-    // so does a model named without its provider (`gpt-4o`: did you mean openai/gpt-4o?),
-    // the agent's and COMMA's expert's (a baseline given a model is told so by the
-    // players' check below)
-    for (model, agent) in [
-        (&args.model, Some(args.agent.as_str())),
-        (&args.expert_model, args.expert.as_deref()),
-    ] {
-        if let Some(model) = model
-            && !model.contains('/')
-            // `--expert-model` alone makes the expert a model agent
-            && agent.is_none_or(|a| MODEL_AGENTS.contains(&a))
-        {
-            escapade_agents::LlmConfig::from_options(model, &BTreeMap::new())?;
-        }
+    // so does a model named without its provider (`gpt-4o`: did you mean openai/gpt-4o?)
+    // (another agent given a --model is told so by the players' check below)
+    if let Some(model) = &args.model
+        && !model.contains('/')
+        && MODEL_AGENTS.contains(&args.agent.as_str())
+    {
+        escapade_agents::LlmConfig::from_options(model, &BTreeMap::new())?;
     }
     let source = escapade_run::resolve(ctx.worlds, &args.source)?;
     escapade_core::options::check_keys(&world_options, &source.world.env_options())?;
@@ -818,8 +811,9 @@ fn spending(
 }
 
 /// What the episodes recorded in `dir` cost, every row counted (a replayed episode's
-/// earlier attempt was paid for too); 0 for a directory that is no run directory yet.
-fn spent_by(dir: &Path) -> Result<f64> {
+/// earlier attempt was paid for too) and every checkpoint's steps; 0 for a directory that
+/// is no run directory yet.
+pub(crate) fn spent_by(dir: &Path) -> Result<f64> {
     let path = dir.join(rundir::EPISODES);
     if !rundir::is_run_dir(dir) || !path.is_file() {
         return Ok(0.0);
