@@ -94,39 +94,6 @@ fn an_error_and_its_cause_are_said_once() {
 }
 
 #[test]
-fn the_expert_model_is_checked_before_anything_starts() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("runs");
-    let run = |model: &str| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_escapade"))
-            .args([
-                "run",
-                "comma@4",
-                "--agent",
-                "random",
-                "--expert-model",
-                model,
-            ])
-            .args(["--limit", "1", "-q", "--out", out.to_str().unwrap()])
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ANTHROPIC_API_KEY")
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(1), "{model}: {}", stderr(&o));
-        stderr(&o)
-    };
-    // a name without its provider, as --model is answered
-    let e = run("gpt-4o");
-    assert!(e.contains("did you mean openai/gpt-4o?"), "{e}");
-    let e = run("bogus/x");
-    assert!(e.contains("unknown provider `bogus`"), "{e}");
-    let e = run("openai/gpt-4o");
-    assert!(e.contains("OPENAI_API_KEY is not set"), "{e}");
-    // nothing started: no run directory
-    assert!(!out.exists());
-}
-
-#[test]
 fn errors_suggest_what_was_meant() {
     let o = escapade(&["run", "agentescap@2", "--agent", "oracle"]);
     let e = stderr(&o);
