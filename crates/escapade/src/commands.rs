@@ -811,14 +811,20 @@ fn spending(
 }
 
 /// What the episodes recorded in `dir` cost, every row counted (a replayed episode's
-/// earlier attempt was paid for too); 0 for a directory that is no run directory yet.
-fn spent_by(dir: &Path) -> Result<f64> {
+/// earlier attempt was paid for too) and every checkpoint's steps; 0 for a directory that
+/// is no run directory yet.
+pub(crate) fn spent_by(dir: &Path) -> Result<f64> {
     let path = dir.join(rundir::EPISODES);
     if !rundir::is_run_dir(dir) || !path.is_file() {
         return Ok(0.0);
     }
     let rows = rundir::read_episodes(&path)?.rows;
-    Ok(rows.iter().map(|r| r.usage.cost_usd).sum())
+    // an episode checkpointed by Ctrl-C or the cap spent its steps' cost too
+    let checkpointed: f64 = rundir::checkpoints(dir)
+        .iter()
+        .map(|c| c.usage.cost_usd)
+        .sum();
+    Ok(rows.iter().map(|r| r.usage.cost_usd).sum::<f64>() + checkpointed)
 }
 
 /// Warns about a cost cap that cannot bound a model without a price.
@@ -998,9 +1004,10 @@ fn finish(ctx: &mut Ctx<'_>, summary: &RunSummary, wide: bool) -> Result<()> {
     if let Some((limit, spent)) = summary.cost_cap {
         bail!(
             "stopped: the cost cap of ${limit:.4} was reached (${spent:.4} spent); {} \
-             episode(s) not played, and those cut short by the cap are replayed — `escapade \
-             resume {} --max-cost USD` with a higher cap continues",
+             episode(s) not finished, {} of them checkpointed at their last completed step \
+             — `escapade resume {} --max-cost USD` with a higher cap continues them",
             summary.unplayed,
+            summary.checkpointed,
             summary.dir.display()
         );
     }

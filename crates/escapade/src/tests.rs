@@ -926,6 +926,14 @@ fn a_run_stops_at_its_cost_cap_and_resume_with_a_higher_cap_finishes_it() {
     let waiting = escapade_run::rundir::checkpoints(&dir);
     assert_eq!(waiting.len(), 1, "{e}");
     assert!(waiting[0].steps > 0, "{:?}", waiting[0]);
+    // what the checkpointed steps cost counts against the next session's cap
+    let checkpointed = waiting[0].usage.cost_usd;
+    assert!(checkpointed > 0.0, "{:?}", waiting[0]);
+    let counted = commands::spent_by(&dir).unwrap();
+    assert!(
+        (counted - (spent + checkpointed)).abs() < 1e-9,
+        "{counted} {spent}"
+    );
     // a higher cap continues and finishes every episode
     let resume = ResumeArgs {
         dir: dir.clone(),
