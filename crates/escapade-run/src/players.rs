@@ -290,7 +290,12 @@ pub async fn agents_with(
     opener: &Opener,
 ) -> Result<Box<dyn AgentFactory>> {
     let agent = players.agent.as_str();
-    check_baseline_options(agent, &players.options)?;
+    // every player is checked before any backend opens: a misspelled or keyless
+    // --expert-model must not wait for the agent's local model to start
+    check(world, roles, players)?;
+    if opener.stand_in.is_none() {
+        preflight(players, &opener.base)?;
+    }
     if roles.is_empty() {
         if players.expert.is_some() {
             return Err(PlayersError::ExpertOfOneRole {
@@ -405,6 +410,28 @@ fn config_of(
             (e.llm.clone(), Some(e))
         }
     })
+}
+
+/// Refuses what opening the players' model backends would refuse (an unknown provider,
+/// a missing key or server address) without opening any of them.
+fn preflight(players: &Players, base: &ClientOptions) -> Result<()> {
+    let expert = players.expert.iter().map(|(spec, o)| (spec.as_str(), o));
+    for (spec, options) in std::iter::once((players.agent.as_str(), &players.options)).chain(expert)
+    {
+        if !MODEL_AGENTS.contains(&spec) {
+            continue;
+        }
+        let model = options
+            .get("model")
+            .map(String::as_str)
+            .unwrap_or(DEFAULT_MODEL);
+        let client_options = client_options(options, base.clone())?;
+        escapade_llm::preflight(model, &client_options).map_err(|error| PlayersError::Backend {
+            model: model.to_string(),
+            error,
+        })?;
+    }
+    Ok(())
 }
 
 /// Baselines take no options.

@@ -379,8 +379,8 @@ pub struct RunSummary {
     /// URL), so the rest would only fail the same way.
     pub halted: Option<String>,
     /// The run's cost cap `(limit, spent)` in US dollars, when it was reached
-    /// ([`Stop::on_cost_cap`]): no episode started after it, and those in flight ended
-    /// at their next request.
+    /// ([`Stop::on_cost_cap`]): no episode started after it, and those in flight were
+    /// checkpointed at their last completed step.
     pub cost_cap: Option<(f64, f64)>,
     /// The run's report (as written to `summary.json` and `report.md`).
     pub report: Report,
@@ -409,8 +409,9 @@ pub const BACKEND_DOWN_EPISODES: usize = 3;
 ///
 /// A stop may also watch the run's cost cap ([`Stop::on_cost_cap`]): once the cap has
 /// refused a request, no episode starts. An episode in flight cannot send another
-/// request either, so it ends at its next request with a retryable error row (what it
-/// spent is in that row), and `resume --max-cost` plays it again from its start.
+/// request either: the turn the cap refused ends it at its last completed step, where it
+/// is checkpointed like a stopped one, and `resume --max-cost` continues it there (the
+/// calls of that unfinished turn, re-asks included, are sent again).
 #[derive(Debug, Clone)]
 pub struct Stop {
     asked: Arc<tokio::sync::watch::Sender<bool>>,
@@ -1874,6 +1875,12 @@ pub(crate) async fn play(
                 played.replay_failed = Some(replay_error(&replay, n, &e));
                 return Ok(played);
             }
+            Some(Err(_)) if live.is_some_and(Stop::cost_cap_reached) => {
+                // the cap refused the request: the episode waits at its last completed
+                // step for `resume --max-cost`, as a stopped one does
+                played.interrupted = true;
+                break;
+            }
             Some(Err(e)) => {
                 agent_failure(&mut played, e);
                 break;
@@ -1905,6 +1912,11 @@ pub(crate) async fn play(
                 Some(Err(e)) if recorded.is_some() => {
                     played.replay_failed = Some(replay_error(&replay, n, &e));
                     return Ok(played);
+                }
+                Some(Err(_)) if live.is_some_and(Stop::cost_cap_reached) => {
+                    played.interrupted = true;
+                    failed = true;
+                    break;
                 }
                 Some(Err(e)) => {
                     agent_failure(&mut played, e);

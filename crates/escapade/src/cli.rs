@@ -134,8 +134,9 @@ pub struct SpendingArgs {
     #[arg(long, value_name = "on|read|write|off", default_value = "on")]
     pub cache: escapade_llm::CacheMode,
     /// Stop asking models once the run's cost (every session of it) plus what the
-    /// requests in flight may cost would pass this many US dollars; the summary says the
-    /// cap was reached and `escapade resume DIR --max-cost MORE` continues.
+    /// requests in flight may cost would pass this many US dollars; episodes in flight are
+    /// checkpointed at their last completed step, the summary says the cap was reached,
+    /// and `escapade resume DIR --max-cost MORE` continues them there.
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
 }

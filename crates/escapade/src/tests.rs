@@ -920,6 +920,12 @@ fn a_run_stops_at_its_cost_cap_and_resume_with_a_higher_cap_finishes_it() {
         toml.contains("[spending]") && toml.contains("cap_reached = true"),
         "{toml}"
     );
+    // the episode the cap stopped is no error: it waits at its last completed step
+    let capped_rows = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    assert!(!capped_rows.contains("\"error\":\""), "{capped_rows}");
+    let waiting = escapade_run::rundir::checkpoints(&dir);
+    assert_eq!(waiting.len(), 1, "{e}");
+    assert!(waiting[0].steps > 0, "{:?}", waiting[0]);
     // a higher cap continues and finishes every episode
     let resume = ResumeArgs {
         dir: dir.clone(),
@@ -950,4 +956,19 @@ fn a_run_stops_at_its_cost_cap_and_resume_with_a_higher_cap_finishes_it() {
     assert!(!toml.contains("cap_reached"), "{toml}");
     // the cap counted the first session: the whole run cost at most the second cap
     assert!(cost_of(&dir) <= full * 2.0);
+    // and the continued episode played on as the uncapped run played it
+    let steps = |run: &Path, scenario: &str| -> Vec<(serde_json::Value, serde_json::Value)> {
+        let file = run.join("trajectories").join(scenario).join("0.jsonl");
+        std::fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|r| (r["action"].clone(), r["observation"].clone()))
+            .collect()
+    };
+    let whole_dir = run_dir(&out);
+    assert_eq!(
+        steps(&dir, &waiting[0].scenario),
+        steps(&whole_dir, &waiting[0].scenario)
+    );
 }

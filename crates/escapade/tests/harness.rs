@@ -584,6 +584,41 @@ fn an_unknown_world_option_fails_before_anything_else_is_looked_at() {
     assert!(!runs.exists());
 }
 
+/// COMMA's expert model is checked with the agent's, before either backend opens: a
+/// misspelled or keyless `--expert-model` fails at once with the same guess as `--model`,
+/// not after the agent's local model has started (here it could not start at all: no
+/// Python, so the old order failed on the agent's model instead).
+#[test]
+fn an_expert_model_is_checked_before_any_backend_opens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let run = |expert: &str| {
+        Command::new(env!("CARGO_BIN_EXE_escapade"))
+            .args([
+                "run",
+                "comma@4",
+                "--model",
+                "local/smollm2",
+                "--expert-model",
+                expert,
+            ])
+            .args(["--limit", "1", "--out", runs.to_str().unwrap()])
+            .env("ESCAPADE_PYTHON", tmp.path().join("no-python"))
+            .env_remove("ANTHROPIC_API_KEY")
+            .output()
+            .unwrap()
+    };
+    let o = run("gpt-4o");
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("did you mean openai/gpt-4o?"), "{e}");
+    let o = run("anthropic/claude-sonnet-4-5");
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("ANTHROPIC_API_KEY is not set"), "{e}");
+    assert!(!runs.exists());
+}
+
 #[test]
 fn a_run_says_how_many_episodes_its_limit_or_sample_means() {
     let tmp = tempfile::tempdir().unwrap();
