@@ -1,7 +1,7 @@
 //! The craft world's performance self-check (`escapade bench craft`,
 //! [`World::bench`]).
 //!
-//! Six figures from the MM-Escape issue; two have targets:
+//! Seven figures (six from the MM-Escape issue); three have targets:
 //!
 //! - **frame, 1 thread** (target p50 ≤ 60 ms): one first-person frame of a furnished
 //!   room at the environment's default size — the original client's 2048 × 1024 with
@@ -13,6 +13,9 @@
 //!   path through those scenarios (walking, aiming, acting: the rules and their rays);
 //! - **env step with frame**: the same steps with a default-size frame, its PNG and its
 //!   alt text (what a model's observation costs);
+//! - **steps_to_go, per step** (target ≤ 10 % of a step with its frame): the oracle's
+//!   distance replanned from the state after each of those steps (issue 29); the
+//!   environment's steps above are measured without it, and a note gives the share;
 //! - **suite build + verify**: generating the 73 scenarios of `mm-escape@3` and
 //!   escaping each with the oracle through the environment.
 //!
@@ -35,6 +38,9 @@ use crate::{CraftEnv, CraftScenario, CraftWorld, EnvOptions, WorldState};
 pub const TARGET_FRAME_MS: f64 = 60.0;
 /// Target for the all-cores frame median, in milliseconds.
 pub const TARGET_FRAME_ALL_MS: f64 = 25.0;
+/// Target for the oracle's distance (replanned after every step, issue 29), in percent of
+/// the median step with its frame.
+pub const TARGET_TO_GO_SHARE: f64 = 10.0;
 /// Frame size measured (the environment's default).
 pub const FRAME: (u32, u32) = (DEFAULT_WIDTH, DEFAULT_HEIGHT);
 /// Every how many suite scenarios one is measured.
@@ -109,7 +115,7 @@ pub fn run(world: &CraftWorld, probe: &Probe) -> Result<BenchReport, CoreError> 
         }
     }
 
-    let (mut steps, mut steps_frame) = (Vec::new(), Vec::new());
+    let (mut steps, mut steps_frame, mut to_go) = (Vec::new(), Vec::new(), Vec::new());
     for s in &scenarios {
         for frames in [false, true] {
             let options = EnvOptions {
@@ -119,7 +125,11 @@ pub fn run(world: &CraftWorld, probe: &Probe) -> Result<BenchReport, CoreError> 
                 threads: 1,
                 ..EnvOptions::default()
             };
-            let mut env = CraftEnv::new(s.clone(), options).map_err(fail)?;
+            let mut env = CraftEnv::new(s.clone(), options)
+                .map_err(fail)?
+                .without_distance();
+            let mut distance =
+                crate::baseline::oracle::Probe::new(s.clone(), options).map_err(fail)?;
             let mut oracle = OracleAgent::new(s.clone(), options).map_err(fail)?;
             env.reset(0);
             for _ in 0..env.cap() {
@@ -130,6 +140,9 @@ pub fn run(world: &CraftWorld, probe: &Probe) -> Result<BenchReport, CoreError> 
                     steps_frame.push(ms(t));
                 } else {
                     steps.push(ms(t) * 1e3);
+                    let t = Instant::now();
+                    std::hint::black_box(distance.steps_to_go(&env));
+                    to_go.push(ms(t) * 1e3);
                 }
                 if step.terminated || step.truncated {
                     break;
@@ -139,6 +152,12 @@ pub fn run(world: &CraftWorld, probe: &Probe) -> Result<BenchReport, CoreError> 
         }
     }
 
+    let median = |xs: &[f64]| {
+        let mut v = xs.to_vec();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let share = 100.0 * median(&to_go) / 1e3 / median(&steps_frame).max(1e-9);
     let frames = frames_1t.len().max(1) as f64;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (w, h) = FRAME;
@@ -169,6 +188,7 @@ pub fn run(world: &CraftWorld, probe: &Probe) -> Result<BenchReport, CoreError> 
             steps_frame,
             None,
         ),
+        timing("steps_to_go, per step", "to_go_us", "µs", to_go, None),
         BenchRow::new(
             &format!("{} build + verify", crate::suite::NAME),
             "suite_s",
@@ -187,6 +207,10 @@ pub fn run(world: &CraftWorld, probe: &Probe) -> Result<BenchReport, CoreError> 
         !cfg!(debug_assertions),
         rows,
     );
+    report.notes.push(format!(
+        "{:<22} {share:>8.1} % of a step with its frame (medians; target ≤ {TARGET_TO_GO_SHARE} %)",
+        "steps_to_go"
+    ));
     if let (Some(one), Some(all)) = (cpu_1t, cpu_all) {
         let (one, all) = (one / frames, all / frames);
         report.notes.push(format!(

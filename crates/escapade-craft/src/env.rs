@@ -394,6 +394,12 @@ pub struct CraftEnv {
     first_room: usize,
     /// Metres the bootstrap walked in room 1 (taken off the optimal distance).
     walked_for_agent: f32,
+    /// The oracle's distance from the current state (issue 29), computed at reset and
+    /// after every step by [`crate::baseline::oracle::steps_to_go`]; `None` in the
+    /// oracle's own shadow copies, which do not measure it.
+    to_go: Option<u32>,
+    /// The shadow copy and plan that distance is measured with (`None` in shadows).
+    probe: Option<Box<crate::baseline::oracle::Probe>>,
 }
 
 impl CraftEnv {
@@ -406,6 +412,10 @@ impl CraftEnv {
     pub fn new(scenario: Arc<CraftScenario>, options: EnvOptions) -> Result<CraftEnv, CraftError> {
         let mut env = CraftEnv::bare(scenario, options)?;
         env.optimal_distance = crate::baseline::oracle::optimal_distance(&env.scenario, &options)?;
+        env.probe = Some(Box::new(crate::baseline::oracle::Probe::new(
+            env.scenario.clone(),
+            options,
+        )?));
         Ok(env)
     }
 
@@ -476,6 +486,8 @@ impl CraftEnv {
             cache: None,
             first_room: 0,
             walked_for_agent: 0.0,
+            to_go: None,
+            probe: None,
         };
         env.prepared()?;
         Ok(env)
@@ -504,6 +516,39 @@ impl CraftEnv {
     /// The step cap of this episode.
     pub fn cap(&self) -> u32 {
         self.cap
+    }
+
+    /// The same environment without the oracle's distance: [`Env::steps_to_go`] answers
+    /// `None` and no step pays for replanning (the bench measures the two apart).
+    #[must_use]
+    pub fn without_distance(mut self) -> CraftEnv {
+        self.probe = None;
+        self.to_go = None;
+        self
+    }
+
+    /// Copies the episode state of `from` (same scenario) into this environment, which
+    /// then plays on from there: how the oracle replans from an agent's state.
+    pub(crate) fn copy_state(&mut self, from: &CraftEnv) {
+        self.started = true;
+        self.over = false;
+        self.room = from.room;
+        self.body = from.body;
+        self.bag.clone_from(&from.bag);
+        self.known.clone_from(&from.known);
+        self.world.clone_from(&from.world);
+        self.escaped = from.escaped;
+        self.tally.clone_from(&from.tally);
+        self.first_room = from.first_room;
+        self.walked_for_agent = from.walked_for_agent;
+    }
+
+    /// Measures the oracle's distance from the current state (see [`Env::steps_to_go`]).
+    fn measure(&mut self) {
+        if let Some(mut probe) = self.probe.take() {
+            self.to_go = probe.steps_to_go(self);
+            self.probe = Some(probe);
+        }
     }
 
     /// Where the agent stands and looks, and in which room (for tests and viewers; never
@@ -1494,8 +1539,9 @@ impl CraftEnv {
     }
 }
 
-impl Env for CraftEnv {
-    fn reset(&mut self, _seed: u64) -> Observation {
+impl CraftEnv {
+    /// Starts the episode (the distance is measured after it).
+    fn start(&mut self, _seed: u64) -> Observation {
         // nothing in the rules is random: the seed only made the scenario
         self.started = true;
         self.restart();
@@ -1542,7 +1588,8 @@ impl Env for CraftEnv {
         ))
     }
 
-    fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+    /// One step under the rules (the distance is measured after it).
+    fn play(&mut self, action: &Action) -> Result<Step, EnvError> {
         if !self.started {
             return Err(EnvError::NotReset);
         }
@@ -1580,6 +1627,29 @@ impl Env for CraftEnv {
             error,
             ..Default::default()
         })
+    }
+}
+
+impl Env for CraftEnv {
+    fn reset(&mut self, seed: u64) -> Observation {
+        let o = self.start(seed);
+        self.measure();
+        o
+    }
+
+    fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+        let mut step = self.play(action)?;
+        self.measure();
+        step.steps_to_go = self.to_go;
+        Ok(step)
+    }
+
+    /// MM-Escape's remaining plan: the replies the oracle still sends to escape from the
+    /// current state, replanned from it (the sub-goals of the scenario's plan not yet
+    /// done, each walked to, aimed at and acted on under the environment's own rules).
+    /// `None` when the oracle cannot finish from here within the step cap.
+    fn steps_to_go(&self) -> Option<u32> {
+        self.to_go
     }
 
     fn system_prompt(&self) -> String {

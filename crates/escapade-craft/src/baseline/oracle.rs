@@ -425,6 +425,82 @@ fn rationale(room: &crate::room::Room, goal: &Subgoal) -> (String, String) {
     (format!("walk to {}", name(target)), why)
 }
 
+/// What measures the oracle's distance from an agent's state (issue 29): a shadow copy of
+/// the environment and the scenario's plan, kept with the environment so that nothing is
+/// rebuilt per step.
+///
+/// Why replan rather than count down: an agent's moves leave the oracle's path, so the
+/// distance is the oracle's own play from wherever the agent is — the state is copied
+/// into the shadow, the plan resumes at its first sub-goal not yet done (reads are passed
+/// over: picking a note up already teaches its code, and the oracle sends the read in the
+/// reply that picks the note up), and the replies the
+/// oracle sends until the escape are counted. On the oracle's own path this is its
+/// remaining plan, one fewer per step; a wasted step (a reply that moves nothing) leaves
+/// it where it was.
+pub struct Probe {
+    shadow: Option<CraftEnv>,
+    plan: Vec<PlanStep>,
+}
+
+impl Probe {
+    /// The probe for `scenario` under `options` (frames are never drawn).
+    pub fn new(scenario: Arc<CraftScenario>, options: EnvOptions) -> Result<Probe, CraftError> {
+        let plan = scenario.plan()?;
+        let options = EnvOptions {
+            bootstrap: false,
+            ..options.without_frames()
+        };
+        let shadow = CraftEnv::bare(scenario, options)?;
+        Ok(Probe {
+            shadow: Some(shadow),
+            plan,
+        })
+    }
+
+    /// The replies the oracle sends to escape from the state of `env`; 0 once escaped,
+    /// `None` if it cannot within the step cap.
+    pub fn steps_to_go(&mut self, env: &CraftEnv) -> Option<u32> {
+        if env.outcome().success {
+            return Some(0);
+        }
+        let mut shadow = self.shadow.take()?;
+        shadow.copy_state(env);
+        let mut oracle = OracleAgent {
+            shadow,
+            plan: Vec::new(),
+            next: 0,
+            queue: VecDeque::new(),
+            pending: None,
+        };
+        oracle.next = self
+            .plan
+            .iter()
+            .position(|s| !matches!(s.goal, Subgoal::Read { .. }) && !oracle.done(s))
+            .unwrap_or(self.plan.len());
+        oracle.plan = std::mem::take(&mut self.plan);
+        let mut sent = 0u32;
+        let left = oracle.shadow.cap().saturating_sub(env.outcome().steps);
+        let mut found = None;
+        for _ in 0..2 * left {
+            if oracle.shadow.outcome().success {
+                found = Some(sent);
+                break;
+            }
+            if sent >= left {
+                break;
+            }
+            // an aim from a pose already aimed comes out empty: a reply a player would
+            // not send, so it is not counted
+            if !oracle.next_action().keys().is_empty() {
+                sent += 1;
+            }
+        }
+        self.plan = std::mem::take(&mut oracle.plan);
+        self.shadow = Some(oracle.shadow);
+        found
+    }
+}
+
 /// Metres the oracle walks to escape `scenario` (Table 8's optimal distance).
 ///
 /// # Errors
