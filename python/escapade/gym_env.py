@@ -21,7 +21,7 @@
 - **info**: ``actions`` (the available actions, or None where the action set is open),
   ``tool_schemas``, ``feedback``, ``valid``, ``error``, ``progress``, ``scenario``,
   ``steps_to_go`` (the oracle's distance from the current state: the fewest steps still
-  needed to escape, 0 once won; None where the world cannot say, as in craft); after
+  needed to escape, 0 once won; None where the world cannot say); after
   ``reset`` also ``system_prompt``; at the end ``outcome`` and ``metrics`` (the
   episode's metrics, as ``escapade run`` records them).
 - ``terminated``/``truncated`` are the world's own (truncated: the step budget).
