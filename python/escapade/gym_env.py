@@ -389,7 +389,8 @@ class EscapadeEnv(gym.Env):
         terminated, truncated = bool(step["terminated"]), bool(step["truncated"])
         info = self._info(observation)
         self._steps_to_go = info["steps_to_go"]
-        won = bool(terminated or truncated) and bool(env.outcome()["success"])
+        outcome = env.outcome() if terminated or truncated else None
+        won = outcome is not None and bool(outcome["success"])
         reward = _reward(self.reward_kind, before, (progress, self._steps_to_go, won))
         info.update(
             feedback=step["feedback"],
@@ -399,9 +400,8 @@ class EscapadeEnv(gym.Env):
             progress=progress,
             scenario=env.id,
         )
-        if terminated or truncated:
+        if outcome is not None:
             self._over = True
-            outcome = env.outcome()
             info["outcome"] = outcome
             info["metrics"] = outcome["metrics"]
         return self._obs(observation), float(reward), terminated, truncated, info

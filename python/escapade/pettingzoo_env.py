@@ -163,13 +163,12 @@ class CommaAEC(AECEnv):
         self._progress = progress
         self.infos[agent].update(feedback=step["feedback"], valid=step["valid"], error=step["error"])
         self._distance()
-        over = step["terminated"] or step["truncated"]
-        won = bool(over) and bool(self._env.outcome()["success"])
+        outcome = self._env.outcome() if step["terminated"] or step["truncated"] else None
+        won = outcome is not None and bool(outcome["success"])
         after = (progress, self.infos[agent]["steps_to_go"], won)
         reward = _reward(self.reward_kind, before, after)
         self.rewards = {a: reward for a in self.agents}
-        if step["terminated"] or step["truncated"]:
-            outcome = self._env.outcome()
+        if outcome is not None:
             for a in self.agents:
                 self.terminations[a] = bool(step["terminated"])
                 self.truncations[a] = bool(step["truncated"])

@@ -395,8 +395,8 @@ pub struct CraftEnv {
     /// Metres the bootstrap walked in room 1 (taken off the optimal distance).
     walked_for_agent: f32,
     /// The oracle's distance from the current state (issue 29), computed at reset and
-    /// after every step by [`crate::baseline::oracle::steps_to_go`]; `None` in the
-    /// oracle's own shadow copies, which do not measure it.
+    /// after every step by [`crate::baseline::oracle::Probe::steps_to_go`]; `None` in
+    /// the oracle's own shadow copies, which do not measure it.
     to_go: Option<u32>,
     /// The shadow copy and plan that distance is measured with (`None` in shadows).
     probe: Option<Box<crate::baseline::oracle::Probe>>,

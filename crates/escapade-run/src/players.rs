@@ -296,12 +296,9 @@ pub async fn agents_with(
     if opener.stand_in.is_none() {
         preflight(players, &opener.base)?;
     }
+    // `check` refused an expert in a one-role world, a baseline given options and an
+    // expert without an expert role
     if roles.is_empty() {
-        if players.expert.is_some() {
-            return Err(PlayersError::ExpertOfOneRole {
-                world: world.name().to_string(),
-            });
-        }
         return single_agent_with(world, agent, &players.options, None, opener).await;
     }
     let Some((expert, expert_options)) = &players.expert else {
@@ -318,13 +315,6 @@ pub async fn agents_with(
         return Ok(Box::new(TeamFactory::new(members)));
     };
     let expert = expert.as_str();
-    check_baseline_options(expert, expert_options)?;
-    if !roles.iter().any(|r| r == EXPERT_ROLE) {
-        return Err(PlayersError::NoExpertRole {
-            world: world.name().to_string(),
-            roles: roles.join(", "),
-        });
-    }
     // one client per distinct backend: a model expert on the agent's model shares it
     let backend = |o: &BTreeMap<String, String>| {
         o.iter()
