@@ -18,9 +18,9 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    BenchArgs, CacheAction, CacheArgs, CheckArgs, CompareArgs, GenArgs, ImportArgs, JudgeArgs,
-    ListArgs, McpArgs, PaperArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs,
-    SetupArgs, ShowArgs, SpendingArgs, SuiteArgs, ViewArgs,
+    BenchArgs, CacheAction, CacheArgs, CheckArgs, CompareArgs, ExportArgs, ExportFormat, GenArgs,
+    ImportArgs, JudgeArgs, ListArgs, McpArgs, PaperArgs, PlayArgs, ReportArgs, ReportFormat,
+    ResumeArgs, RunArgs, SetupArgs, ShowArgs, SpendingArgs, SuiteArgs, ViewArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -1077,6 +1077,66 @@ pub fn cache(ctx: &mut Ctx<'_>, args: &CacheArgs) -> Result<()> {
 }
 
 /// `escapade report <run-dir>... [--format md|csv|json] [--json]`.
+/// `escapade export RUNS… --format sft|dpo|hf`.
+pub fn export(ctx: &mut Ctx<'_>, args: &ExportArgs) -> Result<()> {
+    use escapade_run::export::{Filter, OutcomeFilter, Pictures};
+    let filter = Filter {
+        world: args.world.clone(),
+        tier: args.tier,
+        outcome: OutcomeFilter::parse(&args.outcome)?,
+    };
+    if let Some(world) = &filter.world {
+        escapade_run::source::find_world(ctx.worlds, world)?;
+    }
+    let pictures = match args.data_urls {
+        true => Pictures::DataUrls,
+        false => Pictures::Files,
+    };
+    let provenance = match args.format {
+        ExportFormat::Sft => {
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("export-sft.jsonl"));
+            let done = runtime()?.block_on(escapade_run::export::export_sft(
+                ctx.worlds, &args.runs, &filter, pictures, &out,
+            ))?;
+            writeln!(
+                ctx.out,
+                "{} conversations of {} episodes written to {} (manifest: {})",
+                done.records,
+                done.episodes,
+                out.display(),
+                escapade_run::export::manifest_path(&out).display()
+            )?;
+            done
+        }
+        ExportFormat::Dpo | ExportFormat::Hf => {
+            bail!("--format {:?} is not written yet", args.format)
+        }
+    };
+    for skipped in &provenance.skipped {
+        eprintln!("warning: skipped {skipped}");
+    }
+    if provenance.episodes == 0 {
+        bail!(
+            "no episode of {} passed the filters (outcome {}{}{})",
+            args.runs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            args.outcome,
+            args.world
+                .as_ref()
+                .map(|w| format!(", world {w}"))
+                .unwrap_or_default(),
+            args.tier.map(|t| format!(", tier {t}")).unwrap_or_default(),
+        );
+    }
+    Ok(())
+}
+
 pub fn report(ctx: &mut Ctx<'_>, args: &ReportArgs) -> Result<()> {
     let set = escapade_run::report::read_runs(&args.dirs)?;
     let worlds: Vec<&dyn World> = ctx.worlds.iter().map(|w| w.as_ref()).collect();

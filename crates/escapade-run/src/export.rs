@@ -1,0 +1,645 @@
+//! Recorded episodes as training data (`escapade export RUNS… --format sft|dpo|hf`).
+//!
+//! A trajectory row keeps what a step needs to be checked and replayed (the observation,
+//! the action, the reply, the SHA-256 of the request), not the whole conversation a model
+//! read. The conversation is therefore rebuilt the way `resume` and a fork rebuild it
+//! ([`crate::replay`]): the episode is played again from its seed, the recorded actions
+//! sent to a fresh environment, each observation checked against its row, and a model
+//! agent takes every turn with its calls answered instead of sent:
+//!
+//! - a model agent's run: by the recorded replies ([`Tape::from_rows`], each request
+//!   checked against the recorded SHA-256, so the messages are byte for byte the ones the
+//!   model was sent);
+//! - a baseline's run (the oracle's): by a stand-in that answers with what a model would
+//!   have written to take the recorded action (the reply `escapade estimate` gives), so the
+//!   messages are the ones the `llm` agent, under the suite's paper settings, would have
+//!   been sent along that path. Oracle runs so make a ready SFT set for every world.
+//!
+//! What each request carried is kept per turn ([`Turn`]): the SFT line of an episode (one
+//! per role) is its last request and the reply that followed; a DPO prompt is the request
+//! at the step the two actions part.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use escapade_agents::{AgentError, AsyncAgent, EpisodeStart, MODEL_AGENTS, TurnInput};
+use escapade_core::{AgentTurn, EpisodeRow, StepRow, World};
+use escapade_llm::picture::MediaType;
+use escapade_llm::{Backend, ChatRequest, ChatResponse, LlmError, Message, Part, Role};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::checkpoint::{Tape, observation_differs, response_of};
+use crate::error::{Result, RunError};
+use crate::estimate::reply_of;
+use crate::players::{AgentFlags, Opener, Players, agents_with, roles_of};
+use crate::report::{Episode, read_runs};
+use crate::rundir::{RunConfig, TRAJECTORIES, read_jsonl, read_run_toml};
+use crate::runner::{RunSpec, play_episode};
+
+/// Which episodes an export keeps by their outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeFilter {
+    /// Escaped episodes only (the default: SFT learns from what worked).
+    #[default]
+    Success,
+    /// Episodes that did not escape.
+    Failure,
+    /// Every episode.
+    Any,
+}
+
+impl OutcomeFilter {
+    /// Reads `success`, `failure` or `any`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "success" => Ok(Self::Success),
+            "failure" => Ok(Self::Failure),
+            "any" => Ok(Self::Any),
+            other => Err(RunError::invalid(
+                "outcome",
+                format!("--outcome is success, failure or any, not `{other}`"),
+            )),
+        }
+    }
+
+    fn keeps(self, success: bool) -> bool {
+        match self {
+            Self::Success => success,
+            Self::Failure => !success,
+            Self::Any => true,
+        }
+    }
+}
+
+/// The episodes an export keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Filter {
+    /// Only this world's episodes (`tools`, `vis`, `comma`, `craft`).
+    pub world: Option<String>,
+    /// Only this difficulty tier.
+    pub tier: Option<u32>,
+    /// By outcome (successful episodes by default).
+    pub outcome: OutcomeFilter,
+}
+
+impl Filter {
+    /// Whether `row` passes: its world, tier and outcome, and no error (an episode that
+    /// ended on an error is not a trajectory to learn from).
+    pub fn keeps(&self, row: &EpisodeRow) -> bool {
+        row.error.is_none()
+            && self.world.as_ref().is_none_or(|w| *w == row.world)
+            && self.tier.is_none_or(|t| t == row.difficulty)
+            && self.outcome.keeps(row.success)
+    }
+}
+
+/// Where pictures of an exported conversation go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pictures {
+    /// Files in `images/` beside the output, named by their SHA-256; `image_url.url` is
+    /// the path relative to the output's folder (the default: the JSONL stays small).
+    #[default]
+    Files,
+    /// Inline `data:` URLs, as the request sent them.
+    DataUrls,
+}
+
+/// One model call of a rebuilt episode: the request the agent made and the reply it got.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// The step it chose (from 1).
+    pub step: u32,
+    /// Who acted (`agent`, or COMMA's `solver`/`expert`).
+    pub role: String,
+    /// The request, as it reached the backend.
+    pub request: ChatRequest,
+    /// The reply it was given.
+    pub reply: ChatResponse,
+}
+
+/// A recorded episode rebuilt: its rows and every model call its turns made.
+#[derive(Debug, Clone)]
+pub struct Rebuilt {
+    /// The episode's row.
+    pub row: EpisodeRow,
+    /// Its step rows.
+    pub steps: Vec<StepRow>,
+    /// Its model calls in order (each step's last call is the one that chose its action).
+    pub turns: Vec<Turn>,
+}
+
+impl Rebuilt {
+    /// The turn that chose step `step`'s action (its last model call).
+    pub fn turn_of(&self, step: u32) -> Option<&Turn> {
+        self.turns.iter().rev().find(|t| t.step == step)
+    }
+
+    /// One conversation per role: the role's last request and the reply to it.
+    pub fn conversations(&self) -> Vec<(String, ChatRequest, ChatResponse)> {
+        let mut roles: Vec<&str> = Vec::new();
+        for t in &self.turns {
+            if !roles.contains(&t.role.as_str()) {
+                roles.push(&t.role);
+            }
+        }
+        roles
+            .into_iter()
+            .filter_map(|role| self.turns.iter().rev().find(|t| t.role == role))
+            .map(|t| (t.role.clone(), t.request.clone(), t.reply.clone()))
+            .collect()
+    }
+}
+
+/// The assistant message of a reply.
+pub fn assistant(reply: &ChatResponse) -> Message {
+    let parts = match reply.text.is_empty() {
+        true => Vec::new(),
+        false => vec![Part::Text {
+            text: reply.text.clone(),
+        }],
+    };
+    Message {
+        role: Role::Assistant,
+        parts,
+        tool_calls: reply.tool_calls.clone(),
+        tool_call_id: None,
+    }
+}
+
+/// A run read for export: its directory, config and the scenarios' JSON.
+struct RunInput<'w> {
+    dir: PathBuf,
+    config: RunConfig,
+    world: &'w dyn World,
+    scenarios: Vec<(String, String)>,
+    settings: escapade_core::env::SuiteSettings,
+}
+
+/// What an export came from and what it kept (the manifest, and the dataset card's
+/// source section).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Provenance {
+    /// escapade's version that wrote the export.
+    pub escapade: String,
+    /// The export's format (`sft`, `dpo`, `hf`).
+    pub format: String,
+    /// The filters applied.
+    pub filter: Filter,
+    /// Each run read: directory, suite, agent, model, config hash.
+    pub runs: Vec<Value>,
+    /// Episodes kept.
+    pub episodes: usize,
+    /// Lines (SFT: conversations, one per episode and role; DPO: pairs) written.
+    pub records: usize,
+    /// Episodes the filters kept that could not be rebuilt, with why.
+    pub skipped: Vec<String>,
+}
+
+/// The stand-in backend of a rebuild: records every request, and answers it from the
+/// recorded replies (a model's run) or with the reply `slot` holds (a baseline's run).
+struct Capture {
+    name: String,
+    tape: Option<Arc<Tape>>,
+    state: Arc<Mutex<CaptureState>>,
+}
+
+#[derive(Default)]
+struct CaptureState {
+    reply: ChatResponse,
+    step: u32,
+    role: String,
+    turns: Vec<Turn>,
+}
+
+#[async_trait]
+impl Backend for Capture {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn cache_identity(&self) -> Option<String> {
+        None
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let reply = match &self.tape {
+            Some(tape) => tape.chat(request).await?,
+            None => lock(&self.state).reply.clone(),
+        };
+        let mut state = lock(&self.state);
+        let turn = Turn {
+            step: state.step,
+            role: state.role.clone(),
+            request: request.clone(),
+            reply: reply.clone(),
+        };
+        state.turns.push(turn);
+        Ok(reply)
+    }
+}
+
+fn lock(state: &Mutex<CaptureState>) -> std::sync::MutexGuard<'_, CaptureState> {
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The model agent playing the recorded rows: before each turn the stand-in learns the
+/// step, role and reply; the action sent is the recorded one; the observation is checked.
+struct Following {
+    model: Box<dyn AsyncAgent>,
+    rows: Vec<StepRow>,
+    state: Arc<Mutex<CaptureState>>,
+    mismatch: Arc<Mutex<Option<String>>>,
+}
+
+impl Following {
+    async fn turn(&mut self, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        let Some(row) = self.rows.get(input.step as usize - 1).cloned() else {
+            return Err(AgentError::Baseline(format!(
+                "the recording has no step {}",
+                input.step
+            )));
+        };
+        if let Some(why) = observation_differs(input.observation, &row) {
+            let why = format!("step {}: {why}", input.step);
+            *self.mismatch.lock().unwrap_or_else(|p| p.into_inner()) = Some(why.clone());
+            return Err(AgentError::Baseline(why));
+        }
+        {
+            let mut state = lock(&self.state);
+            state.step = row.step;
+            state.role = row.role.clone();
+            state.reply = match &row.raw_response {
+                Some(raw) => response_of(raw, row.reasoning.clone()),
+                None => {
+                    let (text, tool_calls) = reply_of(&row.action);
+                    ChatResponse {
+                        text,
+                        tool_calls,
+                        finish_reason: Some("stop".into()),
+                        ..ChatResponse::default()
+                    }
+                }
+            };
+        }
+        let mut turn = self.model.act(input).await?;
+        turn.action = row.action;
+        Ok(turn)
+    }
+}
+
+#[async_trait]
+impl AsyncAgent for Following {
+    fn name(&self) -> String {
+        self.model.name()
+    }
+
+    async fn reset(&mut self, start: EpisodeStart<'_>) -> Result<(), AgentError> {
+        self.model.reset(start).await
+    }
+
+    async fn act(&mut self, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        self.turn(input).await
+    }
+
+    async fn reask(&mut self, _error: &str, input: TurnInput<'_>) -> Result<AgentTurn, AgentError> {
+        // the recorded actions were taken by the world: no re-ask follows them
+        self.turn(input).await
+    }
+
+    fn uses_tools(&self) -> bool {
+        self.model.uses_tools()
+    }
+}
+
+impl RunInput<'_> {
+    /// Who rebuilds the run's conversations: its own model agents, or the `llm` agent
+    /// under the suite's paper settings for a baseline's run.
+    fn players(&self) -> Result<(Players, bool)> {
+        if MODEL_AGENTS.contains(&self.config.agent.as_str()) {
+            let spec = RunSpec::from_config(&self.config, 1);
+            return Ok((Players::of_spec(&spec), true));
+        }
+        let flags = AgentFlags {
+            agent: "llm".into(),
+            ..AgentFlags::default()
+        };
+        let players = flags
+            .players(&self.settings)
+            .map_err(|e| RunError::invalid("agent", e.to_string()))?;
+        Ok((players, false))
+    }
+
+    /// Plays `row`'s recorded episode again and keeps every model call it made.
+    async fn rebuild(&self, row: &EpisodeRow) -> Result<Rebuilt> {
+        let path = self
+            .dir
+            .join(TRAJECTORIES)
+            .join(crate::suite::file_stem(&row.scenario))
+            .join(format!("{}.jsonl", row.epoch));
+        let steps = read_jsonl::<StepRow>(&path)?.rows;
+        let json = self
+            .scenarios
+            .iter()
+            .find(|(_, json)| {
+                escapade_core::ScenarioHeader::parse(json).is_ok_and(|h| h.id == row.scenario)
+            })
+            .map(|(_, json)| json.clone())
+            .ok_or_else(|| {
+                RunError::invalid(
+                    "episode",
+                    format!("the run's suite has no scenario `{}`", row.scenario),
+                )
+            })?;
+        let (players, recorded) = self.players()?;
+        let state = Arc::new(Mutex::new(CaptureState::default()));
+        let tape = recorded.then(|| Arc::new(Tape::from_rows(&steps)));
+        let stand_in = {
+            let (state, tape) = (Arc::clone(&state), tape.clone());
+            move |model: &str| -> Arc<dyn Backend> {
+                Arc::new(Capture {
+                    name: model.to_string(),
+                    tape: tape.clone(),
+                    state: Arc::clone(&state),
+                })
+            }
+        };
+        let opener = Opener {
+            base: escapade_llm::ClientOptions::default(),
+            stand_in: Some(Arc::new(stand_in)),
+        };
+        let world = self.world;
+        let roles = roles_of(world, &self.scenarios).map_err(RunError::Core)?;
+        let factory = agents_with(world, &roles, &players, &opener)
+            .await
+            .map_err(|e| RunError::invalid("agent", e.to_string()))?;
+        let options = &self.config.world_options;
+        let agent_error = |error| RunError::Agent {
+            context: "cannot make the agent that rebuilds the conversation".into(),
+            error,
+        };
+        let model = factory
+            .make(world, &json, row.seed, options)
+            .map_err(agent_error)?;
+        let mismatch = Arc::new(Mutex::new(None));
+        let mut following = Following {
+            model,
+            rows: steps.clone(),
+            state: Arc::clone(&state),
+            mismatch: Arc::clone(&mismatch),
+        };
+        let env = world.env(&json, options)?;
+        let max_steps = steps.len() as u32;
+        let played = play_episode(env, &mut following, row.seed, max_steps, None, &|_| {}).await?;
+        let mismatch = mismatch.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(why) = mismatch.or(played.error) {
+            return Err(RunError::invalid(
+                "episode",
+                format!(
+                    "`{}` epoch {} does not replay: {why}",
+                    row.scenario, row.epoch
+                ),
+            ));
+        }
+        if let Some(why) = tape.as_ref().and_then(|t| t.failure()) {
+            return Err(RunError::invalid(
+                "episode",
+                format!("`{}` epoch {}: {why}", row.scenario, row.epoch),
+            ));
+        }
+        let turns = std::mem::take(&mut lock(&state).turns);
+        Ok(Rebuilt {
+            row: row.clone(),
+            steps,
+            turns,
+        })
+    }
+}
+
+/// Writes the pictures of the exported lines and names them.
+struct PictureSink {
+    mode: Pictures,
+    /// The output's folder (pictures go in its `images/`).
+    folder: PathBuf,
+}
+
+impl PictureSink {
+    /// `messages` in OpenAI's shape, each picture a data URL or a file written now.
+    fn wire(&self, messages: &[Message]) -> Result<Vec<Value>> {
+        match self.mode {
+            Pictures::DataUrls => Ok(escapade_llm::openai::wire_messages(
+                messages,
+                &escapade_llm::openai::data_url,
+            )),
+            Pictures::Files => {
+                let images = self.folder.join("images");
+                for m in messages {
+                    for part in &m.parts {
+                        if let Part::Image {
+                            media_type, bytes, ..
+                        } = part
+                        {
+                            let path = self.folder.join(picture_path(*media_type, bytes));
+                            if !path.is_file() {
+                                std::fs::create_dir_all(&images)
+                                    .map_err(|e| RunError::io("cannot create", &images, e))?;
+                                std::fs::write(&path, bytes.as_slice())
+                                    .map_err(|e| RunError::io("cannot write", &path, e))?;
+                            }
+                        }
+                    }
+                }
+                Ok(escapade_llm::openai::wire_messages(messages, &picture_path))
+            }
+        }
+    }
+}
+
+/// A picture's file in an export, relative to its folder: `images/<sha256>.png|jpg`.
+fn picture_path(media_type: MediaType, bytes: &[u8]) -> String {
+    let ext = match media_type {
+        MediaType::Png => "png",
+        MediaType::Jpeg => "jpg",
+    };
+    format!("images/{}.{ext}", escapade_core::hash::sha256_hex(bytes))
+}
+
+/// Reads the runs in `dirs` (run directories, or folders of them, as `report` reads
+/// them), keeps the episodes `filter` passes and rebuilds each.
+async fn rebuilt_episodes(
+    worlds: &[Box<dyn World>],
+    dirs: &[PathBuf],
+    filter: &Filter,
+    provenance: &mut Provenance,
+) -> Result<Vec<Rebuilt>> {
+    let set = read_runs(dirs)?;
+    let mut out = Vec::new();
+    let mut inputs: BTreeMap<PathBuf, RunInput<'_>> = BTreeMap::new();
+    for run in &set.runs {
+        for Episode { row, dir } in &run.episodes {
+            if !filter.keeps(row) {
+                continue;
+            }
+            let Some(dir) = dir else { continue };
+            if !inputs.contains_key(dir) {
+                let toml = read_run_toml(dir)?;
+                let source = crate::resolve(worlds, &toml.config.source).map_err(|e| {
+                    RunError::invalid(
+                        "run",
+                        format!(
+                            "cannot load the scenarios of {} from `{}`: {e}",
+                            dir.display(),
+                            toml.config.source
+                        ),
+                    )
+                })?;
+                provenance.runs.push(json!({
+                    "dir": dir.display().to_string(),
+                    "suite": source.label,
+                    "agent": toml.config.agent,
+                    "model": toml.config.agent_options.get("model"),
+                    "config_hash": toml.config.hash(),
+                }));
+                inputs.insert(
+                    dir.clone(),
+                    RunInput {
+                        dir: dir.clone(),
+                        config: toml.config,
+                        world: source.world,
+                        scenarios: source.scenarios,
+                        settings: source.settings,
+                    },
+                );
+            }
+            match inputs[dir].rebuild(row).await {
+                Ok(rebuilt) => out.push(rebuilt),
+                Err(e) => provenance
+                    .skipped
+                    .push(format!("{}: {e}", dir.join(&row.scenario).display())),
+            }
+        }
+    }
+    provenance.episodes = out.len();
+    Ok(out)
+}
+
+/// One SFT line per episode and role: the conversation the agent saw at its last turn
+/// and its reply, in OpenAI's messages format, with the functions it was offered and
+/// where it came from.
+fn sft_lines(episodes: &[Rebuilt], sink: &PictureSink) -> Result<Vec<Value>> {
+    let mut lines = Vec::new();
+    for e in episodes {
+        for (role, request, reply) in e.conversations() {
+            let mut messages = request.messages.clone();
+            messages.push(assistant(&reply));
+            let mut line = json!({
+                "messages": sink.wire(&messages)?,
+            });
+            if !request.tools.is_empty() {
+                line["tools"] = Value::Array(escapade_llm::openai::wire_tools(&request.tools));
+            }
+            line["world"] = json!(e.row.world);
+            line["suite"] = json!(e.row.suite);
+            line["scenario"] = json!(e.row.scenario);
+            line["epoch"] = json!(e.row.epoch);
+            line["tier"] = json!(e.row.difficulty);
+            line["role"] = json!(role);
+            line["agent"] = json!(e.row.agent);
+            line["success"] = json!(e.row.success);
+            line["steps"] = json!(e.row.steps);
+            lines.push(line);
+        }
+    }
+    Ok(lines)
+}
+
+/// Writes `lines` as JSONL to `out`.
+fn write_jsonl(out: &Path, lines: &[Value]) -> Result<()> {
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(&serde_json::to_string(line).expect("a JSON value serializes"));
+        text.push('\n');
+    }
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| RunError::io("cannot create", parent, e))?;
+    }
+    std::fs::write(out, text).map_err(|e| RunError::io("cannot write", out, e))
+}
+
+/// The manifest beside an export: `<out>.manifest.json`.
+pub fn manifest_path(out: &Path) -> PathBuf {
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".manifest.json");
+    out.with_file_name(name)
+}
+
+fn write_manifest(path: &Path, provenance: &Provenance) -> Result<()> {
+    let text = serde_json::to_string_pretty(provenance).expect("the provenance serializes");
+    std::fs::write(path, text + "\n").map_err(|e| RunError::io("cannot write", path, e))
+}
+
+fn folder_of(out: &Path) -> PathBuf {
+    out.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// `escapade export --format sft`: the episodes of `dirs` that `filter` keeps as chat
+/// JSONL in `out` (pictures as `pictures` says), and `<out>.manifest.json`.
+pub async fn export_sft(
+    worlds: &[Box<dyn World>],
+    dirs: &[PathBuf],
+    filter: &Filter,
+    pictures: Pictures,
+    out: &Path,
+) -> Result<Provenance> {
+    let mut provenance = Provenance {
+        escapade: env!("CARGO_PKG_VERSION").into(),
+        format: "sft".into(),
+        filter: filter.clone(),
+        ..Provenance::default()
+    };
+    let episodes = rebuilt_episodes(worlds, dirs, filter, &mut provenance).await?;
+    let sink = PictureSink {
+        mode: pictures,
+        folder: folder_of(out),
+    };
+    let lines = sft_lines(&episodes, &sink)?;
+    provenance.records = lines.len();
+    write_jsonl(out, &lines)?;
+    write_manifest(&manifest_path(out), &provenance)?;
+    Ok(provenance)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_parse_and_filter() {
+        assert_eq!(OutcomeFilter::parse("any").unwrap(), OutcomeFilter::Any);
+        let err = OutcomeFilter::parse("won").unwrap_err().to_string();
+        assert!(err.contains("success, failure or any"), "{err}");
+        assert!(OutcomeFilter::Success.keeps(true) && !OutcomeFilter::Success.keeps(false));
+        assert!(OutcomeFilter::Failure.keeps(false) && !OutcomeFilter::Failure.keeps(true));
+    }
+
+    #[test]
+    fn a_picture_is_named_by_its_bytes() {
+        let p = picture_path(MediaType::Jpeg, b"abc");
+        assert!(
+            p.starts_with("images/ba7816bf") && p.ends_with(".jpg"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn the_manifest_sits_beside_the_output() {
+        let m = manifest_path(Path::new("out/oracle.jsonl"));
+        assert_eq!(m, Path::new("out/oracle.jsonl.manifest.json"));
+    }
+}
