@@ -29,6 +29,12 @@
   re-ask limit (MM-Escape App. K: 5; VisEscape: 3; others none), as ``escapade run``'s
   agent loop does: the observation is the previous one with the world's message before
   its text, ``info["reask"]`` holds the message. ``reask=False`` steps every reply.
+- Pictures: craft hands its renderer's pixels over (no PNG is encoded, none decoded);
+  the other worlds' PNG pictures are decoded once and kept by address (up to
+  :data:`DECODED_BYTES`). Each observation's arrays are new, as Gymnasium asks;
+  ``share_pictures=True`` gives read-only arrays that identical pictures share instead
+  (no copy: a VisEscape step is several times faster, but ``check_env``'s reuse check
+  fails). :attr:`EscapadeEnv.native_observation` has the pictures as PNG bytes.
 
 Two-role worlds (comma) are played as one agent: ``role`` (default ``solver``) is yours,
 and ``partner`` plays the other role — the name of a baseline agent of the world (default
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import hashlib
 import json
 import os
 import string
@@ -50,9 +57,18 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ._escapade import Agent, Env, EscapadeError, decode_png, resolve
+from ._escapade import Agent, Env, EscapadeError, decode_png, encode_png, resolve
 
-__all__ = ["AnyText", "EscapadeEnv", "Picture", "make", "pictures", "register_envs"]
+__all__ = [
+    "AnyText",
+    "EscapadeEnv",
+    "Picture",
+    "as_png",
+    "make",
+    "picture",
+    "pictures",
+    "register_envs",
+]
 
 #: the longest observation text the observation space admits
 MAX_TEXT = 1 << 24
@@ -90,28 +106,55 @@ class AnyText(spaces.Text):
         )
 
 
-#: decoded pictures by SHA-256: worlds show the same picture again and again (a room's
-#: wall, a module), and a copy costs a fraction of decoding the PNG
+#: decoded pictures by SHA-256, least recently used first: worlds show the same picture
+#: again and again (a room's wall, a module), and one read-only array serves them all
 _DECODED: "collections.OrderedDict[str, np.ndarray]" = collections.OrderedDict()
-_DECODED_MAX = 256
+#: the bytes of pixels :data:`_DECODED` may hold (a 2048×1024 frame is 6 MB)
+DECODED_BYTES = 64 << 20
+_decoded_bytes = 0
 
 
-def pictures(observation: dict) -> tuple[np.ndarray, ...]:
-    """The observation's pictures as ``H×W×3`` ``uint8`` arrays (each a new array the
-    caller may keep or change)."""
-    out = []
+def picture(image: dict, share: bool = False) -> np.ndarray:
+    """One picture of an observation as an ``H×W×3`` ``uint8`` array: the pixels the
+    world handed over (``Env(..., pixels=True)``), or its PNG decoded once and kept by
+    address. ``share``: a read-only array that identical pictures share (no copy);
+    otherwise a new array the caller may keep or change (Gymnasium's contract)."""
+    global _decoded_bytes
+    if image.get("pixels") is not None:
+        height, width, rgb = image["pixels"]
+        pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+        return pixels if share else pixels.copy()
+    pixels = _DECODED.get(image["sha256"])
+    if pixels is not None:
+        _DECODED.move_to_end(image["sha256"])
+        return pixels if share else pixels.copy()
+    height, width, rgb = decode_png(image["png"])
+    pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+    if pixels.nbytes <= DECODED_BYTES:
+        _DECODED[image["sha256"]] = pixels
+        _decoded_bytes += pixels.nbytes
+        while _decoded_bytes > DECODED_BYTES:
+            _decoded_bytes -= _DECODED.popitem(last=False)[1].nbytes
+    return pixels if share else pixels.copy()
+
+
+def pictures(observation: dict, share: bool = False) -> tuple[np.ndarray, ...]:
+    """The observation's pictures as ``H×W×3`` ``uint8`` arrays (see :func:`picture`)."""
+    return tuple(picture(image, share) for image in observation["images"])
+
+
+def as_png(observation: dict) -> dict:
+    """``observation`` with every picture as PNG bytes (``png`` and its ``sha256``): a
+    picture handed over as pixels is encoded as the world would have encoded it."""
+    if all(image.get("pixels") is None for image in observation["images"]):
+        return observation
+    images = []
     for image in observation["images"]:
-        pixels = _DECODED.get(image["sha256"])
-        if pixels is None:
-            height, width, rgb = decode_png(image["png"])
-            pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
-            _DECODED[image["sha256"]] = pixels
-            if len(_DECODED) > _DECODED_MAX:
-                _DECODED.popitem(last=False)
-        else:
-            _DECODED.move_to_end(image["sha256"])
-        out.append(pixels.copy())
-    return tuple(out)
+        if image.get("pixels") is not None:
+            png = encode_png(*image["pixels"])
+            image = dict(image, png=png, sha256=hashlib.sha256(png).hexdigest(), pixels=None)
+        images.append(image)
+    return dict(observation, images=images)
 
 
 #: the rewards a trainer may ask for (``reward=``), as the OpenEnv server's ``options.reward``
@@ -175,7 +218,8 @@ def picture_space(
         probes = list(tiers.values())
     shapes = set()
     for i in probes:
-        shapes.update(p.shape for p in pictures(Env(world, texts[i], options).reset(0)))
+        probe = Env(world, texts[i], options, pixels=True)
+        shapes.update(p.shape for p in pictures(probe.reset(0)))
     if not shapes:
         return None
     if len(shapes) == 1:
@@ -247,6 +291,7 @@ class EscapadeEnv(gym.Env):
         role: str | None = None,
         partner: Partner = "oracle-talk",
         reask: bool = True,
+        share_pictures: bool = False,
         **world_options: Any,
     ):
         self.reward_kind: str = _reward_kind(world_options.pop("reward", "progress"))
@@ -285,6 +330,7 @@ class EscapadeEnv(gym.Env):
             )
         self.render_mode = render_mode
         self.reask = bool(reask)
+        self.share_pictures = bool(share_pictures)
         self._reasks = 0
         if self.world in CALL_WORLDS and probe.tool_schemas():
             self.action_space = spaces.Dict(
@@ -294,6 +340,7 @@ class EscapadeEnv(gym.Env):
             self.action_space = AnyText(MAX_ACTION)
         self._env_now: Env | None = None
         self._observation: dict | None = None
+        self._native: dict | None = None
         self._progress = 0.0
         self._steps_to_go: int | None = None
         self._over = False
@@ -315,7 +362,7 @@ class EscapadeEnv(gym.Env):
     def _env(self, index: int) -> Env:
         env = self._envs.get(index)
         if env is None:
-            env = Env(self.world, self._scenarios[index], self.options)
+            env = Env(self.world, self._scenarios[index], self.options, pixels=True)
             self._envs = {index: env}  # one open environment at a time
         return env
 
@@ -328,9 +375,14 @@ class EscapadeEnv(gym.Env):
 
     @property
     def native_observation(self) -> dict | None:
-        """The last observation as the native layer gave it (pictures as PNG), for this
-        env's role; None before ``reset``."""
-        return self._observation
+        """The last observation as the native layer gives it, for this env's role, with
+        its pictures as PNG bytes (what a vision-language model client sends; encoded
+        here when the world handed pixels, see :func:`as_png`); None before ``reset``."""
+        if self._observation is None:
+            return None
+        if self._native is None:
+            self._native = as_png(self._observation)
+        return self._native
 
     # -- Gymnasium ---------------------------------------------------------------------
 
@@ -357,7 +409,7 @@ class EscapadeEnv(gym.Env):
         self._progress = 0.0
         self._over = False
         self._reasks = 0
-        self._observation = observation
+        self._observation, self._native = observation, None
         info = self._info(observation)
         self._steps_to_go = info["steps_to_go"]
         info["system_prompt"] = env.role_prompt(self.role) if self.role else env.system_prompt()
@@ -385,7 +437,7 @@ class EscapadeEnv(gym.Env):
         progress = float(step["progress"])
         before = (self._progress, self._steps_to_go, False)
         self._progress = progress
-        self._observation = observation
+        self._observation, self._native = observation, None
         terminated, truncated = bool(step["terminated"]), bool(step["truncated"])
         info = self._info(observation)
         self._steps_to_go = info["steps_to_go"]
@@ -450,7 +502,7 @@ class EscapadeEnv(gym.Env):
     def _obs(self, observation: dict) -> dict:
         out: dict[str, Any] = {"text": observation["text"]}
         if self.picture_space is not None:
-            shots = pictures(observation)
+            shots = pictures(observation, self.share_pictures)
             for shot in shots:
                 # the shape, not Box.contains: a uint8 array is within 0..255 by type, and
                 # checking every pixel would cost more than the step
