@@ -133,12 +133,45 @@ def craft_run(steps: int, options: dict) -> tuple[float, float]:
     return steps / (time.perf_counter() - start), rss_mb()
 
 
+def vector_rates(env_id: str, num_envs: int, seconds: float) -> dict[str, float]:
+    """Steps/s (env steps, all envs counted) of ``gym.make_vec`` in sync mode and in
+    async mode with and without shared memory, each env playing its first action."""
+    import gymnasium as gym
+
+    out = {}
+    for name, mode, kwargs in [
+        ("sync", "sync", {}),
+        ("async", "async", {}),
+        ("async, no shared memory", "async", {"shared_memory": False}),
+    ]:
+        envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, vector_kwargs=kwargs)
+        try:
+            _, infos = envs.reset(seed=0)
+            steps, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                actions = [a[0] if a else "look" for a in infos["actions"]]
+                _, _, _, _, infos = envs.step(actions)
+                steps += num_envs
+            out[name] = steps / (time.perf_counter() - start)
+        finally:
+            envs.close()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--steps", type=int, default=10_000, help="the long craft run's steps")
     parser.add_argument("--big-steps", type=int, default=100, help="steps timed at 2048×1024")
+    parser.add_argument("--envs", type=int, default=4, help="envs in the vector comparison")
+    parser.add_argument("--only-vector", action="store_true", help="only sync vs async")
     args = parser.parse_args()
+    for env_id in ("escapade/VisEscape-v1", "escapade/Comma-v1"):
+        rates = vector_rates(env_id, args.envs, args.seconds)
+        shown = ", ".join(f"{k} {v:,.0f}" for k, v in rates.items())
+        print(f"{env_id} ×{args.envs} (env steps/s): {shown}")
+    if args.only_vector:
+        return
     print(
         f"{'world (random policy)':<30} {'escapade.Env':>14} {'gymnasium':>12} {'ratio':>6}"
         f" {'shared pictures':>16} {'ratio':>6}"

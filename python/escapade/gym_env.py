@@ -50,12 +50,21 @@ import functools
 import hashlib
 import json
 import os
+import pickle
 import string
+from collections.abc import Mapping
 from typing import Any, Callable, Union
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import (
+    concatenate,
+    create_empty_array,
+    create_shared_memory,
+    read_from_shared_memory,
+    write_to_shared_memory,
+)
 
 from ._escapade import Agent, Env, EscapadeError, decode_png, encode_png, resolve
 
@@ -271,6 +280,96 @@ class Picture(spaces.Space[np.ndarray]):
         )
 
 
+class Observations(spaces.Dict):
+    """The observation space, a :class:`~gymnasium.spaces.Dict` of text and pictures
+    that :class:`~gymnasium.vector.AsyncVectorEnv` can also carry in shared memory (its
+    default): Gymnasium's own shared memory holds only fixed-size values, and reads a
+    ``Text`` once when it starts. Each worker writes its observation, pickled, into its
+    own shared buffer; the batch reads them when it is copied (``copy=True``, the
+    default) or looked into (``copy=False``: a live view, as Gymnasium's shared arrays
+    are). An observation larger than the buffer raises :class:`EscapadeError`."""
+
+    def shared_bytes(self) -> int:
+        """The room one observation has in shared memory: four of the largest pictures
+        and 4 MB of text."""
+        picture = self.spaces.get("images")
+        largest = 0
+        if picture is not None:
+            inner = picture.feature_space
+            if isinstance(inner, Picture):
+                largest = inner.max_height * inner.max_width * 3
+            else:
+                largest = int(np.prod(inner.shape))
+        return 4 * largest + (4 << 20)
+
+
+class _SharedObservations:
+    """One shared buffer per worker: 8 bytes of length, then the pickled observation."""
+
+    def __init__(self, n: int, size: int, ctx: Any):
+        self.size = size
+        self.buffers = [ctx.RawArray("B", size + 8) for _ in range(n)]
+
+    def write(self, index: int, value: Any) -> None:
+        data = pickle.dumps(value, protocol=5)
+        if len(data) > self.size:
+            raise EscapadeError(
+                f"an observation of {len(data):,} bytes does not fit the {self.size:,} bytes of "
+                "AsyncVectorEnv's shared memory; pass vector_kwargs={'shared_memory': False}"
+            )
+        view = memoryview(self.buffers[index]).cast("B")
+        view[:8] = len(data).to_bytes(8, "little")
+        view[8 : 8 + len(data)] = data
+
+    def read(self, index: int) -> Any:
+        view = memoryview(self.buffers[index]).cast("B")
+        length = int.from_bytes(view[:8], "little")
+        return pickle.loads(view[8 : 8 + length]) if length else None
+
+
+class _SharedBatch(Mapping):
+    """The batch of observations in shared memory, read when looked into; a copy of it
+    is a plain dict (what ``AsyncVectorEnv(copy=True)`` returns)."""
+
+    def __init__(self, space: Observations, shared: _SharedObservations, n: int):
+        self._space, self._shared, self._n = space, shared, n
+
+    def _batch(self) -> dict:
+        values = [self._shared.read(i) for i in range(self._n)]
+        if any(v is None for v in values):
+            return create_empty_array(self._space, self._n)
+        return concatenate(self._space, values, create_empty_array(self._space, self._n))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._batch()[key]
+
+    def __iter__(self):
+        return iter(self._space.spaces)
+
+    def __len__(self) -> int:
+        return len(self._space.spaces)
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        return self._batch()
+
+
+@create_shared_memory.register(Observations)
+def _create_shared(space: Observations, n: int = 1, ctx: Any = None) -> _SharedObservations:
+    import multiprocessing
+
+    return _SharedObservations(n, space.shared_bytes(), ctx or multiprocessing)
+
+
+@read_from_shared_memory.register(Observations)
+def _read_shared(space: Observations, shared: _SharedObservations, n: int = 1) -> _SharedBatch:
+    return _SharedBatch(space, shared, n)
+
+
+@write_to_shared_memory.register(Observations)
+def _write_shared(space: Observations, index: int, value: Any, shared: _SharedObservations) -> None:
+    shared.write(index, value)
+
+
 class EscapadeEnv(gym.Env):
     """One world's scenarios as a Gymnasium environment (see the module docs).
 
@@ -321,7 +420,7 @@ class EscapadeEnv(gym.Env):
         if picture is not None:
             fields["images"] = spaces.Sequence(picture, stack=False)
         self.picture_space = picture
-        self.observation_space = spaces.Dict(fields)
+        self.observation_space = Observations(fields)
         if picture is None:
             self.metadata = {**self.metadata, "render_modes": ["ansi"]}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
