@@ -40,6 +40,7 @@ and ``partner`` plays the other role — the name of a baseline agent of the wor
 from __future__ import annotations
 
 import collections
+import collections.abc
 import functools
 import json
 import os
@@ -49,15 +50,28 @@ from typing import Any, Callable, Union
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import WrapperSpec
+from gymnasium.vector.utils import batch_space
 
 from ._escapade import Agent, Env, EscapadeError, decode_png, resolve
 
-__all__ = ["AnyText", "EscapadeEnv", "Picture", "make", "pictures", "register_envs"]
+__all__ = [
+    "AnyText",
+    "EpisodeEnd",
+    "EscapadeEnv",
+    "Picture",
+    "Reply",
+    "make",
+    "pictures",
+    "register_envs",
+]
 
 #: the longest observation text the observation space admits
 MAX_TEXT = 1 << 24
 #: the longest action text the action space admits (a longer reply is still stepped)
 MAX_ACTION = 4096
+#: the longest text :meth:`AnyText.sample` draws
+SAMPLE_LENGTH = 256
 
 #: worlds whose paper's agents act by function calls (AgentEscapeBench App. B): their
 #: action space is a call; the others' is text
@@ -79,6 +93,15 @@ class AnyText(spaces.Text):
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
 
+    def sample(self, mask=None, probability=None) -> str:
+        """A string of up to :data:`SAMPLE_LENGTH` characters (of up to ``max_length``
+        when that is shorter): the admissible lengths reach millions of characters,
+        and a sample of that size takes seconds to draw for no use."""
+        if mask is None and probability is None:
+            high = min(self.max_length, max(self.min_length, SAMPLE_LENGTH))
+            mask = (int(self.np_random.integers(self.min_length, high + 1)), None)
+        return super().sample(mask=mask, probability=probability)
+
     def __repr__(self) -> str:
         return f"AnyText({self.min_length}, {self.max_length})"
 
@@ -88,6 +111,38 @@ class AnyText(spaces.Text):
             and self.min_length == other.min_length
             and self.max_length == other.max_length
         )
+
+
+class Reply(spaces.Dict):
+    """A reply in a function-calling world (tools): one call ``{"name": str, "arguments":
+    str}`` as the space's fields say, or the world's text protocol (``str``), which it
+    reads as well (the module docs: every world takes text).
+
+    Batched by a vector env as a tuple of replies, one per env (Gymnasium would batch a
+    :class:`~gymnasium.spaces.Dict` field by field, and a tuple of texts could not be
+    stepped): ``envs.step(("investigate N1",) * n)`` and
+    ``envs.step((call_1, ..., call_n))`` both work.
+    """
+
+    def __init__(self, seed=None):
+        super().__init__(
+            {"name": AnyText(64, min_length=1), "arguments": AnyText(MAX_ACTION)}, seed=seed
+        )
+
+    def contains(self, x: Any) -> bool:
+        if isinstance(x, str):
+            return len(x) <= MAX_ACTION
+        return isinstance(x, dict) and super().contains(x)
+
+    def __repr__(self) -> str:
+        return "Reply(call {name, arguments} or text)"
+
+
+@batch_space.register(Reply)
+def _batch_replies(space: Reply, n: int = 1) -> spaces.Tuple:
+    batched = spaces.Tuple(tuple(Reply() for _ in range(n)))
+    batched.seed(list(map(int, space.np_random.integers(0, 2**31, n))))
+    return batched
 
 
 #: decoded pictures by SHA-256: worlds show the same picture again and again (a room's
@@ -287,9 +342,7 @@ class EscapadeEnv(gym.Env):
         self.reask = bool(reask)
         self._reasks = 0
         if self.world in CALL_WORLDS and probe.tool_schemas():
-            self.action_space = spaces.Dict(
-                {"name": AnyText(64, min_length=1), "arguments": AnyText(MAX_ACTION)}
-            )
+            self.action_space = Reply()
         else:
             self.action_space = AnyText(MAX_ACTION)
         self._env_now: Env | None = None
@@ -337,8 +390,8 @@ class EscapadeEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is None and self._default_seed is not None and self._env_now is None:
             seed = self._default_seed
+        options = _reset_options(options)
         super().reset(seed=seed)
-        options = options or {}
         if "scenario" in options:
             index = self._index(options["scenario"])
         elif self._fixed is not None:
@@ -406,6 +459,15 @@ class EscapadeEnv(gym.Env):
             info["metrics"] = outcome["metrics"]
         return self._obs(observation), float(reward), terminated, truncated, info
 
+    def end_episode(self) -> dict:
+        """Ends the episode where it stands (a wrapper such as Gymnasium's ``TimeLimit``
+        cut it short) and returns what the episode's last ``info`` carries at its end:
+        ``outcome`` and ``metrics``, as the world scores the episode so far. Stepping
+        again needs a ``reset``."""
+        outcome = self.env.outcome()
+        self._over = True
+        return {"outcome": outcome, "metrics": outcome["metrics"]}
+
     def _reask(self, message: str):
         """A reply the world cannot read, answered without spending a step (the
         world's re-ask limit, e.g. MM-Escape App. K: 5, as escapade's agent loop does)."""
@@ -472,6 +534,43 @@ class EscapadeEnv(gym.Env):
         }
 
 
+#: the keys ``reset(options=...)`` takes
+RESET_OPTIONS = ("scenario",)
+
+
+def _reset_options(options: Any) -> dict:
+    """``reset``'s options, checked: None or a dict of :data:`RESET_OPTIONS` keys."""
+    if options is None:
+        return {}
+    if not isinstance(options, collections.abc.Mapping):
+        raise EscapadeError(
+            f"reset options: expected a dict such as {{'scenario': 0}}, not {type(options).__name__} {options!r}"
+        )
+    unknown = sorted(str(key) for key in options if key not in RESET_OPTIONS)
+    if unknown:
+        raise EscapadeError(
+            f"reset options: unknown {', '.join(unknown)}; known: {', '.join(RESET_OPTIONS)}"
+        )
+    return dict(options)
+
+
+class EpisodeEnd(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Gives the step that a wrapper below it truncated (``gym.make(...,
+    max_episode_steps=N)``'s ``TimeLimit``) the ``outcome`` and ``metrics`` the world's
+    own end of an episode carries, and ends the episode there. The registered ids wrap
+    their envs in it, outside the time limit; wrap by hand after your own limits."""
+
+    def __init__(self, env: gym.Env):
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+
+    def step(self, action: Any):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        if (terminated or truncated) and "outcome" not in info:
+            info = {**info, **self.env.unwrapped.end_episode()}
+        return observation, reward, terminated, truncated, info
+
+
 def make(
     suite_or_file: str,
     scenario: int | str | None = None,
@@ -503,4 +602,7 @@ def register_envs() -> None:
                 id=env_id,
                 entry_point="escapade.gym_env:EscapadeEnv",
                 kwargs={"source": suite},
+                additional_wrappers=(
+                    WrapperSpec("EpisodeEnd", "escapade.gym_env:EpisodeEnd", {}),
+                ),
             )
