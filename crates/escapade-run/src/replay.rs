@@ -35,6 +35,9 @@ pub(crate) struct Replay {
     pub rows: Vec<StepRow>,
     /// How many of `rows` are replayed.
     pub upto: u32,
+    /// How many of the replayed steps are sent as recorded, without the agent (a fresh
+    /// fork's steps before its fork step); the agent takes the others.
+    pub sent: u32,
     /// Answers the agent's model calls while the steps are replayed; `None`: the agent
     /// does not take the replayed steps (the recorded actions are sent as they are).
     pub tape: Option<Arc<Tape>>,
@@ -46,6 +49,7 @@ impl Replay {
         Replay {
             tape: Some(Arc::new(Tape::from_rows(&rows))),
             upto: rows.len() as u32,
+            sent: 0,
             rows,
         }
     }
@@ -144,7 +148,32 @@ impl Fork {
         Replay {
             tape: (!self.origin.fresh).then(|| Arc::new(Tape::lenient(before))),
             upto,
+            sent: if self.origin.fresh { upto } else { 0 },
             rows: self.rows.clone(),
+        }
+    }
+
+    /// This fork's episode checkpointed at its last completed step (`rows`: the
+    /// origin's steps before the fork step, then the fork's own), replayed as it was
+    /// played: the steps before the fork step as [`Fork::replay`] plays them, the
+    /// fork's own through its agent, answered from its recorded replies with every
+    /// request checked.
+    pub(crate) fn resume(&self, rows: Vec<StepRow>) -> Replay {
+        let k = self.origin.step;
+        let before = (k - 1) as usize;
+        let (tape, sent) = if self.origin.fresh {
+            (
+                Tape::from_rows(rows.get(before..).unwrap_or_default()),
+                k - 1,
+            )
+        } else {
+            (Tape::lenient_before(&rows, k), 0)
+        };
+        Replay {
+            tape: Some(Arc::new(tape)),
+            upto: rows.len() as u32,
+            sent,
+            rows,
         }
     }
 
