@@ -392,7 +392,14 @@ class EscapadeEnv(gym.Env):
             seed = self._default_seed
         options = _reset_options(options)
         super().reset(seed=seed)
-        if "scenario" in options:
+        origin = _origin(options["from"]) if "from" in options else None
+        if origin is not None:
+            index = self._index(origin[1])
+            if "scenario" in options and self._index(options["scenario"]) != index:
+                raise EscapadeError(
+                    f"reset options: `scenario` {options['scenario']!r} is not the recording's `{origin[1]}`"
+                )
+        elif "scenario" in options:
             index = self._index(options["scenario"])
         elif self._fixed is not None:
             index = self._fixed
@@ -401,13 +408,17 @@ class EscapadeEnv(gym.Env):
         episode_seed = int(self.np_random.integers(2**63))
         env = self._env(index)
         self._env_now = env
-        observation = env.reset(episode_seed)
+        progress = 0.0
+        if origin is not None:
+            observation, progress = env.restore(*origin)
+        else:
+            observation = env.reset(episode_seed)
         if self.role is not None:
             if isinstance(self.partner, str):
                 self._partner_agent = Agent(env, self.partner, episode_seed)
                 self._partner_agent.reset(env, episode_seed)
             observation, _ = self._partner_turns(observation)
-        self._progress = 0.0
+        self._progress = float(progress)
         self._over = False
         self._reasks = 0
         self._observation = observation
@@ -535,7 +546,35 @@ class EscapadeEnv(gym.Env):
 
 
 #: the keys ``reset(options=...)`` takes
-RESET_OPTIONS = ("scenario",)
+RESET_OPTIONS = ("scenario", "from")
+
+
+def _origin(value: Any) -> tuple[str, str, int, int]:
+    """``reset(options={"from": {"run": DIR, "episode": "SCENARIO[:EPOCH]", "step":
+    K}})``: a recorded episode to start from, before its step K (as ``escapade run
+    --from DIR --episode ... --step K`` forks it). Returns ``(run, scenario, epoch,
+    step)``."""
+    if not isinstance(value, collections.abc.Mapping):
+        raise EscapadeError(
+            'reset options: `from` is a dict {"run": DIR, "episode": "SCENARIO[:EPOCH]", "step": K}'
+        )
+    unknown = sorted(str(k) for k in value if k not in ("run", "episode", "step"))
+    missing = [k for k in ("run", "episode", "step") if k not in value]
+    if unknown or missing:
+        raise EscapadeError(
+            f"reset options: `from` takes run, episode and step"
+            + (f"; unknown {', '.join(unknown)}" if unknown else "")
+            + (f"; missing {', '.join(missing)}" if missing else "")
+        )
+    episode, step = value["episode"], value["step"]
+    if not isinstance(episode, str) or not episode:
+        raise EscapadeError("reset options: `from.episode` is a scenario id, with `:EPOCH` or not")
+    scenario, _, epoch = episode.rpartition(":") if ":" in episode else (episode, "", "0")
+    if not epoch.isdigit():
+        scenario, epoch = episode, "0"
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
+        raise EscapadeError(f"reset options: `from.step` is a step number from 1, not {step!r}")
+    return os.fspath(value["run"]), scenario, int(epoch), int(step)
 
 
 def _reset_options(options: Any) -> dict:

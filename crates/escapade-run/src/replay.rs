@@ -18,11 +18,11 @@
 //! A fork also checks the observation at step K itself, the first one its agent sees,
 //! against the recording, and refuses to play when it differs.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
 use std::sync::Arc;
 
-use escapade_core::{Image, Origin, StepRow};
+use escapade_core::{Env, Image, Observation, Origin, StepRow};
 
 use crate::checkpoint::Tape;
 use crate::error::{Result, RunError};
@@ -70,6 +70,12 @@ pub struct Fork {
     pub dir: PathBuf,
     /// The origin episode's rows up to and including step K.
     pub rows: Vec<StepRow>,
+    /// The origin episode's seed (`seed::derive` of its run's seed, scenario and epoch).
+    pub seed: u64,
+    /// The world the origin played.
+    pub world: String,
+    /// The origin run's world options (`-W`).
+    pub world_options: BTreeMap<String, String>,
 }
 
 impl Fork {
@@ -137,7 +143,50 @@ impl Fork {
             },
             dir: dir.to_path_buf(),
             rows,
+            seed: escapade_core::seed::derive(config.seed, scenario, u64::from(epoch)),
+            world: config.world.clone(),
+            world_options: config.world_options.clone(),
         })
+    }
+
+    /// Puts `env` (the fork's world on its scenario, with its world options) where the
+    /// recorded episode stood before step K, for a caller that plays on by itself (a
+    /// Gymnasium or OpenEnv `reset` from a recording): resets it with the episode's seed
+    /// and sends the recorded actions of steps 1 to K-1, each observation and answer
+    /// checked against its row as `resume` checks them. Returns the observation at K
+    /// (checked too) and the progress before it; a difference is an error naming the
+    /// step.
+    pub fn restore(&self, env: &mut dyn Env) -> Result<(Observation, f64)> {
+        let refused = |step: u32, why: String| {
+            RunError::invalid(
+                "from",
+                format!(
+                    "episode {}:{} of {} does not replay as recorded up to step {} (step \
+                     {step}: {why})",
+                    self.origin.scenario, self.origin.epoch, self.origin.run, self.origin.step
+                ),
+            )
+        };
+        let mut observation = env.reset(self.seed);
+        let mut progress = 0.0;
+        for row in self.before() {
+            if let Some(why) = crate::checkpoint::observation_differs(&observation, row) {
+                return Err(refused(row.step, why));
+            }
+            let step = env
+                .step(&row.action)
+                .map_err(|e| refused(row.step, e.to_string()))?;
+            if let Some(why) = crate::checkpoint::step_differs(&step, row) {
+                return Err(refused(row.step, why));
+            }
+            progress = row.progress;
+            observation = step.observation;
+        }
+        let at = self.rows.last().expect("Fork::open keeps step K's row");
+        if let Some(why) = crate::checkpoint::observation_differs(&observation, at) {
+            return Err(refused(at.step, why));
+        }
+        Ok((observation, progress))
     }
 
     /// The steps before the fork's, to replay: the agent takes them answered from the
