@@ -44,6 +44,8 @@ pub struct Env {
     pub id: String,
     /// The world options it was opened with.
     pub options: Options,
+    /// Whether it asked for pictures as pixels.
+    pixels: bool,
     state: Mutex<State>,
 }
 
@@ -91,6 +93,7 @@ impl Env {
             scenario,
             id,
             options,
+            pixels,
             state: Mutex::new(State {
                 env,
                 observation: None,
@@ -155,6 +158,69 @@ impl Env {
         .map_err(to_py)?;
         let state = self.state();
         convert::step(py, state.last.as_ref().expect("step stored the step"))
+    }
+
+    /// Starts an episode where a recorded one stood before step `step`: episode
+    /// `scenario` epoch `epoch` of the run in directory `run` (what `escapade run --from`
+    /// forks), replayed into this environment with the checks `resume` makes. Returns the
+    /// observation at `step` and the progress before it. The recording must be of this
+    /// environment's scenario and world options; a recording that does not replay raises
+    /// `EscapadeError` naming the step.
+    fn restore<'py>(
+        &self,
+        py: Python<'py>,
+        run: std::path::PathBuf,
+        scenario: &str,
+        epoch: u32,
+        step: u32,
+    ) -> PyResult<(Bound<'py, PyDict>, f64)> {
+        let fork =
+            escapade_run::replay::Fork::open(&run, scenario, epoch, step, true).map_err(to_py)?;
+        if fork.world != self.world || scenario != self.id {
+            return Err(EscapadeError::new_err(format!(
+                "the recording is of {} scenario `{scenario}`; this environment plays {} \
+                 scenario `{}`",
+                fork.world, self.world, self.id
+            )));
+        }
+        if fork.world_options != self.options {
+            let shown = |o: &Options| {
+                let pairs: Vec<String> = o.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                if pairs.is_empty() {
+                    "none".to_string()
+                } else {
+                    pairs.join(" ")
+                }
+            };
+            return Err(EscapadeError::new_err(format!(
+                "the recording was played with world options {}; this environment has {} \
+                 (open it with the recording's)",
+                shown(&fork.world_options),
+                shown(&self.options)
+            )));
+        }
+        let progress = self
+            .with_state(py, |s| {
+                // the recording's pictures are checked by their PNG's address
+                if self.pixels {
+                    s.env.set_picture_form(PictureForm::Png);
+                }
+                let restored = fork.restore(s.env.as_mut());
+                if self.pixels {
+                    s.env.set_picture_form(PictureForm::Pixels);
+                }
+                let (observation, progress) = restored?;
+                s.observation = Some(observation);
+                s.last = None;
+                Ok::<_, escapade_run::RunError>(progress)
+            })
+            .map_err(to_py)?;
+        let state = self.state();
+        let at = state
+            .observation
+            .as_ref()
+            .expect("restore stored an observation");
+        Ok((convert::observation(py, at)?, progress))
     }
 
     /// The oracle's distance from the current state: the fewest steps still needed to
