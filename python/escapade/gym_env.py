@@ -45,7 +45,7 @@ import functools
 import json
 import os
 import string
-from typing import Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, TypedDict, Union
 
 import gymnasium as gym
 import numpy as np
@@ -55,10 +55,15 @@ from gymnasium.vector.utils import batch_space
 
 from ._escapade import Agent, Env, EscapadeError, decode_png, resolve
 
+if TYPE_CHECKING:
+    from ._escapade import Observation as NativeObservation
+
 __all__ = [
+    "Action",
     "AnyText",
     "EpisodeEnd",
     "EscapadeEnv",
+    "Observation",
     "Picture",
     "Reply",
     "make",
@@ -78,6 +83,19 @@ SAMPLE_LENGTH = 256
 CALL_WORLDS = frozenset({"tools"})
 
 Partner = Union[str, Callable[[dict], Any]]
+
+#: an action in any form every world takes: text, raw bytes, one function call
+#: ``{"name": str, "arguments": str | dict}`` or a list of calls (several of one reply)
+Action = Union[str, bytes, dict[str, Any], list[dict[str, Any]]]
+
+
+class Observation(TypedDict, total=False):
+    """What ``reset`` and ``step`` return: the text, and in worlds that draw the pictures
+    as ``H×W×3`` ``uint8`` arrays (:attr:`EscapadeEnv.native_observation` has them as
+    PNG bytes)."""
+
+    text: str
+    images: tuple[np.ndarray, ...]
 
 
 class AnyText(spaces.Text):
@@ -282,7 +300,7 @@ class Picture(spaces.Space[np.ndarray]):
         )
 
 
-class EscapadeEnv(gym.Env):
+class EscapadeEnv(gym.Env[Observation, Action]):
     """One world's scenarios as a Gymnasium environment (see the module docs).
 
     ``scenario`` picks one scenario (its index or id); None draws one at each
@@ -380,14 +398,20 @@ class EscapadeEnv(gym.Env):
         return self._env_now
 
     @property
-    def native_observation(self) -> dict | None:
-        """The last observation as the native layer gave it (pictures as PNG), for this
-        env's role; None before ``reset``."""
+    def native_observation(self) -> NativeObservation | None:
+        """The last observation as the native layer gave it, for this env's role; None
+        before ``reset``. Its pictures are PNG bytes, what a vision-language model's API
+        takes (``base64`` them into an ``image_url``), with their SHA-256 (the name of the
+        picture in a run's ``media/``) and alt text: ``{"text": str, "images": [{"sha256":
+        str, "png": bytes, "alt": str | None}], "actions": list[str] | None, "role": str |
+        None}``. The Gymnasium observation has the same pictures decoded."""
         return self._observation
 
     # -- Gymnasium ---------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         if seed is None and self._default_seed is not None and self._env_now is None:
             seed = self._default_seed
         options = _reset_options(options)
@@ -428,7 +452,7 @@ class EscapadeEnv(gym.Env):
         info["scenario"] = env.id
         return self._obs(observation), info
 
-    def step(self, action: Any):
+    def step(self, action: Action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise EscapadeError("the episode is over; call reset to start another")
         env = self.env
@@ -520,8 +544,8 @@ class EscapadeEnv(gym.Env):
                 break
         return observation, last
 
-    def _obs(self, observation: dict) -> dict:
-        out: dict[str, Any] = {"text": observation["text"]}
+    def _obs(self, observation: dict) -> Observation:
+        out: Observation = {"text": observation["text"]}
         if self.picture_space is not None:
             shots = pictures(observation)
             for shot in shots:
