@@ -601,8 +601,11 @@ def _origin(value: Any) -> tuple[str, str, int, int]:
     return os.fspath(value["run"]), scenario, int(epoch), int(step)
 
 
-def _reset_options(options: Any) -> dict:
-    """``reset``'s options, checked: None or a dict of :data:`RESET_OPTIONS` keys."""
+def _reset_options(options: Any, strict: bool = True) -> dict:
+    """``reset``'s options, checked: None or a dict of :data:`RESET_OPTIONS` keys
+    (other keys are refused, a typo would play the defaults silently; with ``strict``
+    off they are ignored, as PettingZoo's own API test expects: it resets with
+    ``options={"options": 1}``)."""
     if options is None:
         return {}
     if not isinstance(options, collections.abc.Mapping):
@@ -610,7 +613,7 @@ def _reset_options(options: Any) -> dict:
             f"reset options: expected a dict such as {{'scenario': 0}}, not {type(options).__name__} {options!r}"
         )
     unknown = sorted(str(key) for key in options if key not in RESET_OPTIONS)
-    if unknown:
+    if unknown and strict:
         raise EscapadeError(
             f"reset options: unknown {', '.join(unknown)}; known: {', '.join(RESET_OPTIONS)}"
         )
