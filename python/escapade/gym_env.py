@@ -54,7 +54,7 @@ import os
 import pickle
 import string
 from collections.abc import Mapping
-from typing import Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, TypedDict, Union
 
 import gymnasium as gym
 import numpy as np
@@ -71,10 +71,15 @@ from gymnasium.vector.utils import (
 
 from ._escapade import Agent, Env, EscapadeError, decode_png, encode_png, resolve
 
+if TYPE_CHECKING:
+    from ._escapade import Observation as NativeObservation
+
 __all__ = [
+    "Action",
     "AnyText",
     "EpisodeEnd",
     "EscapadeEnv",
+    "Observation",
     "Observations",
     "Picture",
     "Reply",
@@ -97,6 +102,19 @@ SAMPLE_LENGTH = 256
 CALL_WORLDS = frozenset({"tools"})
 
 Partner = Union[str, Callable[[dict], Any]]
+
+#: an action in any form every world takes: text, raw bytes, one function call
+#: ``{"name": str, "arguments": str | dict}`` or a list of calls (several of one reply)
+Action = Union[str, bytes, dict[str, Any], list[dict[str, Any]]]
+
+
+class Observation(TypedDict, total=False):
+    """What ``reset`` and ``step`` return: the text, and in worlds that draw the pictures
+    as ``H×W×3`` ``uint8`` arrays (:attr:`EscapadeEnv.native_observation` has them as
+    PNG bytes)."""
+
+    text: str
+    images: tuple[np.ndarray, ...]
 
 
 class AnyText(spaces.Text):
@@ -419,7 +437,7 @@ def _write_shared(space: Observations, index: int, value: Any, shared: _SharedOb
     shared.write(index, value)
 
 
-class EscapadeEnv(gym.Env):
+class EscapadeEnv(gym.Env[Observation, Action]):
     """One world's scenarios as a Gymnasium environment (see the module docs).
 
     ``scenario`` picks one scenario (its index or id); None draws one at each
@@ -520,10 +538,14 @@ class EscapadeEnv(gym.Env):
         return self._env_now
 
     @property
-    def native_observation(self) -> dict | None:
-        """The last observation as the native layer gives it, for this env's role, with
-        its pictures as PNG bytes (what a vision-language model client sends; encoded
-        here when the world handed pixels, see :func:`as_png`); None before ``reset``."""
+    def native_observation(self) -> NativeObservation | None:
+        """The last observation as the native layer gives it, for this env's role; None
+        before ``reset``. Its pictures are PNG bytes, what a vision-language model's API
+        takes (``base64`` them into an ``image_url``), with their SHA-256 (the name of the
+        picture in a run's ``media/``) and alt text: ``{"text": str, "images": [{"sha256":
+        str, "png": bytes, "alt": str | None, "pixels": None}], "actions": list[str] |
+        None, "role": str | None}`` (craft's, handed over as pixels, are encoded here, see
+        :func:`as_png`). The Gymnasium observation has the same pictures as arrays."""
         if self._observation is None:
             return None
         if self._native is None:
@@ -532,7 +554,9 @@ class EscapadeEnv(gym.Env):
 
     # -- Gymnasium ---------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         if seed is None and self._default_seed is not None and self._env_now is None:
             seed = self._default_seed
         options = _reset_options(options)
@@ -573,7 +597,7 @@ class EscapadeEnv(gym.Env):
         info["scenario"] = env.id
         return self._obs(observation), info
 
-    def step(self, action: Any):
+    def step(self, action: Action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise EscapadeError("the episode is over; call reset to start another")
         env = self.env
@@ -665,8 +689,8 @@ class EscapadeEnv(gym.Env):
                 break
         return observation, last
 
-    def _obs(self, observation: dict) -> dict:
-        out: dict[str, Any] = {"text": observation["text"]}
+    def _obs(self, observation: dict) -> Observation:
+        out: Observation = {"text": observation["text"]}
         if self.picture_space is not None:
             shots = pictures(observation, self.share_pictures)
             for shot in shots:
@@ -722,8 +746,11 @@ def _origin(value: Any) -> tuple[str, str, int, int]:
     return os.fspath(value["run"]), scenario, int(epoch), int(step)
 
 
-def _reset_options(options: Any) -> dict:
-    """``reset``'s options, checked: None or a dict of :data:`RESET_OPTIONS` keys."""
+def _reset_options(options: Any, strict: bool = True) -> dict:
+    """``reset``'s options, checked: None or a dict of :data:`RESET_OPTIONS` keys
+    (other keys are refused, a typo would play the defaults silently; with ``strict``
+    off they are ignored, as PettingZoo's own API test expects: it resets with
+    ``options={"options": 1}``)."""
     if options is None:
         return {}
     if not isinstance(options, collections.abc.Mapping):
@@ -731,7 +758,7 @@ def _reset_options(options: Any) -> dict:
             f"reset options: expected a dict such as {{'scenario': 0}}, not {type(options).__name__} {options!r}"
         )
     unknown = sorted(str(key) for key in options if key not in RESET_OPTIONS)
-    if unknown:
+    if unknown and strict:
         raise EscapadeError(
             f"reset options: unknown {', '.join(unknown)}; known: {', '.join(RESET_OPTIONS)}"
         )

@@ -176,29 +176,8 @@ impl Env {
     ) -> PyResult<(Bound<'py, PyDict>, f64)> {
         let fork =
             escapade_run::replay::Fork::open(&run, scenario, epoch, step, true).map_err(to_py)?;
-        if fork.world != self.world || scenario != self.id {
-            return Err(EscapadeError::new_err(format!(
-                "the recording is of {} scenario `{scenario}`; this environment plays {} \
-                 scenario `{}`",
-                fork.world, self.world, self.id
-            )));
-        }
-        if fork.world_options != self.options {
-            let shown = |o: &Options| {
-                let pairs: Vec<String> = o.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                if pairs.is_empty() {
-                    "none".to_string()
-                } else {
-                    pairs.join(" ")
-                }
-            };
-            return Err(EscapadeError::new_err(format!(
-                "the recording was played with world options {}; this environment has {} \
-                 (open it with the recording's)",
-                shown(&fork.world_options),
-                shown(&self.options)
-            )));
-        }
+        fork.fits(self.world, &self.id, &self.options)
+            .map_err(to_py)?;
         let progress = self
             .with_state(py, |s| {
                 // the recording's pictures are checked by their PNG's address

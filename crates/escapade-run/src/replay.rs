@@ -60,6 +60,16 @@ impl Replay {
     }
 }
 
+/// `SCENARIO[:EPOCH]` (epoch 0 when absent), as `--episode` and a `from` take it.
+pub fn parse_episode(episode: &str) -> (&str, u32) {
+    match episode.rsplit_once(':') {
+        Some((s, e)) if !s.is_empty() && e.parse::<u32>().is_ok() => {
+            (s, e.parse().expect("checked"))
+        }
+        _ => (episode, 0),
+    }
+}
+
 /// A recorded episode to fork at a step: `escapade run --from RUN --episode
 /// SCENARIO[:EPOCH] --step K`.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,6 +159,44 @@ impl Fork {
         })
     }
 
+    /// Checks that an environment of `world` on scenario `scenario` with `options` is
+    /// the one this fork's recording played (what [`Fork::restore`] needs).
+    pub fn fits(
+        &self,
+        world: &str,
+        scenario: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        if self.world != world || self.origin.scenario != scenario {
+            return Err(RunError::invalid(
+                "from",
+                format!(
+                    "the recording is of {} scenario `{}`, not of {world} scenario `{scenario}`",
+                    self.world, self.origin.scenario
+                ),
+            ));
+        }
+        if &self.world_options != options {
+            let shown = |o: &BTreeMap<String, String>| {
+                let pairs: Vec<String> = o.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                if pairs.is_empty() {
+                    "none".to_string()
+                } else {
+                    pairs.join(" ")
+                }
+            };
+            return Err(RunError::invalid(
+                "from",
+                format!(
+                    "the recording was played with world options {}, not {}",
+                    shown(&self.world_options),
+                    shown(options)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Puts `env` (the fork's world on its scenario, with its world options) where the
     /// recorded episode stood before step K, for a caller that plays on by itself (a
     /// Gymnasium or OpenEnv `reset` from a recording): resets it with the episode's seed
@@ -157,13 +205,18 @@ impl Fork {
     /// (checked too) and the progress before it; a difference is an error naming the
     /// step.
     pub fn restore(&self, env: &mut dyn Env) -> Result<(Observation, f64)> {
+        // the run by its directory's name: a server's client sees this message
+        let run = Path::new(&self.origin.run).file_name().map_or_else(
+            || self.origin.run.clone(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let refused = |step: u32, why: String| {
             RunError::invalid(
                 "from",
                 format!(
-                    "episode {}:{} of {} does not replay as recorded up to step {} (step \
-                     {step}: {why})",
-                    self.origin.scenario, self.origin.epoch, self.origin.run, self.origin.step
+                    "episode {}:{} of run {run} does not replay as recorded up to step {} \
+                     (step {step}: {why})",
+                    self.origin.scenario, self.origin.epoch, self.origin.step
                 ),
             )
         };

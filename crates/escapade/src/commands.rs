@@ -550,10 +550,7 @@ fn fork(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
             .context("--from needs --episode SCENARIO[:EPOCH]")?,
         args.step.context("--from needs --step K")?,
     );
-    let (scenario, epoch) = match episode.rsplit_once(':') {
-        Some((s, e)) if e.parse::<u32>().is_ok() => (s, e.parse::<u32>()?),
-        _ => (episode, 0),
-    };
+    let (scenario, epoch) = escapade_run::replay::parse_episode(episode);
     let toml = rundir::read_run_toml(from)?;
     let config = &toml.config;
     if epoch >= config.epochs {
