@@ -29,6 +29,12 @@
   re-ask limit (MM-Escape App. K: 5; VisEscape: 3; others none), as ``escapade run``'s
   agent loop does: the observation is the previous one with the world's message before
   its text, ``info["reask"]`` holds the message. ``reask=False`` steps every reply.
+- Pictures: craft hands its renderer's pixels over (no PNG is encoded, none decoded);
+  the other worlds' PNG pictures are decoded once and kept by address (up to
+  :data:`DECODED_BYTES`). Each observation's arrays are new, as Gymnasium asks;
+  ``share_pictures=True`` gives read-only arrays that identical pictures share instead
+  (no copy: a VisEscape step is several times faster, but ``check_env``'s reuse check
+  fails). :attr:`EscapadeEnv.native_observation` has the pictures as PNG bytes.
 
 Two-role worlds (comma) are played as one agent: ``role`` (default ``solver``) is yours,
 and ``partner`` plays the other role — the name of a baseline agent of the world (default
@@ -42,18 +48,28 @@ from __future__ import annotations
 import collections
 import collections.abc
 import functools
+import hashlib
 import json
 import os
+import pickle
 import string
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, TypedDict, Union
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.envs.registration import WrapperSpec
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector.utils import (
+    batch_space,
+    concatenate,
+    create_empty_array,
+    create_shared_memory,
+    read_from_shared_memory,
+    write_to_shared_memory,
+)
 
-from ._escapade import Agent, Env, EscapadeError, decode_png, resolve
+from ._escapade import Agent, Env, EscapadeError, decode_png, encode_png, resolve
 
 if TYPE_CHECKING:
     from ._escapade import Observation as NativeObservation
@@ -64,9 +80,12 @@ __all__ = [
     "EpisodeEnd",
     "EscapadeEnv",
     "Observation",
+    "Observations",
     "Picture",
     "Reply",
+    "as_png",
     "make",
+    "picture",
     "pictures",
     "register_envs",
 ]
@@ -163,28 +182,55 @@ def _batch_replies(space: Reply, n: int = 1) -> spaces.Tuple:
     return batched
 
 
-#: decoded pictures by SHA-256: worlds show the same picture again and again (a room's
-#: wall, a module), and a copy costs a fraction of decoding the PNG
+#: decoded pictures by SHA-256, least recently used first: worlds show the same picture
+#: again and again (a room's wall, a module), and one read-only array serves them all
 _DECODED: "collections.OrderedDict[str, np.ndarray]" = collections.OrderedDict()
-_DECODED_MAX = 256
+#: the bytes of pixels :data:`_DECODED` may hold (a 2048×1024 frame is 6 MB)
+DECODED_BYTES = 64 << 20
+_decoded_bytes = 0
 
 
-def pictures(observation: dict) -> tuple[np.ndarray, ...]:
-    """The observation's pictures as ``H×W×3`` ``uint8`` arrays (each a new array the
-    caller may keep or change)."""
-    out = []
+def picture(image: dict, share: bool = False) -> np.ndarray:
+    """One picture of an observation as an ``H×W×3`` ``uint8`` array: the pixels the
+    world handed over (``Env(..., pixels=True)``), or its PNG decoded once and kept by
+    address. ``share``: a read-only array that identical pictures share (no copy);
+    otherwise a new array the caller may keep or change (Gymnasium's contract)."""
+    global _decoded_bytes
+    if image.get("pixels") is not None:
+        height, width, rgb = image["pixels"]
+        pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+        return pixels if share else pixels.copy()
+    pixels = _DECODED.get(image["sha256"])
+    if pixels is not None:
+        _DECODED.move_to_end(image["sha256"])
+        return pixels if share else pixels.copy()
+    height, width, rgb = decode_png(image["png"])
+    pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+    if pixels.nbytes <= DECODED_BYTES:
+        _DECODED[image["sha256"]] = pixels
+        _decoded_bytes += pixels.nbytes
+        while _decoded_bytes > DECODED_BYTES:
+            _decoded_bytes -= _DECODED.popitem(last=False)[1].nbytes
+    return pixels if share else pixels.copy()
+
+
+def pictures(observation: dict, share: bool = False) -> tuple[np.ndarray, ...]:
+    """The observation's pictures as ``H×W×3`` ``uint8`` arrays (see :func:`picture`)."""
+    return tuple(picture(image, share) for image in observation["images"])
+
+
+def as_png(observation: dict) -> dict:
+    """``observation`` with every picture as PNG bytes (``png`` and its ``sha256``): a
+    picture handed over as pixels is encoded as the world would have encoded it."""
+    if all(image.get("pixels") is None for image in observation["images"]):
+        return observation
+    images = []
     for image in observation["images"]:
-        pixels = _DECODED.get(image["sha256"])
-        if pixels is None:
-            height, width, rgb = decode_png(image["png"])
-            pixels = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
-            _DECODED[image["sha256"]] = pixels
-            if len(_DECODED) > _DECODED_MAX:
-                _DECODED.popitem(last=False)
-        else:
-            _DECODED.move_to_end(image["sha256"])
-        out.append(pixels.copy())
-    return tuple(out)
+        if image.get("pixels") is not None:
+            png = encode_png(*image["pixels"])
+            image = dict(image, png=png, sha256=hashlib.sha256(png).hexdigest(), pixels=None)
+        images.append(image)
+    return dict(observation, images=images)
 
 
 #: the rewards a trainer may ask for (``reward=``), as the OpenEnv server's ``options.reward``
@@ -248,7 +294,8 @@ def picture_space(
         probes = list(tiers.values())
     shapes = set()
     for i in probes:
-        shapes.update(p.shape for p in pictures(Env(world, texts[i], options).reset(0)))
+        probe = Env(world, texts[i], options, pixels=True)
+        shapes.update(p.shape for p in pictures(probe.reset(0)))
     if not shapes:
         return None
     if len(shapes) == 1:
@@ -300,6 +347,96 @@ class Picture(spaces.Space[np.ndarray]):
         )
 
 
+class Observations(spaces.Dict):
+    """The observation space, a :class:`~gymnasium.spaces.Dict` of text and pictures
+    that :class:`~gymnasium.vector.AsyncVectorEnv` can also carry in shared memory (its
+    default): Gymnasium's own shared memory holds only fixed-size values, and reads a
+    ``Text`` once when it starts. Each worker writes its observation, pickled, into its
+    own shared buffer; the batch reads them when it is copied (``copy=True``, the
+    default) or looked into (``copy=False``: a live view, as Gymnasium's shared arrays
+    are). An observation larger than the buffer raises :class:`EscapadeError`."""
+
+    def shared_bytes(self) -> int:
+        """The room one observation has in shared memory: four of the largest pictures
+        and 4 MB of text."""
+        picture = self.spaces.get("images")
+        largest = 0
+        if picture is not None:
+            inner = picture.feature_space
+            if isinstance(inner, Picture):
+                largest = inner.max_height * inner.max_width * 3
+            else:
+                largest = int(np.prod(inner.shape))
+        return 4 * largest + (4 << 20)
+
+
+class _SharedObservations:
+    """One shared buffer per worker: 8 bytes of length, then the pickled observation."""
+
+    def __init__(self, n: int, size: int, ctx: Any):
+        self.size = size
+        self.buffers = [ctx.RawArray("B", size + 8) for _ in range(n)]
+
+    def write(self, index: int, value: Any) -> None:
+        data = pickle.dumps(value, protocol=5)
+        if len(data) > self.size:
+            raise EscapadeError(
+                f"an observation of {len(data):,} bytes does not fit the {self.size:,} bytes of "
+                "AsyncVectorEnv's shared memory; pass vector_kwargs={'shared_memory': False}"
+            )
+        view = memoryview(self.buffers[index]).cast("B")
+        view[:8] = len(data).to_bytes(8, "little")
+        view[8 : 8 + len(data)] = data
+
+    def read(self, index: int) -> Any:
+        view = memoryview(self.buffers[index]).cast("B")
+        length = int.from_bytes(view[:8], "little")
+        return pickle.loads(view[8 : 8 + length]) if length else None
+
+
+class _SharedBatch(Mapping):
+    """The batch of observations in shared memory, read when looked into; a copy of it
+    is a plain dict (what ``AsyncVectorEnv(copy=True)`` returns)."""
+
+    def __init__(self, space: Observations, shared: _SharedObservations, n: int):
+        self._space, self._shared, self._n = space, shared, n
+
+    def _batch(self) -> dict:
+        values = [self._shared.read(i) for i in range(self._n)]
+        if any(v is None for v in values):
+            return create_empty_array(self._space, self._n)
+        return concatenate(self._space, values, create_empty_array(self._space, self._n))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._batch()[key]
+
+    def __iter__(self):
+        return iter(self._space.spaces)
+
+    def __len__(self) -> int:
+        return len(self._space.spaces)
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        return self._batch()
+
+
+@create_shared_memory.register(Observations)
+def _create_shared(space: Observations, n: int = 1, ctx: Any = None) -> _SharedObservations:
+    import multiprocessing
+
+    return _SharedObservations(n, space.shared_bytes(), ctx or multiprocessing)
+
+
+@read_from_shared_memory.register(Observations)
+def _read_shared(space: Observations, shared: _SharedObservations, n: int = 1) -> _SharedBatch:
+    return _SharedBatch(space, shared, n)
+
+
+@write_to_shared_memory.register(Observations)
+def _write_shared(space: Observations, index: int, value: Any, shared: _SharedObservations) -> None:
+    shared.write(index, value)
+
+
 class EscapadeEnv(gym.Env[Observation, Action]):
     """One world's scenarios as a Gymnasium environment (see the module docs).
 
@@ -320,6 +457,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         role: str | None = None,
         partner: Partner = "oracle-talk",
         reask: bool = True,
+        share_pictures: bool = False,
         **world_options: Any,
     ):
         self.reward_kind: str = _reward_kind(world_options.pop("reward", "progress"))
@@ -349,7 +487,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         if picture is not None:
             fields["images"] = spaces.Sequence(picture, stack=False)
         self.picture_space = picture
-        self.observation_space = spaces.Dict(fields)
+        self.observation_space = Observations(fields)
         if picture is None:
             self.metadata = {**self.metadata, "render_modes": ["ansi"]}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -358,6 +496,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
             )
         self.render_mode = render_mode
         self.reask = bool(reask)
+        self.share_pictures = bool(share_pictures)
         self._reasks = 0
         if self.world in CALL_WORLDS and probe.tool_schemas():
             self.action_space = Reply()
@@ -365,6 +504,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
             self.action_space = AnyText(MAX_ACTION)
         self._env_now: Env | None = None
         self._observation: dict | None = None
+        self._native: dict | None = None
         self._progress = 0.0
         self._steps_to_go: int | None = None
         self._over = False
@@ -386,7 +526,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
     def _env(self, index: int) -> Env:
         env = self._envs.get(index)
         if env is None:
-            env = Env(self.world, self._scenarios[index], self.options)
+            env = Env(self.world, self._scenarios[index], self.options, pixels=True)
             self._envs = {index: env}  # one open environment at a time
         return env
 
@@ -399,13 +539,18 @@ class EscapadeEnv(gym.Env[Observation, Action]):
 
     @property
     def native_observation(self) -> NativeObservation | None:
-        """The last observation as the native layer gave it, for this env's role; None
+        """The last observation as the native layer gives it, for this env's role; None
         before ``reset``. Its pictures are PNG bytes, what a vision-language model's API
         takes (``base64`` them into an ``image_url``), with their SHA-256 (the name of the
         picture in a run's ``media/``) and alt text: ``{"text": str, "images": [{"sha256":
-        str, "png": bytes, "alt": str | None}], "actions": list[str] | None, "role": str |
-        None}``. The Gymnasium observation has the same pictures decoded."""
-        return self._observation
+        str, "png": bytes, "alt": str | None, "pixels": None}], "actions": list[str] |
+        None, "role": str | None}`` (craft's, handed over as pixels, are encoded here, see
+        :func:`as_png`). The Gymnasium observation has the same pictures as arrays."""
+        if self._observation is None:
+            return None
+        if self._native is None:
+            self._native = as_png(self._observation)
+        return self._native
 
     # -- Gymnasium ---------------------------------------------------------------------
 
@@ -445,7 +590,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         self._progress = float(progress)
         self._over = False
         self._reasks = 0
-        self._observation = observation
+        self._observation, self._native = observation, None
         info = self._info(observation)
         self._steps_to_go = info["steps_to_go"]
         info["system_prompt"] = env.role_prompt(self.role) if self.role else env.system_prompt()
@@ -473,7 +618,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         progress = float(step["progress"])
         before = (self._progress, self._steps_to_go, False)
         self._progress = progress
-        self._observation = observation
+        self._observation, self._native = observation, None
         terminated, truncated = bool(step["terminated"]), bool(step["truncated"])
         info = self._info(observation)
         self._steps_to_go = info["steps_to_go"]
@@ -547,7 +692,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
     def _obs(self, observation: dict) -> Observation:
         out: Observation = {"text": observation["text"]}
         if self.picture_space is not None:
-            shots = pictures(observation)
+            shots = pictures(observation, self.share_pictures)
             for shot in shots:
                 # the shape, not Box.contains: a uint8 array is within 0..255 by type, and
                 # checking every pixel would cost more than the step
