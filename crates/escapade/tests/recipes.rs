@@ -12,7 +12,9 @@ use std::process::Command;
 #[test]
 fn the_recipes_train_and_evaluate_for_real() {
     if std::env::var_os("ESCAPADE_RECIPES").is_none_or(|v| v != "1") {
-        eprintln!("skipping the training recipes: set ESCAPADE_RECIPES=1 to run scripts/recipes.sh");
+        eprintln!(
+            "skipping the training recipes: set ESCAPADE_RECIPES=1 to run scripts/recipes.sh"
+        );
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
