@@ -37,11 +37,12 @@ fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps -e examples/escapade_env
 echo "recipes: venv $(du -sh "$VENV" | cut -f1), ready in $(( $(date +%s) - start )) s" >&2
 
-# the local model's server, as escapade-llm starts it: it lives while its stdin is open
+# the local model's server, as escapade-llm starts it: it lives while its stdin is open;
+# the context is shared by the parallel slots, and a VisEscape prompt needs over 4096 tokens
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkfifo "$OUT/llama.in"
 PYTHONPATH="$LOCAL/site" PYTHONNOUSERSITE=1 python3 -s "$LOCAL/escapade_server.py" \
-  --model "$WEIGHTS" --port "$port" --threads 2 --ctx 8192 --parallel 2 --alias smollm2 \
+  --model "$WEIGHTS" --port "$port" --threads 2 --ctx 16384 --parallel 2 --alias smollm2 \
   < "$OUT/llama.in" > "$OUT/llama.log" 2>&1 &
 server=$!
 exec 3> "$OUT/llama.in"   # holds the server's stdin open; closing it stops the server
