@@ -149,6 +149,10 @@ class Env:
     def step(self, action: Action) -> Step:
         """Applies one action. A bad action is feedback (``valid`` false), not an error;
         stepping before ``reset`` or after the end raises :class:`EscapadeError`."""
+    def restore(self, run: str | os.PathLike[str], scenario: str, epoch: int, step: int) -> tuple[Observation, float]:
+        """Starts an episode where recorded episode ``scenario`` epoch ``epoch`` of run
+        directory ``run`` stood before ``step``, replaying its actions with resume's
+        checks; returns the observation at ``step`` and the progress before it."""
     def steps_to_go(self) -> int | None:
         """The oracle's distance from the current state; None where the world cannot say."""
     def system_prompt(self) -> str: ...

@@ -40,30 +40,62 @@ and ``partner`` plays the other role — the name of a baseline agent of the wor
 from __future__ import annotations
 
 import collections
+import collections.abc
 import functools
 import json
 import os
 import string
-from typing import Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, TypedDict, Union
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import WrapperSpec
+from gymnasium.vector.utils import batch_space
 
 from ._escapade import Agent, Env, EscapadeError, decode_png, resolve
 
-__all__ = ["AnyText", "EscapadeEnv", "Picture", "make", "pictures", "register_envs"]
+if TYPE_CHECKING:
+    from ._escapade import Observation as NativeObservation
+
+__all__ = [
+    "Action",
+    "AnyText",
+    "EpisodeEnd",
+    "EscapadeEnv",
+    "Observation",
+    "Picture",
+    "Reply",
+    "make",
+    "pictures",
+    "register_envs",
+]
 
 #: the longest observation text the observation space admits
 MAX_TEXT = 1 << 24
 #: the longest action text the action space admits (a longer reply is still stepped)
 MAX_ACTION = 4096
+#: the longest text :meth:`AnyText.sample` draws
+SAMPLE_LENGTH = 256
 
 #: worlds whose paper's agents act by function calls (AgentEscapeBench App. B): their
 #: action space is a call; the others' is text
 CALL_WORLDS = frozenset({"tools"})
 
 Partner = Union[str, Callable[[dict], Any]]
+
+#: an action in any form every world takes: text, raw bytes, one function call
+#: ``{"name": str, "arguments": str | dict}`` or a list of calls (several of one reply)
+Action = Union[str, bytes, dict[str, Any], list[dict[str, Any]]]
+
+
+class Observation(TypedDict, total=False):
+    """What ``reset`` and ``step`` return: the text, and in worlds that draw the pictures
+    as ``H×W×3`` ``uint8`` arrays (:attr:`EscapadeEnv.native_observation` has them as
+    PNG bytes)."""
+
+    text: str
+    images: tuple[np.ndarray, ...]
 
 
 class AnyText(spaces.Text):
@@ -79,6 +111,15 @@ class AnyText(spaces.Text):
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
 
+    def sample(self, mask=None, probability=None) -> str:
+        """A string of up to :data:`SAMPLE_LENGTH` characters (of up to ``max_length``
+        when that is shorter): the admissible lengths reach millions of characters,
+        and a sample of that size takes seconds to draw for no use."""
+        if mask is None and probability is None:
+            high = min(self.max_length, max(self.min_length, SAMPLE_LENGTH))
+            mask = (int(self.np_random.integers(self.min_length, high + 1)), None)
+        return super().sample(mask=mask, probability=probability)
+
     def __repr__(self) -> str:
         return f"AnyText({self.min_length}, {self.max_length})"
 
@@ -88,6 +129,38 @@ class AnyText(spaces.Text):
             and self.min_length == other.min_length
             and self.max_length == other.max_length
         )
+
+
+class Reply(spaces.Dict):
+    """A reply in a function-calling world (tools): one call ``{"name": str, "arguments":
+    str}`` as the space's fields say, or the world's text protocol (``str``), which it
+    reads as well (the module docs: every world takes text).
+
+    Batched by a vector env as a tuple of replies, one per env (Gymnasium would batch a
+    :class:`~gymnasium.spaces.Dict` field by field, and a tuple of texts could not be
+    stepped): ``envs.step(("investigate N1",) * n)`` and
+    ``envs.step((call_1, ..., call_n))`` both work.
+    """
+
+    def __init__(self, seed=None):
+        super().__init__(
+            {"name": AnyText(64, min_length=1), "arguments": AnyText(MAX_ACTION)}, seed=seed
+        )
+
+    def contains(self, x: Any) -> bool:
+        if isinstance(x, str):
+            return len(x) <= MAX_ACTION
+        return isinstance(x, dict) and super().contains(x)
+
+    def __repr__(self) -> str:
+        return "Reply(call {name, arguments} or text)"
+
+
+@batch_space.register(Reply)
+def _batch_replies(space: Reply, n: int = 1) -> spaces.Tuple:
+    batched = spaces.Tuple(tuple(Reply() for _ in range(n)))
+    batched.seed(list(map(int, space.np_random.integers(0, 2**31, n))))
+    return batched
 
 
 #: decoded pictures by SHA-256: worlds show the same picture again and again (a room's
@@ -227,7 +300,7 @@ class Picture(spaces.Space[np.ndarray]):
         )
 
 
-class EscapadeEnv(gym.Env):
+class EscapadeEnv(gym.Env[Observation, Action]):
     """One world's scenarios as a Gymnasium environment (see the module docs).
 
     ``scenario`` picks one scenario (its index or id); None draws one at each
@@ -287,9 +360,7 @@ class EscapadeEnv(gym.Env):
         self.reask = bool(reask)
         self._reasks = 0
         if self.world in CALL_WORLDS and probe.tool_schemas():
-            self.action_space = spaces.Dict(
-                {"name": AnyText(64, min_length=1), "arguments": AnyText(MAX_ACTION)}
-            )
+            self.action_space = Reply()
         else:
             self.action_space = AnyText(MAX_ACTION)
         self._env_now: Env | None = None
@@ -327,19 +398,32 @@ class EscapadeEnv(gym.Env):
         return self._env_now
 
     @property
-    def native_observation(self) -> dict | None:
-        """The last observation as the native layer gave it (pictures as PNG), for this
-        env's role; None before ``reset``."""
+    def native_observation(self) -> NativeObservation | None:
+        """The last observation as the native layer gave it, for this env's role; None
+        before ``reset``. Its pictures are PNG bytes, what a vision-language model's API
+        takes (``base64`` them into an ``image_url``), with their SHA-256 (the name of the
+        picture in a run's ``media/``) and alt text: ``{"text": str, "images": [{"sha256":
+        str, "png": bytes, "alt": str | None}], "actions": list[str] | None, "role": str |
+        None}``. The Gymnasium observation has the same pictures decoded."""
         return self._observation
 
     # -- Gymnasium ---------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         if seed is None and self._default_seed is not None and self._env_now is None:
             seed = self._default_seed
+        options = _reset_options(options)
         super().reset(seed=seed)
-        options = options or {}
-        if "scenario" in options:
+        origin = _origin(options["from"]) if "from" in options else None
+        if origin is not None:
+            index = self._index(origin[1])
+            if "scenario" in options and self._index(options["scenario"]) != index:
+                raise EscapadeError(
+                    f"reset options: `scenario` {options['scenario']!r} is not the recording's `{origin[1]}`"
+                )
+        elif "scenario" in options:
             index = self._index(options["scenario"])
         elif self._fixed is not None:
             index = self._fixed
@@ -348,13 +432,17 @@ class EscapadeEnv(gym.Env):
         episode_seed = int(self.np_random.integers(2**63))
         env = self._env(index)
         self._env_now = env
-        observation = env.reset(episode_seed)
+        progress = 0.0
+        if origin is not None:
+            observation, progress = env.restore(*origin)
+        else:
+            observation = env.reset(episode_seed)
         if self.role is not None:
             if isinstance(self.partner, str):
                 self._partner_agent = Agent(env, self.partner, episode_seed)
                 self._partner_agent.reset(env, episode_seed)
             observation, _ = self._partner_turns(observation)
-        self._progress = 0.0
+        self._progress = float(progress)
         self._over = False
         self._reasks = 0
         self._observation = observation
@@ -364,7 +452,7 @@ class EscapadeEnv(gym.Env):
         info["scenario"] = env.id
         return self._obs(observation), info
 
-    def step(self, action: Any):
+    def step(self, action: Action) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise EscapadeError("the episode is over; call reset to start another")
         env = self.env
@@ -405,6 +493,15 @@ class EscapadeEnv(gym.Env):
             info["outcome"] = outcome
             info["metrics"] = outcome["metrics"]
         return self._obs(observation), float(reward), terminated, truncated, info
+
+    def end_episode(self) -> dict:
+        """Ends the episode where it stands (a wrapper such as Gymnasium's ``TimeLimit``
+        cut it short) and returns what the episode's last ``info`` carries at its end:
+        ``outcome`` and ``metrics``, as the world scores the episode so far. Stepping
+        again needs a ``reset``."""
+        outcome = self.env.outcome()
+        self._over = True
+        return {"outcome": outcome, "metrics": outcome["metrics"]}
 
     def _reask(self, message: str):
         """A reply the world cannot read, answered without spending a step (the
@@ -447,8 +544,8 @@ class EscapadeEnv(gym.Env):
                 break
         return observation, last
 
-    def _obs(self, observation: dict) -> dict:
-        out: dict[str, Any] = {"text": observation["text"]}
+    def _obs(self, observation: dict) -> Observation:
+        out: Observation = {"text": observation["text"]}
         if self.picture_space is not None:
             shots = pictures(observation)
             for shot in shots:
@@ -470,6 +567,74 @@ class EscapadeEnv(gym.Env):
             "role": observation["role"],
             "steps_to_go": self.env.steps_to_go(),
         }
+
+
+#: the keys ``reset(options=...)`` takes
+RESET_OPTIONS = ("scenario", "from")
+
+
+def _origin(value: Any) -> tuple[str, str, int, int]:
+    """``reset(options={"from": {"run": DIR, "episode": "SCENARIO[:EPOCH]", "step":
+    K}})``: a recorded episode to start from, before its step K (as ``escapade run
+    --from DIR --episode ... --step K`` forks it). Returns ``(run, scenario, epoch,
+    step)``."""
+    if not isinstance(value, collections.abc.Mapping):
+        raise EscapadeError(
+            'reset options: `from` is a dict {"run": DIR, "episode": "SCENARIO[:EPOCH]", "step": K}'
+        )
+    unknown = sorted(str(k) for k in value if k not in ("run", "episode", "step"))
+    missing = [k for k in ("run", "episode", "step") if k not in value]
+    if unknown or missing:
+        raise EscapadeError(
+            f"reset options: `from` takes run, episode and step"
+            + (f"; unknown {', '.join(unknown)}" if unknown else "")
+            + (f"; missing {', '.join(missing)}" if missing else "")
+        )
+    episode, step = value["episode"], value["step"]
+    if not isinstance(episode, str) or not episode:
+        raise EscapadeError("reset options: `from.episode` is a scenario id, with `:EPOCH` or not")
+    scenario, _, epoch = episode.rpartition(":") if ":" in episode else (episode, "", "0")
+    if not epoch.isdigit():
+        scenario, epoch = episode, "0"
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
+        raise EscapadeError(f"reset options: `from.step` is a step number from 1, not {step!r}")
+    return os.fspath(value["run"]), scenario, int(epoch), int(step)
+
+
+def _reset_options(options: Any, strict: bool = True) -> dict:
+    """``reset``'s options, checked: None or a dict of :data:`RESET_OPTIONS` keys
+    (other keys are refused, a typo would play the defaults silently; with ``strict``
+    off they are ignored, as PettingZoo's own API test expects: it resets with
+    ``options={"options": 1}``)."""
+    if options is None:
+        return {}
+    if not isinstance(options, collections.abc.Mapping):
+        raise EscapadeError(
+            f"reset options: expected a dict such as {{'scenario': 0}}, not {type(options).__name__} {options!r}"
+        )
+    unknown = sorted(str(key) for key in options if key not in RESET_OPTIONS)
+    if unknown and strict:
+        raise EscapadeError(
+            f"reset options: unknown {', '.join(unknown)}; known: {', '.join(RESET_OPTIONS)}"
+        )
+    return dict(options)
+
+
+class EpisodeEnd(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Gives the step that a wrapper below it truncated (``gym.make(...,
+    max_episode_steps=N)``'s ``TimeLimit``) the ``outcome`` and ``metrics`` the world's
+    own end of an episode carries, and ends the episode there. The registered ids wrap
+    their envs in it, outside the time limit; wrap by hand after your own limits."""
+
+    def __init__(self, env: gym.Env):
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+
+    def step(self, action: Any):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        if (terminated or truncated) and "outcome" not in info:
+            info = {**info, **self.env.unwrapped.end_episode()}
+        return observation, reward, terminated, truncated, info
 
 
 def make(
@@ -503,4 +668,7 @@ def register_envs() -> None:
                 id=env_id,
                 entry_point="escapade.gym_env:EscapadeEnv",
                 kwargs={"source": suite},
+                additional_wrappers=(
+                    WrapperSpec("EpisodeEnd", "escapade.gym_env:EpisodeEnd", {}),
+                ),
             )

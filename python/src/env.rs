@@ -146,6 +146,40 @@ impl Env {
         convert::step(py, state.last.as_ref().expect("step stored the step"))
     }
 
+    /// Starts an episode where a recorded one stood before step `step`: episode
+    /// `scenario` epoch `epoch` of the run in directory `run` (what `escapade run --from`
+    /// forks), replayed into this environment with the checks `resume` makes. Returns the
+    /// observation at `step` and the progress before it. The recording must be of this
+    /// environment's scenario and world options; a recording that does not replay raises
+    /// `EscapadeError` naming the step.
+    fn restore<'py>(
+        &self,
+        py: Python<'py>,
+        run: std::path::PathBuf,
+        scenario: &str,
+        epoch: u32,
+        step: u32,
+    ) -> PyResult<(Bound<'py, PyDict>, f64)> {
+        let fork =
+            escapade_run::replay::Fork::open(&run, scenario, epoch, step, true).map_err(to_py)?;
+        fork.fits(self.world, &self.id, &self.options)
+            .map_err(to_py)?;
+        let progress = self
+            .with_state(py, |s| {
+                let (observation, progress) = fork.restore(s.env.as_mut())?;
+                s.observation = Some(observation);
+                s.last = None;
+                Ok::<_, escapade_run::RunError>(progress)
+            })
+            .map_err(to_py)?;
+        let state = self.state();
+        let at = state
+            .observation
+            .as_ref()
+            .expect("restore stored an observation");
+        Ok((convert::observation(py, at)?, progress))
+    }
+
     /// The oracle's distance from the current state: the fewest steps still needed to
     /// escape (0 once won), or None where the world cannot say (see docs/world-contract.md).
     fn steps_to_go(&self) -> Option<u32> {
