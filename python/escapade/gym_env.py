@@ -792,8 +792,11 @@ def make(
     file or a directory. ``scenario``: index or id of one scenario (None: one drawn at
     each reset); ``seed``: the seed of the first reset; ``render_mode``, ``role`` and
     ``partner`` as :class:`EscapadeEnv`; every other keyword is a world option
-    (``-W key=value``, e.g. ``width=320`` for craft)."""
-    return EscapadeEnv(suite_or_file, scenario=scenario, seed=seed, **kwargs)
+    (``-W key=value``, e.g. ``width=320`` for craft). A registered Gymnasium id
+    (``escapade/VisEscape-v1``) opens the suite it plays, without Gymnasium's wrappers
+    (``gymnasium.make`` adds them)."""
+    source = IDS.get(str(suite_or_file), suite_or_file)
+    return EscapadeEnv(source, scenario=scenario, seed=seed, **kwargs)
 
 
 #: the registered ids and the suite each plays

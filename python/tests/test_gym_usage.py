@@ -89,3 +89,10 @@ def test_reset_and_step_say_what_they_return():
     assert step["action"] == Action
     assert Observation.__annotations__.keys() == {"text", "images"}
     assert "PNG" in EscapadeEnv.native_observation.__doc__
+
+
+def test_make_takes_the_registered_ids_too():
+    env = escapade.make("escapade/VisEscape-v1", scenario=0)
+    assert env.label.startswith("visescape")
+    obs, _ = env.reset(seed=0)
+    assert obs["text"]

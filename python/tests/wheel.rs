@@ -116,6 +116,7 @@ for tool in ("cargo", "rustc", "rustup"):
 import escapade
 site = sysconfig.get_paths()["purelib"]
 assert escapade.__file__.startswith(site), (escapade.__file__, site)
+escapade.make("escapade/VisEscape-v1").reset(seed=0)  # the issue's own line
 import gymnasium as gym
 env = gym.make("escapade/VisEscape-v1")
 obs, info = env.reset(seed=0)
