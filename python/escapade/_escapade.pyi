@@ -3,8 +3,8 @@
 Thin by design: it opens the Rust worlds' environments and converts values. Every Rust
 error is raised as :class:`EscapadeError` carrying the Rust message; a wrong Python type
 (an action that is neither text, bytes nor a call) raises ``TypeError``. ``Env.reset``,
-``Env.step``, ``Agent.act``, :func:`resolve` and :func:`decode_png` release the GIL while
-Rust works, so environments on several threads step in parallel.
+``Env.step``, ``Agent.act``, :func:`resolve`, :func:`decode_png` and :func:`encode_png`
+release the GIL while Rust works, so environments on several threads step in parallel.
 
 Values cross as plain dicts and lists; their shapes are the ``TypedDict`` s below (the
 keys are the Rust core types' field names).
@@ -57,8 +57,12 @@ class Resolved(TypedDict):
 
 class Picture(TypedDict):
     sha256: str
-    png: bytes
+    png: bytes | None
+    """The PNG file; None when the picture came as ``pixels``."""
     alt: str | None
+    pixels: tuple[int, int, bytes] | None
+    """``(height, width, rgb)`` from an ``Env(..., pixels=True)`` whose world draws the
+    picture itself (craft), without a PNG (:func:`encode_png` makes it); else None."""
 
 class Observation(TypedDict):
     text: str
@@ -128,12 +132,23 @@ def decode_png(png: bytes) -> tuple[int, int, bytes]:
     """``(height, width, rgb)``: the picture as ``height * width * 3`` bytes, row by
     row, for ``numpy.frombuffer(rgb, numpy.uint8).reshape(height, width, 3)``."""
 
+def encode_png(height: int, width: int, rgb: bytes) -> bytes:
+    """The PNG file of ``height * width * 3`` RGB bytes, as a world encodes it (the same
+    bytes ``escapade run`` stores for the same pixels)."""
+
 class Env:
     """World ``world``'s environment on one scenario (JSON text), with world options
-    (``escapade run -W key=value``; empty: the paper's protocol)."""
+    (``escapade run -W key=value``; empty: the paper's protocol). ``pixels=True`` asks
+    for pictures as pixels where the world draws them itself (craft): no PNG is encoded
+    and each picture's ``pixels`` is ``(height, width, rgb)``."""
 
     def __init__(
-        self, world: str, scenario: str, options: dict[str, str] | None = None
+        self,
+        world: str,
+        scenario: str,
+        options: dict[str, str] | None = None,
+        *,
+        pixels: bool = False,
     ) -> None: ...
     @property
     def world(self) -> str: ...
@@ -149,6 +164,10 @@ class Env:
     def step(self, action: Action) -> Step:
         """Applies one action. A bad action is feedback (``valid`` false), not an error;
         stepping before ``reset`` or after the end raises :class:`EscapadeError`."""
+    def restore(self, run: str | os.PathLike[str], scenario: str, epoch: int, step: int) -> tuple[Observation, float]:
+        """Starts an episode where recorded episode ``scenario`` epoch ``epoch`` of run
+        directory ``run`` stood before ``step``, replaying its actions with resume's
+        checks; returns the observation at ``step`` and the progress before it."""
     def steps_to_go(self) -> int | None:
         """The oracle's distance from the current state; None where the world cannot say."""
     def system_prompt(self) -> str: ...

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from ._escapade import Env, EscapadeError
 from .gym_env import (
@@ -25,6 +25,7 @@ from .gym_env import (
     MAX_TEXT,
     AnyText,
     _options,
+    _reset_options,
     _reward,
     _reward_kind,
     picture_space,
@@ -32,7 +33,7 @@ from .gym_env import (
     scenarios,
 )
 
-__all__ = ["CommaAEC", "env"]
+__all__ = ["CommaAEC", "CommaParallel", "env", "parallel_env", "raw_env"]
 
 
 class CommaAEC(AECEnv):
@@ -42,8 +43,14 @@ class CommaAEC(AECEnv):
     World options are keywords (``expert_words=...``, as ``-W``)."""
 
     metadata = {
-        "render_modes": ["ansi", "rgb_array"],
+        # human: the text of the turn printed to standard output (there is no window)
+        "render_modes": ["ansi", "rgb_array", "human"],
         "name": "escapade_comma_v1",
+        # not through aec_to_parallel: its parallel step is a cycle of turns (solver, then
+        # expert), so the expert's action would be chosen before it saw the solver's
+        # message of that cycle, and an episode ending on the solver's turn ends
+        # mid-cycle, which the wrapper refuses. parallel_env (CommaParallel) plays one
+        # turn per step instead.
         "is_parallelizable": False,
     }
 
@@ -60,20 +67,12 @@ class CommaAEC(AECEnv):
         self.render_mode = render_mode
         resolved = scenarios(str(source))
         self.world: str = resolved["world"]
+        self.label: str = resolved["label"]
         self.ids: list[str] = resolved["ids"]
         self._scenarios: list[str] = list(resolved["scenarios"])
         self.reward_kind: str = _reward_kind(world_options.pop("reward", "progress"))
         self.options = _options(world_options)
-        self._fixed: int | None = None
-        if scenario is not None:
-            if isinstance(scenario, str):
-                if scenario not in self.ids:
-                    raise EscapadeError(f"no scenario {scenario!r} in {resolved['label']}")
-                self._fixed = self.ids.index(scenario)
-            elif 0 <= int(scenario) < len(self._scenarios):
-                self._fixed = int(scenario)
-            else:
-                raise EscapadeError(f"scenario {scenario}: {resolved['label']} has {len(self._scenarios)}")
+        self._fixed: int | None = None if scenario is None else self._index(scenario)
         probe = Env(self.world, self._scenarios[self._fixed or 0], self.options)
         roles = probe.roles()
         if len(roles) < 2:
@@ -94,6 +93,21 @@ class CommaAEC(AECEnv):
         self._env: Env | None = None
         self._np_random: np.random.Generator | None = None
 
+        self.state_space = spaces.Dict(dict(self.observation_spaces))
+
+    def _index(self, scenario: Any) -> int:
+        """A scenario's index from its index or id; EscapadeError when there is none."""
+        if isinstance(scenario, (int, np.integer)) and not isinstance(scenario, bool):
+            if 0 <= int(scenario) < len(self._scenarios):
+                return int(scenario)
+            raise EscapadeError(
+                f"scenario {scenario}: {self.label} has {len(self._scenarios)} (0 to {len(self._scenarios) - 1})"
+            )
+        if isinstance(scenario, str) and scenario in self.ids:
+            return self.ids.index(scenario)
+        shown = ", ".join(self.ids[:5]) + (", …" if len(self.ids) > 5 else "")
+        raise EscapadeError(f"no scenario {scenario!r} in {self.label} (ids: {shown})")
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -101,11 +115,13 @@ class CommaAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = _reset_options(options, strict=False)
+        if "from" in options:
+            raise EscapadeError("reset options: `from` is for the Gymnasium env (escapade.make)")
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
-        options = options or {}
         if "scenario" in options:
-            index = self.ids.index(options["scenario"]) if isinstance(options["scenario"], str) else int(options["scenario"])
+            index = self._index(options["scenario"])
         elif self._fixed is not None:
             index = self._fixed
         else:
@@ -148,12 +164,21 @@ class CommaAEC(AECEnv):
             out["images"] = pictures(seen)
         return out
 
+    def state(self) -> dict:
+        """Every agent's current observation: a global view for centralised training.
+        It holds both roles' views (the expert's manual, the solver's module): never
+        give it to an agent."""
+        if self._env is None:
+            raise EscapadeError("reset the environment first")
+        return {agent: self.observe(agent) for agent in self.possible_agents}
+
     def step(self, action: Any) -> None:
+        if self._env is None:
+            raise EscapadeError("reset the environment first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        assert self._env is not None, "reset first"
         if isinstance(action, np.str_):
             action = str(action)
         self._cumulative_rewards[agent] = 0.0
@@ -179,18 +204,99 @@ class CommaAEC(AECEnv):
         self._accumulate_rewards()
 
     def render(self):
+        """``ansi``: the text the agent whose turn it is sees; ``human``: that text
+        printed (returns None); ``rgb_array``: the latest picture of the module, whoever's
+        turn it is (a picture for someone watching, not what the expert sees)."""
         if self.render_mode is None or self._env is None:
             return None
         seen = self._seen[self.agent_selection]
         if self.render_mode == "ansi":
             return seen["text"]
-        shots = pictures(seen)
-        return shots[0] if shots else None
+        if self.render_mode == "human":
+            print(f"[{self.agent_selection}]\n{seen['text']}")
+            return None
+        for role in [self.agent_selection, *self.possible_agents]:
+            shots = pictures(self._seen[role]) if self._seen[role].get("images") else ()
+            if shots:
+                return shots[0]
+        return None
 
     def close(self) -> None:
         self._env = None
 
 
+class CommaParallel(ParallelEnv):
+    """A two-role escapade world as a PettingZoo parallel environment: one turn per
+    step. ``step(actions)`` plays the action of the agent whose turn it is
+    (``infos[agent]["turn"]`` names it, and its observation is the one to act on); the
+    other agent's action is not played (it waits for its turn, as in the AEC env). The
+    same keywords as :class:`CommaAEC`."""
+
+    metadata = {"render_modes": CommaAEC.metadata["render_modes"], "name": "escapade_comma_parallel_v1"}
+
+    def __init__(self, **kwargs: Any):
+        self.aec = CommaAEC(**kwargs)
+        self.possible_agents = list(self.aec.possible_agents)
+        self.agents: list[str] = []
+        self.render_mode = self.aec.render_mode
+        self.observation_spaces = self.aec.observation_spaces
+        self.action_spaces = self.aec.action_spaces
+        self.state_space = self.aec.state_space
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed, options=options)
+        self.agents = list(self.aec.agents)
+        return self._observations(), self._infos()
+
+    def step(self, actions: dict[str, Any]):
+        if not self.agents:
+            raise EscapadeError("the episode is over; call reset to start another")
+        turn = self.aec.agent_selection
+        if turn not in actions:
+            raise EscapadeError(f"it is {turn}'s turn: actions has no action for it")
+        self.aec.step(actions[turn])
+        rewards = {a: float(self.aec.rewards[a]) for a in self.agents}
+        terminations = {a: bool(self.aec.terminations[a]) for a in self.agents}
+        truncations = {a: bool(self.aec.truncations[a]) for a in self.agents}
+        observations, infos = self._observations(), self._infos()
+        if any(terminations.values()) or any(truncations.values()):
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _observations(self) -> dict[str, dict]:
+        return {a: self.aec.observe(a) for a in self.agents}
+
+    def _infos(self) -> dict[str, dict]:
+        return {a: dict(self.aec.infos[a], turn=self.aec.agent_selection) for a in self.agents}
+
+    def state(self) -> dict:
+        """Both agents' observations (see :meth:`CommaAEC.state`)."""
+        return self.aec.state()
+
+    def render(self):
+        return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()
+
+
+def raw_env(**kwargs: Any) -> CommaAEC:
+    """The AEC environment without wrappers (PettingZoo's name for it)."""
+    return CommaAEC(**kwargs)
+
+
 def env(**kwargs: Any) -> CommaAEC:
     """The comma suite as an AEC environment (keywords as :class:`CommaAEC`)."""
     return CommaAEC(**kwargs)
+
+
+def parallel_env(**kwargs: Any) -> CommaParallel:
+    """The comma suite as a parallel environment, one turn per step (keywords as
+    :class:`CommaAEC`)."""
+    return CommaParallel(**kwargs)

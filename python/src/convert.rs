@@ -1,6 +1,8 @@
 //! Python values to and from the core types. Observations, steps and outcomes become
 //! plain dicts (their keys are the core types' field names, documented as `TypedDict`s in
-//! `_escapade.pyi`); pictures stay PNG bytes (`decode_png` makes pixels of them).
+//! `_escapade.pyi`); pictures are PNG bytes (`decode_png` makes pixels of them), or, from
+//! an `Env(..., pixels=True)` whose world draws them itself, `(height, width, rgb)`
+//! pixels with `png` None (`encode_png` makes the file of them).
 //!
 //! An action comes from Python as `str` (free text), `bytes` (raw bytes, maybe not
 //! UTF-8), a dict `{"name": ..., "arguments": ...}` (one function call; arguments as a
@@ -13,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 
-/// An observation as a dict: `text`, `images` (dicts of `sha256`, `png`, `alt`),
+/// An observation as a dict: `text`, `images` (dicts of `sha256`, `png`, `alt`, `pixels`),
 /// `actions` (a list, or None) and `role` (or None).
 pub fn observation<'py>(py: Python<'py>, o: &Observation) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
@@ -22,7 +24,16 @@ pub fn observation<'py>(py: Python<'py>, o: &Observation) -> PyResult<Bound<'py,
     for image in &o.images {
         let i = PyDict::new(py);
         i.set_item("sha256", &image.sha256)?;
-        i.set_item("png", PyBytes::new(py, &image.png))?;
+        match &image.pixels {
+            Some(p) if image.png.is_empty() => {
+                i.set_item("png", py.None())?;
+                i.set_item("pixels", (p.height, p.width, PyBytes::new(py, &p.rgb)))?;
+            }
+            _ => {
+                i.set_item("png", PyBytes::new(py, &image.png))?;
+                i.set_item("pixels", py.None())?;
+            }
+        }
         i.set_item("alt", &image.alt)?;
         images.append(i)?;
     }

@@ -6,7 +6,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use escapade_core::{Observation, Options, ScenarioHeader, Step};
+use escapade_core::{Observation, Options, PictureForm, ScenarioHeader, Step, ToolSchema};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -27,6 +27,10 @@ pub struct State {
     pub observation: Option<Observation>,
     /// The last step of this episode (`None` right after a reset).
     pub last: Option<Step>,
+    /// The function schemas last handed to Python and the list they were handed as:
+    /// the same list again while the world's schemas do not change (a Gymnasium env asks
+    /// at every step, and most worlds' schemas never change).
+    schemas: Option<(Vec<ToolSchema>, Py<PyList>)>,
 }
 
 /// A world's environment on one scenario, with the world options (`-W key=value`).
@@ -40,6 +44,8 @@ pub struct Env {
     pub id: String,
     /// The world options it was opened with.
     pub options: Options,
+    /// Whether it asked for pictures as pixels.
+    pixels: bool,
     state: Mutex<State>,
 }
 
@@ -64,27 +70,35 @@ impl Env {
 #[pymethods]
 impl Env {
     /// Opens world `world`'s environment on `scenario` (JSON text) with `options`.
+    /// `pixels=True` asks for pictures as pixels where the world draws them itself
+    /// (craft): an image's `pixels` is then `(height, width, rgb)` and its `png` None.
     #[new]
-    #[pyo3(signature = (world, scenario, options = None))]
+    #[pyo3(signature = (world, scenario, options = None, *, pixels = false))]
     fn new(
         py: Python<'_>,
         world: &str,
         scenario: String,
         options: Option<Options>,
+        pixels: bool,
     ) -> PyResult<Self> {
         let w = crate::catalog::world(world)?;
         let options = options.unwrap_or_default();
         let id = ScenarioHeader::parse(&scenario).map_err(to_py)?.id;
-        let env = py.detach(|| w.env(&scenario, &options)).map_err(to_py)?;
+        let mut env = py.detach(|| w.env(&scenario, &options)).map_err(to_py)?;
+        if pixels {
+            env.set_picture_form(PictureForm::Pixels);
+        }
         Ok(Env {
             world: w.name(),
             scenario,
             id,
             options,
+            pixels,
             state: Mutex::new(State {
                 env,
                 observation: None,
                 last: None,
+                schemas: None,
             }),
         })
     }
@@ -146,6 +160,48 @@ impl Env {
         convert::step(py, state.last.as_ref().expect("step stored the step"))
     }
 
+    /// Starts an episode where a recorded one stood before step `step`: episode
+    /// `scenario` epoch `epoch` of the run in directory `run` (what `escapade run --from`
+    /// forks), replayed into this environment with the checks `resume` makes. Returns the
+    /// observation at `step` and the progress before it. The recording must be of this
+    /// environment's scenario and world options; a recording that does not replay raises
+    /// `EscapadeError` naming the step.
+    fn restore<'py>(
+        &self,
+        py: Python<'py>,
+        run: std::path::PathBuf,
+        scenario: &str,
+        epoch: u32,
+        step: u32,
+    ) -> PyResult<(Bound<'py, PyDict>, f64)> {
+        let fork =
+            escapade_run::replay::Fork::open(&run, scenario, epoch, step, true).map_err(to_py)?;
+        fork.fits(self.world, &self.id, &self.options)
+            .map_err(to_py)?;
+        let progress = self
+            .with_state(py, |s| {
+                // the recording's pictures are checked by their PNG's address
+                if self.pixels {
+                    s.env.set_picture_form(PictureForm::Png);
+                }
+                let restored = fork.restore(s.env.as_mut());
+                if self.pixels {
+                    s.env.set_picture_form(PictureForm::Pixels);
+                }
+                let (observation, progress) = restored?;
+                s.observation = Some(observation);
+                s.last = None;
+                Ok::<_, escapade_run::RunError>(progress)
+            })
+            .map_err(to_py)?;
+        let state = self.state();
+        let at = state
+            .observation
+            .as_ref()
+            .expect("restore stored an observation");
+        Ok((convert::observation(py, at)?, progress))
+    }
+
     /// The oracle's distance from the current state: the fewest steps still needed to
     /// escape (0 once won), or None where the world cannot say (see docs/world-contract.md).
     fn steps_to_go(&self) -> Option<u32> {
@@ -175,10 +231,19 @@ impl Env {
         Ok(state.env.role_prompt(role))
     }
 
-    /// The function schemas of the current state.
+    /// The function schemas of the current state. While they do not change this is the
+    /// same list object each time: read it, do not change it.
     fn tool_schemas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let tools = self.state().env.tool_schemas();
-        convert::tool_schemas(py, &tools)
+        let mut state = self.state();
+        let tools = state.env.tool_schemas();
+        if let Some((kept, list)) = &state.schemas
+            && *kept == tools
+        {
+            return Ok(list.bind(py).clone());
+        }
+        let list = convert::tool_schemas(py, &tools)?;
+        state.schemas = Some((tools, list.clone().unbind()));
+        Ok(list)
     }
 
     /// The episode's outcome so far: `success`, `steps`, `metrics`.

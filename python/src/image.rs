@@ -1,6 +1,7 @@
 //! A picture's PNG as raw RGB bytes, which the Python side wraps as an `H×W×3` `uint8`
-//! numpy array without copying again. Decoded here (GIL released) so the package needs no
-//! image library of its own.
+//! numpy array without copying again, and back: pixels an `Env(..., pixels=True)` handed
+//! over made into the PNG file the world would have encoded (same encoder, same bytes).
+//! Both run here (GIL released) so the package needs no image library of its own.
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -9,7 +10,22 @@ use crate::error::to_py;
 
 /// Adds `decode_png` to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(decode_png, m)?)
+    m.add_function(wrap_pyfunction!(decode_png, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_png, m)?)
+}
+
+/// Encodes `height × width` RGB pixels (`rgb`, row by row) as the PNG file a world
+/// encodes them to (escapade's renderer encoder, fixed settings).
+#[pyfunction]
+fn encode_png<'py>(
+    py: Python<'py>,
+    height: u32,
+    width: u32,
+    rgb: Vec<u8>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let frame = escapade_render::Frame { width, height, rgb };
+    let png = py.detach(|| frame.png()).map_err(to_py)?;
+    Ok(PyBytes::new(py, &png))
 }
 
 /// Decodes a PNG into `(height, width, rgb)`, `rgb` holding `height * width * 3` bytes,

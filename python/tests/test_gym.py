@@ -193,3 +193,23 @@ def test_the_reward_a_trainer_asks_for(reward):
     assert r == 0.0
     with pytest.raises(escapade.EscapadeError, match="progress, sparse, distance"):
         escapade.make("visescape", scenario=0, reward="dense")
+
+
+@pytest.mark.parametrize("env_id", ["escapade/VisEscape-v1", "escapade/Comma-v1"])
+def test_make_vec_async_works_as_called(env_id):
+    # Gymnasium's default shared memory: it failed on the text and picture sequences
+    envs = gym.make_vec(env_id, num_envs=2, vectorization_mode="async")
+    sync = gym.make_vec(env_id, num_envs=2, vectorization_mode="sync")
+    try:
+        obs, infos = envs.reset(seed=5)
+        expected, _ = sync.reset(seed=5)
+        assert obs["text"] == expected["text"]
+        for got, want in zip(obs["images"], expected["images"]):
+            assert all(np.array_equal(a, b) for a, b in zip(got, want))
+        action = [infos["actions"][i][0] if infos["actions"][i] else "hello" for i in range(2)]
+        obs, rewards, _, _, _ = envs.step(action)
+        expected, want_rewards, _, _, _ = sync.step(action)
+        assert obs["text"] == expected["text"] and list(rewards) == list(want_rewards)
+    finally:
+        envs.close()
+        sync.close()

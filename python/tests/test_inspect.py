@@ -134,3 +134,50 @@ def test_the_oracle_escapes_through_tool_calls(source, world, make_task, options
     assert score.value["success"] == 1.0, score.explanation
     tool_messages = [m for m in sample.messages if m.role == "tool"]
     assert len(tool_messages) == len(moves), "every call is answered by a tool message"
+
+
+def _inspect_cli(*args: str, cwd, timeout=240):
+    """Inspect's own command line, as a user runs it, with tiktoken's table cache empty
+    (no network here: the registries only)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    cache = tempfile.mkdtemp(prefix="escapade-tiktoken-")  # empty: as on a new machine
+    env = dict(os.environ, TIKTOKEN_CACHE_DIR=cache, NO_COLOR="1")
+    inspect = os.path.join(os.path.dirname(sys.executable), "inspect")
+    command = [inspect, *args] if os.path.exists(inspect) else [sys.executable, "-m", "inspect_ai", *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_inspect_eval_with_mockllm_runs_offline(tmp_path):
+    # mockllm invents its token usage by counting with tiktoken's o200k_base table,
+    # which tiktoken downloads on first use: offline the sample used to fail there
+    done = _inspect_cli(
+        "eval", "escapade/agentescape", "--model", "mockllm/model", "-T", "limit=1",
+        "-T", "max_turns=2", "--log-dir", str(tmp_path / "logs"), "--display", "plain", cwd=tmp_path,
+    )
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text
+    assert "o200k_base" not in text and "ConnectionError" not in text, text
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    log = read_eval_log(info)
+    assert log.status == "success", log.error
+    assert len(log.samples) == 1 and log.samples[0].scores
+
+
+def test_inspect_lists_the_installed_tasks():
+    # Inspect lists the tasks of files under a directory (relative paths only); the
+    # docs give the line that lists the installed package's (docs/python.md, Inspect)
+    import pathlib
+
+    import escapade.inspect_tasks as tasks
+
+    done = _inspect_cli("list", "tasks", cwd=pathlib.Path(tasks.__file__).parent)
+    text = done.stdout + done.stderr
+    assert done.returncode == 0, text
+    for name in ("agentescape", "visescape", "mmescape", "comma", "escapade"):
+        assert f"@{name}" in text, text

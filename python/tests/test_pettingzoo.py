@@ -62,3 +62,69 @@ def test_the_pair_shares_the_reward_it_asked_for():
     assert info["outcome"]["success"]
     # the escape pays 1, once, to both agents
     assert total == {a: 1.0 for a in aec.possible_agents}
+
+
+def test_parallel_api_test_passes():
+    from pettingzoo.test import parallel_api_test
+
+    from escapade.pettingzoo_env import parallel_env
+
+    parallel_api_test(parallel_env(), num_cycles=50)
+
+
+def test_aec_to_parallel_is_refused_with_the_reason():
+    # its parallel step is a cycle of turns: the expert would answer a message it has
+    # not seen; parallel_env plays one turn per step instead
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    assert env().metadata["is_parallelizable"] is False
+    with pytest.raises(AssertionError):
+        aec_to_parallel(env())
+
+
+def test_the_parallel_env_plays_one_turn_per_step_and_escapes():
+    from escapade.pettingzoo_env import parallel_env
+
+    par = parallel_env(scenario=0)
+    observations, infos = par.reset(seed=1)
+    pair = escapade.Agent(par.aec._env, "oracle-talk")
+    pair.reset(par.aec._env, 0)
+    turns = []
+    while par.agents:
+        turn = infos["solver"]["turn"]
+        turns.append(turn)
+        actions = {agent: "not my turn" for agent in par.agents}
+        actions[turn] = pair.act(par.aec._env)
+        observations, rewards, terminations, truncations, infos = par.step(actions)
+    assert turns[:2] == ["solver", "expert"]
+    assert infos["solver"]["outcome"]["success"]
+    state = par.state()
+    assert set(state) == {"solver", "expert"} and par.state_space.contains(state)
+
+
+def test_render_test_passes_and_rgb_array_draws_on_the_experts_turn():
+    from pettingzoo.test import render_test
+
+    render_test(env)
+    aec = CommaAEC(scenario=0, render_mode="rgb_array")
+    aec.reset(seed=1)
+    aec.step("What do you see in the manual?")
+    assert aec.agent_selection == "expert"
+    picture = aec.render()
+    assert picture is not None and picture.ndim == 3 and picture.shape[2] == 3
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda e: e.step("hello"),
+        lambda e: e.reset(options={"scenario": 99999}),
+        lambda e: e.reset(options={"scenario": "nope"}),
+        lambda e: e.reset(options="x"),
+        lambda e: e.state(),
+    ],
+    ids=["step-before-reset", "scenario-99999", "scenario-nope", "options-not-a-dict", "state-before-reset"],
+)
+def test_misuse_raises_escapade_error(call):
+    with pytest.raises(escapade.EscapadeError):
+        call(CommaAEC())

@@ -330,6 +330,7 @@ impl CommaEnv {
                 sha256: picture.sha256.clone(),
                 png: picture.png.clone(),
                 alt: Some(described),
+                pixels: None,
             });
         }
         let mut last = self.last_picture.borrow_mut();

@@ -158,6 +158,13 @@ pub trait Env {
     fn steps_to_go(&self) -> Option<u32> {
         None
     }
+
+    /// Asks for pictures in `form` from the next observation on. A world whose frames
+    /// cost more to encode than to draw (craft) honours [`crate::PictureForm::Pixels`];
+    /// the default ignores it and keeps giving PNG. Callers must read either form.
+    fn set_picture_form(&mut self, form: crate::PictureForm) {
+        let _ = form;
+    }
 }
 
 /// A named, versioned list of scenarios rebuilt byte for byte from seeds.

@@ -64,7 +64,7 @@ pub use action::{Action, FunctionCall};
 pub use agent::{Agent, AgentTurn, EpisodeStart};
 pub use env::{ActionResult, Env, Outcome, Step, World};
 pub use error::{Cause, CoreError, EnvError};
-pub use observation::{Image, Observation, ToolSchema};
+pub use observation::{Image, Observation, PictureForm, Pixels, ToolSchema};
 pub use options::Options;
 pub use scenario::ScenarioHeader;
 pub use trajectory::{Checkpoint, EpisodeRow, FORMAT_VERSION, Origin, Reask, StepRow, Usage};

@@ -38,7 +38,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use escapade_core::env::Outcome;
-use escapade_core::{Action, Env, EnvError, Image, Observation, Step, ToolSchema};
+use escapade_core::{
+    Action, Env, EnvError, Image, Observation, PictureForm, Pixels, Step, ToolSchema,
+};
 use escapade_render::scene::Vec3;
 use escapade_render::{FrameOptions, Prepared};
 
@@ -400,6 +402,9 @@ pub struct CraftEnv {
     to_go: Option<u32>,
     /// The shadow copy and plan that distance is measured with (`None` in shadows).
     probe: Option<Box<crate::baseline::oracle::Probe>>,
+    /// Frames as the renderer's pixels, not PNG ([`Env::set_picture_form`]): the Python
+    /// Gymnasium env's arrays, without encoding a file only to decode it again.
+    pixels: bool,
 }
 
 impl CraftEnv {
@@ -488,6 +493,7 @@ impl CraftEnv {
             walked_for_agent: 0.0,
             to_go: None,
             probe: None,
+            pixels: false,
         };
         env.prepared()?;
         Ok(env)
@@ -1442,8 +1448,16 @@ impl CraftEnv {
             threads: self.options.threads,
             centre_dot: true,
         };
-        let png = prepared.render(&camera, &opts).ok()?.png().ok()?;
-        Some(Image::with_alt(png, self.alt()))
+        let frame = prepared.render(&camera, &opts).ok()?;
+        if self.pixels {
+            let pixels = Pixels {
+                width: frame.width,
+                height: frame.height,
+                rgb: frame.rgb,
+            };
+            return Some(Image::from_pixels(pixels, self.alt()));
+        }
+        Some(Image::with_alt(frame.png().ok()?, self.alt()))
     }
 
     /// An exact text description of the frame: what is under the dot and what is in
@@ -1631,6 +1645,10 @@ impl CraftEnv {
 }
 
 impl Env for CraftEnv {
+    fn set_picture_form(&mut self, form: PictureForm) {
+        self.pixels = form == PictureForm::Pixels;
+    }
+
     fn reset(&mut self, seed: u64) -> Observation {
         let o = self.start(seed);
         self.measure();

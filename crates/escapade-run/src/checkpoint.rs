@@ -65,9 +65,10 @@ struct TapeState {
 #[derive(Debug, Default)]
 pub struct Tape {
     state: Mutex<TapeState>,
-    /// The turns' requests are not checked against the recorded ones: another model (a
-    /// fork that keeps the origin's conversation) asks in other bytes.
-    lenient: bool,
+    /// The requests of turns before this step are not checked against the recorded
+    /// ones: another model (a fork that keeps the origin's conversation) asks in other
+    /// bytes. 0: every request is checked; `u32::MAX`: none is.
+    lenient_before: u32,
 }
 
 impl Tape {
@@ -104,7 +105,7 @@ impl Tape {
         }
         Tape {
             state: Mutex::new(state),
-            lenient: false,
+            lenient_before: 0,
         }
     }
 
@@ -112,8 +113,15 @@ impl Tape {
     /// (a fork's agent, of another model, rebuilding the origin's conversation). Side
     /// calls are still found by their request only.
     pub fn lenient(rows: &[StepRow]) -> Tape {
+        Tape::lenient_before(rows, u32::MAX)
+    }
+
+    /// The replies recorded in `rows`, the requests of steps before `step` unchecked:
+    /// a checkpointed fork, whose steps before its fork step were the origin model's
+    /// and whose later ones are its own agent's.
+    pub fn lenient_before(rows: &[StepRow], step: u32) -> Tape {
         Tape {
-            lenient: true,
+            lenient_before: step,
             ..Tape::from_rows(rows)
         }
     }
@@ -165,7 +173,7 @@ impl Tape {
             );
         };
         match &next.sha256 {
-            Some(want) if *want != sha && !self.lenient => {
+            Some(want) if *want != sha && next.step >= self.lenient_before => {
                 if next.trimmed {
                     // the recorded agent was refused this prompt as too long and trimmed
                     return Err(LlmError::Http {

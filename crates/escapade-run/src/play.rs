@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use escapade_core::{
     Action, Agent, AgentTurn, CoreError, Env, FORMAT_VERSION, Observation, ScenarioHeader, Step,
@@ -43,7 +44,7 @@ pub type Schemas<'a> = &'a mut dyn FnMut(Vec<ToolSchema>);
 pub const UNREADABLE: &str = "That reply cannot be read: ";
 
 /// Settings of [`play_terminal`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PlayOptions {
     /// Seed given to `reset`.
     pub seed: u64,
@@ -70,6 +71,11 @@ pub struct PlayOptions {
     pub participants: BTreeMap<String, String>,
     /// How often a reply the world cannot read is asked again without a step.
     pub reasks: Reasks,
+    /// Start where a recorded episode stood before a step instead of at the scenario's
+    /// start (a server's `reset` with `from`): the environment is restored by
+    /// [`crate::replay::Fork::restore`], with the recording's seed, and a record of the
+    /// episode is a fork of it (its trajectory starts with the recording's rows).
+    pub from: Option<Arc<crate::replay::Fork>>,
 }
 
 /// How often a reply the world cannot read ([`escapade_core::Env::check_action`]) is
@@ -108,6 +114,7 @@ impl Default for PlayOptions {
             world_options: Default::default(),
             participants: Default::default(),
             reasks: Reasks::Unlimited,
+            from: None,
         }
     }
 }
@@ -192,6 +199,9 @@ pub fn play_person(
     schemas: Option<Schemas<'_>>,
 ) -> Result<(Played, Option<PathBuf>)> {
     let header = ScenarioHeader::parse(scenario_json)?;
+    if let Some(fork) = &options.from {
+        fork.fits(world.name(), &header.id, &options.world_options)?;
+    }
     let mut env = world.env(scenario_json, &options.world_options)?;
     let roles = env.roles();
     let seat = seat(&roles, options.role.as_deref(), partner.is_some(), world)?;
@@ -268,11 +278,19 @@ pub fn play_person(
         roles: roles.clone(),
         partner: team.map(|(t, rt, _)| (t, rt)),
     };
+    if let (Some(fork), Some(r)) = (&options.from, recorder.as_mut()) {
+        // a recorded fork's trajectory starts with the recording's rows
+        fork.copy_media(r.dir)?;
+        for row in fork.before() {
+            r.trajectory.write(row)?;
+        }
+    }
     let played = play_sync(
         env.as_mut(),
         (person, schemas),
         table,
         (options.seed, options.max_steps, options.reasks),
+        options.from.as_deref(),
         recorder.as_mut(),
     )?;
     if let Some(dir) = &recording {
@@ -284,7 +302,7 @@ pub fn play_person(
             world: world.name().to_string(),
             difficulty: header.difficulty,
             epoch: 0,
-            seed: options.seed,
+            seed: options.from.as_ref().map_or(options.seed, |f| f.seed),
             agent: agent_name.clone(),
             config_hash: dir.config_hash().to_string(),
             success: played.outcome.success && played.error.is_none(),
@@ -297,7 +315,7 @@ pub fn play_person(
             rejected: Vec::new(),
             start_steps_to_go: played.start_steps_to_go,
             step_cap: false,
-            origin: None,
+            origin: options.from.as_ref().map(|f| f.origin.clone()),
         };
         if let Some(r) = recorder.as_mut() {
             r.trajectory.finish()?;
@@ -438,7 +456,7 @@ fn record_dir(
             hash: hash::sha256_hex(json.as_bytes()),
         }],
         shard: None,
-        fork: None,
+        fork: options.from.as_ref().map(|f| f.origin.clone()),
     };
     RunDir::create_named(parent, &config, &name)
 }
@@ -489,10 +507,14 @@ fn play_sync(
     (agent, mut schemas): (&mut dyn Agent, Option<Schemas<'_>>),
     mut seats: Seats<'_>,
     (seed, max_steps, reasks): (u64, u32, Reasks),
+    from: Option<&crate::replay::Fork>,
     mut recorder: Option<&mut Recorder<'_>>,
 ) -> Result<Played> {
     let start = std::time::Instant::now();
-    let mut observation = env.reset(seed);
+    let (mut observation, seed, replayed) = match from {
+        Some(fork) => (fork.restore(env)?.0, fork.seed, fork.origin.step - 1),
+        None => (env.reset(seed), seed, 0),
+    };
     let tools = env.tool_schemas();
     let prompt = match (&seats.mine, seats.roles.len()) {
         (Some(role), _) => env.role_prompt(role),
@@ -534,7 +556,8 @@ fn play_sync(
             return Ok(played);
         }
     }
-    let mut n = 0u32;
+    // a restored episode goes on from the recording's step K
+    let mut n = replayed;
     while n < max_steps {
         let theirs = match (&seats.mine, observation.role.as_deref()) {
             (Some(mine), Some(role)) => role != mine,

@@ -18,11 +18,11 @@
 //! A fork also checks the observation at step K itself, the first one its agent sees,
 //! against the recording, and refuses to play when it differs.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
 use std::sync::Arc;
 
-use escapade_core::{Image, Origin, StepRow};
+use escapade_core::{Env, Image, Observation, Origin, StepRow};
 
 use crate::checkpoint::Tape;
 use crate::error::{Result, RunError};
@@ -35,6 +35,9 @@ pub(crate) struct Replay {
     pub rows: Vec<StepRow>,
     /// How many of `rows` are replayed.
     pub upto: u32,
+    /// How many of the replayed steps are sent as recorded, without the agent (a fresh
+    /// fork's steps before its fork step); the agent takes the others.
+    pub sent: u32,
     /// Answers the agent's model calls while the steps are replayed; `None`: the agent
     /// does not take the replayed steps (the recorded actions are sent as they are).
     pub tape: Option<Arc<Tape>>,
@@ -46,6 +49,7 @@ impl Replay {
         Replay {
             tape: Some(Arc::new(Tape::from_rows(&rows))),
             upto: rows.len() as u32,
+            sent: 0,
             rows,
         }
     }
@@ -53,6 +57,16 @@ impl Replay {
     /// The recorded row of step `n + 1` when it is replayed.
     pub fn recorded(&self, n: u32) -> Option<&StepRow> {
         (n < self.upto).then(|| self.rows.get(n as usize)).flatten()
+    }
+}
+
+/// `SCENARIO[:EPOCH]` (epoch 0 when absent), as `--episode` and a `from` take it.
+pub fn parse_episode(episode: &str) -> (&str, u32) {
+    match episode.rsplit_once(':') {
+        Some((s, e)) if !s.is_empty() && e.parse::<u32>().is_ok() => {
+            (s, e.parse().expect("checked"))
+        }
+        _ => (episode, 0),
     }
 }
 
@@ -66,6 +80,12 @@ pub struct Fork {
     pub dir: PathBuf,
     /// The origin episode's rows up to and including step K.
     pub rows: Vec<StepRow>,
+    /// The origin episode's seed (`seed::derive` of its run's seed, scenario and epoch).
+    pub seed: u64,
+    /// The world the origin played.
+    pub world: String,
+    /// The origin run's world options (`-W`).
+    pub world_options: BTreeMap<String, String>,
 }
 
 impl Fork {
@@ -133,7 +153,93 @@ impl Fork {
             },
             dir: dir.to_path_buf(),
             rows,
+            seed: escapade_core::seed::derive(config.seed, scenario, u64::from(epoch)),
+            world: config.world.clone(),
+            world_options: config.world_options.clone(),
         })
+    }
+
+    /// Checks that an environment of `world` on scenario `scenario` with `options` is
+    /// the one this fork's recording played (what [`Fork::restore`] needs).
+    pub fn fits(
+        &self,
+        world: &str,
+        scenario: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<()> {
+        if self.world != world || self.origin.scenario != scenario {
+            return Err(RunError::invalid(
+                "from",
+                format!(
+                    "the recording is of {} scenario `{}`, not of {world} scenario `{scenario}`",
+                    self.world, self.origin.scenario
+                ),
+            ));
+        }
+        if &self.world_options != options {
+            let shown = |o: &BTreeMap<String, String>| {
+                let pairs: Vec<String> = o.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                if pairs.is_empty() {
+                    "none".to_string()
+                } else {
+                    pairs.join(" ")
+                }
+            };
+            return Err(RunError::invalid(
+                "from",
+                format!(
+                    "the recording was played with world options {}, not {}",
+                    shown(&self.world_options),
+                    shown(options)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Puts `env` (the fork's world on its scenario, with its world options) where the
+    /// recorded episode stood before step K, for a caller that plays on by itself (a
+    /// Gymnasium or OpenEnv `reset` from a recording): resets it with the episode's seed
+    /// and sends the recorded actions of steps 1 to K-1, each observation and answer
+    /// checked against its row as `resume` checks them. Returns the observation at K
+    /// (checked too) and the progress before it; a difference is an error naming the
+    /// step.
+    pub fn restore(&self, env: &mut dyn Env) -> Result<(Observation, f64)> {
+        // the run by its directory's name: a server's client sees this message
+        let run = Path::new(&self.origin.run).file_name().map_or_else(
+            || self.origin.run.clone(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let refused = |step: u32, why: String| {
+            RunError::invalid(
+                "from",
+                format!(
+                    "episode {}:{} of run {run} does not replay as recorded up to step {} \
+                     (step {step}: {why})",
+                    self.origin.scenario, self.origin.epoch, self.origin.step
+                ),
+            )
+        };
+        let mut observation = env.reset(self.seed);
+        let mut progress = 0.0;
+        for row in self.before() {
+            if let Some(why) = crate::checkpoint::observation_differs(&observation, row) {
+                return Err(refused(row.step, why));
+            }
+            let step = env
+                .step(&row.action)
+                .map_err(|e| refused(row.step, e.to_string()))?;
+            if let Some(why) = crate::checkpoint::step_differs(&step, row) {
+                return Err(refused(row.step, why));
+            }
+            progress = row.progress;
+            observation = step.observation;
+        }
+        let at = self.rows.last().expect("Fork::open keeps step K's row");
+        if let Some(why) = crate::checkpoint::observation_differs(&observation, at) {
+            return Err(refused(at.step, why));
+        }
+        Ok((observation, progress))
     }
 
     /// The steps before the fork's, to replay: the agent takes them answered from the
@@ -144,7 +250,32 @@ impl Fork {
         Replay {
             tape: (!self.origin.fresh).then(|| Arc::new(Tape::lenient(before))),
             upto,
+            sent: if self.origin.fresh { upto } else { 0 },
             rows: self.rows.clone(),
+        }
+    }
+
+    /// This fork's episode checkpointed at its last completed step (`rows`: the
+    /// origin's steps before the fork step, then the fork's own), replayed as it was
+    /// played: the steps before the fork step as [`Fork::replay`] plays them, the
+    /// fork's own through its agent, answered from its recorded replies with every
+    /// request checked.
+    pub(crate) fn resume(&self, rows: Vec<StepRow>) -> Replay {
+        let k = self.origin.step;
+        let before = (k - 1) as usize;
+        let (tape, sent) = if self.origin.fresh {
+            (
+                Tape::from_rows(rows.get(before..).unwrap_or_default()),
+                k - 1,
+            )
+        } else {
+            (Tape::lenient_before(&rows, k), 0)
+        };
+        Replay {
+            tape: Some(Arc::new(tape)),
+            upto: rows.len() as u32,
+            sent,
+            rows,
         }
     }
 

@@ -1241,7 +1241,10 @@ async fn record(
                     dir,
                     trajectory: dir.continue_trajectory(id, epoch, checkpoint.trajectory_bytes)?,
                 };
-                let replay = Replay::checkpoint(rows);
+                let replay = match ep.fork {
+                    Some(fork) => fork.resume(rows),
+                    None => Replay::checkpoint(rows),
+                };
                 let played = attempt_episode(
                     world,
                     agents,
@@ -1860,7 +1863,7 @@ pub(crate) async fn play(
         // an agent that panics ends the episode like one that fails, and the metrics
         // of the steps already taken stand
         // a fork with a fresh conversation sends the recorded actions as they are
-        let skipped = recorded.filter(|_| tape.is_none());
+        let skipped = recorded.filter(|_| replay.as_ref().is_some_and(|r| n < r.sent));
         let acted = match skipped {
             Some(row) => Some(Ok(escapade_core::AgentTurn::action(row.action.clone()))),
             None => unless_stopped(live, guarded(agent.act(input))).await,

@@ -8,13 +8,14 @@ use std::sync::{Arc, Mutex};
 use escapade_core::{ScenarioHeader, World};
 use escapade_run::RunError;
 use escapade_run::remote::{Episode, EpisodeError, GONE, STOPPED, Seen, Spec};
+use escapade_run::replay::Fork;
 use escapade_run::{AgentFactory, Baseline, PlayOptions};
 use serde_json::{Value, json};
 
 use crate::error::ServeError;
 use crate::rate::Rate;
 use crate::session::{About, Live, Session, Sessions};
-use crate::wire::{self, ResetParams};
+use crate::wire::{self, FromParams, ResetParams};
 
 /// The largest picture a client may ask an environment to draw unless the server is
 /// told otherwise: 2048 × 2048 pixels (twice craft's default frame; a frame of 8192 ×
@@ -225,7 +226,19 @@ impl App {
         {
             return Err(ServeError::OutOfFiles);
         }
-        let seed = params.seed.unwrap_or(0);
+        let from = match &params.from {
+            Some(f) => {
+                let fork = self.recorded(f)?;
+                fork.fits(world.name(), &header.id, &world_options)
+                    .map_err(|e| ServeError::Episode(e.to_string()))?;
+                Some(Arc::new(fork))
+            }
+            None => None,
+        };
+        let seed = match &from {
+            Some(fork) => fork.seed,
+            None => params.seed.unwrap_or(0),
+        };
         let mut participants = BTreeMap::new();
         if let Some(p) = &params.participant {
             let seat = params.role.clone().unwrap_or_else(|| "agent".into());
@@ -241,6 +254,7 @@ impl App {
             world_options,
             participants,
             reasks: params.reasks()?,
+            from,
             ..PlayOptions::default()
         };
         let about = About {
@@ -279,6 +293,36 @@ impl App {
         });
         session.touch();
         Ok(result)
+    }
+
+    /// The recorded episode a reset's `from` names, read from this server's record
+    /// directory only; its errors name the run by its name, never by a path.
+    fn recorded(&self, from: &FromParams) -> Result<Fork, ServeError> {
+        let Some(record) = &self.record else {
+            return Err(ServeError::Invalid(
+                "`from` replays a run this server recorded, and it records none (start it \
+                 with --record DIR)"
+                    .into(),
+            ));
+        };
+        let name = from.run_name()?;
+        let dir = record.join(name);
+        if !dir.join("run.toml").is_file() {
+            return Err(ServeError::Episode(format!(
+                "this server recorded no run `{name}`"
+            )));
+        }
+        let (scenario, epoch) = escapade_run::replay::parse_episode(&from.episode);
+        Fork::open(&dir, scenario, epoch, from.step, true).map_err(|e| {
+            let mut text = e.to_string();
+            for path in [Some(dir.clone()), std::fs::canonicalize(&dir).ok()]
+                .into_iter()
+                .flatten()
+            {
+                text = text.replace(&path.display().to_string(), name);
+            }
+            ServeError::Episode(text)
+        })
     }
 
     /// Plays one action in `session`; what the client sees next. A step in progress holds

@@ -37,6 +37,9 @@ pub struct ResetParams {
     pub role: Option<String>,
     /// The baseline agent in the other roles (`oracle`, `random`, …).
     pub partner: Option<String>,
+    /// Start where a recorded episode stood before a step, as `escapade run --from`
+    /// forks it: a run this server recorded (see [`FromParams`]).
+    pub from: Option<FromParams>,
     /// A cap on steps (default the runner's).
     pub max_steps: Option<u32>,
     /// A label for who played, recorded in run.toml (`participant`).
@@ -49,6 +52,39 @@ pub struct ResetParams {
     pub session_id: Option<String>,
 }
 
+/// `from` of a reset: `{"run": NAME, "episode": "SCENARIO[:EPOCH]", "step": K}`. `run`
+/// is the name of a run directory in the server's `--record` directory (the state's
+/// `run_dir` of an episode played there), never a path: a client reads nothing else of
+/// the server's disk.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FromParams {
+    /// The run directory's name.
+    pub run: String,
+    /// Which of its episodes: `SCENARIO[:EPOCH]`.
+    pub episode: String,
+    /// The step the client plays first (from 1): the steps before it are replayed.
+    pub step: u32,
+}
+
+impl FromParams {
+    /// The run's name, checked to be one directory name (no separator, no `..`).
+    pub fn run_name(&self) -> Result<&str, ServeError> {
+        let name = self.run.as_str();
+        let plain =
+            !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0']);
+        if plain {
+            Ok(name)
+        } else {
+            Err(ServeError::Invalid(
+                "`from.run` is the name of a run directory this server recorded (the state's \
+                 `run_dir`), not a path"
+                    .into(),
+            ))
+        }
+    }
+}
+
 impl ResetParams {
     /// Reads the parameters from a JSON value (an absent body is `{}`).
     pub fn from_value(value: Value) -> Result<ResetParams, ServeError> {
@@ -59,8 +95,8 @@ impl ResetParams {
         serde_json::from_value(value).map_err(|e| {
             ServeError::Invalid(format!(
                 "bad reset parameters: {e} (known: seed, episode_id, suite, index, scenario, \
-                 options (the world's, and `reward`), role, partner, max_steps, participant, \
-                 reasks, session_id)"
+                 options (the world's, and `reward`), role, partner, from, max_steps, \
+                 participant, reasks, session_id)"
             ))
         })
     }

@@ -319,6 +319,7 @@ impl VisEnv {
                 Descriptions::Full => picture.alt.clone(),
                 Descriptions::Names => Some(self.description()),
             },
+            pixels: None,
         })
     }
 

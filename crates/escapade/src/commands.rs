@@ -550,10 +550,7 @@ fn fork(ctx: &mut Ctx<'_>, args: &RunArgs) -> Result<()> {
             .context("--from needs --episode SCENARIO[:EPOCH]")?,
         args.step.context("--from needs --step K")?,
     );
-    let (scenario, epoch) = match episode.rsplit_once(':') {
-        Some((s, e)) if e.parse::<u32>().is_ok() => (s, e.parse::<u32>()?),
-        _ => (episode, 0),
-    };
+    let (scenario, epoch) = escapade_run::replay::parse_episode(episode);
     let toml = rundir::read_run_toml(from)?;
     let config = &toml.config;
     if epoch >= config.epochs {
@@ -671,6 +668,26 @@ pub fn resume(ctx: &mut Ctx<'_>, args: &ResumeArgs) -> Result<()> {
         .concurrency
         .unwrap_or_else(|| default_concurrency(&config.agent, config.expert.as_deref()));
     let mut spec = RunSpec::from_config(config, concurrency);
+    if let Some(origin) = &config.fork {
+        // a fork plays on its origin's recorded episode, read again from the origin
+        let fork = escapade_run::replay::Fork::open(
+            Path::new(&origin.run),
+            &origin.scenario,
+            origin.epoch,
+            origin.step,
+            origin.fresh,
+        )
+        .with_context(|| {
+            format!(
+                "{} forks episode {}:{} of {}, which cannot be read again",
+                args.dir.display(),
+                origin.scenario,
+                origin.epoch,
+                origin.run
+            )
+        })?;
+        spec.fork = Some(fork);
+    }
     retune(&mut spec.agent_options, &args.agent_options, "-A")?;
     retune(&mut spec.expert_options, &args.expert_options, "-E")?;
     let players = Players::of_spec(&spec);

@@ -264,3 +264,115 @@ fn a_model_agents_fork_keeps_the_conversation_or_starts_fresh() {
         }
     }
 }
+
+/// The steps of the one episode under `dir` with their times zeroed.
+fn timeless(dir: &Path) -> (Value, Vec<Value>) {
+    let (mut row, mut steps) = episode(dir);
+    row["duration_ms"] = 0.into();
+    row["usage"]["latency_ms"] = 0.into();
+    for step in &mut steps {
+        step["t_ms"] = 0.into();
+        step["usage"]["latency_ms"] = 0.into();
+        for reask in step["reasks"].as_array_mut().into_iter().flatten() {
+            reask["usage"]["latency_ms"] = 0.into();
+        }
+    }
+    (row, steps)
+}
+
+/// A fork stopped by Ctrl-C is checkpointed like any run, and `resume` plays it on to
+/// the trajectory an uninterrupted fork records, with its conversation kept or fresh.
+#[test]
+fn an_interrupted_fork_resumes_to_the_uninterrupted_forks_trajectory() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let script = |name: &str, line: &str| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, format!("{line}\n")).unwrap();
+        format!("scripted/{}", path.display())
+    };
+    let first = script("first.jsonl", r#"{"text": "look around"}"#);
+    let second = script(
+        "second.jsonl",
+        r#"{"text": "look at the door", "delay_ms": 120}"#,
+    );
+    let origin_runs = tmp.path().join("origin");
+    ok(escapade(&[
+        "run",
+        "visescape",
+        "--agent",
+        "llm",
+        "--model",
+        &first,
+        "--limit",
+        "1",
+        "--max-steps",
+        "6",
+        "--out",
+        origin_runs.to_str().unwrap(),
+        "-q",
+    ]));
+    let origin = run_dir_under(&origin_runs);
+    let scenario = episode(&origin).0["scenario"].as_str().unwrap().to_string();
+    for fresh in [false, true] {
+        let fork = |out: &Path| {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_escapade"));
+            c.args(["run", "--from", origin.to_str().unwrap(), "--episode"])
+                .args([&scenario, "--step", "3", "--model", &second])
+                .args(["--max-steps", "14", "-q", "--out", out.to_str().unwrap()]);
+            if fresh {
+                c.arg("--fresh");
+            }
+            c
+        };
+        let clean_runs = tmp.path().join(format!("clean-{fresh}"));
+        let o = fork(&clean_runs).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let runs = tmp.path().join(format!("stopped-{fresh}"));
+        let child = fork(&runs)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // a safety net for slow machines, not a timing assertion
+        let deadline = Instant::now() + Duration::from_secs(300);
+        let dir = loop {
+            if let Some(dir) = find_run_dir(&runs)
+                && std::fs::read_dir(dir.join("trajectories"))
+                    .ok()
+                    .and_then(|mut d| d.next())
+                    .and_then(|e| std::fs::read_to_string(e.ok()?.path().join("0.jsonl")).ok())
+                    .is_some_and(|t| t.lines().count() >= 6)
+            {
+                break dir;
+            }
+            assert!(Instant::now() < deadline, "no steps appeared");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let stopped = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(stopped.success());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+        assert!(
+            dir.join("checkpoints").is_dir(),
+            "fresh={fresh}: no checkpoint"
+        );
+        let o = escapade(&["resume", dir.to_str().unwrap()]);
+        assert!(o.status.success(), "fresh={fresh}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("1 continued from its checkpoint"),
+            "fresh={fresh}: {}",
+            stderr(&o)
+        );
+        let (clean_row, clean_steps) = timeless(&run_dir_under(&clean_runs));
+        let (row, steps) = timeless(&dir);
+        assert_eq!(steps.len(), 14, "fresh={fresh}");
+        assert_eq!(steps, clean_steps, "fresh={fresh}");
+        assert_eq!(row, clean_row, "fresh={fresh}");
+    }
+}

@@ -155,6 +155,44 @@ def test_the_reward_a_trainer_asks_for(reward):
             env.reset(scenario=PLAN["scenarios"][oracle["world"]], options={"reward": "dense"})
 
 
+def test_reset_from_a_recorded_episode():
+    """`from`: the client starts where an episode this server recorded stood before step
+    K (issue 29), sees the recording's observation there and plays on to the escape."""
+    oracle = PLAN["oracle"]
+    scenario = PLAN["scenarios"][oracle["world"]]
+    with client() as env:
+        result = env.reset(scenario=scenario, seed=oracle["seed"])
+        seen = [result.observation]
+        for move in oracle["moves"]:
+            result = env.step(move)
+            seen.append(result.observation)
+        assert result.done and result.observation["success"] is True
+        run = env.state()["run_dir"]
+    assert run
+    k = 3
+    origin = {"run": run, "episode": f"{scenario['id']}:0", "step": k}
+    with client() as env:
+        result = env.reset(scenario=scenario, **{"from": origin})
+        assert not result.done
+        assert result.observation["text"] == seen[k - 1]["text"]
+        assert result.observation["metadata"]["steps_to_go"] == len(oracle["moves"]) - (k - 1)
+        for move in oracle["moves"][k - 1:]:
+            result = env.step(move)
+        assert result.done and result.observation["success"] is True
+    with client() as env:
+        for bad, message in [
+            (dict(origin, run="../" + run), "not a path"),
+            (dict(origin, run="no-such-run"), "recorded no run"),
+            (dict(origin, step=999), "--step must be between"),
+            (dict(origin, episode="tools-nope"), "no scenario"),
+        ]:
+            with pytest.raises(RuntimeError, match=message):
+                env.reset(scenario=scenario, **{"from": bad})
+        # the replay's seed is the recording's, whatever the client sends
+        result = env.reset(scenario=scenario, seed=12345, **{"from": origin})
+        assert result.observation["text"] == seen[k - 1]["text"]
+
+
 def test_errors_reach_the_client():
     with client() as env:
         with pytest.raises(RuntimeError, match="no suite"):
