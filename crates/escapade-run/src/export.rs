@@ -139,19 +139,34 @@ impl Rebuilt {
         self.turns.iter().rev().find(|t| t.step == step)
     }
 
-    /// One conversation per role: the role's last request and the reply to it.
+    /// The conversations to train on, per role in order: each call that chose a step's
+    /// action (re-asked replies the world refused are left out) whose request and reply
+    /// the role's next such call does not carry on. An agent that keeps its history gives
+    /// one conversation per role (its last call holds every earlier one); an agent that
+    /// sends each step alone (VisEscape's paper agents) gives one per step.
     pub fn conversations(&self) -> Vec<(String, ChatRequest, ChatResponse)> {
-        let mut roles: Vec<&str> = Vec::new();
-        for t in &self.turns {
-            if !roles.contains(&t.role.as_str()) {
-                roles.push(&t.role);
+        let chosen: Vec<&Turn> = self
+            .turns
+            .iter()
+            .filter(|t| {
+                self.turn_of(t.step)
+                    .is_some_and(|last| std::ptr::eq(last, *t))
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (i, t) in chosen.iter().enumerate() {
+            let next = chosen[i + 1..].iter().find(|n| n.role == t.role);
+            let carried_on = next.is_some_and(|n| {
+                let mut mine = t.request.messages.clone();
+                mine.push(assistant(&t.reply));
+                n.request.messages.len() >= mine.len()
+                    && n.request.messages[..mine.len()] == mine[..]
+            });
+            if !carried_on {
+                out.push((t.role.clone(), t.request.clone(), t.reply.clone()));
             }
         }
-        roles
-            .into_iter()
-            .filter_map(|role| self.turns.iter().rev().find(|t| t.role == role))
-            .map(|t| (t.role.clone(), t.request.clone(), t.reply.clone()))
-            .collect()
+        out
     }
 }
 
@@ -199,6 +214,10 @@ pub struct Provenance {
     /// Episodes the filters kept that could not be rebuilt, with why.
     pub skipped: Vec<String>,
 }
+
+/// The model whose request format a baseline's episodes are written in (a model that
+/// takes pictures and native function calls; only its format is used).
+pub const REQUEST_MODEL: &str = "openai/gpt-4o";
 
 /// The stand-in backend of a rebuild: records every request, and answers it from the
 /// recorded replies (a model's run) or with the reply `slot` holds (a baseline's run).
@@ -324,8 +343,11 @@ impl RunInput<'_> {
             let spec = RunSpec::from_config(&self.config, 1);
             return Ok((Players::of_spec(&spec), true));
         }
+        // the requests of a model that sees pictures and calls functions natively: the
+        // stand-in answers them, so nothing is sent and no key is needed
         let flags = AgentFlags {
             agent: "llm".into(),
+            model: Some(REQUEST_MODEL.into()),
             ..AgentFlags::default()
         };
         let players = flags
