@@ -449,7 +449,7 @@ fn record_dir(
         files: Default::default(),
         limit: None,
         sample: None,
-        seed: options.seed,
+        seed: options.from.as_ref().map_or(options.seed, |f| f.seed),
         max_steps: options.max_steps,
         scenarios: vec![ScenarioRef {
             id: header.id.clone(),

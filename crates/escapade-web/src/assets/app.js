@@ -138,7 +138,45 @@ function setUpRunsLive() {
   });
 }
 
+// A word for a POSIX shell: as it is when plain, else in single quotes (the server's
+// `shell_word`).
+function shellWord(text) {
+  return /^[A-Za-z0-9@%+=:,.\/_-]+$/.test(text) ? text : "'" + text.replace(/'/g, "'\\''") + "'";
+}
+
+// Episode pages: each step's "continue from this step" command names the model typed in
+// the toolbar, and its copy button puts the command on the clipboard.
+function setUpForks() {
+  const model = document.getElementById("fork-model");
+  const commands = [...document.querySelectorAll(".fork-cmd")];
+  if (model) {
+    model.addEventListener("input", () => {
+      const word = shellWord(model.value.trim() || "local/smollm2");
+      commands.forEach((c) => { c.textContent = `${c.dataset.base} --model ${word}`; });
+    });
+  }
+  document.querySelectorAll(".fork .copy").forEach((button) => {
+    button.addEventListener("click", async () => {
+      const text = button.parentElement.querySelector(".fork-cmd").textContent;
+      try {
+        await navigator.clipboard.writeText(text);
+      } catch (_) {
+        // no clipboard API (an address that is not a secure context): copy the selection
+        const range = document.createRange();
+        range.selectNodeContents(button.parentElement.querySelector(".fork-cmd"));
+        const selection = getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        document.execCommand("copy");
+      }
+      button.textContent = "copied";
+      setTimeout(() => { button.textContent = "copy"; }, 1500);
+    });
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  setUpForks();
   setUpRunsLive();
   setUpFilters();
   setUpCompare();

@@ -13,7 +13,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 use escapade_core::{Action, StepRow};
-use escapade_run::rundir::{JsonlFile, read_jsonl};
+use escapade_run::rundir::{JsonlFile, read_jsonl, read_run_toml};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -209,6 +209,117 @@ pub fn step_views(rows: &[StepRow]) -> Vec<StepView> {
         .collect()
 }
 
+/// The curve of the oracle's distance (`steps_to_go`, issue 29) over an episode, as
+/// inline SVG: one point per step that reports it (after the step), from the episode's
+/// start when its row gives the distance there, each point linking to its step. `None`
+/// when no step reports a distance (a world that cannot say, or a run recorded before the
+/// field existed): the page then shows nothing.
+pub fn distance_curve(start: Option<u32>, rows: &[StepRow]) -> Option<String> {
+    const W: f64 = 640.0;
+    const H: f64 = 150.0;
+    const LEFT: f64 = 36.0;
+    const RIGHT: f64 = 10.0;
+    const TOP: f64 = 10.0;
+    const BOTTOM: f64 = 24.0;
+    if rows.iter().all(|r| r.steps_to_go.is_none()) {
+        return None;
+    }
+    // (step, distance); a step without one breaks the line
+    let mut points: Vec<(u32, Option<u32>)> = Vec::with_capacity(rows.len() + 1);
+    if let Some(start) = start {
+        points.push((0, Some(start)));
+    }
+    points.extend(rows.iter().map(|r| (r.step, r.steps_to_go)));
+    let last_step = points.iter().map(|p| p.0).max().unwrap_or(0).max(1);
+    let first_step = points.iter().map(|p| p.0).min().unwrap_or(0);
+    let top = points.iter().filter_map(|p| p.1).max().unwrap_or(0).max(1);
+    let span = f64::from(last_step - first_step).max(1.0);
+    let x = |step: u32| LEFT + f64::from(step - first_step) / span * (W - LEFT - RIGHT);
+    let y = |d: u32| TOP + (1.0 - f64::from(d) / f64::from(top)) * (H - TOP - BOTTOM);
+    let mut svg = format!(
+        "<svg id=\"distance\" class=\"distance\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" \
+         height=\"{H}\" role=\"img\" aria-label=\"steps to go over the steps\">\
+         <line class=\"axis\" x1=\"{LEFT}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/>\
+         <line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{b}\"/>\
+         <text x=\"{tx}\" y=\"{ty}\" text-anchor=\"end\">{top}</text>\
+         <text x=\"{tx}\" y=\"{b}\" text-anchor=\"end\">0</text>\
+         <text x=\"{LEFT}\" y=\"{lx}\">step {first_step}</text>\
+         <text x=\"{r}\" y=\"{lx}\" text-anchor=\"end\">step {last_step}</text>",
+        b = H - BOTTOM,
+        r = W - RIGHT,
+        tx = LEFT - 4.0,
+        ty = TOP + 10.0,
+        lx = H - 6.0,
+    );
+    for run in points.split(|p| p.1.is_none()).filter(|r| !r.is_empty()) {
+        let line: Vec<String> = run
+            .iter()
+            .filter_map(|&(s, d)| d.map(|d| format!("{:.1},{:.1}", x(s), y(d))))
+            .collect();
+        svg.push_str(&format!(
+            "<polyline class=\"curve\" points=\"{}\"/>",
+            line.join(" ")
+        ));
+    }
+    for &(step, d) in &points {
+        let Some(d) = d else { continue };
+        let circle = format!(
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\"><title>{} {d} to go</title></circle>",
+            x(step),
+            y(d),
+            if step == 0 {
+                "start:".to_string()
+            } else {
+                format!("after step {step}:")
+            }
+        );
+        if step == 0 {
+            svg.push_str(&circle);
+        } else {
+            svg.push_str(&format!("<a href=\"#step-{step}\">{circle}</a>"));
+        }
+    }
+    svg.push_str("</svg>");
+    Some(svg)
+}
+
+/// `text` as one word of a POSIX shell: as it is when it holds only characters no shell
+/// treats specially, else in single quotes (a quote inside written `'\''`).
+pub fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// What the page's "continue from this step" control needs: the `escapade run --from`
+/// command up to `--step`, and the model it proposes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ForkCommand {
+    /// `escapade run --from DIR --episode SCENARIO:EPOCH`, each word shell-quoted.
+    pub base: String,
+    /// The model proposed (the run's own, else the built-in local one), shell-quoted.
+    pub model: String,
+}
+
+impl ForkCommand {
+    /// The command that forks `scenario` epoch `epoch` of the run in `dir` (see
+    /// `escapade run --from`); `model` is the run's model, when it had one.
+    pub fn new(dir: &Path, scenario: &str, epoch: u32, model: Option<&str>) -> ForkCommand {
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        ForkCommand {
+            base: format!(
+                "escapade run --from {} --episode {}",
+                shell_word(&dir.to_string_lossy()),
+                shell_word(&format!("{scenario}:{epoch}"))
+            ),
+            model: shell_word(model.unwrap_or("local/smollm2")),
+        }
+    }
+}
+
 /// A final metric of an episode, for its banner.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricView {
@@ -379,27 +490,34 @@ pub async fn page(
     let run = required(&pairs, "run")?.to_string();
     let scenario = required(&pairs, "scenario")?.to_string();
     let epoch = epoch_of(&pairs, "epoch")?;
-    let (steps, chat, others, run_name, banner) = tokio::task::spawn_blocking(move || {
-        let dir = site.folders.resolve(&run)?;
-        let rows = read_trajectory(&dir, &scenario, epoch)?;
-        let chat = rows.iter().any(|r| r.role != "agent");
-        let row = finished_row(&dir, &scenario, epoch)?;
-        let paper = row.as_ref().and_then(|r| {
-            site.world_refs()
-                .into_iter()
-                .find(|w| w.name() == r.world)
-                .and_then(|w| w.paper())
-        });
-        let banner = banner(row.as_ref(), &rows, paper.as_ref());
-        let others = others_with(&site, &run, &scenario, epoch);
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        Ok::<_, Problem>((step_views(&rows), chat, others, name, banner))
-    })
-    .await
-    .map_err(|e| Problem::internal(e.to_string()))??;
+    let (steps, chat, others, run_name, banner, curve, fork) =
+        tokio::task::spawn_blocking(move || {
+            let dir = site.folders.resolve(&run)?;
+            let rows = read_trajectory(&dir, &scenario, epoch)?;
+            let chat = rows.iter().any(|r| r.role != "agent");
+            let row = finished_row(&dir, &scenario, epoch)?;
+            let paper = row.as_ref().and_then(|r| {
+                site.world_refs()
+                    .into_iter()
+                    .find(|w| w.name() == r.world)
+                    .and_then(|w| w.paper())
+            });
+            let banner = banner(row.as_ref(), &rows, paper.as_ref());
+            let curve = distance_curve(row.as_ref().and_then(|r| r.start_steps_to_go), &rows)
+                .map(minijinja::Value::from_safe_string);
+            let model = read_run_toml(&dir)
+                .ok()
+                .and_then(|t| t.config.agent_options.get("model").cloned());
+            let fork = ForkCommand::new(&dir, &scenario, epoch, model.as_deref());
+            let others = others_with(&site, &run, &scenario, epoch);
+            let name = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Ok::<_, Problem>((step_views(&rows), chat, others, name, banner, curve, fork))
+        })
+        .await
+        .map_err(|e| Problem::internal(e.to_string()))??;
     let run = required(&pairs, "run")?;
     let scenario = required(&pairs, "scenario")?;
     let first_error = steps
@@ -419,6 +537,8 @@ pub async fn page(
             first_error => first_error,
             others => others,
             banner => banner,
+            curve => curve,
+            fork => fork,
         },
     )
 }
@@ -516,6 +636,72 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("\"ab\""), "{text}");
+    }
+
+    fn row(step: u32, steps_to_go: Option<u32>) -> StepRow {
+        let mut r: StepRow = serde_json::from_value(json!({
+            "format_version": 1, "step": step, "t_ms": 0, "role": "agent",
+            "observation": {"text": "", "images": []}, "request": null,
+            "raw_response": null, "reasoning": null, "action": {"kind": "text", "text": "look"},
+            "valid": true, "feedback": "", "progress": 0.0, "terminated": false,
+            "truncated": false, "error": null,
+            "usage": {"input": 0, "output": 0, "cached": 0, "cost_usd": 0.0, "latency_ms": 0}
+        }))
+        .expect("a step row");
+        r.steps_to_go = steps_to_go;
+        r
+    }
+
+    #[test]
+    fn the_distance_curve_has_a_point_per_step_that_tells_it() {
+        // a world that cannot say draws nothing
+        assert_eq!(distance_curve(None, &[row(1, None), row(2, None)]), None);
+        assert_eq!(distance_curve(Some(3), &[]), None);
+        // the start and three steps; the step without a distance breaks the line
+        let svg = distance_curve(
+            Some(3),
+            &[
+                row(1, Some(2)),
+                row(2, None),
+                row(3, Some(1)),
+                row(4, Some(0)),
+            ],
+        )
+        .unwrap();
+        assert_eq!(svg.matches("<circle").count(), 4, "{svg}");
+        assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+        assert!(svg.contains("<title>start: 3 to go</title>"), "{svg}");
+        assert!(svg.contains("<a href=\"#step-4\">"), "{svg}");
+        assert!(svg.contains("after step 4: 0 to go"), "{svg}");
+        assert!(!svg.contains("#step-2"), "{svg}");
+        // the highest point is at the top, 0 on the axis
+        assert!(svg.contains("cy=\"10.0\""), "{svg}");
+        assert!(svg.contains("cy=\"126.0\""), "{svg}");
+    }
+
+    #[test]
+    fn shell_words_survive_a_shell() {
+        assert_eq!(shell_word("openai/gpt-4o"), "openai/gpt-4o");
+        assert_eq!(shell_word("/tmp/runs/x@1"), "/tmp/runs/x@1");
+        assert_eq!(shell_word("my runs"), "'my runs'");
+        assert_eq!(shell_word(""), "''");
+        for text in [
+            "it's here",
+            "a b",
+            "$HOME",
+            "`x`",
+            "a\\b",
+            "\"q\"",
+            "*",
+            "x;y",
+        ] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", shell_word(text)))
+                .output()
+                .expect("sh runs");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), text, "{text}");
+        }
     }
 
     #[test]

@@ -547,3 +547,82 @@ async fn the_report_reads_headline_first_and_numbers_do_not_wrap() {
     browser.screenshot("report-narrow").await;
     browser.close().await;
 }
+
+/// The episode page draws the oracle's distance (`steps_to_go`) over the steps, and each
+/// step tells the `escapade run --from` command that continues the episode there, with
+/// the model typed in the toolbar (issue 29).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_episode_shows_its_distance_curve_and_how_to_continue_it() {
+    let (tmp, dir) = support::baseline_run_async("vis", "oracle", 1).await;
+    let rows = std::fs::read_to_string(dir.join("episodes.jsonl")).unwrap();
+    let row: serde_json::Value = serde_json::from_str(rows.lines().next().unwrap()).unwrap();
+    let (scenario, steps) = (
+        row["scenario"].as_str().unwrap().to_string(),
+        row["steps"].as_u64().unwrap() as usize,
+    );
+    assert!(steps >= 3, "{row}");
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let url = serve(&dirs).await;
+    let id = format!("0/{}", dir.file_name().unwrap().to_string_lossy());
+    browser
+        .client
+        .goto(&format!(
+            "{url}/episode?run={}&scenario={scenario}&epoch=0",
+            id.replace('@', "%40")
+        ))
+        .await
+        .unwrap();
+    browser.wait_for("#distance").await;
+    let points = browser
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#distance circle title')].map(t => t.textContent)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let points: Vec<String> = serde_json::from_value(points).unwrap();
+    // the start and one point per step: the oracle's own plan, down to 0 at the escape
+    assert_eq!(points.len(), steps + 1, "{points:?}");
+    assert_eq!(points[0], format!("start: {steps} to go"));
+    assert_eq!(points[steps], format!("after step {steps}: 0 to go"));
+    // continue from step 2
+    browser
+        .wait_for("#step-2 details.fork summary")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let command = browser
+        .wait_for("#step-2 .fork-cmd")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let canonical = std::fs::canonicalize(&dir).unwrap();
+    assert_eq!(
+        command,
+        format!(
+            "escapade run --from {} --episode {scenario}:0 --step 2 --model local/smollm2",
+            canonical.display()
+        )
+    );
+    let model = browser.wait_for("#fork-model").await;
+    model.clear().await.unwrap();
+    model.send_keys("openai/gpt-4o").await.unwrap();
+    let command = browser
+        .wait_for("#step-2 .fork-cmd")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        command.ends_with("--step 2 --model openai/gpt-4o"),
+        "{command}"
+    );
+    browser.screenshot("episode-distance").await;
+    browser.close().await;
+}
