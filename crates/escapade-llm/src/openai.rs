@@ -545,6 +545,78 @@ mod tests {
         }
     }
 
+    /// `escapade export` writes a conversation as the wire does, but with its own picture
+    /// URLs: the same messages and tools as the request body, only the URLs differ, and
+    /// the pictures of tool results still follow them in one user message.
+    #[test]
+    fn exported_messages_are_the_bodys_with_their_own_picture_urls() {
+        let backend =
+            OpenAiBackend::new("t/m", "m", "http://localhost:1/v1", None, Flavor::OpenAi).unwrap();
+        let picture = || Part::png("p", std::sync::Arc::new(vec![1, 2, 3]));
+        let request = ChatRequest {
+            messages: vec![
+                Message::text(Role::System, "rules"),
+                Message {
+                    role: Role::User,
+                    parts: vec![
+                        Part::Text {
+                            text: "look".into(),
+                        },
+                        picture(),
+                    ],
+                    tool_calls: Vec::new(),
+                    tool_call_id: None,
+                },
+                Message {
+                    role: Role::Assistant,
+                    parts: Vec::new(),
+                    tool_calls: vec![ToolCall {
+                        id: "c1".into(),
+                        name: "open".into(),
+                        arguments: "{}".into(),
+                    }],
+                    tool_call_id: None,
+                },
+                Message {
+                    role: Role::Tool,
+                    parts: vec![
+                        Part::Text {
+                            text: "done".into(),
+                        },
+                        picture(),
+                    ],
+                    tool_calls: Vec::new(),
+                    tool_call_id: Some("c1".into()),
+                },
+            ],
+            tools: vec![escapade_core::ToolSchema {
+                name: "open".into(),
+                description: "opens it".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            ..ChatRequest::default()
+        };
+        let body = backend.request_body(&request);
+        let wired = wire_messages(&request.messages, &data_url);
+        assert_eq!(Value::Array(wired), body["messages"]);
+        assert_eq!(Value::Array(wire_tools(&request.tools)), body["tools"]);
+        let named = |_: MediaType, bytes: &[u8]| format!("images/{}.png", bytes.len());
+        let exported = Value::Array(wire_messages(&request.messages, &named));
+        let text = exported.to_string();
+        assert!(!text.contains("data:image"), "{text}");
+        assert_eq!(
+            exported[1]["content"][1]["image_url"]["url"],
+            "images/3.png"
+        );
+        // the tool's picture follows the tool message in a user message
+        assert_eq!(exported[3]["role"], "tool");
+        assert_eq!(exported[4]["role"], "user");
+        assert_eq!(
+            exported[4]["content"][1]["image_url"]["url"],
+            "images/3.png"
+        );
+    }
+
     #[test]
     fn reasoning_tokens_are_read_or_estimated_and_a_cut_reply_is_truncated() {
         // OpenAI: counted apart in completion_tokens_details, part of completion_tokens

@@ -131,6 +131,14 @@ pub struct Rebuilt {
     pub steps: Vec<StepRow>,
     /// Its model calls in order (each step's last call is the one that chose its action).
     pub turns: Vec<Turn>,
+    /// The first step its own agent chose: 1, or a fork's step (the steps before it are
+    /// the origin's, replayed; their calls are context, not examples).
+    pub first: u32,
+    /// The run directory it was read from.
+    pub run: PathBuf,
+    /// The world options the run played with (two episodes are at the same state only
+    /// under the same options).
+    pub options: BTreeMap<String, String>,
 }
 
 impl Rebuilt {
@@ -149,8 +157,10 @@ impl Rebuilt {
             .turns
             .iter()
             .filter(|t| {
-                self.turn_of(t.step)
-                    .is_some_and(|last| std::ptr::eq(last, *t))
+                t.step >= self.first
+                    && self
+                        .turn_of(t.step)
+                        .is_some_and(|last| std::ptr::eq(last, *t))
             })
             .collect();
         let mut out = Vec::new();
@@ -213,6 +223,22 @@ pub struct Provenance {
     pub records: usize,
     /// Episodes the filters kept that could not be rebuilt, with why.
     pub skipped: Vec<String>,
+    /// DPO: episodes that parted at a state without giving a pair a reader might expect
+    /// (no distance there, an action the prompt's agent cannot write), with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unpaired: Vec<String>,
+}
+
+impl Provenance {
+    /// An export's provenance before anything is read.
+    pub fn new(format: &str, filter: &Filter) -> Provenance {
+        Provenance {
+            escapade: env!("CARGO_PKG_VERSION").into(),
+            format: format.into(),
+            filter: filter.clone(),
+            ..Provenance::default()
+        }
+    }
 }
 
 /// The model whose request format a baseline's episodes are written in (a model that
@@ -271,6 +297,8 @@ fn lock(state: &Mutex<CaptureState>) -> std::sync::MutexGuard<'_, CaptureState> 
 struct Following {
     model: Box<dyn AsyncAgent>,
     rows: Vec<StepRow>,
+    /// A fresh fork's steps before this one were sent as recorded, without the agent.
+    sent_before: u32,
     state: Arc<Mutex<CaptureState>>,
     mismatch: Arc<Mutex<Option<String>>>,
 }
@@ -287,6 +315,9 @@ impl Following {
             let why = format!("step {}: {why}", input.step);
             *self.mismatch.lock().unwrap_or_else(|p| p.into_inner()) = Some(why.clone());
             return Err(AgentError::Baseline(why));
+        }
+        if input.step < self.sent_before {
+            return Ok(AgentTurn::action(row.action));
         }
         {
             let mut state = lock(&self.state);
@@ -379,7 +410,16 @@ impl RunInput<'_> {
             })?;
         let (players, recorded) = self.players()?;
         let state = Arc::new(Mutex::new(CaptureState::default()));
-        let tape = recorded.then(|| Arc::new(Tape::from_rows(&steps)));
+        // a fork's steps before its own were the origin's: a kept conversation asked
+        // another model for them (its requests are not checked), a fresh one did not ask
+        let first = row.origin.as_ref().map_or(1, |o| o.step.max(1));
+        let fresh = row.origin.as_ref().is_some_and(|o| o.fresh);
+        let tape = recorded.then(|| {
+            Arc::new(match fresh {
+                true => Tape::from_rows(steps.get(first as usize - 1..).unwrap_or_default()),
+                false => Tape::lenient_before(&steps, first),
+            })
+        });
         let stand_in = {
             let (state, tape) = (Arc::clone(&state), tape.clone());
             move |model: &str| -> Arc<dyn Backend> {
@@ -411,6 +451,7 @@ impl RunInput<'_> {
         let mut following = Following {
             model,
             rows: steps.clone(),
+            sent_before: if fresh { first } else { 0 },
             state: Arc::clone(&state),
             mismatch: Arc::clone(&mismatch),
         };
@@ -438,6 +479,9 @@ impl RunInput<'_> {
             row: row.clone(),
             steps,
             turns,
+            first,
+            run: self.dir.clone(),
+            options: self.config.world_options.clone(),
         })
     }
 }
@@ -491,8 +535,9 @@ fn picture_path(media_type: MediaType, bytes: &[u8]) -> String {
 }
 
 /// Reads the runs in `dirs` (run directories, or folders of them, as `report` reads
-/// them), keeps the episodes `filter` passes and rebuilds each.
-async fn rebuilt_episodes(
+/// them), keeps the episodes `filter` passes and rebuilds each; `provenance` records
+/// the runs read, the episodes kept and those that could not be rebuilt.
+pub async fn rebuild_runs(
     worlds: &[Box<dyn World>],
     dirs: &[PathBuf],
     filter: &Filter,
@@ -579,6 +624,174 @@ fn sft_lines(episodes: &[Rebuilt], sink: &PictureSink) -> Result<Vec<Value>> {
     Ok(lines)
 }
 
+/// Two episodes at the same state that parted there: the action of one lowered the
+/// oracle's distance (`steps_to_go`) and the other's did not.
+#[derive(Debug, Clone)]
+pub struct Pair<'a> {
+    /// The step both were at (from 1).
+    pub step: u32,
+    /// Who acted (`agent`, or COMMA's `solver`/`expert`).
+    pub role: String,
+    /// The oracle's distance at that state, before either action.
+    pub before: u32,
+    /// The episode whose action lowered it, and its distance after.
+    pub chosen: (&'a Rebuilt, u32),
+    /// The episode whose action did not, and its distance after.
+    pub rejected: (&'a Rebuilt, u32),
+    /// The prompt: the rejected episode's request at the step (the conversation of the
+    /// agent that chose worse, the one to teach).
+    pub prompt: &'a ChatRequest,
+    /// The chosen reply: the chosen episode's own when its agent was sent the same
+    /// request, else its action written as a reply to the prompt.
+    pub chosen_reply: ChatResponse,
+    /// The rejected episode's reply.
+    pub rejected_reply: ChatResponse,
+}
+
+/// The preference pairs among `episodes`, and why the partings that gave none did not.
+///
+/// Two episodes are at the same state as long as they played the same scenario (same
+/// bytes) from the same seed under the same world options and every earlier action
+/// and observation was the same (worlds are deterministic): a fork and its origin up to
+/// the fork step, two runs of one suite side by side. At the first step their actions
+/// differ, each action's effect is read from the row's `steps_to_go`: a pair is made when
+/// one lowered the distance and the other did not (issue 29: "chosen: an action that
+/// lowered steps_to_go, rejected: one that did not"). After they part, the states differ,
+/// so each two episodes give at most one pair.
+pub fn pairs(episodes: &[Rebuilt]) -> (Vec<Pair<'_>>, Vec<String>) {
+    type Key<'k> = (&'k str, &'k str, &'k str, u64, &'k BTreeMap<String, String>);
+    let mut groups: BTreeMap<Key<'_>, Vec<&Rebuilt>> = BTreeMap::new();
+    for e in episodes {
+        let key = (
+            e.row.world.as_str(),
+            e.row.scenario.as_str(),
+            e.row.scenario_hash.as_str(),
+            e.row.seed,
+            &e.options,
+        );
+        groups.entry(key).or_default().push(e);
+    }
+    let (mut out, mut notes) = (Vec::new(), Vec::new());
+    for group in groups.values() {
+        for (i, a) in group.iter().enumerate() {
+            for b in &group[i + 1..] {
+                match pair_of(a, b) {
+                    Ok(Some(pair)) => out.push(pair),
+                    Ok(None) => {}
+                    Err(why) => notes.push(format!(
+                        "{} epoch {} ({} and {}): {why}",
+                        a.row.scenario,
+                        a.row.epoch,
+                        a.run.display(),
+                        b.run.display()
+                    )),
+                }
+            }
+        }
+    }
+    (out, notes)
+}
+
+/// The pair two episodes of one scenario and seed make where they part, if any; an error
+/// says why a parting gave no pair that a reader would expect one from.
+fn pair_of<'a>(a: &'a Rebuilt, b: &'a Rebuilt) -> Result<Option<Pair<'a>>, String> {
+    let Some(i) = (0..a.steps.len().min(b.steps.len())).find(|&i| {
+        let (x, y) = (&a.steps[i], &b.steps[i]);
+        x.observation != y.observation || x.role != y.role || x.action != y.action
+    }) else {
+        return Ok(None);
+    };
+    let (x, y) = (&a.steps[i], &b.steps[i]);
+    if x.observation != y.observation || x.role != y.role {
+        // the same actions led to different states: not comparable from here
+        return Ok(None);
+    }
+    let before = match i {
+        0 => a.row.start_steps_to_go,
+        _ => a.steps[i - 1].steps_to_go,
+    };
+    let (Some(before), Some(da), Some(db)) = (before, x.steps_to_go, y.steps_to_go) else {
+        return Err(format!("step {}: the world gave no steps_to_go", x.step));
+    };
+    let ((chosen, dc), (rejected, dr)) = match (da < before, db < before) {
+        (true, false) => ((a, da), (b, db)),
+        (false, true) => ((b, db), (a, da)),
+        // both lowered it, or neither: no preference by the oracle's distance
+        _ => return Ok(None),
+    };
+    let step = x.step;
+    fn their(e: &Rebuilt, step: u32) -> Result<&Turn, String> {
+        e.turn_of(step)
+            .filter(|_| step >= e.first)
+            .ok_or_else(|| format!("step {step}: no model call of `{}` chose it", e.row.agent))
+    }
+    let rejected_turn = their(rejected, step)?;
+    let prompt = &rejected_turn.request;
+    let chosen_reply = match their(chosen, step) {
+        Ok(t) if t.request == *prompt => t.reply.clone(),
+        _ => {
+            let action = &chosen.steps[i].action;
+            let (text, tool_calls) = reply_of(action);
+            if prompt.tools.is_empty() && !tool_calls.is_empty() {
+                return Err(format!(
+                    "step {step}: the chosen action is a function call, and the prompt's agent \
+                     writes its actions as text"
+                ));
+            }
+            ChatResponse {
+                text,
+                tool_calls,
+                finish_reason: Some("stop".into()),
+                ..ChatResponse::default()
+            }
+        }
+    };
+    Ok(Some(Pair {
+        step,
+        role: x.role.clone(),
+        before,
+        chosen: (chosen, dc),
+        rejected: (rejected, dr),
+        prompt,
+        chosen_reply,
+        rejected_reply: rejected_turn.reply.clone(),
+    }))
+}
+
+/// One DPO line per pair, in the conversational preference format (TRL's `DPOTrainer`):
+/// `prompt` the messages before the reply, `chosen` and `rejected` each one assistant
+/// message, the functions offered in `tools`, and where the pair came from.
+fn dpo_lines(pairs: &[Pair<'_>], sink: &PictureSink) -> Result<Vec<Value>> {
+    let mut lines = Vec::new();
+    for p in pairs {
+        let (c, r) = (p.chosen.0, p.rejected.0);
+        let mut line = json!({
+            "prompt": sink.wire(&p.prompt.messages)?,
+            "chosen": sink.wire(&[assistant(&p.chosen_reply)])?,
+            "rejected": sink.wire(&[assistant(&p.rejected_reply)])?,
+        });
+        if !p.prompt.tools.is_empty() {
+            line["tools"] = Value::Array(escapade_llm::openai::wire_tools(&p.prompt.tools));
+        }
+        line["world"] = json!(r.row.world);
+        line["suite"] = json!(r.row.suite);
+        line["scenario"] = json!(r.row.scenario);
+        line["epoch"] = json!(r.row.epoch);
+        line["tier"] = json!(r.row.difficulty);
+        line["step"] = json!(p.step);
+        line["role"] = json!(p.role);
+        line["steps_to_go"] = json!(p.before);
+        line["chosen_agent"] = json!(c.row.agent);
+        line["chosen_steps_to_go"] = json!(p.chosen.1);
+        line["chosen_run"] = json!(c.run.display().to_string());
+        line["rejected_agent"] = json!(r.row.agent);
+        line["rejected_steps_to_go"] = json!(p.rejected.1);
+        line["rejected_run"] = json!(r.run.display().to_string());
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
 /// Writes `lines` as JSONL to `out`.
 fn write_jsonl(out: &Path, lines: &[Value]) -> Result<()> {
     let mut text = String::new();
@@ -599,7 +812,8 @@ pub fn manifest_path(out: &Path) -> PathBuf {
     out.with_file_name(name)
 }
 
-fn write_manifest(path: &Path, provenance: &Provenance) -> Result<()> {
+/// Writes `provenance` as pretty JSON to `path`.
+pub fn write_manifest(path: &Path, provenance: &Provenance) -> Result<()> {
     let text = serde_json::to_string_pretty(provenance).expect("the provenance serializes");
     std::fs::write(path, text + "\n").map_err(|e| RunError::io("cannot write", path, e))
 }
@@ -610,27 +824,45 @@ fn folder_of(out: &Path) -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-/// `escapade export --format sft`: the episodes of `dirs` that `filter` keeps as chat
-/// JSONL in `out` (pictures as `pictures` says), and `<out>.manifest.json`.
-pub async fn export_sft(
+/// What `escapade export` writes as JSONL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// Chat conversations for supervised fine-tuning ([`Rebuilt::conversations`]).
+    Sft,
+    /// Preference pairs at the same state ([`pairs`]).
+    Dpo,
+}
+
+/// `escapade export --format sft|dpo`: the episodes of `dirs` that `filter` keeps, as
+/// chat JSONL (SFT) or preference pairs (DPO) in `out` (pictures as `pictures` says), and
+/// `<out>.manifest.json`.
+pub async fn export_jsonl(
     worlds: &[Box<dyn World>],
     dirs: &[PathBuf],
     filter: &Filter,
+    format: Format,
     pictures: Pictures,
     out: &Path,
 ) -> Result<Provenance> {
-    let mut provenance = Provenance {
-        escapade: env!("CARGO_PKG_VERSION").into(),
-        format: "sft".into(),
-        filter: filter.clone(),
-        ..Provenance::default()
+    let name = match format {
+        Format::Sft => "sft",
+        Format::Dpo => "dpo",
     };
-    let episodes = rebuilt_episodes(worlds, dirs, filter, &mut provenance).await?;
+    let mut provenance = Provenance::new(name, filter);
+    let episodes = rebuild_runs(worlds, dirs, filter, &mut provenance).await?;
     let sink = PictureSink {
         mode: pictures,
         folder: folder_of(out),
     };
-    let lines = sft_lines(&episodes, &sink)?;
+    let lines = match format {
+        Format::Sft => sft_lines(&episodes, &sink)?,
+        Format::Dpo => {
+            let (pairs, unpaired) = pairs(&episodes);
+            provenance.unpaired = unpaired;
+            dpo_lines(&pairs, &sink)?
+        }
+    };
     provenance.records = lines.len();
     write_jsonl(out, &lines)?;
     write_manifest(&manifest_path(out), &provenance)?;

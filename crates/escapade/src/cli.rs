@@ -434,7 +434,8 @@ pub struct ResumeArgs {
 /// Formats of `escapade export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
-    /// Chat JSONL in OpenAI's messages format, one line per episode (and role).
+    /// Chat JSONL in OpenAI's messages format: one line per conversation an agent had
+    /// (per episode and role; per step for agents sent each step alone).
     Sft,
     /// Preference pairs (prompt, chosen, rejected) at the same state, as JSONL.
     Dpo,
@@ -461,9 +462,10 @@ pub struct ExportArgs {
     /// Only this difficulty tier.
     #[arg(long)]
     pub tier: Option<u32>,
-    /// Episodes by outcome: success (the default), failure or any.
-    #[arg(long, default_value = "success")]
-    pub outcome: String,
+    /// Episodes by outcome: success, failure or any (default: success for sft and hf,
+    /// any for dpo, whose rejected actions come from episodes that went wrong).
+    #[arg(long)]
+    pub outcome: Option<String>,
     /// Pictures inline as data URLs instead of files in `images/` beside the output.
     #[arg(long)]
     pub data_urls: bool,

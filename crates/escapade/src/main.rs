@@ -5,6 +5,7 @@
 
 mod cli; // the clap types: subcommands and flags
 mod commands; // one function per subcommand
+mod hf; // `export --format hf`: Parquet and a dataset card for Hugging Face `datasets`
 mod worlds; // the world registry
 
 #[cfg(test)]
