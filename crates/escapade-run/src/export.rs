@@ -836,7 +836,7 @@ pub enum Format {
 
 /// `escapade export --format sft|dpo`: the episodes of `dirs` that `filter` keeps, as
 /// chat JSONL (SFT) or preference pairs (DPO) in `out` (pictures as `pictures` says), and
-/// `<out>.manifest.json`.
+/// `<out>.manifest.json`. Writes nothing when no episode was kept.
 pub async fn export_jsonl(
     worlds: &[Box<dyn World>],
     dirs: &[PathBuf],
@@ -851,6 +851,10 @@ pub async fn export_jsonl(
     };
     let mut provenance = Provenance::new(name, filter);
     let episodes = rebuild_runs(worlds, dirs, filter, &mut provenance).await?;
+    if episodes.is_empty() {
+        // nothing to write: the caller says why, and no empty file is left behind
+        return Ok(provenance);
+    }
     let sink = PictureSink {
         mode: pictures,
         folder: folder_of(out),

@@ -40,6 +40,9 @@ pub fn export(
 ) -> Result<Provenance> {
     let mut provenance = Provenance::new("hf", filter);
     let episodes = runtime.block_on(export::rebuild_runs(worlds, dirs, filter, &mut provenance))?;
+    if episodes.is_empty() {
+        return Ok(provenance); // the caller says why; no empty folder is left behind
+    }
     let data = out.join("data");
     std::fs::create_dir_all(&data).with_context(|| format!("cannot create {}", data.display()))?;
     let sft = sft_rows(&episodes);

@@ -156,6 +156,10 @@ fn oracle_runs_of_every_world_make_an_sft_file() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no episode of"), "{}", stderr(&o));
+    assert!(
+        !tmp.path().join("none.jsonl").exists(),
+        "an empty export was written"
+    );
     let o = escapade(&[
         "export",
         runs.to_str().unwrap(),
