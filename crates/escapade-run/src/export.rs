@@ -546,6 +546,7 @@ pub async fn rebuild_runs(
     let set = read_runs(dirs)?;
     let mut out = Vec::new();
     let mut inputs: BTreeMap<PathBuf, RunInput<'_>> = BTreeMap::new();
+    let mut sources: BTreeMap<String, crate::source::Source<'_>> = BTreeMap::new();
     for run in &set.runs {
         for Episode { row, dir } in &run.episodes {
             if !filter.keeps(row) {
@@ -554,16 +555,23 @@ pub async fn rebuild_runs(
             let Some(dir) = dir else { continue };
             if !inputs.contains_key(dir) {
                 let toml = read_run_toml(dir)?;
-                let source = crate::resolve(worlds, &toml.config.source).map_err(|e| {
-                    RunError::invalid(
-                        "run",
-                        format!(
-                            "cannot load the scenarios of {} from `{}`: {e}",
-                            dir.display(),
-                            toml.config.source
-                        ),
-                    )
-                })?;
+                // runs of one suite side by side (DPO's usual input) build it once
+                let source = match sources.get(&toml.config.source) {
+                    Some(source) => source,
+                    None => {
+                        let source = crate::resolve(worlds, &toml.config.source).map_err(|e| {
+                            RunError::invalid(
+                                "run",
+                                format!(
+                                    "cannot load the scenarios of {} from `{}`: {e}",
+                                    dir.display(),
+                                    toml.config.source
+                                ),
+                            )
+                        })?;
+                        sources.entry(toml.config.source.clone()).or_insert(source)
+                    }
+                };
                 provenance.runs.push(json!({
                     "dir": dir.display().to_string(),
                     "suite": source.label,
@@ -577,8 +585,8 @@ pub async fn rebuild_runs(
                         dir: dir.clone(),
                         config: toml.config,
                         world: source.world,
-                        scenarios: source.scenarios,
-                        settings: source.settings,
+                        scenarios: source.scenarios.clone(),
+                        settings: source.settings.clone(),
                     },
                 );
             }
