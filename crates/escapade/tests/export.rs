@@ -28,6 +28,53 @@ fn record(runs: &Path, suite: &str, agent: &[&str], max_steps: &str) -> PathBuf 
     run_dir_under(&out)
 }
 
+/// The step rows of epoch 0 of the one scenario a run directory played.
+fn first_trajectory(run: &Path) -> Vec<Value> {
+    let folder = std::fs::read_dir(run.join("trajectories"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    lines(&folder.join("0.jsonl"))
+}
+
+/// Forks the one episode of `origin` at `step` with the oracle, into `out`.
+fn fork_with_the_oracle(origin: &Path, step: u32, out: &Path) {
+    let scenario = lines(&origin.join("episodes.jsonl"))[0]["scenario"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let step = step.to_string();
+    let from = [
+        "run",
+        "--from",
+        origin.to_str().unwrap(),
+        "--episode",
+        &scenario,
+    ];
+    let mut args = from.to_vec();
+    args.extend([
+        "--step",
+        &step,
+        "--agent",
+        "oracle",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    ok(escapade(&args));
+}
+
+/// `escapade export DIRS --format FORMAT --out OUT`, which must succeed; its lines.
+fn export(dirs: &[&Path], format: &str, out: &Path) -> Vec<Value> {
+    let mut args = vec!["export"];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["--format", format, "--out", out.to_str().unwrap()]);
+    ok(escapade(&args));
+    lines(out)
+}
+
 /// The text an SFT line's last (assistant) message gives, or its calls as `name(args)`.
 fn reply_of(line: &Value) -> String {
     let last = line["messages"].as_array().unwrap().last().unwrap();
@@ -96,15 +143,7 @@ fn oracle_runs_of_every_world_make_an_sft_file() {
     // VisEscape's paper agent sends each step alone: one line per step, each reply the
     // step's recorded action
     let vis_dir = run_dir_under(&runs.join("visescape-4"));
-    let vis_steps: Vec<Value> = {
-        let folder = std::fs::read_dir(vis_dir.join("trajectories"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
-        self::lines(&folder.join("0.jsonl"))
-    };
+    let vis_steps: Vec<Value> = first_trajectory(&vis_dir);
     let vis: Vec<&Value> = lines.iter().filter(|l| l["world"] == "vis").collect();
     assert_eq!(vis.len(), vis_steps.len());
     for (line, step) in vis.iter().zip(&vis_steps) {
@@ -183,36 +222,9 @@ fn a_fork_and_its_origin_make_a_preference_pair_at_the_fork_step() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     let origin = record(&runs, "visescape@4", &["--agent", "random"], "12");
-    let scenario = lines(&origin.join("episodes.jsonl"))[0]["scenario"]
-        .as_str()
-        .unwrap()
-        .to_string();
     let forks = tmp.path().join("forks");
-    ok(escapade(&[
-        "run",
-        "--from",
-        origin.to_str().unwrap(),
-        "--episode",
-        &scenario,
-        "--step",
-        "4",
-        "--agent",
-        "oracle",
-        "--out",
-        forks.to_str().unwrap(),
-        "-q",
-    ]));
-    let out = tmp.path().join("dpo.jsonl");
-    ok(escapade(&[
-        "export",
-        origin.to_str().unwrap(),
-        forks.to_str().unwrap(),
-        "--format",
-        "dpo",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
-    let pairs = lines(&out);
+    fork_with_the_oracle(&origin, 4, &forks);
+    let pairs = export(&[&origin, &forks], "dpo", &tmp.path().join("dpo.jsonl"));
     assert_eq!(pairs.len(), 1, "{pairs:?}");
     let p = &pairs[0];
     assert_eq!(p["step"], 4);
@@ -230,15 +242,7 @@ fn a_fork_and_its_origin_make_a_preference_pair_at_the_fork_step() {
     assert!(p["chosen"][0]["content"].as_str().is_some(), "{p}");
     assert_ne!(p["chosen"], p["rejected"]);
     let fork_rows = lines(&run_dir_under(&forks).join("episodes.jsonl"));
-    let origin_steps = {
-        let folder = std::fs::read_dir(origin.join("trajectories"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
-        lines(&folder.join("0.jsonl"))
-    };
+    let origin_steps = first_trajectory(&origin);
     let random_action = origin_steps[3]["action"]["text"].as_str().unwrap();
     assert!(
         p["rejected"][0]["content"]
@@ -267,16 +271,7 @@ fn a_model_beside_the_oracle_makes_a_pair_in_the_models_conversation() {
         "4",
     );
     record(&runs, "agentescape@2", &["--agent", "oracle"], "200");
-    let out = tmp.path().join("dpo.jsonl");
-    ok(escapade(&[
-        "export",
-        runs.to_str().unwrap(),
-        "-f",
-        "dpo",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
-    let pairs = lines(&out);
+    let pairs = export(&[&runs], "dpo", &tmp.path().join("dpo.jsonl"));
     assert_eq!(pairs.len(), 1, "{pairs:?}");
     let p = &pairs[0];
     assert_eq!(p["step"], 1);
@@ -290,16 +285,8 @@ fn a_model_beside_the_oracle_makes_a_pair_in_the_models_conversation() {
     assert!(chosen.starts_with("investigate N"), "{chosen}");
     assert_ne!(chosen, "investigate N1");
     // SFT of the same runs keeps only the oracle's success by default
-    let sft = tmp.path().join("sft.jsonl");
-    ok(escapade(&[
-        "export",
-        runs.to_str().unwrap(),
-        "-f",
-        "sft",
-        "--out",
-        sft.to_str().unwrap(),
-    ]));
-    assert!(lines(&sft).iter().all(|l| l["agent"] == "oracle"));
+    let sft = export(&[&runs], "sft", &tmp.path().join("sft.jsonl"));
+    assert!(!sft.is_empty() && sft.iter().all(|l| l["agent"] == "oracle"));
 }
 
 /// The hf folder loads with `datasets`: conversations with typed parts, pictures decoded
@@ -313,24 +300,7 @@ fn the_hf_export_loads_with_datasets() {
     let runs = tmp.path().join("runs");
     let origin = record(&runs, "visescape@4", &["--agent", "random"], "12");
     record(&runs, "comma@4", &["--agent", "oracle"], "200");
-    let scenario = lines(&origin.join("episodes.jsonl"))[0]["scenario"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    ok(escapade(&[
-        "run",
-        "--from",
-        origin.to_str().unwrap(),
-        "--episode",
-        &scenario,
-        "--step",
-        "4",
-        "--agent",
-        "oracle",
-        "--out",
-        runs.join("forks").to_str().unwrap(),
-        "-q",
-    ]));
+    fork_with_the_oracle(&origin, 4, &runs.join("forks"));
     let out = tmp.path().join("hf");
     let said = ok(escapade(&[
         "export",
