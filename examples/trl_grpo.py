@@ -75,8 +75,12 @@ def prompt_of(system: str, obs: dict, info: dict) -> list[dict]:
     """The chat a text model sees: the world's rules, then the current observation."""
     text = obs["text"]
     if info.get("actions"):
-        text += "\n\nAvailable actions: " + "; ".join(map(str, info["actions"][:40]))
-    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+        # a small model copies a list it was just shown far more often than it follows
+        # rules stated pages earlier: the actions last, one per line, and what to do
+        listed = "\n".join(map(str, info["actions"][:40]))
+        text += f"\n\nAvailable actions:\n{listed}\n\nReply with one of these actions, exactly as written."
+    messages = [{"role": "user", "content": text}]
+    return ([{"role": "system", "content": system}] if system else []) + messages
 
 
 def build_dataset(suite: str, reward: str, scenarios: int, depths: list[int], seed: int):
@@ -159,7 +163,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--invalid", type=float, default=-1.0, help="reward of an unreadable reply")
     p.add_argument("--max-steps", type=int, default=2)
-    p.add_argument("--generations", type=int, default=4)
+    p.add_argument("--generations", type=int, default=8)
     p.add_argument("--max-completion-length", type=int, default=32)
     p.add_argument("--model", help="a from_pretrained name or directory instead of the GGUF")
     p.add_argument("--gguf", help="path to a .gguf file (default: escapade's SmolLM2)")
@@ -222,6 +226,11 @@ def main(argv=None) -> int:
         "losses": losses,
         "rewards_from_escapade": len(reward.seen),
         "reward_values": sorted({r["reward"] for r in reward.seen}),
+        # GRPO learns only from groups whose rewards differ: TRL's per-step spread of the
+        # rewards within a prompt's generations, and the share of groups with none
+        "reward_std": [log["reward_std"] for log in clock.logs if "reward_std" in log],
+        "frac_reward_zero_std": [log["frac_reward_zero_std"] for log in clock.logs
+                                 if "frac_reward_zero_std" in log],
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     print(json.dumps(summary, indent=1))

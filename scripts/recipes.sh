@@ -8,13 +8,18 @@
 # Heavy (about 5 GB of venv, minutes per step on 2 cores), so not part of .ci/run: run on
 # a schedule, or `ESCAPADE_RECIPES=1 cargo test -p escapade --test recipes`.
 # Needs scripts/install.sh first (the `escapade` wheel and `escapade setup`'s model).
-# Env: ESCAPADE_TRAIN_VENV (default .venv-train), RECIPE_SUITES (default "tools"),
-# RECIPE_REWARD (default distance), RECIPE_OUT (default a temporary directory).
+# Env: ESCAPADE_TRAIN_VENV (default .venv-train), RECIPE_SUITES (vf-eval's, default "tools"),
+# RECIPE_TRL_SUITE (GRPO's, default vis), RECIPE_REWARD (default distance), RECIPE_OUT
+# (default a temporary directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${ESCAPADE_TRAIN_VENV:-.venv-train}"
+case "$VENV" in /*) ;; *) VENV="$PWD/$VENV" ;; esac   # PATH below needs it absolute
 SUITES="${RECIPE_SUITES:-tools}"
 REWARD="${RECIPE_REWARD:-distance}"
+# VisEscape's prompt lists the actions, so some of SmolLM2's short replies are actions and
+# a group's rewards differ (GRPO's learning signal); in the tools world none were
+TRL_SUITE="${RECIPE_TRL_SUITE:-vis}"
 OUT="${RECIPE_OUT:-$(mktemp -d)}"
 CACHE="${ESCAPADE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/escapade}"
 LOCAL="$CACHE/local"
@@ -53,7 +58,7 @@ for _ in $(seq 120); do
   sleep 1
 done
 
-export PATH="$PWD/$VENV/bin:$PATH" ESCAPADE_LOCAL_KEY=none
+export PATH="$VENV/bin:$PATH" ESCAPADE_LOCAL_KEY=none
 for suite in $SUITES; do
   t=$(date +%s)
   vf-eval escapade-env --env.taskset.suite "$suite" --env.taskset.reward "$REWARD" \
@@ -64,7 +69,10 @@ for suite in $SUITES; do
   "$VENV/bin/python" - "$OUT/vf-$suite" <<'PY'
 import json, pathlib, sys
 rows = [json.loads(l) for p in pathlib.Path(sys.argv[1]).rglob("traces.jsonl") for l in open(p)]
-played = [r for r in rows if "escapade" in json.dumps(r.get("info", {}))]
+# escapade's episode summary is in each trace's info (verifiers 0.4), or the row's
+def infos(r):
+    return [t.get("info") or {} for t in r.get("traces") or []] + [r.get("info") or {}]
+played = [r for r in rows if any("escapade" in i for i in infos(r))]
 errors = [r for r in rows if r.get("errors")]
 print(f"recipes: vf-eval {sys.argv[1]}: {len(rows)} rollouts, {len(played)} played by escapade, {len(errors)} errors")
 sys.exit(1 if errors or not played or len(played) != len(rows) else 0)
@@ -73,9 +81,15 @@ PY
 done
 
 timer=(); [ -x /usr/bin/time ] && timer=(/usr/bin/time -v)
-"${timer[@]}" "$VENV/bin/python" examples/trl_grpo.py --suite tools --reward "$REWARD" \
+"${timer[@]}" "$VENV/bin/python" examples/trl_grpo.py --suite "$TRL_SUITE" --reward "$REWARD" \
   --max-steps 2 --output-dir "$OUT/trl" --summary "$OUT/trl-summary.json" > "$OUT/trl.log" 2>&1 \
   || { tail -30 "$OUT/trl.log" >&2; exit 1; }
 grep -E "Maximum resident|Elapsed" "$OUT/trl.log" >&2 || true
 cat "$OUT/trl-summary.json"
+# whole episodes through TRL's environment_factory (the room's `act` as the model's tool)
+"${timer[@]}" "$VENV/bin/python" examples/trl_env.py --suite "$TRL_SUITE" --reward "$REWARD" \
+  --max-steps 2 --output-dir "$OUT/trl-env" --summary "$OUT/trl-env-summary.json" > "$OUT/trl-env.log" 2>&1 \
+  || { tail -30 "$OUT/trl-env.log" >&2; exit 1; }
+grep -E "Maximum resident|Elapsed" "$OUT/trl-env.log" >&2 || true
+cat "$OUT/trl-env-summary.json"
 echo "recipes: passed ($OUT)" >&2

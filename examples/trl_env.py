@@ -1,0 +1,209 @@
+"""Multi-turn GRPO with TRL's `environment_factory`: an escapade room as the environment.
+
+Where `trl_grpo.py` scores one action per prompt, this recipe lets the model play whole
+episodes: TRL gives it the environment's public methods as tools (here one, `act`),
+runs each call it makes against an escapade environment (`escapade.make`), feeds the
+room's answer back as the tool's result, and after the rollout asks the environment for
+its reward (`get_reward`: the sum of escapade's step rewards, `--reward`
+progress|sparse|distance; docs/training.md). One environment per rollout, reset with the
+example's scenario and seed, so every generation of a group plays the same room.
+
+TRL parses tool calls by the chat template it recognises. SmolLM2 (the model escapade
+ships) uses the ChatML tokens of Qwen2.5 but has no tool-calling template, so the recipe
+gives its tokenizer TRL's own Qwen2.5 template (`--template qwen2_5`, from
+`trl/chat_templates`): the same special tokens, plus the `<tool_call>` format TRL reads.
+A 135M model rarely writes a valid call at first; the rollouts then end after one turn
+with reward 0 — the loop is what this run checks (that escapade's rewards reach TRL
+through the environment); a tool-calling model learns from it.
+
+    python examples/trl_env.py --suite vis --reward distance --max-steps 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+import escapade
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trl_grpo import SUITES, load_model  # noqa: E402  (the model and suite names are shared)
+
+
+def describe(obs: dict, info: dict) -> str:
+    """What the room shows, as text (the actions it lists, when it lists them)."""
+    text = obs["text"]
+    if info.get("feedback"):
+        text = f"{info['feedback']}\n\n{text}"
+    if info.get("actions"):
+        text += "\n\nAvailable actions: " + "; ".join(map(str, info["actions"][:40]))
+    return text
+
+
+def environment(suite: str, reward: str):
+    """The environment class TRL instantiates once per rollout."""
+
+    class EscapeRoom:
+        def __init__(self):
+            self.env = None
+            self.total = 0.0
+            self.over = False
+            self.steps = 0
+
+        def reset(self, scenario: int, seed: int, **_) -> str:
+            self.env = escapade.make(SUITES.get(suite, suite), scenario=int(scenario), reward=reward)
+            obs, info = self.env.reset(seed=int(seed))
+            self.total, self.over, self.steps = 0.0, False, 0
+            return "\n\n" + describe(obs, info)
+
+        def act(self, action: str) -> str:
+            """Take one action in the escape room.
+
+            Args:
+                action: The action, written as the room's rules say (one of the available actions when the room lists them).
+
+            Returns:
+                What the room shows after the action.
+            """
+            if self.over:
+                return "The episode is over."
+            obs, r, terminated, truncated, info = self.env.step(action)
+            self.total += float(r)
+            self.steps += 1
+            self.over = bool(terminated or truncated)
+            answer = describe(obs, info)
+            if self.over:
+                answer += f"\n\nThe episode ended ({info.get('outcome')})."
+            return answer
+
+        def get_reward(self) -> float:
+            return self.total
+
+    return EscapeRoom
+
+
+def build_dataset(suite: str, scenarios: int, seed: int):
+    from datasets import Dataset
+
+    rows = []
+    for scenario in range(scenarios):
+        env = escapade.make(SUITES.get(suite, suite), scenario=scenario)
+        _, info = env.reset(seed=seed + scenario)
+        rules = (info.get("system_prompt") or "").strip()
+        system = "\n\n".join(filter(None, [rules, "Take each action by calling the `act` tool."]))
+        rows.append({
+            "prompt": [{"role": "system", "content": system},
+                       {"role": "user", "content": "You are in the room."}],
+            "scenario": scenario,
+            "seed": seed + scenario,
+        })
+    return Dataset.from_list(rows)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--suite", default="vis", help="tools, vis, comma, craft or any suite name")
+    p.add_argument("--reward", default="distance", choices=["progress", "sparse", "distance"])
+    p.add_argument("--scenarios", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=2)
+    p.add_argument("--generations", type=int, default=4)
+    p.add_argument("--max-completion-length", type=int, default=256,
+                   help="tokens of a rollout: the model's turns and the room's answers")
+    p.add_argument("--max-turns", type=int, default=4, help="tool calls per rollout at most")
+    p.add_argument("--template", default="qwen2_5",
+                   help="a chat template of trl/chat_templates for the tokenizer ('' keeps its own)")
+    p.add_argument("--model", help="a from_pretrained name or directory instead of the GGUF")
+    p.add_argument("--gguf", help="path to a .gguf file (default: escapade's SmolLM2)")
+    p.add_argument("--output-dir", default="runs/trl-env")
+    p.add_argument("--summary", help="write the figures as JSON here")
+    args = p.parse_args(argv)
+
+    import torch
+    from transformers import TrainerCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    torch.manual_seed(args.seed)
+    model, tokenizer = load_model(args)
+    if args.template:
+        tokenizer.chat_template = (resources.files("trl") / "chat_templates" /
+                                   f"{args.template}.jinja").read_text()
+    dataset = build_dataset(args.suite, args.scenarios, args.seed)
+    room = environment(args.suite, args.reward)
+    played: list[dict] = []
+
+    class Counted(room):
+        """Records each rollout's reward and steps as TRL collects it."""
+
+        def get_reward(self) -> float:
+            played.append({"reward": self.total, "steps": self.steps})
+            return super().get_reward()
+
+    class Clock(TrainerCallback):
+        def __init__(self):
+            self.started, self.steps, self.logs = None, [], []
+
+        def on_step_begin(self, *_, **__):
+            self.started = time.perf_counter()
+
+        def on_step_end(self, *_, **__):
+            self.steps.append(time.perf_counter() - self.started)
+
+        def on_log(self, _args, _state, _control, logs=None, **__):
+            if logs:
+                self.logs.append(dict(logs))
+
+    clock = Clock()
+    config = GRPOConfig(
+        output_dir=args.output_dir,
+        max_steps=args.max_steps,
+        per_device_train_batch_size=args.generations,
+        num_generations=args.generations,
+        max_completion_length=args.max_completion_length,
+        max_tool_calling_iterations=args.max_turns,
+        learning_rate=1e-5,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=True,
+        bf16=False,
+        seed=args.seed,
+    )
+    trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config,
+                          train_dataset=dataset, environment_factory=Counted, callbacks=[clock])
+    trainer.train()
+
+    losses = [log["loss"] for log in clock.logs if "loss" in log]
+    summary = {
+        "suite": args.suite,
+        "reward": args.reward,
+        "optimisation_steps": len(clock.steps),
+        "seconds_per_step": clock.steps,
+        "losses": losses,
+        "rollouts": len(played),
+        "rollout_rewards": [r["reward"] for r in played],
+        "rollout_steps": [r["steps"] for r in played],
+        "tool_calls_logged": [log.get("tools/call_frequency") for log in clock.logs
+                              if "tools/call_frequency" in log],
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    print(json.dumps(summary, indent=1))
+    if args.summary:
+        Path(args.summary).write_text(json.dumps(summary, indent=1) + "\n")
+    ok = (len(clock.steps) == args.max_steps and losses
+          and all(math.isfinite(x) for x in losses) and played)
+    if not ok:
+        print("escapade: the run did not produce finite losses and rewards from escapade's "
+              "environment", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
