@@ -105,24 +105,10 @@ impl OpenAiBackend {
         body.insert("model".into(), json!(self.model));
         body.insert(
             "messages".into(),
-            Value::Array(wire_messages(&request.messages)),
+            Value::Array(wire_messages(&request.messages, &data_url)),
         );
         if !request.tools.is_empty() {
-            let tools: Vec<Value> = request
-                .tools
-                .iter()
-                .map(|t| {
-                    json!({
-                        "type": "function",
-                        "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": t.parameters,
-                        }
-                    })
-                })
-                .collect();
-            body.insert("tools".into(), Value::Array(tools));
+            body.insert("tools".into(), Value::Array(wire_tools(&request.tools)));
         }
         if let Some(schema) = &request.response_schema {
             body.insert(
@@ -200,7 +186,28 @@ pub fn data_url(media_type: MediaType, bytes: &[u8]) -> String {
     )
 }
 
-fn content(parts: &[Part]) -> Value {
+/// Function schemas in OpenAI's shape (`{"type": "function", "function": {…}}`).
+pub fn wire_tools(tools: &[escapade_core::ToolSchema]) -> Vec<Value> {
+    tools
+        .iter()
+        .map(|t| {
+            json!({
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                }
+            })
+        })
+        .collect()
+}
+
+/// Gives the `image_url` of a picture's bytes: a data URL on the wire, a file's path in an
+/// exported data set (`escapade export`).
+pub type PictureUrl<'a> = dyn Fn(MediaType, &[u8]) -> String + 'a;
+
+fn content(parts: &[Part], url: &PictureUrl<'_>) -> Value {
     let texts_only = parts.iter().all(|p| matches!(p, Part::Text { .. }));
     if texts_only {
         let texts: Vec<&str> = parts
@@ -223,7 +230,7 @@ fn content(parts: &[Part]) -> Value {
                     bytes,
                     ..
                 } => {
-                    let mut image = json!({ "url": data_url(*media_type, bytes) });
+                    let mut image = json!({ "url": url(*media_type, bytes) });
                     if let Some(detail) = detail {
                         image["detail"] = json!(detail);
                     }
@@ -234,9 +241,10 @@ fn content(parts: &[Part]) -> Value {
     )
 }
 
-/// Our messages in OpenAI's shape. Tool messages may not carry images there, so images of
-/// a run of tool results follow it in one user message.
-fn wire_messages(messages: &[Message]) -> Vec<Value> {
+/// Our messages in OpenAI's shape, each picture's `image_url` made by `url`. Tool
+/// messages may not carry images there, so images of a run of tool results follow it in
+/// one user message.
+pub fn wire_messages(messages: &[Message], url: &PictureUrl<'_>) -> Vec<Value> {
     let mut out = Vec::with_capacity(messages.len());
     let mut tool_images: Vec<Part> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
@@ -247,7 +255,7 @@ fn wire_messages(messages: &[Message]) -> Vec<Value> {
                 } else {
                     "user"
                 };
-                out.push(json!({ "role": role, "content": content(&m.parts) }));
+                out.push(json!({ "role": role, "content": content(&m.parts, url) }));
             }
             Role::Assistant => {
                 let text = m.joined_text();
@@ -294,7 +302,7 @@ fn wire_messages(messages: &[Message]) -> Vec<Value> {
                         text: "Images returned by the tool calls above:".into(),
                     }];
                     parts.append(&mut tool_images);
-                    out.push(json!({ "role": "user", "content": content(&parts) }));
+                    out.push(json!({ "role": "user", "content": content(&parts, url) }));
                 }
             }
         }
@@ -535,6 +543,78 @@ mod tests {
         ] {
             assert!(body.get(key).is_none(), "{key}");
         }
+    }
+
+    /// `escapade export` writes a conversation as the wire does, but with its own picture
+    /// URLs: the same messages and tools as the request body, only the URLs differ, and
+    /// the pictures of tool results still follow them in one user message.
+    #[test]
+    fn exported_messages_are_the_bodys_with_their_own_picture_urls() {
+        let backend =
+            OpenAiBackend::new("t/m", "m", "http://localhost:1/v1", None, Flavor::OpenAi).unwrap();
+        let picture = || Part::png("p", std::sync::Arc::new(vec![1, 2, 3]));
+        let request = ChatRequest {
+            messages: vec![
+                Message::text(Role::System, "rules"),
+                Message {
+                    role: Role::User,
+                    parts: vec![
+                        Part::Text {
+                            text: "look".into(),
+                        },
+                        picture(),
+                    ],
+                    tool_calls: Vec::new(),
+                    tool_call_id: None,
+                },
+                Message {
+                    role: Role::Assistant,
+                    parts: Vec::new(),
+                    tool_calls: vec![ToolCall {
+                        id: "c1".into(),
+                        name: "open".into(),
+                        arguments: "{}".into(),
+                    }],
+                    tool_call_id: None,
+                },
+                Message {
+                    role: Role::Tool,
+                    parts: vec![
+                        Part::Text {
+                            text: "done".into(),
+                        },
+                        picture(),
+                    ],
+                    tool_calls: Vec::new(),
+                    tool_call_id: Some("c1".into()),
+                },
+            ],
+            tools: vec![escapade_core::ToolSchema {
+                name: "open".into(),
+                description: "opens it".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            ..ChatRequest::default()
+        };
+        let body = backend.request_body(&request);
+        let wired = wire_messages(&request.messages, &data_url);
+        assert_eq!(Value::Array(wired), body["messages"]);
+        assert_eq!(Value::Array(wire_tools(&request.tools)), body["tools"]);
+        let named = |_: MediaType, bytes: &[u8]| format!("images/{}.png", bytes.len());
+        let exported = Value::Array(wire_messages(&request.messages, &named));
+        let text = exported.to_string();
+        assert!(!text.contains("data:image"), "{text}");
+        assert_eq!(
+            exported[1]["content"][1]["image_url"]["url"],
+            "images/3.png"
+        );
+        // the tool's picture follows the tool message in a user message
+        assert_eq!(exported[3]["role"], "tool");
+        assert_eq!(exported[4]["role"], "user");
+        assert_eq!(
+            exported[4]["content"][1]["image_url"]["url"],
+            "images/3.png"
+        );
     }
 
     #[test]

@@ -247,7 +247,7 @@ fn side_calls(request: &Value, keyed: &mut BTreeMap<String, VecDeque<ChatRespons
 
 /// The reply a step row's `raw_response` records: the text, or `{"text", "tool_calls"}`
 /// JSON when the model called functions.
-fn response_of(raw: &str, reasoning: Option<String>) -> ChatResponse {
+pub(crate) fn response_of(raw: &str, reasoning: Option<String>) -> ChatResponse {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Calls {

@@ -156,7 +156,7 @@ struct Guided {
 }
 
 /// What a model would have written to take `action`.
-fn reply_of(action: &Action) -> (String, Vec<ToolCall>) {
+pub(crate) fn reply_of(action: &Action) -> (String, Vec<ToolCall>) {
     let call = |n: usize, name: &str, arguments: &str| ToolCall {
         id: format!("call_{n}"),
         name: name.to_string(),

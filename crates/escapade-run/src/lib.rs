@@ -25,6 +25,7 @@ pub mod distributed; // a run's episodes played by workers anywhere and committe
 pub mod ending; // how an episode ended: escaped, out of budget, gave up, unreadable reply, error
 pub mod error; // RunError, the one error type of this crate
 pub mod estimate; // what a run would cost, played against a stand-in that counts tokens
+pub mod export; // recorded episodes rebuilt as training data: SFT chat JSONL, DPO pairs, Parquet
 pub mod judge; // LLM-as-judge metrics (reasoning units, COMMA errors, MM-Escape intent and debriefing) into <run-dir>/judge/
 pub mod paired; // two runs compared on the scenarios both played: McNemar, paired bootstrap
 pub mod play; // a person plays one scenario in the terminal

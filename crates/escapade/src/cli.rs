@@ -44,6 +44,11 @@ pub enum Command {
     /// Print metrics tables (mean ± standard error, 95 % intervals, the paper's values
     /// beside them) of one or more runs.
     Report(ReportArgs),
+    /// Turn recorded runs into training data: chat JSONL for supervised fine-tuning
+    /// (`sft`), preference pairs at the same state (`dpo`), or Parquet with a dataset
+    /// card that Hugging Face `datasets` loads (`hf`). The conversations are rebuilt by
+    /// replaying the episodes (docs/training.md).
+    Export(ExportArgs),
     /// Compare two runs on the scenarios both played: differences with 95 % intervals
     /// and p-values (McNemar's exact test for success, a paired bootstrap otherwise).
     Compare(CompareArgs),
@@ -424,6 +429,46 @@ pub struct ResumeArgs {
     /// the earlier sessions spent).
     #[command(flatten)]
     pub spending: SpendingArgs,
+}
+
+/// Formats of `escapade export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Chat JSONL in OpenAI's messages format: one line per conversation an agent had
+    /// (per episode and role; per step for agents sent each step alone).
+    Sft,
+    /// Preference pairs (prompt, chosen, rejected) at the same state, as JSONL.
+    Dpo,
+    /// A folder with Parquet files and a dataset card (README.md).
+    Hf,
+}
+
+/// `escapade export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Run directories; a folder that is no run directory stands for the runs below it.
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// What to write.
+    #[arg(long, short, value_enum)]
+    pub format: ExportFormat,
+    /// Where: a file for sft and dpo (default `export-sft.jsonl`, `export-dpo.jsonl`), a
+    /// folder for hf (default `export-hf`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Only this world's episodes (tools, vis, comma, craft).
+    #[arg(long)]
+    pub world: Option<String>,
+    /// Only this difficulty tier.
+    #[arg(long)]
+    pub tier: Option<u32>,
+    /// Episodes by outcome: success, failure or any (default: success for sft and hf,
+    /// any for dpo, whose rejected actions come from episodes that went wrong).
+    #[arg(long)]
+    pub outcome: Option<String>,
+    /// Pictures inline as data URLs instead of files in `images/` beside the output.
+    #[arg(long)]
+    pub data_urls: bool,
 }
 
 /// Output formats of `escapade report`.

@@ -18,9 +18,9 @@ use escapade_run::{AgentFactory, Baseline, PlayOptions, Progress, RunSpec, rundi
 use serde_json::json;
 
 use crate::cli::{
-    BenchArgs, CacheAction, CacheArgs, CheckArgs, CompareArgs, GenArgs, ImportArgs, JudgeArgs,
-    ListArgs, McpArgs, PaperArgs, PlayArgs, ReportArgs, ReportFormat, ResumeArgs, RunArgs,
-    SetupArgs, ShowArgs, SpendingArgs, SuiteArgs, ViewArgs,
+    BenchArgs, CacheAction, CacheArgs, CheckArgs, CompareArgs, ExportArgs, ExportFormat, GenArgs,
+    ImportArgs, JudgeArgs, ListArgs, McpArgs, PaperArgs, PlayArgs, ReportArgs, ReportFormat,
+    ResumeArgs, RunArgs, SetupArgs, ShowArgs, SpendingArgs, SuiteArgs, ViewArgs,
 };
 
 /// What every command gets: the worlds, standard output, and the quiet flag.
@@ -1090,6 +1090,92 @@ pub fn cache(ctx: &mut Ctx<'_>, args: &CacheArgs) -> Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// `escapade export RUNS… --format sft|dpo|hf`.
+pub fn export(ctx: &mut Ctx<'_>, args: &ExportArgs) -> Result<()> {
+    use escapade_run::export::{self, Filter, Format, OutcomeFilter, Pictures};
+    // preference pairs need the episodes that went wrong as much as those that did not
+    let outcome = args.outcome.as_deref().unwrap_or(match args.format {
+        ExportFormat::Dpo => "any",
+        ExportFormat::Sft | ExportFormat::Hf => "success",
+    });
+    let filter = Filter {
+        world: args.world.clone(),
+        tier: args.tier,
+        outcome: OutcomeFilter::parse(outcome)?,
+    };
+    if let Some(world) = &filter.world {
+        escapade_run::source::find_world(ctx.worlds, world)?;
+    }
+    let pictures = match args.data_urls {
+        true => Pictures::DataUrls,
+        false => Pictures::Files,
+    };
+    let runtime = runtime()?;
+    let (provenance, out) = match args.format {
+        ExportFormat::Sft | ExportFormat::Dpo => {
+            let (format, default) = match args.format {
+                ExportFormat::Sft => (Format::Sft, "export-sft.jsonl"),
+                _ => (Format::Dpo, "export-dpo.jsonl"),
+            };
+            let out = args.out.clone().unwrap_or_else(|| PathBuf::from(default));
+            let done = runtime.block_on(export::export_jsonl(
+                ctx.worlds, &args.runs, &filter, format, pictures, &out,
+            ))?;
+            (done, out)
+        }
+        ExportFormat::Hf => {
+            if args.data_urls {
+                bail!("--data-urls is for sft and dpo: hf keeps pictures in the Parquet files");
+            }
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("export-hf"));
+            let done = crate::hf::export(&runtime, ctx.worlds, &args.runs, &filter, &out)?;
+            (done, out)
+        }
+    };
+    for skipped in &provenance.skipped {
+        eprintln!("warning: skipped {skipped}");
+    }
+    for unpaired in &provenance.unpaired {
+        eprintln!("note: no pair from {unpaired}");
+    }
+    if provenance.episodes == 0 {
+        bail!(
+            "no episode of {} passed the filters (outcome {outcome}{}{})",
+            args.runs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            args.world
+                .as_ref()
+                .map(|w| format!(", world {w}"))
+                .unwrap_or_default(),
+            args.tier.map(|t| format!(", tier {t}")).unwrap_or_default(),
+        );
+    }
+    let what = match args.format {
+        ExportFormat::Sft => "conversations",
+        ExportFormat::Dpo => "preference pairs",
+        ExportFormat::Hf => "rows",
+    };
+    let manifest = match args.format {
+        ExportFormat::Hf => out.join("manifest.json"),
+        _ => export::manifest_path(&out),
+    };
+    writeln!(
+        ctx.out,
+        "{} {what} of {} episodes written to {} (manifest: {})",
+        provenance.records,
+        provenance.episodes,
+        out.display(),
+        manifest.display()
+    )?;
     Ok(())
 }
 

@@ -5,6 +5,7 @@
 
 mod cli; // the clap types: subcommands and flags
 mod commands; // one function per subcommand
+mod hf; // `export --format hf`: Parquet and a dataset card for Hugging Face `datasets`
 mod worlds; // the world registry
 
 #[cfg(test)]
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         Command::Estimate(args) => commands::estimate(&mut ctx, args),
         Command::Cache(args) => commands::cache(&mut ctx, args),
         Command::Report(args) => commands::report(&mut ctx, args),
+        Command::Export(args) => commands::export(&mut ctx, args),
         Command::Compare(args) => commands::compare(&mut ctx, args),
         Command::Paper(args) => commands::paper(&mut ctx, args),
         Command::Judge(args) => commands::judge(&mut ctx, args),

@@ -311,22 +311,8 @@ fn ctrl_c_stops_the_episodes_in_flight_and_writes_the_summary() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // a generous safety net for slow machines, not a timing assertion
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let dir = loop {
-        if let Some(dir) = find_run_dir(&runs)
-            && finished_rows(&dir) >= 2
-        {
-            break dir;
-        }
-        assert!(Instant::now() < deadline, "no rows appeared");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let interrupt = Command::new("kill")
-        .args(["-INT", &run.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupt.success());
+    let dir = wait_for_run(&runs, "no rows appeared", |dir| finished_rows(dir) >= 2);
+    ctrl_c(&run);
     let o = run.wait_with_output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert_eq!(o.status.code(), Some(130), "{stderr}");
@@ -416,22 +402,8 @@ fn ctrl_c_checkpoints_the_episode_in_flight_and_resume_continues_it_at_the_next_
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // a generous safety net for slow machines, not a timing assertion
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let dir = loop {
-        if let Some(dir) = find_run_dir(&runs)
-            && steps_of(&dir).len() >= 3
-        {
-            break dir;
-        }
-        assert!(Instant::now() < deadline, "no steps appeared");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let interrupt = Command::new("kill")
-        .args(["-INT", &run.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupt.success());
+    let dir = wait_for_run(&runs, "no steps appeared", |dir| steps_of(dir).len() >= 3);
+    ctrl_c(&run);
     let o = run.wait_with_output().unwrap();
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(130), "{e}");

@@ -145,3 +145,28 @@ pub fn report_fits_120_columns(source: &str, extra: &[&str]) -> String {
     assert_eq!(md, wide, "report.md is the wide report");
     wide
 }
+
+/// Waits until a run directory under `runs` is `ready`, and returns it: a generous
+/// safety net for slow machines (300 s), not a timing assertion; `what` says what did
+/// not appear when it runs out.
+pub fn wait_for_run(runs: &Path, what: &str, ready: impl Fn(&Path) -> bool) -> PathBuf {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        if let Some(dir) = find_run_dir(runs)
+            && ready(&dir)
+        {
+            return dir;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Sends `child` Ctrl-C's signal (SIGINT), as a person stopping a run would.
+pub fn ctrl_c(child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -INT {}", child.id());
+}
