@@ -140,7 +140,9 @@ class Env:
     """World ``world``'s environment on one scenario (JSON text), with world options
     (``escapade run -W key=value``; empty: the paper's protocol). ``pixels=True`` asks
     for pictures as pixels where the world draws them itself (craft): no PNG is encoded
-    and each picture's ``pixels`` is ``(height, width, rgb)``."""
+    and each picture's ``pixels`` is ``(height, width, rgb)``. ``steps_to_go=False``
+    tells the world the oracle's distance is not wanted: craft then skips its replan
+    each step (its ``steps_to_go`` is None); other worlds may still answer."""
 
     def __init__(
         self,
@@ -149,6 +151,7 @@ class Env:
         options: dict[str, str] | None = None,
         *,
         pixels: bool = False,
+        steps_to_go: bool = True,
     ) -> None: ...
     @property
     def world(self) -> str: ...
@@ -181,6 +184,23 @@ class Env:
     def check_action(self, action: Action) -> str | None:
         """None when the world reads ``action``; else a message a model can act on."""
     def reask_limit(self) -> int: ...
+
+#: the rewards a trainer may ask for, by name: ``progress``, ``sparse``, ``distance``
+REWARDS: list[str]
+
+class Reward:
+    """The reward named ``kind`` (``progress``, ``sparse`` or ``distance``, any case;
+    another name raises :class:`EscapadeError`), as ``escapade_core::reward`` defines
+    it: the one definition the OpenEnv server and the Python environments use."""
+
+    def __init__(self, kind: str) -> None: ...
+    @property
+    def name(self) -> str: ...
+    def of(
+        self, before: tuple[float, int | None, bool], after: tuple[float, int | None, bool]
+    ) -> float:
+        """The reward of a step from ``before`` to ``after``, each ``(progress,
+        steps_to_go, success)``."""
 
 class Agent:
     """A baseline agent (``oracle``, ``random``, ...) of ``env``'s world for ``env``'s

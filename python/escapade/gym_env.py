@@ -17,11 +17,13 @@
   ``reward="sparse"`` gives 1 on the step that escapes and 0 otherwise;
   ``reward="distance"`` the decrease of ``steps_to_go`` over the step (1 per step along a
   shortest way out, negative away from it, 0 where the world cannot say). The choice is
-  not a world option: the world and the papers' metrics never see it.
+  not a world option: the world and the papers' metrics never see it. Rust computes it
+  (``escapade_core::reward``, :class:`escapade._escapade.Reward`).
 - **info**: ``actions`` (the available actions, or None where the action set is open),
   ``tool_schemas``, ``feedback``, ``valid``, ``error``, ``progress``, ``scenario``,
   ``steps_to_go`` (the oracle's distance from the current state: the fewest steps still
-  needed to escape, 0 once won; None where the world cannot say); after
+  needed to escape, 0 once won; None where the world cannot say, or with
+  ``steps_to_go=False``, which spares craft the oracle's replan each step); after
   ``reset`` also ``system_prompt``; at the end ``outcome`` and ``metrics`` (the
   episode's metrics, as ``escapade run`` records them).
 - ``terminated``/``truncated`` are the world's own (truncated: the step budget).
@@ -69,7 +71,7 @@ from gymnasium.vector.utils import (
     write_to_shared_memory,
 )
 
-from ._escapade import Agent, Env, EscapadeError, decode_png, encode_png, resolve
+from ._escapade import REWARDS, Agent, Env, EscapadeError, Reward, decode_png, encode_png, resolve
 
 if TYPE_CHECKING:
     from ._escapade import Observation as NativeObservation
@@ -96,6 +98,9 @@ MAX_TEXT = 1 << 24
 MAX_ACTION = 4096
 #: the longest text :meth:`AnyText.sample` draws
 SAMPLE_LENGTH = 256
+#: native environments an :class:`EscapadeEnv` keeps open, one per scenario recently
+#: played (a craft one at 2048×1024 holds about 7 MB; the others well under 1 MB)
+OPEN_ENVS = 16
 
 #: worlds whose paper's agents act by function calls (AgentEscapeBench App. B): their
 #: action space is a call; the others' is text
@@ -233,25 +238,17 @@ def as_png(observation: dict) -> dict:
     return dict(observation, images=images)
 
 
-#: the rewards a trainer may ask for (``reward=``), as the OpenEnv server's ``options.reward``
-REWARDS = ("progress", "sparse", "distance")
-
-
-def _reward_kind(value: Any) -> str:
-    kind = str(value).strip().lower()
-    if kind not in REWARDS:
-        raise EscapadeError(f"reward={value!r}: expected one of {', '.join(REWARDS)}")
-    return kind
-
-
-def _reward(kind: str, before: tuple, after: tuple) -> float:
-    """The reward of a step from ``before`` to ``after``, each ``(progress, steps_to_go,
-    success)``; see the module docs (``escapade_core::reward`` on the Rust side)."""
-    if kind == "sparse":
-        return float(after[2] and not before[2])
-    if kind == "distance":
-        return 0.0 if before[1] is None or after[1] is None else float(before[1] - after[1])
-    return float(after[0] - before[0])
+def _reward(value: Any, steps_to_go: bool = True) -> Reward:
+    """The reward a trainer asked for (``reward=``; :data:`REWARDS` names them, as the
+    OpenEnv server's ``options.reward``): ``escapade_core::reward``, the one definition
+    (``Reward.of(before, after)``, each ``(progress, steps_to_go, success)``).
+    ``distance`` needs the oracle's distance, so not with ``steps_to_go=False``."""
+    reward = Reward(str(value))
+    if reward.name == "distance" and not steps_to_go:
+        raise EscapadeError(
+            "reward='distance' is the decrease of steps_to_go: it needs steps_to_go=True"
+        )
+    return reward
 
 
 def _options(world_options: dict[str, Any]) -> dict[str, str]:
@@ -294,7 +291,7 @@ def picture_space(
         probes = list(tiers.values())
     shapes = set()
     for i in probes:
-        probe = Env(world, texts[i], options, pixels=True)
+        probe = Env(world, texts[i], options, pixels=True, steps_to_go=False)
         shapes.update(p.shape for p in pictures(probe.reset(0)))
     if not shapes:
         return None
@@ -458,9 +455,13 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         partner: Partner = "oracle-talk",
         reask: bool = True,
         share_pictures: bool = False,
+        steps_to_go: bool = True,
         **world_options: Any,
     ):
-        self.reward_kind: str = _reward_kind(world_options.pop("reward", "progress"))
+        self.steps_to_go = bool(steps_to_go)
+        self._reward = _reward(world_options.pop("reward", "progress"), self.steps_to_go)
+        #: the reward's name (``progress``, ``sparse`` or ``distance``)
+        self.reward_kind: str = self._reward.name
         resolved = scenarios(str(source))
         self.world: str = resolved["world"]
         self.label: str = resolved["label"]
@@ -482,6 +483,8 @@ class EscapadeEnv(gym.Env[Observation, Action]):
             self.role = None
         self.partner = partner
         self._partner_agent: Agent | None = None
+        #: the native env the partner agent was made for (kept while it is the same)
+        self._partner_env: Env | None = None
         fields: dict[str, spaces.Space] = {"text": AnyText(MAX_TEXT)}
         picture = picture_space(self.world, self._scenarios, self._fixed, self.options)
         if picture is not None:
@@ -524,10 +527,19 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         raise EscapadeError(f"no scenario {scenario!r} in {self.label} (ids: {shown})")
 
     def _env(self, index: int) -> Env:
-        env = self._envs.get(index)
+        """The native env of scenario ``index``: kept for its next episode (an env drawing
+        its scenario at each reset, as a vector env's are, would otherwise open one per
+        episode: a VisEscape scenario costs about a reset to open, craft's measures the
+        oracle's distance), up to :data:`OPEN_ENVS`, least recently played dropped."""
+        env = self._envs.pop(index, None)
         if env is None:
-            env = Env(self.world, self._scenarios[index], self.options, pixels=True)
-            self._envs = {index: env}  # one open environment at a time
+            env = Env(
+                self.world, self._scenarios[index], self.options, pixels=True,
+                steps_to_go=self.steps_to_go,
+            )
+            while len(self._envs) >= OPEN_ENVS:
+                del self._envs[next(iter(self._envs))]
+        self._envs[index] = env  # last: the most recently played
         return env
 
     @property
@@ -584,14 +596,18 @@ class EscapadeEnv(gym.Env[Observation, Action]):
             observation = env.reset(episode_seed)
         if self.role is not None:
             if isinstance(self.partner, str):
-                self._partner_agent = Agent(env, self.partner, episode_seed)
+                # an agent's reset starts it afresh from the seed: it is made once per
+                # native env (making one reads the scenario)
+                if self._partner_agent is None or self._partner_env is not env:
+                    self._partner_agent = Agent(env, self.partner, episode_seed)
+                    self._partner_env = env
                 self._partner_agent.reset(env, episode_seed)
             observation, _ = self._partner_turns(observation)
         self._progress = float(progress)
         self._over = False
         self._reasks = 0
         self._observation, self._native = observation, None
-        info = self._info(observation)
+        info = self._info(observation, env.steps_to_go())
         self._steps_to_go = info["steps_to_go"]
         info["system_prompt"] = env.role_prompt(self.role) if self.role else env.system_prompt()
         info["scenario"] = env.id
@@ -620,11 +636,11 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         self._progress = progress
         self._observation, self._native = observation, None
         terminated, truncated = bool(step["terminated"]), bool(step["truncated"])
-        info = self._info(observation)
+        info = self._info(observation, step["steps_to_go"])
         self._steps_to_go = info["steps_to_go"]
         outcome = env.outcome() if terminated or truncated else None
         won = outcome is not None and bool(outcome["success"])
-        reward = _reward(self.reward_kind, before, (progress, self._steps_to_go, won))
+        reward = self._reward.of(before, (progress, self._steps_to_go, won))
         info.update(
             feedback=step["feedback"],
             results=step["results"],
@@ -654,7 +670,7 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         self._reasks += 1
         assert self._observation is not None
         observation = dict(self._observation, text=f"{message}\n\n{self._observation['text']}")
-        info = self._info(observation)
+        info = self._info(observation, self._steps_to_go)
         info.update(reask=message, feedback=message, valid=False, error="reask",
                     progress=self._progress, scenario=self.env.id)
         return self._obs(observation), 0.0, False, False, info
@@ -705,12 +721,12 @@ class EscapadeEnv(gym.Env[Observation, Action]):
             out["images"] = shots
         return out
 
-    def _info(self, observation: dict) -> dict:
+    def _info(self, observation: dict, steps_to_go: int | None) -> dict:
         return {
             "actions": observation["actions"],
             "tool_schemas": self.env.tool_schemas(),
             "role": observation["role"],
-            "steps_to_go": self.env.steps_to_go(),
+            "steps_to_go": steps_to_go if self.steps_to_go else None,
         }
 
 

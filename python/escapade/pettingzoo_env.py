@@ -27,7 +27,6 @@ from .gym_env import (
     _options,
     _reset_options,
     _reward,
-    _reward_kind,
     picture_space,
     pictures,
     scenarios,
@@ -70,7 +69,9 @@ class CommaAEC(AECEnv):
         self.label: str = resolved["label"]
         self.ids: list[str] = resolved["ids"]
         self._scenarios: list[str] = list(resolved["scenarios"])
-        self.reward_kind: str = _reward_kind(world_options.pop("reward", "progress"))
+        self._reward = _reward(world_options.pop("reward", "progress"))
+        #: the reward's name (``progress``, ``sparse`` or ``distance``)
+        self.reward_kind: str = self._reward.name
         self.options = _options(world_options)
         self._fixed: int | None = None if scenario is None else self._index(scenario)
         probe = Env(self.world, self._scenarios[self._fixed or 0], self.options)
@@ -191,7 +192,7 @@ class CommaAEC(AECEnv):
         outcome = self._env.outcome() if step["terminated"] or step["truncated"] else None
         won = outcome is not None and bool(outcome["success"])
         after = (progress, self.infos[agent]["steps_to_go"], won)
-        reward = _reward(self.reward_kind, before, after)
+        reward = self._reward.of(before, after)
         self.rewards = {a: reward for a in self.agents}
         if outcome is not None:
             for a in self.agents:

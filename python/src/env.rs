@@ -72,14 +72,18 @@ impl Env {
     /// Opens world `world`'s environment on `scenario` (JSON text) with `options`.
     /// `pixels=True` asks for pictures as pixels where the world draws them itself
     /// (craft): an image's `pixels` is then `(height, width, rgb)` and its `png` None.
+    /// `steps_to_go=False` tells the world its distance is not wanted
+    /// ([`escapade_core::Env::set_distance`]): craft then skips the oracle's replan each
+    /// step and answers None; other worlds may still answer.
     #[new]
-    #[pyo3(signature = (world, scenario, options = None, *, pixels = false))]
+    #[pyo3(signature = (world, scenario, options = None, *, pixels = false, steps_to_go = true))]
     fn new(
         py: Python<'_>,
         world: &str,
         scenario: String,
         options: Option<Options>,
         pixels: bool,
+        steps_to_go: bool,
     ) -> PyResult<Self> {
         let w = crate::catalog::world(world)?;
         let options = options.unwrap_or_default();
@@ -88,6 +92,7 @@ impl Env {
         if pixels {
             env.set_picture_form(PictureForm::Pixels);
         }
+        env.set_distance(steps_to_go);
         Ok(Env {
             world: w.name(),
             scenario,

@@ -21,6 +21,7 @@ mod env; // Env: one world environment on one scenario
 mod error; // EscapadeError and the conversion of Rust errors to it
 mod image; // decoding a picture's PNG into RGB bytes for numpy
 mod ray; // escapade.ray: a run's episodes played by Ray workers, committed once by the driver
+mod reward; // Reward: the reward a trainer asks for, escapade_core's definition
 
 use pyo3::prelude::*;
 
@@ -34,5 +35,6 @@ fn _escapade(m: &Bound<'_, PyModule>) -> PyResult<()> {
     agent::register(m)?;
     image::register(m)?;
     ray::register(m)?;
+    reward::register(m)?;
     Ok(())
 }

@@ -165,6 +165,16 @@ pub trait Env {
     fn set_picture_form(&mut self, form: crate::PictureForm) {
         let _ = form;
     }
+
+    /// Asks the world to measure [`Env::steps_to_go`] (`true`, the default) or not
+    /// (`false`) from the next reset or step on. A world whose distance costs a replan
+    /// per step (craft's oracle) honours `false`: its steps then report `None` and pay
+    /// nothing for it (a trainer that never reads the distance, e.g. the Python
+    /// environment's `steps_to_go=False`); the default ignores the request and keeps
+    /// answering, so callers that asked for none must not read it.
+    fn set_distance(&mut self, on: bool) {
+        let _ = on;
+    }
 }
 
 /// A named, versioned list of scenarios rebuilt byte for byte from seeds.

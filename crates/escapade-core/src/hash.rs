@@ -12,6 +12,16 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// Lowercase hex SHA-256 of `parts` one after the other (the hash of their
+/// concatenation, without making it).
+pub fn sha256_hex_parts(parts: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hex::encode(hasher.finalize())
+}
+
 /// Lowercase hex SHA-256 of a value's compact JSON serialization.
 pub fn content_hash<T: Serialize + ?Sized>(value: &T) -> String {
     let bytes = serde_json::to_vec(value).expect("serializing plain data cannot fail");
@@ -25,6 +35,10 @@ mod tests {
         assert_eq!(
             super::sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            super::sha256_hex_parts(&[b"a", b"", b"bc"]),
+            super::sha256_hex(b"abc")
         );
     }
 }

@@ -405,6 +405,9 @@ pub struct CraftEnv {
     /// Frames as the renderer's pixels, not PNG ([`Env::set_picture_form`]): the Python
     /// Gymnasium env's arrays, without encoding a file only to decode it again.
     pixels: bool,
+    /// Whether [`CraftEnv::measure`] replans ([`Env::set_distance`]): off, `to_go` is
+    /// `None` and a step costs the frame alone (the probe is kept for turning it on).
+    distance: bool,
 }
 
 impl CraftEnv {
@@ -494,6 +497,7 @@ impl CraftEnv {
             to_go: None,
             probe: None,
             pixels: false,
+            distance: true,
         };
         env.prepared()?;
         Ok(env)
@@ -551,6 +555,10 @@ impl CraftEnv {
 
     /// Measures the oracle's distance from the current state (see [`Env::steps_to_go`]).
     fn measure(&mut self) {
+        if !self.distance {
+            self.to_go = None;
+            return;
+        }
         if let Some(mut probe) = self.probe.take() {
             self.to_go = probe.steps_to_go(self);
             self.probe = Some(probe);
@@ -1647,6 +1655,10 @@ impl CraftEnv {
 impl Env for CraftEnv {
     fn set_picture_form(&mut self, form: PictureForm) {
         self.pixels = form == PictureForm::Pixels;
+    }
+
+    fn set_distance(&mut self, on: bool) {
+        self.distance = on;
     }
 
     fn reset(&mut self, seed: u64) -> Observation {

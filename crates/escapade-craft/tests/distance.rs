@@ -89,3 +89,43 @@ fn a_wasted_step_leaves_it() {
         }
     }
 }
+
+#[test]
+fn set_distance_off_skips_it_and_on_brings_it_back() {
+    // a game the oracle needs more than the 4 steps played below to escape
+    let (s, mut measured, mut o) = scenarios()
+        .into_iter()
+        .find_map(|s| {
+            let mut env = CraftEnv::new(s.clone(), options()).unwrap();
+            let o = env.reset(0);
+            (env.steps_to_go() > Some(5)).then_some((s, env, o))
+        })
+        .expect("a suite game of more than 5 steps");
+    let mut skipped = CraftEnv::new(s.clone(), options()).unwrap();
+    skipped.set_distance(false);
+    let mut oracle = OracleAgent::new(s.clone(), options()).unwrap();
+    let first = skipped.reset(0);
+    assert_eq!(first, o, "the distance changes no observation");
+    assert_eq!(skipped.steps_to_go(), None);
+    oracle.reset(EpisodeStart::new(0, "", &[]));
+    for _ in 0..3 {
+        let turn = oracle.act(&o, None).unwrap();
+        let a = measured.step(&turn.action).unwrap();
+        let b = skipped.step(&turn.action).unwrap();
+        assert!(a.steps_to_go.is_some());
+        assert_eq!((b.steps_to_go, skipped.steps_to_go()), (None, None));
+        assert_eq!(a.observation, b.observation);
+        assert_eq!(
+            (a.progress, a.feedback.as_str()),
+            (b.progress, b.feedback.as_str())
+        );
+        o = a.observation;
+    }
+    // on again: the next step measures from where the episode stands
+    skipped.set_distance(true);
+    let turn = oracle.act(&o, None).unwrap();
+    let a = measured.step(&turn.action).unwrap();
+    let b = skipped.step(&turn.action).unwrap();
+    assert_eq!(b.steps_to_go, a.steps_to_go);
+    assert!(b.steps_to_go.is_some());
+}

@@ -16,7 +16,7 @@
 //! counts per call, `steps` per turn.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
@@ -126,7 +126,16 @@ pub struct ToolsEnv {
     /// (`-W status=on`).
     status: bool,
     state: Option<State>,
+    /// The function schemas last built, with the node states they were built from
+    /// ([`SchemaKey`]): agent loops and the Python environments ask after every step,
+    /// most steps change none of those states, and building the JSON costs about a
+    /// step.
+    schemas: Mutex<Option<(SchemaKey, Vec<ToolSchema>)>>,
 }
+
+/// What the function schemas depend on: each node's visibility, and whether it is
+/// investigated and not yet resolved.
+type SchemaKey = (Vec<bool>, Vec<bool>);
 
 struct Reply {
     feedback: String,
@@ -162,6 +171,7 @@ impl ToolsEnv {
             clues: ClueStyle::default(),
             status: false,
             state: None,
+            schemas: Mutex::new(None),
         }
     }
 
@@ -684,28 +694,18 @@ impl Env for ToolsEnv {
         let Some(st) = &self.state else {
             return render::base_schemas(&[], &[]);
         };
-        let visible: Vec<&str> = self
-            .scenario
-            .nodes
-            .iter()
-            .zip(&st.visible)
-            .filter(|(_, v)| **v)
-            .map(|(n, _)| n.id.as_str())
+        let open = (st.investigated.iter().zip(&st.resolved))
+            .map(|(i, r)| *i && !*r)
             .collect();
-        let callable: Vec<&str> = self
-            .scenario
-            .nodes
-            .iter()
-            .zip(&st.visible)
-            .filter(|(n, v)| **v && n.kind.is_callable())
-            .map(|(n, _)| n.id.as_str())
-            .collect();
-        let mut schemas = render::base_schemas(&visible, &callable);
-        for (i, node) in self.scenario.nodes.iter().enumerate() {
-            if st.visible[i] && st.investigated[i] && !st.resolved[i] && node.kind.is_callable() {
-                schemas.push(render::node_schema(node));
-            }
+        let key = (st.visible.clone(), open);
+        let mut kept = self.schemas.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((k, schemas)) = kept.as_ref()
+            && *k == key
+        {
+            return schemas.clone();
         }
+        let schemas = self.build_schemas(st);
+        *kept = Some((key, schemas.clone()));
         schemas
     }
 
@@ -830,6 +830,33 @@ impl Env for ToolsEnv {
 }
 
 impl ToolsEnv {
+    /// The function schemas of state `st` (see [`Env::tool_schemas`]).
+    fn build_schemas(&self, st: &State) -> Vec<ToolSchema> {
+        let visible: Vec<&str> = self
+            .scenario
+            .nodes
+            .iter()
+            .zip(&st.visible)
+            .filter(|(_, v)| **v)
+            .map(|(n, _)| n.id.as_str())
+            .collect();
+        let callable: Vec<&str> = self
+            .scenario
+            .nodes
+            .iter()
+            .zip(&st.visible)
+            .filter(|(n, v)| **v && n.kind.is_callable())
+            .map(|(n, _)| n.id.as_str())
+            .collect();
+        let mut schemas = render::base_schemas(&visible, &callable);
+        for (i, node) in self.scenario.nodes.iter().enumerate() {
+            if st.visible[i] && st.investigated[i] && !st.resolved[i] && node.kind.is_callable() {
+                schemas.push(render::node_schema(node));
+            }
+        }
+        schemas
+    }
+
     /// Calls that failed before reaching a node (unknown, hidden, item, solved) still
     /// count as tool calls in Table 3's sense.
     fn failed_calls_outside(&self, st: &State) -> u32 {

@@ -96,3 +96,38 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_schemas_kept_between_steps_are_those_built_afresh() {
+    // an env asked after every step answers from what it kept while no node changed;
+    // a fresh env replaying the same replies builds them: the two agree at every step
+    for s in one_per_tier().into_iter().take(2) {
+        let mut kept = env(s);
+        let _ = kept.reset(0);
+        let mut played: Vec<Action> = Vec::new();
+        let mut random = RandomAgent::default();
+        random.reset(EpisodeStart::new(3, "", &[]));
+        let mut o = kept.reset(0);
+        for a in oracle_plan(s).iter().take(4) {
+            // a random reply and a step of the oracle's plan, in turn
+            let noise = random.act(&o, None).unwrap().action;
+            for action in [noise, Action::text(a.to_text())] {
+                let Ok(step) = kept.step(&action) else { break };
+                o = step.observation;
+                played.push(action);
+                let mut fresh = env(s);
+                let _ = fresh.reset(0);
+                for p in &played {
+                    let _ = fresh.step(p);
+                }
+                assert_eq!(
+                    kept.tool_schemas(),
+                    fresh.tool_schemas(),
+                    "{} after {}",
+                    s.id,
+                    played.len()
+                );
+            }
+        }
+    }
+}
