@@ -26,14 +26,13 @@ import json
 import math
 import resource
 import sys
-import time
 from importlib import resources
 from pathlib import Path
 
 import escapade
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trl_grpo import SUITES, load_model  # noqa: E402  (the model and suite names are shared)
+from trl_grpo import SUITES, clock_callback, load_model  # noqa: E402  (shared with GRPO)
 
 
 def describe(obs: dict, info: dict) -> str:
@@ -126,7 +125,6 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     import torch
-    from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
     torch.manual_seed(args.seed)
@@ -145,21 +143,7 @@ def main(argv=None) -> int:
             played.append({"reward": self.total, "steps": self.steps})
             return super().get_reward()
 
-    class Clock(TrainerCallback):
-        def __init__(self):
-            self.started, self.steps, self.logs = None, [], []
-
-        def on_step_begin(self, *_, **__):
-            self.started = time.perf_counter()
-
-        def on_step_end(self, *_, **__):
-            self.steps.append(time.perf_counter() - self.started)
-
-        def on_log(self, _args, _state, _control, logs=None, **__):
-            if logs:
-                self.logs.append(dict(logs))
-
-    clock = Clock()
+    clock = clock_callback()
     config = GRPOConfig(
         output_dir=args.output_dir,
         max_steps=args.max_steps,

@@ -133,6 +133,28 @@ class EscapadeReward:
         return out
 
 
+def clock_callback():
+    """A trainer callback that times each optimisation step (`.steps`) and keeps what the
+    trainer logs (`.logs`: losses, rewards, their spread)."""
+    from transformers import TrainerCallback
+
+    class Clock(TrainerCallback):
+        def __init__(self):
+            self.started, self.steps, self.logs = None, [], []
+
+        def on_step_begin(self, *_, **__):
+            self.started = time.perf_counter()
+
+        def on_step_end(self, *_, **__):
+            self.steps.append(time.perf_counter() - self.started)
+
+        def on_log(self, _args, _state, _control, logs=None, **__):
+            if logs:
+                self.logs.append(dict(logs))
+
+    return Clock()
+
+
 def load_model(args):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -173,7 +195,6 @@ def main(argv=None) -> int:
 
     import torch
     from trl import GRPOConfig, GRPOTrainer
-    from transformers import TrainerCallback
 
     torch.manual_seed(args.seed)
     dataset = build_dataset(args.suite, args.reward, args.scenarios,
@@ -181,23 +202,7 @@ def main(argv=None) -> int:
     model, tokenizer = load_model(args)
     reward = EscapadeReward(args.suite, args.reward, args.invalid)
 
-    class Clock(TrainerCallback):
-        """Times each optimisation step and keeps the logged losses."""
-
-        def __init__(self):
-            self.started, self.steps, self.logs = None, [], []
-
-        def on_step_begin(self, *_, **__):
-            self.started = time.perf_counter()
-
-        def on_step_end(self, *_, **__):
-            self.steps.append(time.perf_counter() - self.started)
-
-        def on_log(self, _args, _state, _control, logs=None, **__):
-            if logs:
-                self.logs.append(dict(logs))
-
-    clock = Clock()
+    clock = clock_callback()
     config = GRPOConfig(
         output_dir=args.output_dir,
         max_steps=args.max_steps,
