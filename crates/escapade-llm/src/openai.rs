@@ -203,6 +203,21 @@ pub fn wire_tools(tools: &[escapade_core::ToolSchema]) -> Vec<Value> {
         .collect()
 }
 
+/// An assistant's function calls in OpenAI's shape (`{"id", "type": "function",
+/// "function": {"name", "arguments"}}`).
+pub fn wire_tool_calls(calls: &[ToolCall]) -> Value {
+    calls
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.id,
+                "type": "function",
+                "function": { "name": c.name, "arguments": c.arguments }
+            })
+        })
+        .collect()
+}
+
 /// Gives the `image_url` of a picture's bytes: a data URL on the wire, a file's path in an
 /// exported data set (`escapade export`).
 pub type PictureUrl<'a> = dyn Fn(MediaType, &[u8]) -> String + 'a;
@@ -267,18 +282,7 @@ pub fn wire_messages(messages: &[Message], url: &PictureUrl<'_>) -> Vec<Value> {
                     msg.insert("content".into(), Value::Null);
                 }
                 if !m.tool_calls.is_empty() {
-                    let calls: Vec<Value> = m
-                        .tool_calls
-                        .iter()
-                        .map(|c| {
-                            json!({
-                                "id": c.id,
-                                "type": "function",
-                                "function": { "name": c.name, "arguments": c.arguments }
-                            })
-                        })
-                        .collect();
-                    msg.insert("tool_calls".into(), Value::Array(calls));
+                    msg.insert("tool_calls".into(), wire_tool_calls(&m.tool_calls));
                 }
                 out.push(Value::Object(msg));
             }

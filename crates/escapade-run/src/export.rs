@@ -142,6 +142,19 @@ pub struct Rebuilt {
 }
 
 impl Rebuilt {
+    /// Where a conversation of `role` in this episode came from, as an export's columns
+    /// beside its messages: world, suite, scenario, epoch, tier, role, agent, success and
+    /// steps.
+    pub fn fields(&self, role: &str) -> serde_json::Map<String, Value> {
+        let r = &self.row;
+        let mut fields = origin_fields(r);
+        fields.insert("role".into(), json!(role));
+        fields.insert("agent".into(), json!(r.agent));
+        fields.insert("success".into(), json!(r.success));
+        fields.insert("steps".into(), json!(r.steps));
+        fields
+    }
+
     /// The turn that chose step `step`'s action (its last model call).
     pub fn turn_of(&self, step: u32) -> Option<&Turn> {
         self.turns.iter().rev().find(|t| t.step == step)
@@ -203,6 +216,8 @@ struct RunInput<'w> {
     world: &'w dyn World,
     scenarios: Vec<(String, String)>,
     settings: escapade_core::env::SuiteSettings,
+    /// The roles of its scenarios ([`roles_of`]: opening an environment, found once).
+    roles: Vec<String>,
 }
 
 /// What an export came from and what it kept (the manifest, and the dataset card's
@@ -435,8 +450,7 @@ impl RunInput<'_> {
             stand_in: Some(Arc::new(stand_in)),
         };
         let world = self.world;
-        let roles = roles_of(world, &self.scenarios).map_err(RunError::Core)?;
-        let factory = agents_with(world, &roles, &players, &opener)
+        let factory = agents_with(world, &self.roles, &players, &opener)
             .await
             .map_err(|e| RunError::invalid("agent", e.to_string()))?;
         let options = &self.config.world_options;
@@ -587,6 +601,7 @@ pub async fn rebuild_runs(
                         world: source.world,
                         scenarios: source.scenarios.clone(),
                         settings: source.settings.clone(),
+                        roles: roles_of(source.world, &source.scenarios).map_err(RunError::Core)?,
                     },
                 );
             }
@@ -602,9 +617,8 @@ pub async fn rebuild_runs(
     Ok(out)
 }
 
-/// One SFT line per episode and role: the conversation the agent saw at its last turn
-/// and its reply, in OpenAI's messages format, with the functions it was offered and
-/// where it came from.
+/// One SFT line per conversation ([`Rebuilt::conversations`]): its messages and reply in
+/// OpenAI's messages format, the functions offered and where it came from.
 fn sft_lines(episodes: &[Rebuilt], sink: &PictureSink) -> Result<Vec<Value>> {
     let mut lines = Vec::new();
     for e in episodes {
@@ -617,15 +631,9 @@ fn sft_lines(episodes: &[Rebuilt], sink: &PictureSink) -> Result<Vec<Value>> {
             if !request.tools.is_empty() {
                 line["tools"] = Value::Array(escapade_llm::openai::wire_tools(&request.tools));
             }
-            line["world"] = json!(e.row.world);
-            line["suite"] = json!(e.row.suite);
-            line["scenario"] = json!(e.row.scenario);
-            line["epoch"] = json!(e.row.epoch);
-            line["tier"] = json!(e.row.difficulty);
-            line["role"] = json!(role);
-            line["agent"] = json!(e.row.agent);
-            line["success"] = json!(e.row.success);
-            line["steps"] = json!(e.row.steps);
+            line.as_object_mut()
+                .expect("a line is an object")
+                .extend(e.fields(&role));
             lines.push(line);
         }
     }
@@ -654,6 +662,42 @@ pub struct Pair<'a> {
     pub chosen_reply: ChatResponse,
     /// The rejected episode's reply.
     pub rejected_reply: ChatResponse,
+}
+
+impl Pair<'_> {
+    /// Where the pair came from, as an export's columns beside its messages (the runs'
+    /// directories aside): the rejected episode's world, suite, scenario, epoch and tier,
+    /// the step and role, the distance before and after each action, and both agents.
+    pub fn fields(&self) -> serde_json::Map<String, Value> {
+        let (c, r) = (self.chosen.0, self.rejected.0);
+        let mut fields = origin_fields(&r.row);
+        for (key, value) in [
+            ("step", json!(self.step)),
+            ("role", json!(self.role)),
+            ("steps_to_go", json!(self.before)),
+            ("chosen_agent", json!(c.row.agent)),
+            ("chosen_steps_to_go", json!(self.chosen.1)),
+            ("rejected_agent", json!(r.row.agent)),
+            ("rejected_steps_to_go", json!(self.rejected.1)),
+        ] {
+            fields.insert(key.into(), value);
+        }
+        fields
+    }
+}
+
+/// An episode's world, suite, scenario, epoch and tier.
+fn origin_fields(row: &EpisodeRow) -> serde_json::Map<String, Value> {
+    [
+        ("world", json!(row.world)),
+        ("suite", json!(row.suite)),
+        ("scenario", json!(row.scenario)),
+        ("epoch", json!(row.epoch)),
+        ("tier", json!(row.difficulty)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// The preference pairs among `episodes`, and why the partings that gave none did not.
@@ -781,20 +825,10 @@ fn dpo_lines(pairs: &[Pair<'_>], sink: &PictureSink) -> Result<Vec<Value>> {
         if !p.prompt.tools.is_empty() {
             line["tools"] = Value::Array(escapade_llm::openai::wire_tools(&p.prompt.tools));
         }
-        line["world"] = json!(r.row.world);
-        line["suite"] = json!(r.row.suite);
-        line["scenario"] = json!(r.row.scenario);
-        line["epoch"] = json!(r.row.epoch);
-        line["tier"] = json!(r.row.difficulty);
-        line["step"] = json!(p.step);
-        line["role"] = json!(p.role);
-        line["steps_to_go"] = json!(p.before);
-        line["chosen_agent"] = json!(c.row.agent);
-        line["chosen_steps_to_go"] = json!(p.chosen.1);
-        line["chosen_run"] = json!(c.run.display().to_string());
-        line["rejected_agent"] = json!(r.row.agent);
-        line["rejected_steps_to_go"] = json!(p.rejected.1);
-        line["rejected_run"] = json!(r.run.display().to_string());
+        let fields = line.as_object_mut().expect("a line is an object");
+        fields.extend(p.fields());
+        fields.insert("chosen_run".into(), json!(c.run.display().to_string()));
+        fields.insert("rejected_run".into(), json!(r.run.display().to_string()));
         lines.push(line);
     }
     Ok(lines)

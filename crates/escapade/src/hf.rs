@@ -96,17 +96,7 @@ fn hf_messages(messages: &[Message], images: &mut Vec<Vec<u8>>) -> Value {
                 .collect();
             let mut message = json!({ "role": role, "content": content });
             if !m.tool_calls.is_empty() {
-                message["tool_calls"] = m
-                    .tool_calls
-                    .iter()
-                    .map(|c| {
-                        json!({
-                            "id": c.id,
-                            "type": "function",
-                            "function": { "name": c.name, "arguments": c.arguments },
-                        })
-                    })
-                    .collect();
+                message["tool_calls"] = escapade_llm::openai::wire_tool_calls(&m.tool_calls);
             }
             if let Some(id) = &m.tool_call_id {
                 message["tool_call_id"] = json!(id);
@@ -135,19 +125,10 @@ fn sft_rows(episodes: &[Rebuilt]) -> Vec<Row> {
             let mut messages = request.messages.clone();
             messages.push(export::assistant(&reply));
             let mut images = Vec::new();
-            let columns = json!({
-                "messages": hf_messages(&messages, &mut images),
-                "tools": tools_json(&request),
-                "world": e.row.world,
-                "suite": e.row.suite,
-                "scenario": e.row.scenario,
-                "epoch": e.row.epoch,
-                "tier": e.row.difficulty,
-                "role": role,
-                "agent": e.row.agent,
-                "success": e.row.success,
-                "steps": e.row.steps,
-            });
+            let mut columns = e.fields(&role);
+            columns.insert("messages".into(), hf_messages(&messages, &mut images));
+            columns.insert("tools".into(), tools_json(&request));
+            let columns = Value::Object(columns);
             rows.push(Row { columns, images });
         }
     }
@@ -162,27 +143,20 @@ fn preference_rows(pairs: &[Pair<'_>]) -> Vec<Row> {
     pairs
         .iter()
         .map(|p| {
-            let (c, r) = (p.chosen.0, p.rejected.0);
             let mut images = Vec::new();
-            let columns = json!({
-                "prompt": hf_messages(&p.prompt.messages, &mut images),
-                "chosen": reply_messages(&p.chosen_reply, &mut images),
-                "rejected": reply_messages(&p.rejected_reply, &mut images),
-                "tools": tools_json(p.prompt),
-                "world": r.row.world,
-                "suite": r.row.suite,
-                "scenario": r.row.scenario,
-                "epoch": r.row.epoch,
-                "tier": r.row.difficulty,
-                "step": p.step,
-                "role": p.role,
-                "steps_to_go": p.before,
-                "chosen_agent": c.row.agent,
-                "chosen_steps_to_go": p.chosen.1,
-                "rejected_agent": r.row.agent,
-                "rejected_steps_to_go": p.rejected.1,
-            });
-            Row { columns, images }
+            let mut columns = p.fields();
+            // in the order the pictures appear: the prompt's, then the replies'
+            let prompt = hf_messages(&p.prompt.messages, &mut images);
+            let chosen = reply_messages(&p.chosen_reply, &mut images);
+            let rejected = reply_messages(&p.rejected_reply, &mut images);
+            columns.insert("prompt".into(), prompt);
+            columns.insert("chosen".into(), chosen);
+            columns.insert("rejected".into(), rejected);
+            columns.insert("tools".into(), tools_json(p.prompt));
+            Row {
+                columns: Value::Object(columns),
+                images,
+            }
         })
         .collect()
 }
