@@ -22,9 +22,6 @@ through the environment); a tool-calling model learns from it.
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import resource
 import sys
 from importlib import resources
 from pathlib import Path
@@ -32,7 +29,7 @@ from pathlib import Path
 import escapade
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trl_grpo import SUITES, clock_callback, load_model  # noqa: E402  (shared with GRPO)
+from trl_grpo import SUITES, clock_callback, finish, grpo_config, load_model  # noqa: E402
 
 
 def describe(obs: dict, info: dict) -> str:
@@ -125,7 +122,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     import torch
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     torch.manual_seed(args.seed)
     model, tokenizer = load_model(args)
@@ -144,49 +141,18 @@ def main(argv=None) -> int:
             return super().get_reward()
 
     clock = clock_callback()
-    config = GRPOConfig(
-        output_dir=args.output_dir,
-        max_steps=args.max_steps,
-        per_device_train_batch_size=args.generations,
-        num_generations=args.generations,
-        max_completion_length=args.max_completion_length,
-        max_tool_calling_iterations=args.max_turns,
-        learning_rate=1e-5,
-        logging_steps=1,
-        save_strategy="no",
-        report_to=[],
-        use_cpu=True,
-        bf16=False,
-        seed=args.seed,
-    )
+    config = grpo_config(args, max_tool_calling_iterations=args.max_turns)
     trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config,
                           train_dataset=dataset, environment_factory=Counted, callbacks=[clock])
     trainer.train()
 
-    losses = [log["loss"] for log in clock.logs if "loss" in log]
-    summary = {
-        "suite": args.suite,
-        "reward": args.reward,
-        "optimisation_steps": len(clock.steps),
-        "seconds_per_step": clock.steps,
-        "losses": losses,
+    return finish(args, clock, bool(played), "rewards from escapade's environment", {
         "rollouts": len(played),
         "rollout_rewards": [r["reward"] for r in played],
         "rollout_steps": [r["steps"] for r in played],
         "tool_calls_logged": [log.get("tools/call_frequency") for log in clock.logs
                               if "tools/call_frequency" in log],
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    }
-    print(json.dumps(summary, indent=1))
-    if args.summary:
-        Path(args.summary).write_text(json.dumps(summary, indent=1) + "\n")
-    ok = (len(clock.steps) == args.max_steps and losses
-          and all(math.isfinite(x) for x in losses) and played)
-    if not ok:
-        print("escapade: the run did not produce finite losses and rewards from escapade's "
-              "environment", file=sys.stderr)
-        return 1
-    return 0
+    })
 
 
 if __name__ == "__main__":

@@ -155,6 +155,51 @@ def clock_callback():
     return Clock()
 
 
+def grpo_config(args, **extra):
+    """The GRPO settings both recipes train with on CPU (`extra`: the recipe's own)."""
+    from trl import GRPOConfig
+
+    return GRPOConfig(
+        output_dir=args.output_dir,
+        max_steps=args.max_steps,
+        per_device_train_batch_size=args.generations,
+        num_generations=args.generations,
+        max_completion_length=args.max_completion_length,
+        learning_rate=1e-5,
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=True,
+        bf16=False,
+        seed=args.seed,
+        **extra,
+    )
+
+
+def finish(args, clock, rewarded: bool, rewards: str, fields: dict) -> int:
+    """Prints (and with `--summary` writes) the run's figures, `fields` among them; 0 when
+    every optimisation step ran with a finite loss and `rewards` reached the trainer."""
+    losses = [log["loss"] for log in clock.logs if "loss" in log]
+    summary = {
+        "suite": args.suite,
+        "reward": args.reward,
+        "optimisation_steps": len(clock.steps),
+        "seconds_per_step": clock.steps,
+        "losses": losses,
+        **fields,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    print(json.dumps(summary, indent=1))
+    if args.summary:
+        Path(args.summary).write_text(json.dumps(summary, indent=1) + "\n")
+    ok = (len(clock.steps) == args.max_steps and losses
+          and all(math.isfinite(x) for x in losses) and rewarded)
+    if not ok:
+        print(f"escapade: the run did not produce finite losses and {rewards}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def load_model(args):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -194,7 +239,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     import torch
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     torch.manual_seed(args.seed)
     dataset = build_dataset(args.suite, args.reward, args.scenarios,
@@ -203,32 +248,12 @@ def main(argv=None) -> int:
     reward = EscapadeReward(args.suite, args.reward, args.invalid)
 
     clock = clock_callback()
-    config = GRPOConfig(
-        output_dir=args.output_dir,
-        max_steps=args.max_steps,
-        per_device_train_batch_size=args.generations,
-        num_generations=args.generations,
-        max_completion_length=args.max_completion_length,
-        learning_rate=1e-5,
-        logging_steps=1,
-        save_strategy="no",
-        report_to=[],
-        use_cpu=True,
-        bf16=False,
-        seed=args.seed,
-    )
     trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[reward],
-                          args=config, train_dataset=dataset, callbacks=[clock])
+                          args=grpo_config(args), train_dataset=dataset, callbacks=[clock])
     trainer.train()
 
-    losses = [log["loss"] for log in clock.logs if "loss" in log]
-    summary = {
-        "suite": args.suite,
-        "reward": args.reward,
+    return finish(args, clock, bool(reward.seen), "escapade rewards", {
         "prompts": len(dataset),
-        "optimisation_steps": len(clock.steps),
-        "seconds_per_step": clock.steps,
-        "losses": losses,
         "rewards_from_escapade": len(reward.seen),
         "reward_values": sorted({r["reward"] for r in reward.seen}),
         # GRPO learns only from groups whose rewards differ: TRL's per-step spread of the
@@ -236,17 +261,7 @@ def main(argv=None) -> int:
         "reward_std": [log["reward_std"] for log in clock.logs if "reward_std" in log],
         "frac_reward_zero_std": [log["frac_reward_zero_std"] for log in clock.logs
                                  if "frac_reward_zero_std" in log],
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    }
-    print(json.dumps(summary, indent=1))
-    if args.summary:
-        Path(args.summary).write_text(json.dumps(summary, indent=1) + "\n")
-    ok = (len(clock.steps) == args.max_steps and losses
-          and all(math.isfinite(x) for x in losses) and reward.seen)
-    if not ok:
-        print("escapade: the run did not produce finite losses and escapade rewards", file=sys.stderr)
-        return 1
-    return 0
+    })
 
 
 if __name__ == "__main__":
