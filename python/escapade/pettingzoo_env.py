@@ -8,7 +8,8 @@ manual and talks). Each agent observes what the world shows it — the solver
 the increase of task progress (the task is cooperative; ``reward="sparse"`` or
 ``"distance"`` as :func:`escapade.make` takes them); at the end each agent's info
 holds the episode's ``outcome`` and ``metrics``. Every agent's info holds
-``steps_to_go``, the oracle's distance from the shared state (None where unknown).
+``steps_to_go``, the oracle's distance from the shared state (None where unknown, and
+always None with ``steps_to_go=False``, which does not measure it, as :func:`escapade.make`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ class CommaAEC(AECEnv):
     """A two-role escapade world as an AEC environment (see the module docs).
 
     ``scenario`` picks one scenario (index or id); None draws one at each ``reset``.
-    World options are keywords (``expert_words=...``, as ``-W``)."""
+    ``steps_to_go=False`` leaves the oracle's distance unmeasured (every agent's
+    ``info["steps_to_go"]`` is None; ``reward="distance"`` needs it). World options are
+    keywords (``expert_words=...``, as ``-W``)."""
 
     metadata = {
         # human: the text of the turn printed to standard output (there is no window)
@@ -58,6 +61,7 @@ class CommaAEC(AECEnv):
         source: str = "comma",
         scenario: int | str | None = None,
         render_mode: str | None = None,
+        steps_to_go: bool = True,
         **world_options: Any,
     ):
         super().__init__()
@@ -69,7 +73,8 @@ class CommaAEC(AECEnv):
         self.label: str = resolved["label"]
         self.ids: list[str] = resolved["ids"]
         self._scenarios: list[str] = list(resolved["scenarios"])
-        self._reward = _reward(world_options.pop("reward", "progress"))
+        self.steps_to_go = bool(steps_to_go)
+        self._reward = _reward(world_options.pop("reward", "progress"), self.steps_to_go)
         #: the reward's name (``progress``, ``sparse`` or ``distance``)
         self.reward_kind: str = self._reward.name
         self.options = _options(world_options)
@@ -128,7 +133,7 @@ class CommaAEC(AECEnv):
         else:
             index = int(self._np_random.integers(len(self._scenarios)))
         episode_seed = int(self._np_random.integers(2**63))
-        self._env = Env(self.world, self._scenarios[index], self.options)
+        self._env = Env(self.world, self._scenarios[index], self.options, steps_to_go=self.steps_to_go)
         first = self._env.reset(episode_seed)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
@@ -146,9 +151,10 @@ class CommaAEC(AECEnv):
 
     def _distance(self) -> None:
         """Every agent's ``info["steps_to_go"]``: the oracle's distance from the shared
-        state (the task is cooperative), None where the world cannot say."""
+        state (the task is cooperative), None where the world cannot say or
+        ``steps_to_go=False``."""
         assert self._env is not None
-        distance = self._env.steps_to_go()
+        distance = self._env.steps_to_go() if self.steps_to_go else None
         for a in self.agents:
             self.infos[a]["steps_to_go"] = distance
 

@@ -10,6 +10,8 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test  # noqa: E402
 
 import escapade  # noqa: E402
+import escapade.pettingzoo_env  # noqa: E402
+from escapade import EscapadeError  # noqa: E402
 from escapade.pettingzoo_env import CommaAEC, env  # noqa: E402
 
 
@@ -47,6 +49,25 @@ def test_every_agents_info_holds_the_shared_distance():
         assert info["steps_to_go"] == aec._env.steps_to_go()
         aec.step(None if terminated or truncated else pair.act(aec._env))
     assert info["outcome"]["success"] and info["steps_to_go"] == 0
+
+
+def test_steps_to_go_false_leaves_the_distance_unmeasured():
+    aec = CommaAEC(scenario=0, steps_to_go=False)
+    aec.reset(seed=1)
+    assert aec.infos["solver"]["steps_to_go"] is None
+    assert aec.infos["expert"]["steps_to_go"] is None
+    pair = escapade.Agent(aec._env, "oracle-talk")
+    pair.reset(aec._env, 0)
+    for agent in aec.agent_iter(max_iter=100):
+        _, _, terminated, truncated, info = aec.last()
+        assert info["steps_to_go"] is None
+        aec.step(None if terminated or truncated else pair.act(aec._env))
+    assert info["outcome"]["success"], "the episode is played as with the distance"
+    with pytest.raises(EscapadeError, match="needs steps_to_go=True"):
+        CommaAEC(scenario=0, steps_to_go=False, reward="distance")
+    parallel = escapade.pettingzoo_env.parallel_env(scenario=0, steps_to_go=False)
+    _, infos = parallel.reset(seed=1)
+    assert all(info["steps_to_go"] is None for info in infos.values())
 
 
 def test_the_pair_shares_the_reward_it_asked_for():
