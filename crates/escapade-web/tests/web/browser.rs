@@ -116,6 +116,14 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no `{css}` on the page: {e}"))
     }
 
+    /// Opens `path` (with its query) on the server at `url`.
+    pub async fn open(&self, url: &str, path: &str) {
+        self.client
+            .goto(&format!("{url}{path}"))
+            .await
+            .unwrap_or_else(|e| panic!("{path} did not open: {e}"));
+    }
+
     /// Marks the page, so that [`Browser::assert_same_page`] can tell it was not reloaded.
     pub async fn mark_page(&self) {
         self.client
@@ -165,7 +173,7 @@ async fn runs_page_lists_and_filters_runs() {
         return;
     };
     let url = serve(&dirs).await;
-    browser.client.goto(&format!("{url}/")).await.unwrap();
+    browser.open(&url, "/").await;
     browser.wait_for("#runs tbody tr").await;
     let rows = browser
         .client
@@ -245,7 +253,7 @@ async fn the_printed_address_admits_a_browser_and_its_cookie_keeps_it_in() {
     let Some(other) = Browser::start().await else {
         return;
     };
-    other.client.goto(&format!("{base}/")).await.unwrap();
+    other.open(&base, "/").await;
     let page = other.client.source().await.unwrap();
     assert!(page.contains("needs its access token"), "{page}");
     assert!(!page.contains(&name), "a run shown without the token");
@@ -266,13 +274,10 @@ async fn an_episode_steps_by_keyboard() {
         return;
     };
     let url = serve(&dirs).await;
-    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
     // from the run page, find the failing episode and open it
     browser
-        .client
-        .goto(&format!("{url}/run?id={}", id.replace('@', "%40")))
-        .await
-        .unwrap();
+        .open(&url, &format!("/run?id={}", support::id_of(&run)))
+        .await;
     let outcome = browser.wait_for("#outcome").await;
     outcome.select_by_value("false").await.unwrap();
     browser.screenshot("run-page-failed-only").await;
@@ -342,12 +347,9 @@ async fn a_live_run_gains_an_episode_without_reloading() {
         return;
     };
     let url = serve(&dirs).await;
-    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
     browser
-        .client
-        .goto(&format!("{url}/run?id={}", id.replace('@', "%40")))
-        .await
-        .unwrap();
+        .open(&url, &format!("/run?id={}", support::id_of(&run)))
+        .await;
     browser.wait_for("#episodes tbody tr").await;
     let text = |css: &'static str| {
         let b = &browser;
@@ -390,7 +392,7 @@ async fn the_runs_page_follows_a_live_run() {
         return;
     };
     let url = serve(&dirs).await;
-    browser.client.goto(&format!("{url}/")).await.unwrap();
+    browser.open(&url, "/").await;
     let cell = browser.wait_for("#runs tbody tr .episodes").await;
     assert_eq!(cell.text().await.unwrap(), "1 / 2");
     browser.mark_page().await;
@@ -431,15 +433,13 @@ async fn an_episode_opens_on_its_outcome_banner() {
     // a short window: the steps below the banner are taller than it, so a page that
     // scrolled to its first step on load would push the banner out of view
     browser.client.set_window_size(1280, 420).await.unwrap();
-    let id = format!("0/{}", run.file_name().unwrap().to_string_lossy());
+    let episode = "scenario=comma-wire-000&epoch=0";
     browser
-        .client
-        .goto(&format!(
-            "{url}/episode?run={}&scenario=comma-wire-000&epoch=0",
-            id.replace('@', "%40")
-        ))
-        .await
-        .unwrap();
+        .open(
+            &url,
+            &format!("/episode?run={}&{episode}", support::id_of(&run)),
+        )
+        .await;
     let banner = browser.wait_for("#outcome").await;
     let text = banner.text().await.unwrap();
     assert!(text.contains("Gave up after 1 step"), "{text}");
@@ -483,18 +483,13 @@ async fn the_report_reads_headline_first_and_numbers_do_not_wrap() {
         return;
     };
     let url = serve(&dirs).await;
-    let id =
-        |d: &PathBuf| format!("0/{}", d.file_name().unwrap().to_string_lossy()).replace('@', "%40");
     browser.client.set_window_size(720, 900).await.unwrap();
-    browser
-        .client
-        .goto(&format!(
-            "{url}/report?run={}&run={}",
-            id(&oracle),
-            id(&random)
-        ))
-        .await
-        .unwrap();
+    let runs = format!(
+        "run={}&run={}",
+        support::id_of(&oracle),
+        support::id_of(&random)
+    );
+    browser.open(&url, &format!("/report?{runs}")).await;
     browser.wait_for(".report table").await;
     let lines = browser
         .client
@@ -566,15 +561,13 @@ async fn an_episode_shows_its_distance_curve_and_how_to_continue_it() {
         return;
     };
     let url = serve(&dirs).await;
-    let id = format!("0/{}", dir.file_name().unwrap().to_string_lossy());
+    let episode = format!("scenario={scenario}&epoch=0");
     browser
-        .client
-        .goto(&format!(
-            "{url}/episode?run={}&scenario={scenario}&epoch=0",
-            id.replace('@', "%40")
-        ))
-        .await
-        .unwrap();
+        .open(
+            &url,
+            &format!("/episode?run={}&{episode}", support::id_of(&dir)),
+        )
+        .await;
     browser.wait_for("#distance").await;
     let points = browser
         .client

@@ -11,7 +11,7 @@ use tower::ServiceExt;
 use escapade_web::auth::Access;
 use escapade_web::server::router;
 
-use crate::support;
+use crate::support::{self, enc, id_of};
 
 /// Sends a GET for `uri` with `Host: 127.0.0.1` and returns status, headers and body.
 pub async fn get(app: &axum::Router, uri: &str) -> (StatusCode, axum::http::HeaderMap, String) {
@@ -152,10 +152,6 @@ fn snapshot(dir: &std::path::Path) -> Vec<(PathBuf, u64, std::time::SystemTime)>
     }
     out.sort();
     out
-}
-
-fn enc(s: &str) -> String {
-    serde_urlencoded::to_string([("x", s)]).unwrap()[2..].to_string()
 }
 
 #[tokio::test]
@@ -472,11 +468,6 @@ fn unescape(html: &str) -> String {
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")
-}
-
-/// The id of the run in `dir`, the only folder's.
-fn id_of(dir: &std::path::Path) -> String {
-    enc(&format!("0/{}", dir.file_name().unwrap().to_string_lossy()))
 }
 
 #[tokio::test]

@@ -200,3 +200,13 @@ pub fn gave_up_run(out: &Path) -> PathBuf {
     assert!(played.quit);
     played.dir.expect("the game is recorded")
 }
+
+/// `s` encoded for a query string.
+pub fn enc(s: &str) -> String {
+    serde_urlencoded::to_string([("x", s)]).unwrap()[2..].to_string()
+}
+
+/// The id of the run in `dir`, the only folder's, encoded for a query string.
+pub fn id_of(dir: &Path) -> String {
+    enc(&format!("0/{}", dir.file_name().unwrap().to_string_lossy()))
+}
