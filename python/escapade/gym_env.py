@@ -630,7 +630,9 @@ class EscapadeEnv(gym.Env[Observation, Action]):
         if self.role is not None and not done:
             observation, last = self._partner_turns(observation)
             if last is not None:
-                step = dict(last, feedback=step["feedback"], valid=step["valid"], error=step["error"])
+                # the state after the partner's turns; what answered this role's action
+                mine = ("feedback", "valid", "error", "results")
+                step = dict(last, **{key: step[key] for key in mine})
         progress = float(step["progress"])
         before = (self._progress, self._steps_to_go, False)
         self._progress = progress
