@@ -152,14 +152,14 @@ impl Pictures {
     /// [`LlmError::Picture`] when a JPEG is asked for and the PNG does not decode.
     pub fn part(&self, sha256: &str, png: &[u8]) -> Result<Part, LlmError> {
         let (media_type, bytes) = match self.encoding {
-            Encoding::Png => (MediaType::Png, png.to_vec()),
-            Encoding::Jpeg { quality } => (MediaType::Jpeg, to_jpeg(png, quality)?),
+            Encoding::Png => (MediaType::Png, Arc::new(png.to_vec())),
+            Encoding::Jpeg { quality } => (MediaType::Jpeg, jpeg_of(sha256, png, quality)?),
         };
         Ok(Part::Image {
             sha256: sha256.to_string(),
             media_type,
             detail: self.detail,
-            bytes: Arc::new(bytes),
+            bytes,
         })
     }
 
@@ -179,6 +179,48 @@ impl Pictures {
         };
         format!("{encoding}, {detail}")
     }
+}
+
+/// JPEG bytes kept for pictures sent again: an agent back in a state it saw is shown the
+/// same picture, and `escapade export` and `estimate` re-encode whole runs (a 640×480
+/// view costs milliseconds to re-encode, the bulk of an export). Bounded by bytes.
+struct Encoded {
+    /// `(picture's sha256, PNG length, quality)` to the JPEG, oldest first
+    map: indexmap::IndexMap<(String, usize, u8), Arc<Vec<u8>>, Hasher>,
+    bytes: usize,
+}
+
+/// [`Encoded`]'s hasher (a const one, for the static).
+type Hasher = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+
+/// What [`Encoded`] may hold.
+const ENCODED_BYTES: usize = 64 << 20;
+
+static ENCODED: std::sync::Mutex<Encoded> = std::sync::Mutex::new(Encoded {
+    map: indexmap::IndexMap::with_hasher(std::hash::BuildHasherDefault::new()),
+    bytes: 0,
+});
+
+/// [`to_jpeg`] of the PNG `png` whose SHA-256 is `sha256`, once per picture while it is
+/// kept (the same bytes: the encoder is deterministic).
+fn jpeg_of(sha256: &str, png: &[u8], quality: u8) -> Result<Arc<Vec<u8>>, LlmError> {
+    let key = (sha256.to_string(), png.len(), quality);
+    let lock = || ENCODED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(jpeg) = lock().map.get(&key) {
+        return Ok(Arc::clone(jpeg));
+    }
+    let jpeg = Arc::new(to_jpeg(png, quality)?);
+    let mut kept = lock();
+    if jpeg.len() <= ENCODED_BYTES && kept.map.insert(key, Arc::clone(&jpeg)).is_none() {
+        kept.bytes += jpeg.len();
+        while kept.bytes > ENCODED_BYTES {
+            let Some((_, old)) = kept.map.shift_remove_index(0) else {
+                break;
+            };
+            kept.bytes -= old.len();
+        }
+    }
+    Ok(jpeg)
 }
 
 /// The PNG `png` re-encoded as a baseline JPEG of quality `quality` (1–100); alpha is
@@ -238,6 +280,33 @@ mod tests {
             assert_eq!(d.parse::<Detail>().unwrap().to_string(), d);
         }
         assert!("none".parse::<Detail>().is_err());
+    }
+
+    #[test]
+    fn a_picture_sent_again_is_encoded_once() {
+        let png = png();
+        let jpeg = Pictures {
+            encoding: Encoding::Jpeg { quality: 61 },
+            detail: None,
+        };
+        let bytes = |part: Part| match part {
+            Part::Image { bytes, .. } => bytes,
+            other => panic!("{other:?}"),
+        };
+        let first = bytes(jpeg.part("once", &png).unwrap());
+        assert_eq!(*first, to_jpeg(&png, 61).unwrap(), "the encoder's bytes");
+        let again = bytes(jpeg.part("once", &png).unwrap());
+        assert!(Arc::ptr_eq(&first, &again), "kept, not encoded again");
+        let other = Pictures {
+            encoding: Encoding::Jpeg { quality: 62 },
+            detail: None,
+        };
+        let other = bytes(other.part("once", &png).unwrap());
+        assert_eq!(
+            *other,
+            to_jpeg(&png, 62).unwrap(),
+            "another quality, another file"
+        );
     }
 
     #[test]
