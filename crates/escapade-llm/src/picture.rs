@@ -153,7 +153,7 @@ impl Pictures {
     pub fn part(&self, sha256: &str, png: &[u8]) -> Result<Part, LlmError> {
         let (media_type, bytes) = match self.encoding {
             Encoding::Png => (MediaType::Png, Arc::new(png.to_vec())),
-            Encoding::Jpeg { quality } => (MediaType::Jpeg, jpeg_of(sha256, png, quality)?),
+            Encoding::Jpeg { quality } => (MediaType::Jpeg, jpeg_of(png, quality)?),
         };
         Ok(Part::Image {
             sha256: sha256.to_string(),
@@ -185,8 +185,8 @@ impl Pictures {
 /// same picture, and `escapade export` and `estimate` re-encode whole runs (a 640×480
 /// view costs milliseconds to re-encode, the bulk of an export). Bounded by bytes.
 struct Encoded {
-    /// `(picture's sha256, PNG length, quality)` to the JPEG, oldest first
-    map: indexmap::IndexMap<(String, usize, u8), Arc<Vec<u8>>, Hasher>,
+    /// `(the PNG's SHA-256, quality)` to the JPEG, oldest first
+    map: indexmap::IndexMap<([u8; 32], u8), Arc<Vec<u8>>, Hasher>,
     bytes: usize,
 }
 
@@ -201,10 +201,12 @@ static ENCODED: std::sync::Mutex<Encoded> = std::sync::Mutex::new(Encoded {
     bytes: 0,
 });
 
-/// [`to_jpeg`] of the PNG `png` whose SHA-256 is `sha256`, once per picture while it is
-/// kept (the same bytes: the encoder is deterministic).
-fn jpeg_of(sha256: &str, png: &[u8], quality: u8) -> Result<Arc<Vec<u8>>, LlmError> {
-    let key = (sha256.to_string(), png.len(), quality);
+/// [`to_jpeg`] of the PNG `png`, once per picture while it is kept (the same bytes: the
+/// encoder is deterministic). Keyed by the bytes' own hash (tens of microseconds against
+/// milliseconds of encoding), not by the name a caller gives the picture.
+fn jpeg_of(png: &[u8], quality: u8) -> Result<Arc<Vec<u8>>, LlmError> {
+    use sha2::Digest;
+    let key = (sha2::Sha256::digest(png).into(), quality);
     let lock = || ENCODED.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(jpeg) = lock().map.get(&key) {
         return Ok(Arc::clone(jpeg));

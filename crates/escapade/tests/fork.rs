@@ -53,13 +53,16 @@ fn fork_in(suite: &str, k: usize) {
     let (origin_row, origin_steps) = episode(&origin);
     let k = k.min(origin_steps.len());
     let scenario = origin_row["scenario"].as_str().unwrap();
+    // the row read is the first to finish, whichever epoch that was (a baseline plays
+    // the suite's three epochs at once): fork that one
+    let epoch = origin_row["epoch"].as_u64().unwrap();
     let step = k.to_string();
     ok(escapade(&[
         "run",
         "--from",
         origin.to_str().unwrap(),
         "--episode",
-        &format!("{scenario}:0"),
+        &format!("{scenario}:{epoch}"),
         "--step",
         &step,
         "--agent",
@@ -107,7 +110,7 @@ fn fork_in(suite: &str, k: usize) {
         .unwrap()
         .unwrap()
         .path()
-        .join("0.jsonl");
+        .join(format!("{epoch}.jsonl"));
     let mut changed = origin_steps.clone();
     changed[k - 1]["observation"]["text"] = Value::String("another room".into());
     let text: String = changed.iter().map(|r| format!("{r}\n")).collect();
@@ -117,7 +120,7 @@ fn fork_in(suite: &str, k: usize) {
         "--from",
         origin.to_str().unwrap(),
         "--episode",
-        scenario,
+        &format!("{scenario}:{epoch}"),
         "--step",
         &step,
         "--agent",
