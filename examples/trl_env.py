@@ -29,7 +29,14 @@ from pathlib import Path
 import escapade
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trl_grpo import SUITES, clock_callback, finish, grpo_config, load_model  # noqa: E402
+from trl_grpo import (  # noqa: E402
+    SUITES,
+    add_common_arguments,
+    clock_callback,
+    finish,
+    grpo_config,
+    load_model,
+)
 
 
 def describe(obs: dict, info: dict) -> str:
@@ -104,21 +111,13 @@ def build_dataset(suite: str, scenarios: int, seed: int):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--suite", default="vis", help="tools, vis, comma, craft or any suite name")
-    p.add_argument("--reward", default="distance", choices=["progress", "sparse", "distance"])
-    p.add_argument("--scenarios", type=int, default=2)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-steps", type=int, default=2)
-    p.add_argument("--generations", type=int, default=4)
-    p.add_argument("--max-completion-length", type=int, default=256,
-                   help="tokens of a rollout: the model's turns and the room's answers")
+    add_common_arguments(
+        p, suite="vis", generations=4, completion=256, output_dir="runs/trl-env",
+        completion_help="tokens of a rollout: the model's turns and the room's answers",
+    )
     p.add_argument("--max-turns", type=int, default=4, help="tool calls per rollout at most")
     p.add_argument("--template", default="qwen2_5",
                    help="a chat template of trl/chat_templates for the tokenizer ('' keeps its own)")
-    p.add_argument("--model", help="a from_pretrained name or directory instead of the GGUF")
-    p.add_argument("--gguf", help="path to a .gguf file (default: escapade's SmolLM2)")
-    p.add_argument("--output-dir", default="runs/trl-env")
-    p.add_argument("--summary", help="write the figures as JSON here")
     args = p.parse_args(argv)
 
     import torch

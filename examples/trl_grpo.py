@@ -221,21 +221,28 @@ def load_model(args):
     return model, tokenizer
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--suite", default="tools", help="tools, vis, comma, craft or any suite name")
+def add_common_arguments(p, suite: str, generations: int, completion: int, output_dir: str,
+                         completion_help: str | None = None):
+    """The options both recipes take: what `grpo_config`, `load_model` and `finish` read,
+    with the recipe's own defaults."""
+    p.add_argument("--suite", default=suite, help="tools, vis, comma, craft or any suite name")
     p.add_argument("--reward", default="distance", choices=["progress", "sparse", "distance"])
     p.add_argument("--scenarios", type=int, default=2)
-    p.add_argument("--depths", default="0,1", help="oracle steps before each prompt's state")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--invalid", type=float, default=-1.0, help="reward of an unreadable reply")
     p.add_argument("--max-steps", type=int, default=2)
-    p.add_argument("--generations", type=int, default=8)
-    p.add_argument("--max-completion-length", type=int, default=32)
+    p.add_argument("--generations", type=int, default=generations)
+    p.add_argument("--max-completion-length", type=int, default=completion, help=completion_help)
     p.add_argument("--model", help="a from_pretrained name or directory instead of the GGUF")
     p.add_argument("--gguf", help="path to a .gguf file (default: escapade's SmolLM2)")
-    p.add_argument("--output-dir", default="runs/trl-grpo")
+    p.add_argument("--output-dir", default=output_dir)
     p.add_argument("--summary", help="write the figures as JSON here")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_common_arguments(p, suite="tools", generations=8, completion=32, output_dir="runs/trl-grpo")
+    p.add_argument("--depths", default="0,1", help="oracle steps before each prompt's state")
+    p.add_argument("--invalid", type=float, default=-1.0, help="reward of an unreadable reply")
     args = p.parse_args(argv)
 
     import torch
