@@ -313,7 +313,7 @@ pub fn request_body_with(
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(t) = request.temperature.filter(|_| thinking.is_none()) {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), http::decimal(t));
     }
     if !request.stop.is_empty() {
         body.insert("stop_sequences".into(), json!(request.stop));

@@ -120,7 +120,7 @@ impl OpenAiBackend {
             );
         }
         if let Some(t) = request.temperature {
-            body.insert("temperature".into(), json!(t));
+            body.insert("temperature".into(), http::decimal(t));
         }
         if let Some(seed) = request.seed {
             body.insert("seed".into(), json!(seed));
