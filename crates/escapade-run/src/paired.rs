@@ -14,7 +14,10 @@
 //!
 //! Each comparison says how many scenarios were paired, and warns when that number
 //! cannot separate the difference seen from chance (fewer than six disagreeing
-//! episodes can never give McNemar's p below 0.05).
+//! episodes can never give McNemar's p below 0.05). It lists the settings the two runs
+//! differ in — the suite, each `-W` option, and each parameter their requests carried
+//! (`run.toml`'s `[sent]`: temperature, output cap, thinking, pictures, …) — so a
+//! difference is read against what was changed, not only against the agent's label.
 
 use std::collections::BTreeMap;
 
@@ -79,6 +82,71 @@ pub struct Comparison {
     /// Worlds the runs share no scenario of, and other reasons a comparison is partial.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The settings the two runs differ in ([`settings_differ`]); empty when they agree
+    /// in all, or when neither has a `run.toml`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<SettingDiff>,
+}
+
+/// One setting two compared runs differ in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingDiff {
+    /// What it is: `suite`, `-W <key>`, or `<agent|expert> <key>` of `[sent]`.
+    pub setting: String,
+    /// The first run's value (`-` where it has none).
+    pub a: String,
+    /// The second run's.
+    pub b: String,
+}
+
+/// The settings `a` and `b` differ in: the suite, each world option, and each entry of
+/// their `[sent]` tables (what their model requests carried), in that order.
+pub fn settings_differ(a: &Run, b: &Run) -> Vec<SettingDiff> {
+    fn pairs<'a>(
+        out: &mut Vec<SettingDiff>,
+        prefix: &str,
+        x: Option<&'a BTreeMap<String, String>>,
+        y: Option<&'a BTreeMap<String, String>>,
+    ) {
+        let empty = BTreeMap::new();
+        let (x, y) = (x.unwrap_or(&empty), y.unwrap_or(&empty));
+        let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+        for k in keys {
+            let (va, vb) = (x.get(k), y.get(k));
+            if va != vb {
+                let shown = |v: Option<&String>| v.map_or_else(|| "-".to_string(), Clone::clone);
+                out.push(SettingDiff {
+                    setting: format!("{prefix}{k}"),
+                    a: shown(va),
+                    b: shown(vb),
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if a.suite != b.suite {
+        out.push(SettingDiff {
+            setting: "suite".into(),
+            a: a.suite.clone(),
+            b: b.suite.clone(),
+        });
+    }
+    pairs(
+        &mut out,
+        "-W ",
+        Some(&a.world_options),
+        Some(&b.world_options),
+    );
+    let roles: std::collections::BTreeSet<&String> = a.sent.keys().chain(b.sent.keys()).collect();
+    for role in roles {
+        pairs(
+            &mut out,
+            &format!("{role} "),
+            a.sent.get(role),
+            b.sent.get(role),
+        );
+    }
+    out
 }
 
 /// `(world, scenario)` → the episodes of a run, by epoch.
@@ -183,6 +251,7 @@ pub fn compare(a: &Run, b: &Run, worlds: Worlds<'_>) -> Comparison {
         b: b.label.clone(),
         metrics,
         notes,
+        settings: settings_differ(a, b),
     }
 }
 
@@ -290,6 +359,22 @@ pub fn markdown(c: &Comparison) -> String {
         escape(&c.b)
     );
     let mut warnings = Vec::new();
+    let settings = if c.settings.is_empty() {
+        String::new()
+    } else {
+        let mut t = "\nThe runs differ in these settings (what their requests carried; \
+                     `run.toml`):\n\n| setting | first | second |\n|:---|:---|:---|\n"
+            .to_string();
+        for d in &c.settings {
+            t.push_str(&format!(
+                "| {} | {} | {} |\n",
+                escape(&d.setting),
+                escape(&d.a),
+                escape(&d.b)
+            ));
+        }
+        t
+    };
     for m in &c.metrics {
         let (scale, decimals) = if crate::report::is_percent(&m.metric) {
             (100.0, 1)
@@ -326,6 +411,7 @@ pub fn markdown(c: &Comparison) -> String {
         out.push_str(&warnings.join("\n"));
         out.push('\n');
     }
+    out.push_str(&settings);
     for n in &c.notes {
         out.push_str(&format!("\n{n}.\n"));
     }
