@@ -569,7 +569,7 @@ fn a_comparison_names_the_settings_the_runs_differ_in() {
     let runs: Vec<escapade_run::report::Run> = dirs
         .iter()
         .map(|d| {
-            escapade_run::report::read_runs(&[d.clone()])
+            escapade_run::report::read_runs(std::slice::from_ref(d))
                 .unwrap()
                 .runs
                 .remove(0)
