@@ -6,13 +6,16 @@
 //! difference in that spread. Pairing each scenario with itself removes it:
 //!
 //! - success: McNemar's exact test on the episodes both runs played (a scenario's epoch
-//!   in one run against the same epoch, the same seed, in the other), which looks only
-//!   at the pairs that disagree;
+//!   in one run against the same epoch in the other: the same seed when the runs share
+//!   their seed, and a note counts the pairs that do not), which looks only at the pairs
+//!   that disagree;
 //! - every metric (success too, for its interval): the mean over the scenario's epochs in
 //!   each run, and a paired bootstrap over scenarios of the differences — the mean
 //!   difference, its 95 % interval and a two-sided p-value.
 //!
-//! Each comparison says how many scenarios were paired, and warns when that number
+//! A scenario is paired with itself only: an id the two runs share whose rows name
+//! different `scenario_hash`es (another suite version, an edited file) is left out and
+//! named in the notes. Each comparison says how many scenarios were paired, and warns when that number
 //! cannot separate the difference seen from chance (fewer than six disagreeing
 //! episodes can never give McNemar's p below 0.05). It lists the settings the two runs
 //! differ in — the suite, each `-W` option, and each parameter their requests carried
@@ -165,6 +168,18 @@ fn by_scenario(run: &Run) -> ByScenario<'_> {
     out
 }
 
+/// Whether two runs' episodes of one id played the same scenario: their rows name the
+/// same `scenario_hash` (rows without one are taken at their id).
+fn same_scenario(a: &BTreeMap<u32, &EpisodeRow>, b: &BTreeMap<u32, &EpisodeRow>) -> bool {
+    let hashes: std::collections::BTreeSet<&str> = a
+        .values()
+        .chain(b.values())
+        .map(|r| r.scenario_hash.as_str())
+        .filter(|h| !h.is_empty())
+        .collect();
+    hashes.len() <= 1
+}
+
 /// The metrics compared in `world`: its key metrics (every metric both runs have when
 /// it declares none), success first.
 fn metrics_of(world: &str, worlds: Worlds<'_>, rows: &[&EpisodeRow]) -> Vec<String> {
@@ -202,7 +217,20 @@ pub fn compare(a: &Run, b: &Run, worlds: Worlds<'_>) -> Comparison {
     let mut notes = Vec::new();
     // world → tier → paired scenarios
     let mut shared: Shared<'_> = BTreeMap::new();
+    // world → ids that name different scenarios in the two runs
+    let mut unlike: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let (mut paired, mut reseeded) = (0usize, 0usize);
     for key in sa.keys().filter(|k| sb.contains_key(*k)) {
+        if !same_scenario(&sa[key], &sb[key]) {
+            unlike.entry(key.0).or_default().push(key.1);
+            continue;
+        }
+        for (epoch, ra) in &sa[key] {
+            if let Some(rb) = sb[key].get(epoch) {
+                paired += 1;
+                reseeded += usize::from(ra.seed != rb.seed);
+            }
+        }
         let tier = sa[key].values().next().map_or(0, |r| r.difficulty);
         shared
             .entry(key.0)
@@ -210,6 +238,22 @@ pub fn compare(a: &Run, b: &Run, worlds: Worlds<'_>) -> Comparison {
             .entry(tier)
             .or_default()
             .push(*key);
+    }
+    for (world, ids) in &unlike {
+        let shown: Vec<&str> = ids.iter().take(5).copied().collect();
+        let more = if ids.len() > shown.len() { ", …" } else { "" };
+        notes.push(format!(
+            "{world}: {} scenario(s) share an id but not their contents (scenario_hash: \
+             another suite version or an edited file), not paired: {}{more}",
+            ids.len(),
+            shown.join(", ")
+        ));
+    }
+    if reseeded > 0 {
+        notes.push(format!(
+            "{reseeded} of {paired} paired episodes started from different seeds (the runs' \
+             seeds differ): McNemar pairs them by scenario and epoch number, not by their start"
+        ));
     }
     let worlds_a: std::collections::BTreeSet<&str> = sa.keys().map(|k| k.0).collect();
     let worlds_b: std::collections::BTreeSet<&str> = sb.keys().map(|k| k.0).collect();
