@@ -539,7 +539,31 @@ impl LlmConfig {
             },
         );
         put("client", client_sent(client, provider));
+        if self.images && self.socratic == Socratic::Captions {
+            put("captions", self.captions_sent(client));
+        }
         out
+    }
+
+    /// What each caption call of `socratic=captions` carries: the captioner (the acting
+    /// model unless `captioner` names another, whose provider decides the wire), the
+    /// acting calls' decoding settings as that backend sends them, the picture, and its
+    /// seed (`crate::socratic`).
+    fn captions_sent(&self, client: &ClientOptions) -> String {
+        let mut captioner = self.clone();
+        captioner.model = self.captioner.clone().unwrap_or_else(|| self.model.clone());
+        captioner.socratic = Socratic::Off;
+        captioner.structured = Structured::Off;
+        let sent = captioner.sent(client);
+        let seed = if sent["seed"].starts_with(NOT_SENT) {
+            sent["seed"].clone()
+        } else {
+            "the episode's seed rotated by 32 bits plus the caption's number".to_string()
+        };
+        format!(
+            "by {}: temperature {}; max_tokens {}; seed {seed}; pictures {}",
+            captioner.model, sent["temperature"], sent["max_tokens"], sent["pictures"]
+        )
     }
 
     /// The output cap a request with cap `cap` sends to this agent's backend, as
@@ -968,6 +992,21 @@ mod tests {
         assert_eq!(
             escaper["max_tokens"],
             "2048 (as max_completion_tokens); analysis calls: 64 (as max_completion_tokens)"
+        );
+        // captions by another model: its provider decides what goes out
+        let captioned = LlmConfig::from_options(
+            "openai/x",
+            &opts(&[
+                ("socratic", "captions"),
+                ("captioner", "anthropic/claude"),
+                ("max_tokens", "none"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            captioned.sent(&client(&[]))["captions"],
+            "by anthropic/claude: temperature 0; max_tokens 1024 (the Anthropic API requires \
+             one); seed not sent (the Anthropic API has none); pictures PNG, no detail"
         );
         let base = sent_of("base", &opts(&[("model", "openai/x")]))
             .unwrap()
