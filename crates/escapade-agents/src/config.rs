@@ -539,6 +539,21 @@ impl LlmConfig {
             },
         );
         put("client", client_sent(client, provider));
+        if provider == "local" {
+            // what `escapade_llm::local` starts the server with; llama.cpp's server splits
+            // its context among the slots
+            let (context, slots) = (client.local.context.max(256), client.local.parallel.max(1));
+            put(
+                "server",
+                format!(
+                    "llama.cpp (xllamacpp) on loopback: context {context} tokens over {slots} \
+                     slot(s), {} a request; {} threads; its own sampling defaults for what \
+                     is not sent",
+                    context / slots,
+                    client.local.threads.max(1)
+                ),
+            );
+        }
         if self.images && self.socratic == Socratic::Captions {
             put("captions", self.captions_sent(client));
         }
@@ -985,6 +1000,18 @@ mod tests {
             "{:?}",
             local.sent(&client(&[]))
         );
+        // the local server's context, as started (and split among its slots)
+        let server = local.sent(&client(&[
+            ("context", "100"),
+            ("parallel", "2"),
+            ("threads", "3"),
+        ]));
+        assert_eq!(
+            server["server"],
+            "llama.cpp (xllamacpp) on loopback: context 256 tokens over 2 slot(s), 128 a \
+             request; 3 threads; its own sampling defaults for what is not sent"
+        );
+        assert!(!gpt.sent(&client(&[])).contains_key("server"));
         // VisEscaper's analysis calls are capped shorter
         let escaper = sent_of("visescaper", &opts(&[("model", "openai/x")]))
             .unwrap()
