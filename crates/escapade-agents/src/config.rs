@@ -515,6 +515,15 @@ impl LlmConfig {
                 ),
             },
         );
+        if self.structured_on() && !anthropic {
+            // OpenAI-shaped servers get the schema as `response_format`, not strict (a
+            // world's schema need not meet strict mode's rules): llama.cpp constrains its
+            // decoding by it, OpenAI's API does not guarantee it without strict mode
+            put(
+                "response_format",
+                "json_schema named action, strict false".to_string(),
+            );
+        }
         put(
             "reply_format",
             if self.structured_on() {
@@ -970,6 +979,17 @@ mod tests {
             "tool respond (forced: the reply is its input)"
         );
         assert!(!plain.contains_key("reasoning_effort"));
+        assert!(
+            !plain.contains_key("response_format"),
+            "a forced tool instead"
+        );
+        let local_sent = LlmConfig::from_options("local/smollm2", &opts(&[]))
+            .unwrap()
+            .sent(&client(&[]));
+        assert_eq!(
+            local_sent["response_format"],
+            "json_schema named action, strict false"
+        );
         let thinking = claude.sent(&client(&[("thinking_budget", "1024")]));
         assert_eq!(
             thinking["temperature"],
