@@ -715,6 +715,17 @@ fn client_sent(c: &ClientOptions, provider: &str) -> String {
     if let Some(tpm) = c.tpm {
         out.push_str(&format!(", {tpm} tokens a minute"));
     }
+    // the provider's documented limits unless -A max_pictures / max_picture_mb set others
+    let limit = escapade_llm::pictures::PictureBudget::of_provider(provider);
+    let count = c.max_pictures.unwrap_or(limit.count);
+    let bytes = c.max_picture_bytes.unwrap_or(limit.bytes);
+    if count != usize::MAX || bytes != u64::MAX {
+        let mb = bytes as f64 / f64::from(1u32 << 20);
+        out.push_str(&format!(
+            ", at most {count} pictures and {mb} MB of them a request (the oldest become \
+             placeholders beyond)"
+        ));
+    }
     out
 }
 
@@ -1009,14 +1020,21 @@ mod tests {
         assert_eq!(
             sent["client"],
             "timeout 120 s per attempt, 2 retries, backoff from 0.5 s doubling to 30 s \
-             with full jitter (Retry-After honoured), at most 16 requests at once"
+             with full jitter (Retry-After honoured), at most 16 requests at once, at most \
+             500 pictures and 50 MB of them a request (the oldest become placeholders beyond)"
+        );
+        let claude_client = claude.sent(&client(&[("max_picture_mb", "10")]));
+        assert!(
+            claude_client["client"]
+                .ends_with("at most 100 pictures and 10 MB of them a request (the oldest become placeholders beyond)"),
+            "{claude_client:?}"
         );
         let compatible = LlmConfig::from_options("openai-compatible/m", &opts(&[])).unwrap();
         assert_eq!(compatible.sent(&client(&[]))["max_tokens"], "2048");
         // a local server decodes one request at a time unless told otherwise
         let local = LlmConfig::from_options("local/smollm2", &opts(&[])).unwrap();
         assert!(
-            local.sent(&client(&[]))["client"].ends_with("at most 1 requests at once"),
+            local.sent(&client(&[]))["client"].contains("at most 1 requests at once"),
             "{:?}",
             local.sent(&client(&[]))
         );
