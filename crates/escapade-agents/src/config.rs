@@ -444,12 +444,13 @@ impl LlmConfig {
         }
     }
 
-    /// What every request of this agent carries, one phrase per setting: each decoding parameter as the backend puts it on the wire (its
-    /// provider's name for it, a default the API requires, extended thinking's changes)
-    /// or [`NOT_SENT`], the reasoning setting, the API version, the reply format a
-    /// constraint imposes, how pictures go, and how the client retries (`client`, its
-    /// tuning keys from `client`). `run.toml` records it; the report compares it with the
-    /// suite's paper settings.
+    /// What every request of this agent carries, one phrase per setting: each decoding
+    /// parameter as the backend puts it on the wire (under its provider's name, with a
+    /// default the API requires, with extended thinking's changes) or [`NOT_SENT`], the
+    /// reasoning setting, the API version, the reply format a constraint imposes, how
+    /// pictures go, and how the client sends and retries (from `client`, the settings
+    /// the run opens its client with). `run.toml` records it; the report compares it with
+    /// the suite's paper settings, and `escapade compare` two runs' records.
     pub fn sent(&self, client: &ClientOptions) -> BTreeMap<String, String> {
         let provider = self.model.split_once('/').map_or("", |(p, _)| p);
         let anthropic = provider == "anthropic";
