@@ -1051,14 +1051,11 @@ mod tests {
              request; 3 threads; its own sampling defaults for what is not sent"
         );
         assert!(!gpt.sent(&client(&[])).contains_key("server"));
-        // VisEscaper's analysis calls are capped shorter
+        // VisEscaper's analysis and memory calls carry what its acting calls carry
         let escaper = sent_of("visescaper", &opts(&[("model", "openai/x")]))
             .unwrap()
             .unwrap();
-        assert_eq!(
-            escaper["max_tokens"],
-            "2048 (as max_completion_tokens); analysis calls: 64 (as max_completion_tokens)"
-        );
+        assert_eq!(escaper["max_tokens"], "2048 (as max_completion_tokens)");
         // captions by another model: its provider decides what goes out
         let captioned = LlmConfig::from_options(
             "openai/x",

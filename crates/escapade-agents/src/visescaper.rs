@@ -63,14 +63,6 @@ pub const MAX_ANALYSIS_CHARS: usize = 200;
 pub const MAX_MEMORY_CHARS: usize = 8000;
 /// Bound on the `thought` of a schema-constrained reply.
 pub const THOUGHT_MAX_LENGTH: u64 = 400;
-/// Output cap of the post-action analysis (asked for under 10 words).
-const ANALYSIS_MAX_TOKENS: u32 = 64;
-
-/// The output cap of an analysis call when the acting calls' cap is `acting`: the lower
-/// of the two, [`ANALYSIS_MAX_TOKENS`] when they send none.
-fn analysis_max_tokens(acting: Option<u32>) -> u32 {
-    acting.map_or(ANALYSIS_MAX_TOKENS, |m| m.min(ANALYSIS_MAX_TOKENS))
-}
 
 /// Which of the paper's agents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,19 +152,11 @@ impl EscaperConfig {
         Ok(config)
     }
 
-    /// What this agent's requests carry ([`LlmConfig::sent`]): its acting calls', and
-    /// the shorter output cap of its post-action analysis (when `reasoning` is on).
+    /// What this agent's requests carry ([`LlmConfig::sent`]): its acting, analysis and
+    /// memory calls all carry the same settings, as the original's do (its analysis,
+    /// asked for in under 10 words, is not capped shorter).
     pub fn sent(&self, client: &ClientOptions) -> BTreeMap<String, String> {
-        let mut out = self.llm.sent(client);
-        if self.reasoning {
-            let analysis = self
-                .llm
-                .max_tokens_sent(Some(analysis_max_tokens(self.llm.max_tokens)), client);
-            if let Some(cap) = out.get_mut("max_tokens") {
-                *cap = format!("{cap}; analysis calls: {analysis}");
-            }
-        }
-        out
+        self.llm.sent(client)
     }
 
     /// The name in run directories and reports: `base:<model>`, `visescaper:<model>`.
@@ -446,7 +430,6 @@ impl Escaper {
         &mut self,
         parts: Vec<Part>,
         schema: Option<Value>,
-        max_tokens: Option<u32>,
     ) -> Result<(ChatRequest, Completion), AgentError> {
         let mut messages = Vec::new();
         if !self.whole() {
@@ -463,7 +446,7 @@ impl Escaper {
             response_schema: schema,
             temperature: self.config.llm.temperature,
             seed: Some(self.seed.wrapping_add(self.requests)),
-            max_tokens,
+            max_tokens: self.config.llm.max_tokens,
             ..ChatRequest::default()
         };
         self.requests += 1;
@@ -520,10 +503,7 @@ impl Escaper {
              action changed, or that it changed nothing. Be definite, not descriptive, and \
              use fewer than 10 words.\n\n[ANALYSIS]"
         ));
-        let max_tokens = Some(analysis_max_tokens(self.config.llm.max_tokens));
-        let (request, completion) = self
-            .call(vec![Part::Text { text: prompt }], None, max_tokens)
-            .await?;
+        let (request, completion) = self.call(vec![Part::Text { text: prompt }], None).await?;
         let text = completion.response.text.trim();
         let text = match text.to_ascii_lowercase().find("[analysis]") {
             Some(i) => &text[i + "[analysis]".len()..],
@@ -580,10 +560,7 @@ impl Escaper {
                 n = self.logs.len() - from,
             ),
         };
-        let max_tokens = self.config.llm.max_tokens;
-        let (request, completion) = self
-            .call(vec![Part::Text { text: prompt }], None, max_tokens)
-            .await?;
+        let (request, completion) = self.call(vec![Part::Text { text: prompt }], None).await?;
         let reply = format::unfence(&completion.response.text);
         let reply = match reply.to_ascii_lowercase().find("[spatial memory]") {
             Some(i) => &reply[i..],
@@ -820,8 +797,7 @@ impl Escaper {
     ) -> Result<AgentTurn, AgentError> {
         let structured = self.config.llm.structured_on();
         let schema = structured.then(|| self.schema(input.observation, input.tools, think));
-        let max_tokens = self.config.llm.max_tokens;
-        let (request, completion) = self.call(parts, schema, max_tokens).await?;
+        let (request, completion) = self.call(parts, schema).await?;
         let text = completion.response.text.clone();
         let actions = self.current.actions.as_deref();
         let (thought, action) = if structured {

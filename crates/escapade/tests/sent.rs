@@ -190,7 +190,8 @@ fn anthropic_thinking_is_recorded_as_sent() {
     assert!(sent["thinking"].contains("1024"), "{sent:?}");
 }
 
-/// VisEscaper's analysis calls cap their reply shorter than its acting calls.
+/// VisEscaper's analysis and memory calls carry what its acting calls carry (the
+/// original caps none of them).
 #[test]
 fn visescaper_requests_are_recorded_as_sent() {
     let provider = Provider::start(Box::new(|_| {

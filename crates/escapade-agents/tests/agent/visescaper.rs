@@ -459,9 +459,10 @@ async fn sampling_options_reach_every_call() {
     for r in &requests {
         assert_eq!(r.temperature, Some(0.5));
     }
-    assert_eq!(requests[0].max_tokens, Some(300));
-    assert_eq!(requests[1].max_tokens, Some(64), "the analysis is short");
-    assert_eq!(requests[2].max_tokens, Some(300));
+    // the analysis too: the original caps none of its calls shorter
+    for r in &requests {
+        assert_eq!(r.max_tokens, Some(300));
+    }
     let seeds: std::collections::BTreeSet<_> = requests.iter().map(|r| r.seed).collect();
     assert_eq!(seeds.len(), 3, "a seed per call");
 }
