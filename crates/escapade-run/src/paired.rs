@@ -5,10 +5,12 @@
 //! comparison of two means over different or unmatched scenarios hides a real
 //! difference in that spread. Pairing each scenario with itself removes it:
 //!
-//! - success: McNemar's exact test on the episodes both runs played (a scenario's epoch
-//!   in one run against the same epoch in the other: the same seed when the runs share
-//!   their seed, and a note counts the pairs that do not), which looks only at the pairs
-//!   that disagree;
+//! - success: McNemar's test on the episodes both runs played (a scenario's epoch in one
+//!   run against the same epoch in the other: the same seed when the runs share their
+//!   seed, and a note counts the pairs that do not), which looks only at the pairs that
+//!   disagree — the exact test when each scenario has one such pair, Durkalski's
+//!   clustered test when some have several, since the epochs of one scenario tend to
+//!   agree with each other and are not independent pairs;
 //! - every metric (success too, for its interval): the mean over the scenario's epochs in
 //!   each run, and a paired bootstrap over scenarios of the differences — the mean
 //!   difference, its 95 % interval and a two-sided p-value.
@@ -17,7 +19,8 @@
 //! different `scenario_hash`es (another suite version, an edited file) is left out and
 //! named in the notes. Each comparison says how many scenarios were paired, and warns when that number
 //! cannot separate the difference seen from chance (fewer than six disagreeing
-//! episodes can never give McNemar's p below 0.05). It lists the settings the two runs
+//! episodes, or with several epochs fewer than four scenarios that lean one way, can
+//! never give McNemar's p below 0.05). It lists the settings the two runs
 //! differ in — the suite, each `-W` option, and each parameter their requests carried
 //! (`run.toml`'s `[sent]`: temperature, output cap, thinking, pictures, …) — so a
 //! difference is read against what was changed, not only against the agent's label.
@@ -59,7 +62,8 @@ pub struct PairedMetric {
     /// Upper bound of the same interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hi: Option<f64>,
-    /// The test: `mcnemar` (success) or `paired bootstrap`.
+    /// The test: `mcnemar` (success, one epoch a scenario paired), `mcnemar clustered`
+    /// (success, several: [`stats::mcnemar_clustered`]) or `paired bootstrap`.
     pub test: String,
     /// Its two-sided p-value.
     pub p: f64,
@@ -324,12 +328,17 @@ fn paired_metric(
     let n = xa.len();
     let seed = stats::seed_for(&format!("paired/{world}/{tier}/{name}"));
     let boot = stats::paired_bootstrap(&xa, &xb, stats::RESAMPLES, seed);
+    // with several epochs a scenario: the scenarios whose epochs lean one way
+    let (mut clustered, mut leaning) = (false, 0usize);
     let (test, p, discordant) = if name == "success" {
-        // each epoch against the same epoch (the same seed) of the other run
-        let (mut only_a, mut only_b) = (0u64, 0u64);
+        // each epoch against the same epoch (the same seed) of the other run, counted
+        // scenario by scenario
+        let mut per_scenario = Vec::with_capacity(keys.len());
         for k in keys {
+            let (mut only_a, mut only_b, mut pairs) = (0u64, 0u64, 0usize);
             for (epoch, ra) in &sa[k] {
                 if let Some(rb) = sb[k].get(epoch) {
+                    pairs += 1;
                     match (ra.success, rb.success) {
                         (true, false) => only_a += 1,
                         (false, true) => only_b += 1,
@@ -337,20 +346,43 @@ fn paired_metric(
                     }
                 }
             }
+            clustered |= pairs > 1;
+            per_scenario.push((only_a, only_b));
         }
-        (
-            "mcnemar".to_string(),
-            stats::mcnemar_exact(only_a, only_b),
-            Some((only_a, only_b)),
-        )
+        leaning = per_scenario.iter().filter(|(a, b)| a != b).count();
+        let only_a = per_scenario.iter().map(|d| d.0).sum();
+        let only_b = per_scenario.iter().map(|d| d.1).sum();
+        match clustered {
+            true => (
+                "mcnemar clustered".to_string(),
+                stats::mcnemar_clustered(&per_scenario),
+                Some((only_a, only_b)),
+            ),
+            false => (
+                "mcnemar".to_string(),
+                stats::mcnemar_exact(only_a, only_b),
+                Some((only_a, only_b)),
+            ),
+        }
     } else {
         ("paired bootstrap".to_string(), boot.p, None)
     };
     let warning = if let Some((x, y)) = discordant {
-        let floor = stats::mcnemar_floor(x + y);
+        // the smallest p the test can give here: every disagreement one way, or (clustered)
+        // every leaning scenario leaning one way by as much
+        let floor = match clustered {
+            true => stats::mcnemar_clustered(&vec![(1, 0); leaning]),
+            false => stats::mcnemar_floor(x + y),
+        };
         if x + y == 0 {
             // the runs agree on every paired episode: nothing to tell apart
             None
+        } else if floor >= ALPHA && clustered {
+            Some(format!(
+                "{} disagreeing episode(s) in {leaning} scenario(s) that lean one way: no \
+                 split of so few scenarios can reach p < {ALPHA}",
+                x + y
+            ))
         } else if floor >= ALPHA {
             Some(format!(
                 "{} disagreeing episode(s) over {n} scenario(s): no split of so few can reach \
@@ -395,8 +427,8 @@ fn paired_metric(
 pub fn markdown(c: &Comparison) -> String {
     let escape = |s: &str| s.replace('|', "\\|");
     let mut out = format!(
-        "\n## Paired: {} against {}\n\nOn the scenarios both runs played; success by McNemar's exact test on the \
-         episodes both played, every metric's difference (first minus second) with a 95% paired-bootstrap \
+        "\n## Paired: {} against {}\n\nOn the scenarios both runs played; success by McNemar's test on the \
+         episodes both played (exact with one epoch a scenario, Durkalski's clustered test with several), every metric's difference (first minus second) with a 95% paired-bootstrap \
          interval.\n\n| world | tier | metric | scenarios | first | second | difference [95% CI] | test | p |\n\
          |:---|:---|:---|---:|---:|---:|---:|:---|---:|\n",
         escape(&c.a),

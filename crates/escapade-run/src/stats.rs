@@ -17,7 +17,10 @@
 //!   `bootstrap(method="percentile")`, numpy's linear percentile);
 //! - [`pass_at_k`] and [`pass_hat_k`]: the unbiased estimators of "at least one of k
 //!   tries succeeds" (Chen et al. 2021) and "all k tries succeed" (τ-bench's pass^k);
-//! - [`mcnemar_exact`]: the two-sided exact (binomial) McNemar test;
+//! - [`mcnemar_exact`]: the two-sided exact (binomial) McNemar test, for one epoch a
+//!   scenario;
+//! - [`mcnemar_clustered`]: Durkalski's McNemar test for clustered pairs, for several
+//!   epochs a scenario (the epochs of one scenario are not independent pairs);
 //! - [`paired_bootstrap`]: the mean difference of paired values, its percentile interval
 //!   and a two-sided bootstrap p-value.
 
@@ -153,6 +156,27 @@ pub fn mcnemar_floor(n: u64) -> f64 {
     mcnemar_exact(n, 0)
 }
 
+/// McNemar's test for clustered matched pairs (Durkalski, Palesch, Lipsitz and Rust,
+/// "Analysis of clustered matched-pair data", Statistics in Medicine 22, 2003): `pairs`
+/// holds, for each scenario, the episodes the first run solved and the second did not
+/// (`b_k`) and the other way round (`c_k`). The statistic
+/// `(Σ (b_k − c_k))² / Σ (b_k − c_k)²` is referred to a chi-square with one degree of
+/// freedom, so a scenario's epochs weigh as one correlated cluster, not as independent
+/// pairs (which would make the exact test's p too small when epochs agree with each
+/// other). With one pair a scenario it is the asymptotic McNemar statistic
+/// `(b − c)² / (b + c)`. The p-value is 1 when no scenario leans either way.
+pub fn mcnemar_clustered(pairs: &[(u64, u64)]) -> f64 {
+    let d = |&(b, c): &(u64, u64)| b as f64 - c as f64;
+    let sum: f64 = pairs.iter().map(d).sum();
+    let squares: f64 = pairs.iter().map(|p| d(p) * d(p)).sum();
+    if squares == 0.0 {
+        return 1.0;
+    }
+    let x2 = sum * sum / squares;
+    // P(chi-square(1) > x2) = P(|Z| > sqrt(x2)) = erfc(sqrt(x2 / 2))
+    libm::erfc((x2 / 2.0).sqrt()).min(1.0)
+}
+
 /// A paired comparison of one number between two runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairedDiff {
@@ -266,6 +290,21 @@ mod tests {
         assert!((mcnemar_floor(6) - 0.03125).abs() < 1e-12);
         assert_eq!(mcnemar_exact(3, 3), 1.0);
         assert_eq!(mcnemar_exact(1, 4), mcnemar_exact(4, 1));
+    }
+
+    #[test]
+    fn clustered_mcnemar_weighs_a_scenarios_epochs_as_one() {
+        assert_eq!(mcnemar_clustered(&[]), 1.0);
+        assert_eq!(mcnemar_clustered(&[(1, 1), (2, 2)]), 1.0);
+        // one pair a scenario: the asymptotic McNemar statistic (b - c)^2 / (b + c)
+        let single: Vec<(u64, u64)> = [(1, 0); 9].into_iter().chain([(0, 1); 3]).collect();
+        let x2: f64 = 36.0 / 12.0;
+        assert!((mcnemar_clustered(&single) - libm::erfc((x2 / 2.0).sqrt())).abs() < 1e-15);
+        // the same 12 disagreements as three epochs of four scenarios that always agree
+        // with themselves: one cluster's worth of evidence each, a larger p
+        let clustered = [(3, 0), (3, 0), (3, 0), (0, 3)];
+        assert!(mcnemar_clustered(&clustered) > mcnemar_clustered(&single));
+        assert!(mcnemar_clustered(&[(3, 0), (2, 1), (4, 0), (1, 0), (2, 0), (3, 0)]) < 0.05);
     }
 
     #[test]

@@ -50,7 +50,8 @@ pub enum Command {
     /// replaying the episodes (docs/training.md).
     Export(ExportArgs),
     /// Compare two runs on the scenarios both played: differences with 95 % intervals
-    /// and p-values (McNemar's exact test for success, a paired bootstrap otherwise).
+    /// and p-values (McNemar's test for success, exact or clustered by scenario when
+    /// there are several epochs; a paired bootstrap otherwise).
     Compare(CompareArgs),
     /// Print a paper's results tables as escapade holds them (a world or a suite).
     Paper(PaperArgs),

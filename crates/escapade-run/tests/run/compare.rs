@@ -157,3 +157,46 @@ fn only_the_same_scenario_is_paired_and_other_seeds_are_named() {
         c.notes
     );
 }
+
+/// Several epochs of a scenario are one cluster of pairs, not independent pairs: four
+/// scenarios that the oracle escapes and the other agent never does, three epochs each,
+/// are twelve disagreeing episodes but four scenarios' worth of evidence (Durkalski's
+/// test: p = P(chi-square(1) > 4) = 0.0455, where the exact test on twelve independent
+/// pairs would claim 0.0005); three such scenarios can never reach p < 0.05.
+#[test]
+fn the_epochs_of_a_scenario_are_one_cluster() {
+    let tmp = tempfile::tempdir().unwrap();
+    let compared = |n: usize, name: &str| {
+        let few: Vec<(String, String)> = scenarios().into_iter().take(n).collect();
+        let epochs = |agent: &str| escapade_run::RunSpec {
+            epochs: 3,
+            ..spec(agent)
+        };
+        let o = run_in(
+            &tmp.path().join(format!("{name}o")),
+            &few,
+            &epochs("oracle"),
+        );
+        let d = run_in(&tmp.path().join(format!("{name}d")), &few, &epochs("down"));
+        compare(&one(&o.unwrap().dir), &one(&d.unwrap().dir), &[])
+    };
+    let c = compared(4, "four");
+    let s = all(&c, "success");
+    assert_eq!(s.test, "mcnemar clustered");
+    assert_eq!(s.discordant, Some((12, 0)));
+    assert!((s.p - 0.045_500_263_896_358_4).abs() < 1e-12, "{s:?}");
+    assert!(s.warning.is_none(), "{s:?}");
+    let c = compared(3, "three");
+    let s = all(&c, "success");
+    assert_eq!(
+        (s.test.as_str(), s.discordant),
+        ("mcnemar clustered", Some((9, 0)))
+    );
+    let warning = s.warning.as_deref().unwrap_or_default();
+    assert!(
+        warning.contains("in 3 scenario(s) that lean one way"),
+        "{s:?}"
+    );
+    let md = escapade_run::paired::markdown(&c);
+    assert!(md.contains("Durkalski's clustered test"), "{md}");
+}

@@ -1,11 +1,14 @@
 //! The report's statistics against a reference computation on fixed data: scipy's
-//! percentile bootstrap, statsmodels' exact McNemar test, pass@k from exact binomial
+//! percentile bootstrap, statsmodels' exact McNemar test, the clustered McNemar test's
+//! statistic with scipy's chi-square tail, pass@k from exact binomial
 //! coefficients (the project's Python environment; skipped with a note without it,
 //! failed under CI).
 
 use std::process::Command;
 
-use escapade_run::stats::{bootstrap_ci, mcnemar_exact, paired_bootstrap, pass_at_k, pass_hat_k};
+use escapade_run::stats::{
+    bootstrap_ci, mcnemar_clustered, mcnemar_exact, paired_bootstrap, pass_at_k, pass_hat_k,
+};
 use serde_json::{Value, json};
 
 /// The reference side: reads the fixed data as JSON on standard input, prints JSON.
@@ -34,6 +37,11 @@ idx = rng.integers(0, len(clusters), size=(100000, len(clusters)))
 means = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
 out["clusters"] = [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]
 out["mcnemar"] = [mcnemar([[5, b_], [c_, 7]], exact=True).pvalue for b_, c_ in d["discordant"]]
+# Durkalski et al. (2003): clustered McNemar, its statistic written out, scipy's chi-square tail
+def clustered(pairs):
+    d = np.array([b_ - c_ for b_, c_ in pairs], dtype=float)
+    return 1.0 if (d * d).sum() == 0 else float(stats.chi2.sf(d.sum() ** 2 / (d * d).sum(), 1))
+out["clustered"] = [clustered(p) for p in d["clustered"]]
 out["pass_at"] = [1 - comb(n - c, k) / comb(n, k) for n, c, k in d["passes"]]
 out["pass_hat"] = [comb(c, k) / comb(n, k) for n, c, k in d["passes"]]
 print(json.dumps(out))
@@ -58,6 +66,12 @@ fn data() -> Value {
         "values": values, "a": a, "b": b, "clusters": clusters,
         "discordant": [[0, 0], [5, 0], [3, 9], [12, 4], [40, 21], [1, 1], [0, 7]],
         "passes": [[5, 0, 3], [5, 5, 1], [10, 3, 2], [10, 3, 5], [7, 6, 4], [3, 1, 3]],
+        "clustered": [
+            [], [[1, 1], [0, 0]], [[3, 0], [3, 0], [3, 0], [0, 3]],
+            [[3, 0], [2, 1], [4, 0], [1, 0], [2, 0], [3, 0]],
+            [[1, 0], [0, 1], [2, 0], [1, 1], [3, 1], [0, 2], [1, 0], [2, 0], [4, 0], [0, 0]],
+            [[40, 3], [1, 0]],
+        ],
     })
 }
 
@@ -138,6 +152,25 @@ fn intervals_and_tests_match_scipy_and_statsmodels() {
     {
         let (x, y) = (pair[0].as_u64().unwrap(), pair[1].as_u64().unwrap());
         close(&format!("mcnemar {x}/{y}"), mcnemar_exact(x, y), p, 1e-10);
+    }
+    for (clusters, p) in data["clustered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(floats(&reference["clustered"]))
+    {
+        let pairs: Vec<(u64, u64)> = clusters
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c[0].as_u64().unwrap(), c[1].as_u64().unwrap()))
+            .collect();
+        close(
+            &format!("clustered {pairs:?}"),
+            mcnemar_clustered(&pairs),
+            p,
+            1e-12,
+        );
     }
     let passes = data["passes"].as_array().unwrap();
     for ((t, at), hat) in passes
