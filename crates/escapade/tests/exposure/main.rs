@@ -4,6 +4,7 @@
 //!
 //! - signals: SIGTERM and SIGHUP stop every command as Ctrl-C does, and every episode in
 //!   play is recorded (`serve`, `mcp`, `play` in the terminal and in the browser, `run`);
+//!   a second signal quits a server at once, however long its graceful stop would wait;
 //! - slow clients: idle, half-sent and slow-bodied connections are cut off, and a flood of
 //!   them under a low file-descriptor limit leaves the server reachable;
 //! - descriptors: `serve --record` raises its limit, holds few descriptors per session,
@@ -188,6 +189,74 @@ fn sigterm_stops_view_cleanly() {
     let mut r = start(&["view", s(dir.path()), "--port", "0"], &[], None);
     let status = r.signal("TERM", Duration::from_secs(30));
     assert!(status.is_some_and(|s| s.success()), "{status:?}");
+}
+
+/// A request whose body never finishes: it holds a server's stop for the whole grace.
+fn hold_a_request(r: &Running, path: &str, content_type: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(&r.addr).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: {content_type}\r\n{}\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{",
+        r.addr,
+        r.auth()
+    )
+    .unwrap();
+    s
+}
+
+#[test]
+fn a_second_signal_stops_every_server_at_once() {
+    let dir = tmp();
+    let record = dir.path().join("runs");
+    let servers = [
+        (
+            vec![
+                "play",
+                "--web",
+                "visescape@4",
+                "--port",
+                "0",
+                "--record",
+                s(&record),
+            ],
+            "/play/start",
+            "application/x-www-form-urlencoded",
+        ),
+        (
+            vec!["serve", "--port", "0", "--record", s(&record)],
+            "/reset",
+            "application/json",
+        ),
+        (
+            vec!["mcp", "--http", "--port", "0"],
+            "/mcp",
+            "application/json",
+        ),
+    ];
+    std::thread::scope(|scope| {
+        for (args, path, content_type) in &servers {
+            scope.spawn(move || {
+                let mut r = start(args, &[], None);
+                // a request in progress: the first signal waits for it (up to the grace)
+                let _held = hold_a_request(&r, path, content_type);
+                std::thread::sleep(Duration::from_millis(300));
+                kit::send_signal(&r.child, "TERM");
+                std::thread::sleep(Duration::from_millis(1000));
+                let at = Instant::now();
+                let status = r.signal("INT", Duration::from_secs(5));
+                assert_eq!(
+                    status.and_then(|s| s.code()),
+                    Some(130),
+                    "{args:?}: a second signal did not stop it at once ({:?})\n{}",
+                    at.elapsed(),
+                    r.stderr()
+                );
+                assert!(r.stderr().contains("quit"), "{}", r.stderr());
+            });
+        }
+    });
 }
 
 #[test]
