@@ -177,10 +177,14 @@ impl Refusal {
     }
 }
 
-/// What an admitted request needs: the cookie to set, when the token came in the query.
+/// What an admitted request needs: the cookie to set, when the token came in the query,
+/// and for a browser's navigation, the address without the token to send it on to.
 #[derive(Debug, Default)]
 pub struct Admitted {
     set_cookie: Option<HeaderValue>,
+    /// `303 See Other` to this address (the request's, without `token=`) instead of
+    /// the page: see [`without_token`].
+    redirect: Option<HeaderValue>,
 }
 
 /// The address of the client that sent `req` (loopback when none is known: a test
@@ -240,7 +244,16 @@ impl Guard {
                     .ok(),
                     _ => None,
                 };
-                Ok(Admitted { set_cookie })
+                // a token in the address is dropped from it, however the request came in
+                let in_query = crate::auth::query_token(req.uri().query()).is_some();
+                let redirect = match self.cookie.is_some() && in_query && is_navigation(req) {
+                    true => without_token(req.uri()),
+                    false => None,
+                };
+                Ok(Admitted {
+                    set_cookie,
+                    redirect,
+                })
             }
             _ => {
                 self.failed(ip);
@@ -294,7 +307,15 @@ impl Guard {
         });
         let (response, why) = match self.check(access, &req) {
             Ok(admitted) => {
-                let mut response = next.run(req).await;
+                let mut response = match admitted.redirect {
+                    Some(to) => {
+                        let mut r = Response::new(axum::body::Body::empty());
+                        *r.status_mut() = StatusCode::SEE_OTHER;
+                        r.headers_mut().insert(header::LOCATION, to);
+                        r
+                    }
+                    None => next.run(req).await,
+                };
                 if let Some(cookie) = admitted.set_cookie {
                     response.headers_mut().append(header::SET_COOKIE, cookie);
                 }
@@ -322,6 +343,38 @@ impl Guard {
         }
         response
     }
+}
+
+/// Whether `req` is a browser opening a page (typed, clicked, a link from the
+/// terminal): `Sec-Fetch-Mode: navigate`, or, where a browser sends no `Sec-Fetch-*`
+/// (plain HTTP to another machine), an `Accept` that asks for HTML first.
+fn is_navigation(req: &Request) -> bool {
+    let headers = req.headers();
+    match headers.get("sec-fetch-mode") {
+        Some(mode) => mode.as_bytes() == b"navigate",
+        None => headers
+            .get(header::ACCEPT)
+            .and_then(|a| a.to_str().ok())
+            .is_some_and(|a| a.starts_with("text/html")),
+    }
+}
+
+/// The address of `uri` without its `token=` (the path, and the other keys of the
+/// query in their order). A browser server answers a page opened with the token in its
+/// address with a redirect here, the cookie set: the token then stays neither in the
+/// address bar nor in the history, where another person at the screen, a screenshot or
+/// a synced history would show it. `None` when the query cannot be read again.
+pub fn without_token(uri: &axum::http::Uri) -> Option<HeaderValue> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(uri.query().unwrap_or("")).ok()?;
+    let rest: Vec<(String, String)> = pairs.into_iter().filter(|(k, _)| k != "token").collect();
+    // `//host` would be another site's address: one leading slash only
+    let path = format!("/{}", uri.path().trim_start_matches('/'));
+    let to = match rest.is_empty() {
+        true => path,
+        false => format!("{path}?{}", serde_urlencoded::to_string(&rest).ok()?),
+    };
+    HeaderValue::from_str(&to).ok()
 }
 
 /// Writes one request's line to standard error.
@@ -388,6 +441,50 @@ mod tests {
             r = r.header(*k, *v);
         }
         r.body(axum::body::Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn the_token_leaves_the_address_and_nothing_else_does() {
+        let at =
+            |u: &str| without_token(&u.parse().unwrap()).map(|v| v.to_str().unwrap().to_string());
+        assert_eq!(at("/?token=abc").as_deref(), Some("/"));
+        assert_eq!(
+            at("/run?id=0%2Fa+b&token=abc&x=1").as_deref(),
+            Some("/run?id=0%2Fa+b&x=1")
+        );
+        assert_eq!(
+            at("//evil.example/?token=abc").as_deref(),
+            Some("/evil.example/")
+        );
+        assert_eq!(at("/play").as_deref(), Some("/play"));
+    }
+
+    #[test]
+    fn only_a_browsers_navigation_is_sent_on() {
+        let mut guard = Guard::new();
+        guard.cookie = Some("c".into());
+        let access = Access::Token("0123456789abcdef0123456789abcdef".into());
+        let get = |headers: &[(&str, &str)]| {
+            let mut r = axum::http::Request::get("/?token=0123456789abcdef0123456789abcdef");
+            for (k, v) in headers {
+                r = r.header(*k, *v);
+            }
+            guard
+                .check(&access, &r.body(axum::body::Body::empty()).unwrap())
+                .unwrap()
+        };
+        let typed = get(&[("sec-fetch-mode", "navigate"), ("accept", "text/html")]);
+        assert!(typed.redirect.is_some() && typed.set_cookie.is_some());
+        let plain_http = get(&[("accept", "text/html,application/xhtml+xml")]);
+        assert!(plain_http.redirect.is_some());
+        // a script's fetch, curl, a test client: answered in place
+        for headers in [&[("sec-fetch-mode", "cors")][..], &[("accept", "*/*")], &[]] {
+            let a = get(headers);
+            assert!(
+                a.redirect.is_none() && a.set_cookie.is_some(),
+                "{headers:?}"
+            );
+        }
     }
 
     #[test]

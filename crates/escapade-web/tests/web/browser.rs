@@ -619,3 +619,60 @@ async fn an_episode_shows_its_distance_curve_and_how_to_continue_it() {
     browser.screenshot("episode-distance").await;
     browser.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_in_the_printed_address_leaves_the_address_bar_and_the_history() {
+    let (tmp, vis, _) = support::two_runs(("vis", "oracle", 1), ("comma", "oracle", 1)).await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let token = "a-token-for-the-browser-0123456789";
+    let options = escapade_web::ViewOptions {
+        dirs: dirs.to_vec(),
+        port: 0,
+        token: escapade_web::auth::TokenChoice::Given(token.into()),
+        ..Default::default()
+    };
+    let site = support::site(&dirs, escapade_web::auth::Access::Token(token.into()));
+    let server = escapade_web::Server::bind(&options, site)
+        .await
+        .expect("binds");
+    let printed = server.url().to_string();
+    let base = printed.split("/?").next().unwrap().to_string();
+    tokio::spawn(server.serve());
+    // the address the server printed, and a deep link with the token beside other keys
+    let run = format!("/run?id={}&token={token}", support::id_of(&vis));
+    for url in [printed.clone(), format!("{base}{run}")] {
+        browser.client.goto(&url).await.unwrap();
+        browser.wait_for("main").await;
+        let now = browser.client.current_url().await.unwrap().to_string();
+        assert!(
+            !now.contains(token),
+            "the address bar shows the token: {now}"
+        );
+        let title = browser.client.title().await.unwrap();
+        assert!(
+            !title.contains("token"),
+            "{url}: the page was refused: {title}"
+        );
+        // what the history holds: only addresses without the token
+        let history = browser
+            .client
+            .execute(
+                "return [document.URL, document.referrer, history.length]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(!history.to_string().contains(token), "{history}");
+    }
+    // the run's page was reached with its id kept
+    let now = browser.client.current_url().await.unwrap();
+    assert_eq!(now.path(), "/run");
+    assert!(
+        now.query().unwrap_or("").contains("id="),
+        "{now}: the other keys of the query were lost"
+    );
+    browser.close().await;
+}
