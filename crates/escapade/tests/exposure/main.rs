@@ -817,3 +817,49 @@ fn a_long_participant_name_reveals_no_server_path() {
     assert!(!a.body.contains(s(dir.path())), "{}", a.body);
     assert_eq!(a.status, 200, "{}", a.body);
 }
+
+#[test]
+fn a_serve_clients_names_are_text_in_the_viewers_report() {
+    let dir = tmp();
+    let record = dir.path().join("runs");
+    let serve = start(&["serve", "--port", "0", "--record", s(&record)], &[], None);
+    // what a client of `serve` names: its participant, and an inline scenario's id
+    let lure = "![p](http://evil.example/q.png) [d](javascript:alert(2)) <http://evil.example/a>";
+    let opened = serve_reset(&serve, 0, json!({"participant": lure}));
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let session: Value = serde_json::from_str(&opened.body).unwrap();
+    let close = json!({"session_id": session["session_id"]}).to_string();
+    let closed = post(&serve.addr, "/close", &json_headers(&serve), &close);
+    assert_eq!(closed.status, 200, "{closed:?}");
+    let run = std::fs::read_dir(&record)
+        .unwrap()
+        .next()
+        .expect("the episode is recorded")
+        .unwrap()
+        .path();
+    let view = start(&["view", s(&run), "--port", "0"], &[], None);
+    let report = get(
+        &view.addr,
+        &format!("/report?run=0{}", view.query(false)),
+        "",
+    );
+    assert_eq!(report.status, 200, "{report:?}");
+    let page = report.body.to_ascii_lowercase();
+    for bad in [
+        "src=\"http://evil",
+        "href=\"javascript:",
+        "href=\"http://evil",
+    ] {
+        assert!(
+            !page.contains(bad),
+            "the report page holds `{bad}`:\n{}",
+            report.body
+        );
+    }
+    // the name is shown as written
+    assert!(
+        report.body.contains("javascript:alert(2)"),
+        "{}",
+        report.body
+    );
+}
