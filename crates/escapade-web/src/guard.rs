@@ -488,6 +488,18 @@ mod tests {
     }
 
     #[test]
+    fn the_addresss_token_beats_a_stale_cookie() {
+        let mut guard = Guard::new();
+        guard.cookie = Some("c".into());
+        let access = Access::Token("the-new-token-0123456789".into());
+        let r = axum::http::Request::get("/?token=the-new-token-0123456789")
+            .header("cookie", "c=the-old-token-0123456789")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        assert!(guard.check(&access, &r).unwrap().set_cookie.is_some());
+    }
+
+    #[test]
     fn ten_wrong_tokens_then_a_second_each() {
         let guard = Guard::new();
         let access = Access::Token("0123456789abcdef0123456789abcdef".into());
