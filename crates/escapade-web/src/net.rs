@@ -13,7 +13,9 @@
 //!   counted until it closes; one more is answered `503` and closed at once, so the
 //!   process never runs out of descriptors and the clients over the cap learn why;
 //! - a stop stops accepting, lets requests in progress finish for [`Limits::grace`],
-//!   then drops what is left (a live page's event stream never ends by itself).
+//!   then drops what is left (a live page's event stream never ends by itself). A
+//!   connection with no request in progress — idle, or still sending a head — is
+//!   dropped at once: a client that never finishes its head cannot hold the stop.
 //!
 //! [`raise_fd_limit`] lifts the soft limit on open files to the hard one (the usual
 //! 1,024 is low for a server) and [`Limits::connections_for`] sizes the cap from it. Each
@@ -197,7 +199,11 @@ async fn connection(
     limits: Limits,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
+    // requests of this connection whose head came and whose answer is not all sent
+    let busy = Arc::new(AtomicUsize::new(0));
+    let counted = busy.clone();
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let held = Counter::new(counted.clone());
         let mut req = req.map(|body| {
             axum::body::Body::new(TimedBody {
                 body,
@@ -206,7 +212,12 @@ async fn connection(
         });
         req.extensions_mut().insert(ConnectInfo(addr));
         let mut router = router.clone();
-        async move { router.call(req).await }
+        async move {
+            let response = router.call(req).await?;
+            Ok::<_, std::convert::Infallible>(
+                response.map(|body| axum::body::Body::new(HeldBody { body, _held: held })),
+            )
+        }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
@@ -220,6 +231,9 @@ async fn connection(
     tokio::select! {
         _ = conn.as_mut() => return,
         _ = stop.wait_for(|s| *s) => {}
+    }
+    if busy.load(Ordering::SeqCst) == 0 {
+        return; // nothing to finish: an idle connection, or a head still on its way
     }
     conn.as_mut().graceful_shutdown();
     let _ = conn.await;
@@ -262,6 +276,48 @@ impl hyper::body::Body for TimedBody {
             Poll::Ready(()) => Poll::Ready(Some(Err("the request body took too long".into()))),
             Poll::Pending => Poll::Pending,
         }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// One more in a count while it lives (a request in progress on its connection).
+struct Counter(Arc<AtomicUsize>);
+
+impl Counter {
+    fn new(count: Arc<AtomicUsize>) -> Counter {
+        count.fetch_add(1, Ordering::SeqCst);
+        Counter(count)
+    }
+}
+
+impl Drop for Counter {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// An answer's body, its request counted in progress until the body is sent or dropped.
+struct HeldBody {
+    body: axum::body::Body,
+    _held: Counter,
+}
+
+impl hyper::body::Body for HeldBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {

@@ -260,6 +260,37 @@ fn a_second_signal_stops_every_server_at_once() {
 }
 
 #[test]
+fn a_half_sent_request_head_does_not_hold_a_stop() {
+    use std::io::Write;
+    let dir = tmp();
+    let servers = [
+        vec!["view", s(dir.path()), "--port", "0"],
+        vec!["serve", "--port", "0"],
+        vec!["mcp", "--http", "--port", "0"],
+    ];
+    std::thread::scope(|scope| {
+        for args in &servers {
+            scope.spawn(move || {
+                let mut r = start(args, &[], None);
+                // anyone who can connect: a head never finished, and an idle connection
+                let mut half = std::net::TcpStream::connect(&r.addr).unwrap();
+                write!(half, "GET / HTTP/1.1\r\nHost: {}\r\n", r.addr).unwrap();
+                let _idle = std::net::TcpStream::connect(&r.addr).unwrap();
+                std::thread::sleep(Duration::from_millis(300));
+                let at = Instant::now();
+                let status = r.signal("TERM", Duration::from_secs(30));
+                assert!(status.is_some_and(|s| s.success()), "{args:?}: {status:?}");
+                assert!(
+                    at.elapsed() < Duration::from_secs(5),
+                    "{args:?}: the stop waited {:?} for a request that never came",
+                    at.elapsed()
+                );
+            });
+        }
+    });
+}
+
+#[test]
 fn sigterm_stops_a_run_and_records_the_episodes_in_flight() {
     let dir = tmp();
     let out = dir.path().join("runs");
