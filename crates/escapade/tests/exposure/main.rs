@@ -6,7 +6,8 @@
 //!   play is recorded (`serve`, `mcp`, `play` in the terminal and in the browser, `run`);
 //!   a second signal quits a server at once, however long its graceful stop would wait;
 //! - slow clients: idle, half-sent and slow-bodied connections are cut off, and a flood of
-//!   them under a low file-descriptor limit leaves the server reachable;
+//!   them under a low file-descriptor limit leaves the server reachable, even while the
+//!   flood is renewed, and none of them holds a stop;
 //! - descriptors: `serve --record` raises its limit, holds few descriptors per session,
 //!   and refuses cleanly when out of them;
 //! - origins: a page of another origin, a `text/plain` body, a foreign WebSocket are
@@ -457,6 +458,33 @@ fn a_flood_of_idle_connections_under_a_low_fd_limit_leaves_view_reachable() {
         "view stayed unreachable (last status {last:?})\n{}",
         r.stderr()
     );
+}
+
+#[test]
+fn a_flood_of_unfinished_heads_does_not_lock_a_client_out() {
+    use std::io::Write;
+    let dir = tmp();
+    // a cap of 64 connections: 128 descriptors, less what the server keeps for itself
+    let r = start(&["view", s(dir.path()), "--port", "0"], &[], Some("-n 128"));
+    let to = r.addr.parse().unwrap();
+    // anyone who can connect, without the token: more heads begun than the cap, each
+    // kept within the head timeout
+    let flood: Vec<std::net::TcpStream> = (0..150)
+        .filter_map(|_| {
+            let mut s = std::net::TcpStream::connect_timeout(&to, Duration::from_secs(3)).ok()?;
+            write!(s, "GET / HTTP/1.1\r\nHost: {}\r\n", r.addr).ok()?;
+            Some(s)
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let a = get(&r.addr, &format!("/{}", r.query(true)), "");
+    assert_eq!(
+        a.status,
+        200,
+        "a client with the token was locked out by {} unfinished heads: {a:?}",
+        flood.len()
+    );
+    drop(flood);
 }
 
 // -------------------------------------------------------------------- 6. descriptors
