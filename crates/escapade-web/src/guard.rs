@@ -16,7 +16,9 @@
 //!    which a browser sends without asking the server first;
 //! 4. its address sent [`FREE_FAILURES`] wrong tokens lately: it is answered `429` for
 //!    a second per wrong token since, whatever it sends (checked before the token, so a
-//!    guesser learns nothing from the answers' speed);
+//!    guesser learns nothing from the answers' speed); every loopback address counts as
+//!    one, and an IPv6 address as its /64 ([`client_key`]), so a guesser cannot spread
+//!    its guesses over addresses of its own;
 //! 5. the server has a token and the request does not carry it (see
 //!    [`crate::auth::token_of`] for where it may).
 //!
@@ -195,6 +197,22 @@ pub fn client(req: &Request) -> IpAddr {
         .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip())
 }
 
+/// Whom a per-client count (wrong tokens, a rate) belongs to: the client's address, with
+/// every loopback address one (another user of this machine may connect from any of
+/// 127.0.0.0/8 and `::1`, and would otherwise have 16 million allowances) and an IPv6
+/// address by its /64 (one network's machines, which choose their own addresses in it).
+pub fn client_key(ip: IpAddr) -> IpAddr {
+    let ip = ip.to_canonical();
+    match ip {
+        _ if ip.is_loopback() => IpAddr::from([127, 0, 0, 1]),
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => {
+            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(prefix.into())
+        }
+    }
+}
+
 impl Guard {
     /// Checks `req` against `access` (see the [module docs](self)).
     pub fn check(&self, access: &Access, req: &Request) -> Result<Admitted, Refusal> {
@@ -231,7 +249,7 @@ impl Guard {
         if req.method() == Method::GET && self.open_paths.contains(&req.uri().path()) {
             return Ok(Admitted::default());
         }
-        let ip = client(req);
+        let ip = client_key(client(req));
         if let Some(retry_after) = self.slowed(ip) {
             return Err(Refusal::SlowDown { retry_after });
         }
@@ -485,6 +503,30 @@ mod tests {
                 "{headers:?}"
             );
         }
+    }
+
+    #[test]
+    fn wrong_tokens_from_many_addresses_of_one_machine_or_network_count_as_one() {
+        let guard = Guard::new();
+        let access = Access::Token("0123456789abcdef0123456789abcdef".into());
+        let from = |ip: &str| {
+            let mut r = request(&[("authorization", "Bearer nope")]);
+            let addr = SocketAddr::new(ip.parse().unwrap(), 40000);
+            r.extensions_mut().insert(ConnectInfo(addr));
+            guard.check(&access, &r).unwrap_err()
+        };
+        // another user of this machine may connect from any of 127.0.0.0/8 (and ::1);
+        // one network's machines share a /64
+        let local: Vec<String> = (2..14).map(|i| format!("127.0.{i}.9")).collect();
+        let refusals: Vec<Refusal> = local.iter().map(|ip| from(ip)).collect();
+        assert!(
+            matches!(refusals[10], Refusal::SlowDown { .. }),
+            "{refusals:?}"
+        );
+        assert!(matches!(from("::1"), Refusal::SlowDown { .. }));
+        let net: Vec<Refusal> = (1..13).map(|i| from(&format!("2001:db8::{i:x}"))).collect();
+        assert!(matches!(net[10], Refusal::SlowDown { .. }), "{net:?}");
+        assert_eq!(from("2001:db8:0:1::1"), Refusal::Token, "another /64");
     }
 
     #[test]
