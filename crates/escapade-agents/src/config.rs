@@ -444,32 +444,33 @@ impl LlmConfig {
         }
     }
 
-    /// What every request of this agent carries, one phrase per setting ([`SENT`] lists
-    /// the keys): each decoding parameter as sent or [`NOT_SENT`], the reply format a
-    /// constraint imposes, and how pictures go. `run.toml` records it; the report
-    /// compares it with the suite's paper settings.
-    pub fn sent(&self) -> BTreeMap<String, String> {
-        let anthropic = self.model.starts_with("anthropic/");
+    /// What every request of this agent carries, one phrase per setting: each decoding
+    /// parameter as the backend puts it on the wire (under its provider's name, with a
+    /// default the API requires, with extended thinking's changes) or [`NOT_SENT`], the
+    /// reasoning setting, the API version, the reply format a constraint imposes, how
+    /// pictures go, and how the client sends and retries (from `client`, the settings
+    /// the run opens its client with). `run.toml` records it; the report compares it with
+    /// the suite's paper settings, and `escapade compare` two runs' records.
+    pub fn sent(&self, client: &ClientOptions) -> BTreeMap<String, String> {
+        let provider = self.model.split_once('/').map_or("", |(p, _)| p);
+        let anthropic = provider == "anthropic";
+        let thinking = client.thinking_budget.filter(|_| anthropic);
         let mut out = BTreeMap::new();
         let mut put = |key: &str, value: String| {
             out.insert(key.to_string(), value);
         };
         put(
             "temperature",
-            self.temperature
-                .map_or_else(|| NOT_SENT.to_string(), |t| t.to_string()),
-        );
-        put(
-            "max_tokens",
-            match (self.max_tokens, anthropic) {
-                (Some(n), _) => n.to_string(),
-                (None, true) => format!(
-                    "{} (the Anthropic API requires one)",
-                    escapade_llm::anthropic::DEFAULT_MAX_TOKENS
+            match (self.temperature, thinking) {
+                (None, _) => NOT_SENT.to_string(),
+                // the API takes no temperature with extended thinking
+                (Some(t), Some(_)) => format!(
+                    "{NOT_SENT} (extended thinking takes none; temperature={t} not applied)"
                 ),
-                (None, false) => NOT_SENT.to_string(),
+                (Some(t), None) => t.to_string(),
             },
         );
+        put("max_tokens", self.max_tokens_sent(self.max_tokens, client));
         put("top_p", NOT_SENT.to_string());
         put("stop", NOT_SENT.to_string());
         put(
@@ -480,6 +481,50 @@ impl LlmConfig {
                 "the episode's seed plus the request's number".to_string()
             },
         );
+        if anthropic {
+            put(
+                "thinking",
+                thinking.map_or_else(
+                    || NOT_SENT.to_string(),
+                    |b| format!("enabled, budget_tokens {b}"),
+                ),
+            );
+            put(
+                "api_version",
+                format!("anthropic-version {}", escapade_llm::anthropic::API_VERSION),
+            );
+        } else {
+            put(
+                "reasoning_effort",
+                client
+                    .reasoning_effort
+                    .clone()
+                    .unwrap_or_else(|| NOT_SENT.to_string()),
+            );
+        }
+        put(
+            "tool_choice",
+            match (self.structured_on() && anthropic, thinking) {
+                (false, _) => NOT_SENT.to_string(),
+                (true, None) => format!(
+                    "tool {} (forced: the reply is its input)",
+                    escapade_llm::anthropic::RESPOND_TOOL
+                ),
+                (true, Some(_)) => format!(
+                    "auto (extended thinking forbids forcing a tool: {} is offered)",
+                    escapade_llm::anthropic::RESPOND_TOOL
+                ),
+            },
+        );
+        if self.structured_on() && !anthropic {
+            // OpenAI-shaped servers get the schema as `response_format`, not strict (a
+            // world's schema need not meet strict mode's rules): llama.cpp constrains its
+            // decoding by it, OpenAI's API does not guarantee it without strict mode
+            put(
+                "response_format",
+                "json_schema named action, strict false".to_string(),
+            );
+        }
         put(
             "reply_format",
             if self.structured_on() {
@@ -503,13 +548,81 @@ impl LlmConfig {
                 (true, Socratic::Off) => self.pictures.describe(&self.model),
             },
         );
+        put("client", client_sent(client, provider));
+        if provider == "local" {
+            // what `escapade_llm::local` starts the server with; llama.cpp's server splits
+            // its context among the slots
+            let (context, slots) = (client.local.context.max(256), client.local.parallel.max(1));
+            put(
+                "server",
+                format!(
+                    "llama.cpp (xllamacpp) on loopback: context {context} tokens over {slots} \
+                     slot(s), {} a request; {} threads; its own sampling defaults for what \
+                     is not sent",
+                    context / slots,
+                    client.local.threads.max(1)
+                ),
+            );
+        }
+        if self.images && self.socratic == Socratic::Captions {
+            put("captions", self.captions_sent(client));
+        }
         out
+    }
+
+    /// What each caption call of `socratic=captions` carries: the captioner (the acting
+    /// model unless `captioner` names another, whose provider decides the wire), the
+    /// acting calls' decoding settings as that backend sends them, the picture, and its
+    /// seed (`crate::socratic`).
+    fn captions_sent(&self, client: &ClientOptions) -> String {
+        let mut captioner = self.clone();
+        captioner.model = self.captioner.clone().unwrap_or_else(|| self.model.clone());
+        captioner.socratic = Socratic::Off;
+        captioner.structured = Structured::Off;
+        let sent = captioner.sent(client);
+        let seed = if sent["seed"].starts_with(NOT_SENT) {
+            sent["seed"].clone()
+        } else {
+            "the episode's seed rotated by 32 bits plus the caption's number".to_string()
+        };
+        format!(
+            "by {}: temperature {}; max_tokens {}; seed {seed}; pictures {}",
+            captioner.model, sent["temperature"], sent["max_tokens"], sent["pictures"]
+        )
+    }
+
+    /// The output cap a request with cap `cap` sends to this agent's backend, as
+    /// [`LlmConfig::sent`] words it.
+    pub fn max_tokens_sent(&self, cap: Option<u32>, client: &ClientOptions) -> String {
+        use escapade_llm::anthropic;
+        let provider = self.model.split_once('/').map_or("", |(p, _)| p);
+        if provider == "anthropic" {
+            let wire = anthropic::wire_max_tokens(cap, client.thinking_budget);
+            let answer = match cap {
+                Some(n) => n.to_string(),
+                None => format!("the default {}", anthropic::DEFAULT_MAX_TOKENS),
+            };
+            return match (cap, client.thinking_budget) {
+                (_, Some(b)) => {
+                    format!("{wire} ({answer} for the answer plus the thinking budget {b})")
+                }
+                (Some(_), None) => wire.to_string(),
+                (None, None) => format!("{wire} (the Anthropic API requires one)"),
+            };
+        }
+        let field = escapade_llm::openai::Flavor::of_provider(provider)
+            .map_or("max_tokens", escapade_llm::openai::Flavor::max_tokens_field);
+        match cap {
+            None => NOT_SENT.to_string(),
+            Some(n) if field == "max_tokens" => n.to_string(),
+            Some(n) => format!("{n} (as {field})"),
+        }
     }
 
     /// [`LlmConfig::sent`] with what only the `llm` agent's conversation has: which past
     /// exchanges and pictures go with each request, and what becomes of re-asks.
-    pub fn sent_in_conversation(&self) -> BTreeMap<String, String> {
-        let mut out = self.sent();
+    pub fn sent_in_conversation(&self, client: &ClientOptions) -> BTreeMap<String, String> {
+        let mut out = self.sent(client);
         out.insert("history".into(), self.history.to_string());
         if self.images && self.socratic == Socratic::Off {
             out.insert(
@@ -547,7 +660,9 @@ const DESCRIBED: &str = "replaced by their text descriptions (images=off)";
 const DESCRIBED_BY: &str = "replaced by";
 
 /// What the requests of an agent of kind `kind` with `options` carry
-/// ([`LlmConfig::sent`]), or `None` for a kind that sends none (a world's baseline).
+/// ([`LlmConfig::sent`]), or `None` for a kind that sends none (a world's baseline). The
+/// client settings are read from `options` over [`ClientOptions::default`], as a run
+/// opens its clients (a `prices` file is not read: it changes no request).
 ///
 /// # Errors
 /// [`AgentError::Config`] when the options are refused.
@@ -557,19 +672,62 @@ pub fn sent_of(
 ) -> Result<Option<BTreeMap<String, String>>, AgentError> {
     use crate::visescaper::{EscaperConfig, EscaperKind};
     let model = options.get("model").map(String::as_str).unwrap_or_default();
+    let client = |options: &BTreeMap<String, String>| {
+        let mut options = options.clone();
+        options.remove("prices");
+        client_options(&options, ClientOptions::default())
+    };
     if kind == "llm" {
         return Ok(Some(
-            LlmConfig::from_options(model, options)?.sent_in_conversation(),
+            LlmConfig::from_options(model, options)?.sent_in_conversation(&client(options)?),
         ));
     }
     match EscaperKind::from_spec(kind) {
         Some(kind) => Ok(Some(
-            EscaperConfig::from_options(kind, model, options)?
-                .llm
-                .sent(),
+            EscaperConfig::from_options(kind, model, options)?.sent(&client(options)?),
         )),
         None => Ok(None),
     }
+}
+
+/// How a client sends and retries, as `run.toml` records it (`client` in `[sent.agent]`):
+/// none of it reaches the provider, but a timeout or too few retries can end an episode
+/// a patient client would have played on.
+fn client_sent(c: &ClientOptions, provider: &str) -> String {
+    // a local server's queue would count against the timeout: its client sends no more
+    // requests at once than the server decodes (`escapade_llm::open`)
+    let concurrency = if provider == "local" {
+        c.concurrency.min(c.local.parallel.max(1) as usize)
+    } else {
+        c.concurrency
+    };
+    let mut out = format!(
+        "timeout {} s per attempt, {} retries, backoff from {} s doubling to {} s with full \
+         jitter (Retry-After honoured), at most {} requests at once",
+        c.timeout.as_secs_f64(),
+        c.max_retries,
+        c.backoff_base.as_secs_f64(),
+        c.backoff_max.as_secs_f64(),
+        concurrency
+    );
+    if let Some(rpm) = c.rpm {
+        out.push_str(&format!(", {rpm} requests a minute"));
+    }
+    if let Some(tpm) = c.tpm {
+        out.push_str(&format!(", {tpm} tokens a minute"));
+    }
+    // the provider's documented limits unless -A max_pictures / max_picture_mb set others
+    let limit = escapade_llm::pictures::PictureBudget::of_provider(provider);
+    let count = c.max_pictures.unwrap_or(limit.count);
+    let bytes = c.max_picture_bytes.unwrap_or(limit.bytes);
+    if count != usize::MAX || bytes != u64::MAX {
+        let mb = bytes as f64 / f64::from(1u32 << 20);
+        out.push_str(&format!(
+            ", at most {count} pictures and {mb} MB of them a request (the oldest become \
+             placeholders beyond)"
+        ));
+    }
+    out
 }
 
 /// Client settings from the client keys of `options` over `base`. Keys of any model
@@ -748,7 +906,7 @@ mod tests {
         assert_eq!(c.history_images, HistoryImages::All);
         assert_eq!(c.image_budget, 5_000_000);
         assert_eq!(c.reask_history, ReaskHistory::Keep);
-        let sent = c.sent_in_conversation();
+        let sent = c.sent_in_conversation(&ClientOptions::default());
         assert_eq!(sent["temperature"], NOT_SENT);
         assert_eq!(sent["max_tokens"], NOT_SENT);
         assert_eq!(sent["top_p"], NOT_SENT);
@@ -762,7 +920,7 @@ mod tests {
         // the defaults: temperature 0, 2048 tokens, PNG, the current picture, drop
         let d =
             LlmConfig::from_options("anthropic/claude", &opts(&[("max_tokens", "none")])).unwrap();
-        let sent = d.sent_in_conversation();
+        let sent = d.sent_in_conversation(&ClientOptions::default());
         assert_eq!(sent["temperature"], "0");
         assert_eq!(sent["max_tokens"], "1024 (the Anthropic API requires one)");
         assert!(sent["seed"].starts_with(NOT_SENT), "{}", sent["seed"]);
@@ -772,7 +930,7 @@ mod tests {
         // a local model: constrained JSON replies and pictures as text
         let local = LlmConfig::from_options("local/smollm2", &opts(&[]))
             .unwrap()
-            .sent();
+            .sent(&ClientOptions::default());
         assert_eq!(local["reply_format"], STRUCTURED_FORMAT);
         assert!(
             local["pictures"].starts_with("replaced by"),
@@ -807,6 +965,119 @@ mod tests {
         assert_eq!(escaper["temperature"], NOT_SENT);
         assert!(!escaper.contains_key("history"));
         assert_eq!(sent_of("oracle", &opts(&[])).unwrap(), None);
+    }
+
+    /// What the backend puts on the wire, not only what the user typed: Anthropic's
+    /// extended thinking sends no temperature and a `max_tokens` that holds the budget,
+    /// and offers the `respond` tool instead of forcing it; OpenAI's API takes the cap as
+    /// `max_completion_tokens`; the client's timeout and retries are recorded too.
+    #[test]
+    fn sent_says_what_the_backend_sends() {
+        let client = |pairs: &[(&str, &str)]| {
+            client_options(&opts(pairs), ClientOptions::default()).unwrap()
+        };
+        let claude = LlmConfig::from_options(
+            "anthropic/claude",
+            &opts(&[("temperature", "0.7"), ("structured", "on")]),
+        )
+        .unwrap();
+        let plain = claude.sent(&client(&[]));
+        assert_eq!(plain["temperature"], "0.7");
+        assert_eq!(plain["max_tokens"], "2048");
+        assert_eq!(plain["thinking"], NOT_SENT);
+        assert_eq!(plain["api_version"], "anthropic-version 2023-06-01");
+        assert_eq!(
+            plain["tool_choice"],
+            "tool respond (forced: the reply is its input)"
+        );
+        assert!(!plain.contains_key("reasoning_effort"));
+        assert!(
+            !plain.contains_key("response_format"),
+            "a forced tool instead"
+        );
+        let local_sent = LlmConfig::from_options("local/smollm2", &opts(&[]))
+            .unwrap()
+            .sent(&client(&[]));
+        assert_eq!(
+            local_sent["response_format"],
+            "json_schema named action, strict false"
+        );
+        let thinking = claude.sent(&client(&[("thinking_budget", "1024")]));
+        assert_eq!(
+            thinking["temperature"],
+            "not sent (extended thinking takes none; temperature=0.7 not applied)"
+        );
+        assert_eq!(
+            thinking["max_tokens"],
+            "3072 (2048 for the answer plus the thinking budget 1024)"
+        );
+        assert_eq!(thinking["thinking"], "enabled, budget_tokens 1024");
+        assert!(thinking["tool_choice"].starts_with("auto"), "{thinking:?}");
+        let gpt = LlmConfig::from_options("openai/gpt", &opts(&[])).unwrap();
+        let sent = gpt.sent(&client(&[("reasoning_effort", "low"), ("retries", "2")]));
+        assert_eq!(sent["max_tokens"], "2048 (as max_completion_tokens)");
+        assert_eq!(sent["reasoning_effort"], "low");
+        assert_eq!(sent["tool_choice"], NOT_SENT);
+        assert_eq!(
+            sent["client"],
+            "timeout 120 s per attempt, 2 retries, backoff from 0.5 s doubling to 30 s \
+             with full jitter (Retry-After honoured), at most 16 requests at once, at most \
+             500 pictures and 50 MB of them a request (the oldest become placeholders beyond)"
+        );
+        let claude_client = claude.sent(&client(&[("max_picture_mb", "10")]));
+        assert!(
+            claude_client["client"]
+                .ends_with("at most 100 pictures and 10 MB of them a request (the oldest become placeholders beyond)"),
+            "{claude_client:?}"
+        );
+        let compatible = LlmConfig::from_options("openai-compatible/m", &opts(&[])).unwrap();
+        assert_eq!(compatible.sent(&client(&[]))["max_tokens"], "2048");
+        // a local server decodes one request at a time unless told otherwise
+        let local = LlmConfig::from_options("local/smollm2", &opts(&[])).unwrap();
+        assert!(
+            local.sent(&client(&[]))["client"].contains("at most 1 requests at once"),
+            "{:?}",
+            local.sent(&client(&[]))
+        );
+        // the local server's context, as started (and split among its slots)
+        let server = local.sent(&client(&[
+            ("context", "100"),
+            ("parallel", "2"),
+            ("threads", "3"),
+        ]));
+        assert_eq!(
+            server["server"],
+            "llama.cpp (xllamacpp) on loopback: context 256 tokens over 2 slot(s), 128 a \
+             request; 3 threads; its own sampling defaults for what is not sent"
+        );
+        assert!(!gpt.sent(&client(&[])).contains_key("server"));
+        // VisEscaper's analysis calls are capped shorter
+        let escaper = sent_of("visescaper", &opts(&[("model", "openai/x")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            escaper["max_tokens"],
+            "2048 (as max_completion_tokens); analysis calls: 64 (as max_completion_tokens)"
+        );
+        // captions by another model: its provider decides what goes out
+        let captioned = LlmConfig::from_options(
+            "openai/x",
+            &opts(&[
+                ("socratic", "captions"),
+                ("captioner", "anthropic/claude"),
+                ("max_tokens", "none"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            captioned.sent(&client(&[]))["captions"],
+            "by anthropic/claude: temperature 0; max_tokens 1024 (the Anthropic API requires \
+             one); seed not sent (the Anthropic API has none); pictures PNG, no detail"
+        );
+        let base = sent_of("base", &opts(&[("model", "openai/x")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(base["max_tokens"], "2048 (as max_completion_tokens)");
     }
 
     #[test]

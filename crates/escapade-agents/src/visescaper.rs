@@ -36,7 +36,7 @@ use std::fmt;
 
 use async_trait::async_trait;
 use escapade_core::{Action, AgentTurn, Image, Observation, ToolSchema, Usage};
-use escapade_llm::{ChatRequest, Client, Completion, Message, Part, Role};
+use escapade_llm::{ChatRequest, Client, ClientOptions, Completion, Message, Part, Role};
 use serde_json::{Value, json};
 
 use crate::config::{ESCAPER_KEYS, LlmConfig, RequestLog, bad, check_keys_of, parse, switch};
@@ -65,6 +65,12 @@ pub const MAX_MEMORY_CHARS: usize = 8000;
 pub const THOUGHT_MAX_LENGTH: u64 = 400;
 /// Output cap of the post-action analysis (asked for under 10 words).
 const ANALYSIS_MAX_TOKENS: u32 = 64;
+
+/// The output cap of an analysis call when the acting calls' cap is `acting`: the lower
+/// of the two, [`ANALYSIS_MAX_TOKENS`] when they send none.
+fn analysis_max_tokens(acting: Option<u32>) -> u32 {
+    acting.map_or(ANALYSIS_MAX_TOKENS, |m| m.min(ANALYSIS_MAX_TOKENS))
+}
 
 /// Which of the paper's agents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +158,21 @@ impl EscaperConfig {
             }
         }
         Ok(config)
+    }
+
+    /// What this agent's requests carry ([`LlmConfig::sent`]): its acting calls', and
+    /// the shorter output cap of its post-action analysis (when `reasoning` is on).
+    pub fn sent(&self, client: &ClientOptions) -> BTreeMap<String, String> {
+        let mut out = self.llm.sent(client);
+        if self.reasoning {
+            let analysis = self
+                .llm
+                .max_tokens_sent(Some(analysis_max_tokens(self.llm.max_tokens)), client);
+            if let Some(cap) = out.get_mut("max_tokens") {
+                *cap = format!("{cap}; analysis calls: {analysis}");
+            }
+        }
+        out
     }
 
     /// The name in run directories and reports: `base:<model>`, `visescaper:<model>`.
@@ -499,12 +520,7 @@ impl Escaper {
              action changed, or that it changed nothing. Be definite, not descriptive, and \
              use fewer than 10 words.\n\n[ANALYSIS]"
         ));
-        let max_tokens = Some(
-            self.config
-                .llm
-                .max_tokens
-                .map_or(ANALYSIS_MAX_TOKENS, |m| m.min(ANALYSIS_MAX_TOKENS)),
-        );
+        let max_tokens = Some(analysis_max_tokens(self.config.llm.max_tokens));
         let (request, completion) = self
             .call(vec![Part::Text { text: prompt }], None, max_tokens)
             .await?;

@@ -240,6 +240,16 @@ fn wire_messages(messages: &[Message]) -> (Option<String>, Vec<Value>) {
     (system, wire)
 }
 
+/// The `max_tokens` a request with output cap `max_tokens` sends: the cap, or
+/// [`DEFAULT_MAX_TOKENS`] when it sets none (the API requires one), plus the thinking
+/// budget when extended thinking is on (`max_tokens` must exceed it; the answer keeps
+/// its room). `run.toml` records the same figure.
+pub fn wire_max_tokens(max_tokens: Option<u32>, thinking: Option<u32>) -> u32 {
+    max_tokens
+        .unwrap_or(DEFAULT_MAX_TOKENS)
+        .saturating_add(thinking.unwrap_or(0))
+}
+
 /// The body for `request` on `model`, and how a structured reply will come back.
 pub fn request_body(model: &str, request: &ChatRequest) -> (Value, Structured) {
     request_body_with(model, request, None)
@@ -257,10 +267,9 @@ pub fn request_body_with(
     let (system, messages) = wire_messages(&request.messages);
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
-    let answer = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     body.insert(
         "max_tokens".into(),
-        json!(answer.saturating_add(thinking.unwrap_or(0))),
+        json!(wire_max_tokens(request.max_tokens, thinking)),
     );
     if let Some(budget) = thinking {
         body.insert(
@@ -313,7 +322,7 @@ pub fn request_body_with(
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(t) = request.temperature.filter(|_| thinking.is_none()) {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), http::decimal(t));
     }
     if !request.stop.is_empty() {
         body.insert("stop_sequences".into(), json!(request.stop));

@@ -152,6 +152,18 @@ pub fn non_empty_str(v: &serde_json::Value) -> Option<String> {
     v.as_str().filter(|s| !s.is_empty()).map(str::to_string)
 }
 
+/// `value` as the JSON number its decimal shows (`0.7`, not the `0.699999988079071` a
+/// widened `f32` would give), so that the provider receives the figure the user gave and
+/// `run.toml` records.
+pub fn decimal(value: f32) -> serde_json::Value {
+    value
+        .to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +251,13 @@ mod tests {
         for url in ["https://api.openai.com/v1", "http://10.0.0.1", "nonsense"] {
             assert!(!is_loopback(url), "{url}");
         }
+    }
+
+    #[test]
+    fn a_temperature_goes_as_its_decimal() {
+        assert_eq!(decimal(0.7).to_string(), "0.7");
+        assert_eq!(decimal(0.0).to_string(), "0.0");
+        assert_eq!(decimal(1.25).to_string(), "1.25");
     }
 
     #[test]

@@ -28,6 +28,26 @@ pub enum Flavor {
     Compatible,
 }
 
+impl Flavor {
+    /// The dialect `provider` speaks (`openai`, `openai-compatible`, and `local`, whose
+    /// server imitates it), or `None` for a provider that is not OpenAI-shaped.
+    pub fn of_provider(provider: &str) -> Option<Flavor> {
+        match provider {
+            "openai" => Some(Flavor::OpenAi),
+            "openai-compatible" | "local" => Some(Flavor::Compatible),
+            _ => None,
+        }
+    }
+
+    /// The name the output cap goes by on the wire.
+    pub fn max_tokens_field(self) -> &'static str {
+        match self {
+            Flavor::OpenAi => "max_completion_tokens",
+            Flavor::Compatible => "max_tokens",
+        }
+    }
+}
+
 /// A chat completions endpoint (`POST {base}/chat/completions`).
 #[derive(Clone)]
 pub struct OpenAiBackend {
@@ -120,17 +140,13 @@ impl OpenAiBackend {
             );
         }
         if let Some(t) = request.temperature {
-            body.insert("temperature".into(), json!(t));
+            body.insert("temperature".into(), http::decimal(t));
         }
         if let Some(seed) = request.seed {
             body.insert("seed".into(), json!(seed));
         }
         if let Some(max) = request.max_tokens {
-            let key = match self.flavor {
-                Flavor::OpenAi => "max_completion_tokens",
-                Flavor::Compatible => "max_tokens",
-            };
-            body.insert(key.into(), json!(max));
+            body.insert(self.flavor.max_tokens_field().into(), json!(max));
         }
         if !request.stop.is_empty() {
             body.insert("stop".into(), json!(request.stop));

@@ -551,14 +551,17 @@ fn picture_path(media_type: MediaType, bytes: &[u8]) -> String {
 /// Reads the runs in `dirs` (run directories, or folders of them, as `report` reads
 /// them), keeps the episodes `filter` passes and rebuilds each; `provenance` records
 /// the runs read, the episodes kept and those that could not be rebuilt.
-pub async fn rebuild_runs(
+///
+/// Episodes are rebuilt on every core (see [`rebuild_all`]); the result and the
+/// provenance are in the runs' order whatever the threads' timing.
+pub fn rebuild_runs(
     worlds: &[Box<dyn World>],
     dirs: &[PathBuf],
     filter: &Filter,
     provenance: &mut Provenance,
 ) -> Result<Vec<Rebuilt>> {
     let set = read_runs(dirs)?;
-    let mut out = Vec::new();
+    let mut jobs: Vec<(&PathBuf, &EpisodeRow)> = Vec::new();
     let mut inputs: BTreeMap<PathBuf, RunInput<'_>> = BTreeMap::new();
     let mut sources: BTreeMap<String, crate::source::Source<'_>> = BTreeMap::new();
     for run in &set.runs {
@@ -605,16 +608,69 @@ pub async fn rebuild_runs(
                     },
                 );
             }
-            match inputs[dir].rebuild(row).await {
-                Ok(rebuilt) => out.push(rebuilt),
-                Err(e) => provenance
-                    .skipped
-                    .push(format!("{}: {e}", dir.join(&row.scenario).display())),
-            }
+            jobs.push((dir, row));
+        }
+    }
+    let jobs: Vec<(&RunInput<'_>, &EpisodeRow)> = jobs
+        .into_iter()
+        .map(|(dir, row)| (&inputs[dir], row))
+        .collect();
+    let mut out = Vec::new();
+    for ((input, row), rebuilt) in jobs.iter().zip(rebuild_all(&jobs)) {
+        match rebuilt {
+            Ok(rebuilt) => out.push(rebuilt),
+            Err(e) => provenance
+                .skipped
+                .push(format!("{}: {e}", input.dir.join(&row.scenario).display())),
         }
     }
     provenance.episodes = out.len();
     Ok(out)
+}
+
+/// Rebuilds every episode of `jobs`, returned in their order. Most of a rebuild is
+/// the model agent's own work (a picture it sends encoded as JPEG, 70 % of an export of
+/// a VisEscape run), so episodes are shared among a thread per core, each with its own
+/// single-threaded runtime, taking the next episode as it finishes one.
+fn rebuild_all(jobs: &[(&RunInput<'_>, &EpisodeRow)]) -> Vec<Result<Rebuilt>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Result<Rebuilt>>>> =
+        Mutex::new(std::iter::repeat_with(|| None).take(jobs.len()).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&(input, row)) = jobs.get(i) else {
+                        break;
+                    };
+                    let rebuilt = match &runtime {
+                        Ok(runtime) => runtime.block_on(input.rebuild(row)),
+                        Err(e) => Err(RunError::invalid(
+                            "export",
+                            format!("cannot start an async runtime: {e}"),
+                        )),
+                    };
+                    lock_done(&done)[i] = Some(rebuilt);
+                }
+            });
+        }
+    });
+    let done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    // every index below the length was taken by a thread that ran it to the end
+    done.into_iter()
+        .map(|r| r.expect("every episode was rebuilt"))
+        .collect()
+}
+
+fn lock_done<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// One SFT line per conversation ([`Rebuilt::conversations`]): its messages and reply in
@@ -879,7 +935,7 @@ pub enum Format {
 /// `escapade export --format sft|dpo`: the episodes of `dirs` that `filter` keeps, as
 /// chat JSONL (SFT) or preference pairs (DPO) in `out` (pictures as `pictures` says), and
 /// `<out>.manifest.json`. Writes nothing when no episode was kept.
-pub async fn export_jsonl(
+pub fn export_jsonl(
     worlds: &[Box<dyn World>],
     dirs: &[PathBuf],
     filter: &Filter,
@@ -892,7 +948,7 @@ pub async fn export_jsonl(
         Format::Dpo => "dpo",
     };
     let mut provenance = Provenance::new(name, filter);
-    let episodes = rebuild_runs(worlds, dirs, filter, &mut provenance).await?;
+    let episodes = rebuild_runs(worlds, dirs, filter, &mut provenance)?;
     if episodes.is_empty() {
         // nothing to write: the caller says why, and no empty file is left behind
         return Ok(provenance);

@@ -6,15 +6,21 @@
 //! difference in that spread. Pairing each scenario with itself removes it:
 //!
 //! - success: McNemar's exact test on the episodes both runs played (a scenario's epoch
-//!   in one run against the same epoch, the same seed, in the other), which looks only
-//!   at the pairs that disagree;
+//!   in one run against the same epoch in the other: the same seed when the runs share
+//!   their seed, and a note counts the pairs that do not), which looks only at the pairs
+//!   that disagree;
 //! - every metric (success too, for its interval): the mean over the scenario's epochs in
 //!   each run, and a paired bootstrap over scenarios of the differences — the mean
 //!   difference, its 95 % interval and a two-sided p-value.
 //!
-//! Each comparison says how many scenarios were paired, and warns when that number
+//! A scenario is paired with itself only: an id the two runs share whose rows name
+//! different `scenario_hash`es (another suite version, an edited file) is left out and
+//! named in the notes. Each comparison says how many scenarios were paired, and warns when that number
 //! cannot separate the difference seen from chance (fewer than six disagreeing
-//! episodes can never give McNemar's p below 0.05).
+//! episodes can never give McNemar's p below 0.05). It lists the settings the two runs
+//! differ in — the suite, each `-W` option, and each parameter their requests carried
+//! (`run.toml`'s `[sent]`: temperature, output cap, thinking, pictures, …) — so a
+//! difference is read against what was changed, not only against the agent's label.
 
 use std::collections::BTreeMap;
 
@@ -79,6 +85,71 @@ pub struct Comparison {
     /// Worlds the runs share no scenario of, and other reasons a comparison is partial.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The settings the two runs differ in ([`settings_differ`]); empty when they agree
+    /// in all, or when neither has a `run.toml`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<SettingDiff>,
+}
+
+/// One setting two compared runs differ in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingDiff {
+    /// What it is: `suite`, `-W <key>`, or `<agent|expert> <key>` of `[sent]`.
+    pub setting: String,
+    /// The first run's value (`-` where it has none).
+    pub a: String,
+    /// The second run's.
+    pub b: String,
+}
+
+/// The settings `a` and `b` differ in: the suite, each world option, and each entry of
+/// their `[sent]` tables (what their model requests carried), in that order.
+pub fn settings_differ(a: &Run, b: &Run) -> Vec<SettingDiff> {
+    fn pairs<'a>(
+        out: &mut Vec<SettingDiff>,
+        prefix: &str,
+        x: Option<&'a BTreeMap<String, String>>,
+        y: Option<&'a BTreeMap<String, String>>,
+    ) {
+        let empty = BTreeMap::new();
+        let (x, y) = (x.unwrap_or(&empty), y.unwrap_or(&empty));
+        let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+        for k in keys {
+            let (va, vb) = (x.get(k), y.get(k));
+            if va != vb {
+                let shown = |v: Option<&String>| v.map_or_else(|| "-".to_string(), Clone::clone);
+                out.push(SettingDiff {
+                    setting: format!("{prefix}{k}"),
+                    a: shown(va),
+                    b: shown(vb),
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if a.suite != b.suite {
+        out.push(SettingDiff {
+            setting: "suite".into(),
+            a: a.suite.clone(),
+            b: b.suite.clone(),
+        });
+    }
+    pairs(
+        &mut out,
+        "-W ",
+        Some(&a.world_options),
+        Some(&b.world_options),
+    );
+    let roles: std::collections::BTreeSet<&String> = a.sent.keys().chain(b.sent.keys()).collect();
+    for role in roles {
+        pairs(
+            &mut out,
+            &format!("{role} "),
+            a.sent.get(role),
+            b.sent.get(role),
+        );
+    }
+    out
 }
 
 /// `(world, scenario)` → the episodes of a run, by epoch.
@@ -95,6 +166,18 @@ fn by_scenario(run: &Run) -> ByScenario<'_> {
             .insert(e.row.epoch, &e.row);
     }
     out
+}
+
+/// Whether two runs' episodes of one id played the same scenario: their rows name the
+/// same `scenario_hash` (rows without one are taken at their id).
+fn same_scenario(a: &BTreeMap<u32, &EpisodeRow>, b: &BTreeMap<u32, &EpisodeRow>) -> bool {
+    let hashes: std::collections::BTreeSet<&str> = a
+        .values()
+        .chain(b.values())
+        .map(|r| r.scenario_hash.as_str())
+        .filter(|h| !h.is_empty())
+        .collect();
+    hashes.len() <= 1
 }
 
 /// The metrics compared in `world`: its key metrics (every metric both runs have when
@@ -134,7 +217,20 @@ pub fn compare(a: &Run, b: &Run, worlds: Worlds<'_>) -> Comparison {
     let mut notes = Vec::new();
     // world → tier → paired scenarios
     let mut shared: Shared<'_> = BTreeMap::new();
+    // world → ids that name different scenarios in the two runs
+    let mut unlike: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let (mut paired, mut reseeded) = (0usize, 0usize);
     for key in sa.keys().filter(|k| sb.contains_key(*k)) {
+        if !same_scenario(&sa[key], &sb[key]) {
+            unlike.entry(key.0).or_default().push(key.1);
+            continue;
+        }
+        for (epoch, ra) in &sa[key] {
+            if let Some(rb) = sb[key].get(epoch) {
+                paired += 1;
+                reseeded += usize::from(ra.seed != rb.seed);
+            }
+        }
         let tier = sa[key].values().next().map_or(0, |r| r.difficulty);
         shared
             .entry(key.0)
@@ -142,6 +238,22 @@ pub fn compare(a: &Run, b: &Run, worlds: Worlds<'_>) -> Comparison {
             .entry(tier)
             .or_default()
             .push(*key);
+    }
+    for (world, ids) in &unlike {
+        let shown: Vec<&str> = ids.iter().take(5).copied().collect();
+        let more = if ids.len() > shown.len() { ", …" } else { "" };
+        notes.push(format!(
+            "{world}: {} scenario(s) share an id but not their contents (scenario_hash: \
+             another suite version or an edited file), not paired: {}{more}",
+            ids.len(),
+            shown.join(", ")
+        ));
+    }
+    if reseeded > 0 {
+        notes.push(format!(
+            "{reseeded} of {paired} paired episodes started from different seeds (the runs' \
+             seeds differ): McNemar pairs them by scenario and epoch number, not by their start"
+        ));
     }
     let worlds_a: std::collections::BTreeSet<&str> = sa.keys().map(|k| k.0).collect();
     let worlds_b: std::collections::BTreeSet<&str> = sb.keys().map(|k| k.0).collect();
@@ -183,6 +295,7 @@ pub fn compare(a: &Run, b: &Run, worlds: Worlds<'_>) -> Comparison {
         b: b.label.clone(),
         metrics,
         notes,
+        settings: settings_differ(a, b),
     }
 }
 
@@ -290,6 +403,22 @@ pub fn markdown(c: &Comparison) -> String {
         escape(&c.b)
     );
     let mut warnings = Vec::new();
+    let settings = if c.settings.is_empty() {
+        String::new()
+    } else {
+        let mut t = "\nThe runs differ in these settings (what their requests carried; \
+                     `run.toml`):\n\n| setting | first | second |\n|:---|:---|:---|\n"
+            .to_string();
+        for d in &c.settings {
+            t.push_str(&format!(
+                "| {} | {} | {} |\n",
+                escape(&d.setting),
+                escape(&d.a),
+                escape(&d.b)
+            ));
+        }
+        t
+    };
     for m in &c.metrics {
         let (scale, decimals) = if crate::report::is_percent(&m.metric) {
             (100.0, 1)
@@ -326,6 +455,7 @@ pub fn markdown(c: &Comparison) -> String {
         out.push_str(&warnings.join("\n"));
         out.push('\n');
     }
+    out.push_str(&settings);
     for n in &c.notes {
         out.push_str(&format!("\n{n}.\n"));
     }

@@ -533,6 +533,9 @@ pub struct Run {
     pub agent_options: BTreeMap<String, String>,
     /// The world options (`-W`; empty without `run.toml`).
     pub world_options: BTreeMap<String, String>,
+    /// What each model player's requests carried (`agent`, `expert`:
+    /// [`crate::settings::sent`]); empty without `run.toml` and for baselines.
+    pub sent: BTreeMap<String, BTreeMap<String, String>>,
     /// The episodes, sorted by scenario id and epoch.
     pub episodes: Vec<Episode>,
 }
@@ -679,6 +682,7 @@ struct Building {
     suite: String,
     agent_options: BTreeMap<String, String>,
     world_options: BTreeMap<String, String>,
+    sent: BTreeMap<String, BTreeMap<String, String>>,
     /// Indices into the inputs, in order, each with its shard (`None`: unsharded or
     /// unknown) and whether it has a `run.toml`.
     inputs: Vec<(usize, Option<Shard>, bool)>,
@@ -720,6 +724,7 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                     suite: config.suite.clone(),
                     agent_options: config.agent_options.clone(),
                     world_options: config.world_options.clone(),
+                    sent: crate::settings::sent(&config),
                     inputs: Vec::new(),
                     rows: Vec::new(),
                 });
@@ -739,6 +744,7 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
                             suite: row.suite.clone(),
                             agent_options: BTreeMap::new(),
                             world_options: BTreeMap::new(),
+                            sent: BTreeMap::new(),
                             inputs: Vec::new(),
                             rows: Vec::new(),
                         });
@@ -825,6 +831,7 @@ fn assemble(inputs: Vec<Input>) -> RunSet {
             suite: run.suite,
             agent_options: run.agent_options,
             world_options: run.world_options,
+            sent: run.sent,
             episodes,
         });
     }

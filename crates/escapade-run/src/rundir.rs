@@ -706,7 +706,8 @@ impl RunDir {
     }
 
     /// Reopens an existing run directory for `config`. Refuses it when its config hash
-    /// differs; returns the episodes already finished. A torn last line of
+    /// differs; returns the episodes already finished. Tuning keys that `config` changes
+    /// (they are not hashed) are written to `run.toml`, with its `[sent]` tables. A torn last line of
     /// `episodes.jsonl` is cut off (with a warning) so that new rows append cleanly.
     pub fn resume(dir: &Path, config: &RunConfig) -> Result<Opened> {
         let toml = read_run_toml(dir)?;
@@ -730,6 +731,22 @@ impl RunDir {
         }
         // before reading or truncating anything another process may be appending to
         let lock = lock(dir)?;
+        // the same identity with other tuning keys (`resume -A timeout=…`): run.toml
+        // records the latest session's, and what its requests went with
+        if toml.config.agent_options != config.agent_options
+            || toml.config.expert_options != config.expert_options
+        {
+            let mut retuned = toml.clone();
+            retuned.config.agent_options = config.agent_options.clone();
+            retuned.config.expert_options = config.expert_options.clone();
+            retuned.sent = crate::settings::sent(&retuned.config);
+            let at = dir.join(RUN_TOML);
+            let text = toml::to_string(&retuned).map_err(|e| RunError::BadFile {
+                path: at.clone(),
+                message: format!("cannot serialize the run config: {e}"),
+            })?;
+            write_atomic(&at, text.as_bytes())?;
+        }
         let path = dir.join(EPISODES);
         let mut warnings = Vec::new();
         let ours = env!("CARGO_PKG_VERSION");

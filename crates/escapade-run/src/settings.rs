@@ -107,10 +107,12 @@ pub fn departures(config: &RunConfig) -> Vec<String> {
             let paper = shown(wanted);
             match options.get(key) {
                 Some(used) if same(used, wanted) => {
-                    // a parameter the paper does not send that the backend must send
+                    // a parameter the paper does not send that the backend must send, or
+                    // one it sends that the backend cannot (no temperature with
+                    // Anthropic's extended thinking)
                     let on_wire = sent.and_then(|m| m.get(key));
-                    if paper == NOT_SENT
-                        && let Some(v) = on_wire.filter(|v| !v.starts_with(NOT_SENT))
+                    if let Some(v) =
+                        on_wire.filter(|v| (paper == NOT_SENT) != v.starts_with(NOT_SENT))
                     {
                         out.push(format!("{who}{key} {v} (suite: {paper})"));
                     }
@@ -351,6 +353,25 @@ mod tests {
         assert_eq!(
             departures(&claude),
             vec!["max_tokens 1024 (the Anthropic API requires one) (suite: not sent)"]
+        );
+        // the paper's temperature, which extended thinking keeps off the wire
+        let mut thinking = config("llm", &[], 1);
+        thinking.suite_settings = SuiteSettings {
+            agent: opts(&[("temperature", "0.7")]),
+            ..SuiteSettings::default()
+        };
+        thinking.agent_options = opts(&[
+            ("model", "anthropic/claude"),
+            ("temperature", "0.7"),
+            ("thinking_budget", "1024"),
+        ]);
+        assert_eq!(
+            departures(&thinking),
+            vec![
+                "temperature not sent (extended thinking takes none; temperature=0.7 not \
+                 applied) (suite: 0.7)",
+                "-A thinking_budget=1024"
+            ]
         );
         // baselines send nothing
         assert!(sent(&config("oracle", &[], 1)).is_empty());

@@ -1113,7 +1113,6 @@ pub fn export(ctx: &mut Ctx<'_>, args: &ExportArgs) -> Result<()> {
         true => Pictures::DataUrls,
         false => Pictures::Files,
     };
-    let runtime = runtime()?;
     let (provenance, out) = match args.format {
         ExportFormat::Sft | ExportFormat::Dpo => {
             let (format, default) = match args.format {
@@ -1121,9 +1120,8 @@ pub fn export(ctx: &mut Ctx<'_>, args: &ExportArgs) -> Result<()> {
                 _ => (Format::Dpo, "export-dpo.jsonl"),
             };
             let out = args.out.clone().unwrap_or_else(|| PathBuf::from(default));
-            let done = runtime.block_on(export::export_jsonl(
-                ctx.worlds, &args.runs, &filter, format, pictures, &out,
-            ))?;
+            let done =
+                export::export_jsonl(ctx.worlds, &args.runs, &filter, format, pictures, &out)?;
             (done, out)
         }
         ExportFormat::Hf => {
@@ -1134,7 +1132,7 @@ pub fn export(ctx: &mut Ctx<'_>, args: &ExportArgs) -> Result<()> {
                 .out
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("export-hf"));
-            let done = crate::hf::export(&runtime, ctx.worlds, &args.runs, &filter, &out)?;
+            let done = crate::hf::export(ctx.worlds, &args.runs, &filter, &out)?;
             (done, out)
         }
     };

@@ -32,14 +32,13 @@ use serde_json::{Value, json};
 /// Writes the hf export of the episodes of `dirs` that `filter` keeps into the folder
 /// `out` (see the module docs), and returns what it kept.
 pub fn export(
-    runtime: &tokio::runtime::Runtime,
     worlds: &[Box<dyn World>],
     dirs: &[std::path::PathBuf],
     filter: &Filter,
     out: &Path,
 ) -> Result<Provenance> {
     let mut provenance = Provenance::new("hf", filter);
-    let episodes = runtime.block_on(export::rebuild_runs(worlds, dirs, filter, &mut provenance))?;
+    let episodes = export::rebuild_runs(worlds, dirs, filter, &mut provenance)?;
     if episodes.is_empty() {
         return Ok(provenance); // the caller says why; no empty folder is left behind
     }

@@ -724,6 +724,19 @@ fn tuning_is_not_identity_and_resume_may_change_it() {
         },
     };
     ok(|c| commands::resume(c, &resume(&["rpm=10", "backend_concurrency=2"])));
+    // run.toml records the latest session's tuning, in its config and in what was sent
+    let toml = std::fs::read_to_string(dir.join("run.toml")).unwrap();
+    let toml: toml::Value = toml::from_str(&toml).unwrap();
+    assert_eq!(
+        toml["config"]["agent_options"]["rpm"].as_str(),
+        Some("10"),
+        "{toml}"
+    );
+    let client = toml["sent"]["agent"]["client"].as_str().unwrap();
+    assert!(
+        client.contains("at most 2 requests at once, 10 requests a minute"),
+        "{client}"
+    );
     let e = err(|c| commands::resume(c, &resume(&["temperature=1"])));
     assert!(
         e.contains("-A temperature=… cannot change on resume"),

@@ -5,80 +5,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::Output;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use common::{run_dir_under, stderr};
-
-/// What the fake provider answers to one request body: a status and a body.
-type Answer = dyn Fn(&serde_json::Value) -> (u16, String) + Send + Sync;
-
-/// An OpenAI-compatible provider on 127.0.0.1: answers every request with `answer` and
-/// keeps the request bodies.
-struct Provider {
-    url: String,
-    bodies: Arc<Mutex<Vec<serde_json::Value>>>,
-}
-
-impl Provider {
-    fn start(answer: Box<Answer>) -> Provider {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let kept = Arc::clone(&bodies);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { return };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
-                    continue;
-                }
-                let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-                let (status, text) = answer(&body);
-                kept.lock().unwrap().push(body);
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-                    text.len()
-                );
-            }
-        });
-        Provider { url, bodies }
-    }
-
-    fn requests(&self) -> usize {
-        self.bodies.lock().unwrap().len()
-    }
-}
-
-/// An OpenAI chat completion saying `text`.
-fn completion(text: &str) -> String {
-    serde_json::json!({
-        "id": "x", "object": "chat.completion", "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}
-    })
-    .to_string()
-}
+use common::{Provider, completion, run_dir_under, stderr};
 
 /// The pictures a request body carries.
 fn pictures(body: &serde_json::Value) -> usize {

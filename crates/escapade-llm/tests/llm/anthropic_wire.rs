@@ -87,7 +87,7 @@ async fn request_mapping_merges_tool_results() {
             description: "open a door".into(),
             parameters: json!({"type": "object", "properties": {"door": {"type": "integer"}}}),
         }],
-        temperature: Some(0.0),
+        temperature: Some(0.7),
         stop: vec!["STOP".into()],
         ..ChatRequest::default()
     };
@@ -104,7 +104,10 @@ async fn request_mapping_merges_tool_results() {
     assert_eq!(body["model"], "claude-sonnet-4-5");
     assert_eq!(body["system"], "rules");
     assert_eq!(body["max_tokens"], 1024);
-    assert_eq!(body["temperature"], 0.0);
+    assert_eq!(
+        body["temperature"], 0.7,
+        "the decimal given, not a widened f32"
+    );
     assert_eq!(body["stop_sequences"], json!(["STOP"]));
     assert_eq!(
         body["tools"],

@@ -73,7 +73,7 @@ fn full_request() -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"door": {"type": "integer"}}}),
         }],
         response_schema: Some(json!({"type": "object"})),
-        temperature: Some(0.5),
+        temperature: Some(0.7),
         seed: Some(7),
         max_tokens: Some(64),
         stop: vec!["END".into()],
@@ -129,7 +129,10 @@ async fn request_shape() {
         body["response_format"],
         json!({"type": "json_schema", "json_schema": {"name": "action", "schema": {"type": "object"}, "strict": false}})
     );
-    assert_eq!(body["temperature"], 0.5);
+    assert_eq!(
+        body["temperature"], 0.7,
+        "the decimal given, not a widened f32"
+    );
     assert_eq!(body["seed"], 7);
     assert_eq!(body["max_tokens"], 64, "compatible servers get max_tokens");
     assert_eq!(body["stop"], json!(["END"]));

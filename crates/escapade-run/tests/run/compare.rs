@@ -121,3 +121,39 @@ fn a_report_over_two_runs_of_a_suite_pairs_them() {
         serde_json::from_str(&report.render(escapade_run::Format::Json)).unwrap();
     assert_eq!(v["paired"][0]["metrics"][0]["test"], "mcnemar");
 }
+
+/// A scenario is paired with itself only: one whose id two runs share but whose contents
+/// differ (`scenario_hash`: another suite version, an edited file) is left out and
+/// named; and pairs of episodes that started from different seeds are said to.
+#[test]
+fn only_the_same_scenario_is_paired_and_other_seeds_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let oracle = one(&run(&tmp.path().join("o"), "oracle", 0));
+    let mut changed = scenarios();
+    let mut s = scenario("c00", 3);
+    s.budget = Some(12);
+    changed[0] = (s.id.clone(), s.json());
+    let other = one(&run_in(&tmp.path().join("r"), &changed, &spec("oracle"))
+        .unwrap()
+        .dir);
+    let c = compare(&oracle, &other, &[]);
+    assert_eq!(all(&c, "success").scenarios, 29, "{c:?}");
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.contains("c00") && n.contains("scenario_hash")),
+        "{:?}",
+        c.notes
+    );
+    assert!(!c.notes.iter().any(|n| n.contains("seed")), "{:?}", c.notes);
+    // another run seed: every pair started from other seeds, and the note says so
+    let reseeded = one(&run(&tmp.path().join("r9"), "oracle", 9));
+    let c = compare(&oracle, &reseeded, &[]);
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.contains("30 of 30 paired episodes") && n.contains("seed")),
+        "{:?}",
+        c.notes
+    );
+}

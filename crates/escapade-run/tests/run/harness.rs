@@ -549,3 +549,43 @@ fn two_hundred_fifty_six_episodes_in_flight() {
     let most = gauge.most.load(Ordering::SeqCst);
     assert!(most > 16, "at most {most} requests were in flight");
 }
+
+/// `escapade compare` of two model runs lists the settings their requests differed in
+/// (from `run.toml`'s `[sent]`): a difference is read against what was changed.
+#[test]
+fn a_comparison_names_the_settings_the_runs_differ_in() {
+    let out = tempfile::tempdir().unwrap();
+    let suite = labelled("counter@1", &counters(6));
+    let dirs: Vec<PathBuf> = [("0", "a"), ("0.7", "b")]
+        .iter()
+        .map(|(t, sub)| {
+            let spec = llm_spec(&[("temperature", t)]);
+            let backend = Arc::new(scripted(&[json!({"text": "inc"})]));
+            run_llm(&out.path().join(sub), &suite, &spec, backend, &quick(0))
+                .0
+                .dir
+        })
+        .collect();
+    let runs: Vec<escapade_run::report::Run> = dirs
+        .iter()
+        .map(|d| {
+            escapade_run::report::read_runs(std::slice::from_ref(d))
+                .unwrap()
+                .runs
+                .remove(0)
+        })
+        .collect();
+    let c = escapade_run::paired::compare(&runs[0], &runs[1], &[]);
+    let differ: Vec<(&str, &str, &str)> = c
+        .settings
+        .iter()
+        .map(|d| (d.setting.as_str(), d.a.as_str(), d.b.as_str()))
+        .collect();
+    assert_eq!(differ, vec![("agent temperature", "0", "0.7")]);
+    let md = escapade_run::paired::markdown(&c);
+    assert!(md.contains("| agent temperature | 0 | 0.7 |"), "{md}");
+    // the same settings: nothing listed
+    let c = escapade_run::paired::compare(&runs[0], &runs[0], &[]);
+    assert!(c.settings.is_empty(), "{:?}", c.settings);
+    assert!(!escapade_run::paired::markdown(&c).contains("differ in these settings"));
+}

@@ -4,8 +4,11 @@
 // each test binary uses only some of these
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 
 /// Runs the built binary with `args`.
 pub fn escapade(args: &[&str]) -> Output {
@@ -169,4 +172,90 @@ pub fn ctrl_c(child: &std::process::Child) {
         .status()
         .unwrap();
     assert!(sent.success(), "kill -INT {}", child.id());
+}
+
+/// What the fake provider answers to one request body: a status and a body.
+pub type Answer = dyn Fn(&serde_json::Value) -> (u16, String) + Send + Sync;
+
+/// One request's headers: lowercase names and their values.
+pub type Headers = Vec<(String, String)>;
+
+/// A model provider on 127.0.0.1 (OpenAI- or Anthropic-shaped, as `answer` replies):
+/// answers every request with `answer` and keeps the request bodies and headers.
+pub struct Provider {
+    /// The base URL to pass as `--base-url`.
+    pub url: String,
+    /// Every request body, in the order received.
+    pub bodies: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// Every request's headers (lowercase names), in the order received.
+    pub headers: Arc<Mutex<Vec<Headers>>>,
+}
+
+impl Provider {
+    pub fn start(answer: Box<Answer>) -> Provider {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&bodies);
+        let headers = Arc::new(Mutex::new(Vec::new()));
+        let kept_headers = Arc::clone(&headers);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut length = 0usize;
+                let mut named = Vec::new();
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                    if let Some((name, _)) = lower.split_once(':') {
+                        let value = line[name.len() + 1..].trim().to_string();
+                        named.push((name.trim().to_string(), value));
+                    }
+                }
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).is_err() {
+                    continue;
+                }
+                let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+                let (status, text) = answer(&body);
+                kept.lock().unwrap().push(body);
+                kept_headers.lock().unwrap().push(named);
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                    text.len()
+                );
+            }
+        });
+        Provider {
+            url,
+            bodies,
+            headers,
+        }
+    }
+
+    pub fn requests(&self) -> usize {
+        self.bodies.lock().unwrap().len()
+    }
+}
+
+/// An OpenAI chat completion saying `text`.
+pub fn completion(text: &str) -> String {
+    serde_json::json!({
+        "id": "x", "object": "chat.completion", "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 5, "total_tokens": 55}
+    })
+    .to_string()
 }
