@@ -3,13 +3,18 @@
 //! sends. Every command that records episodes (`run`, `resume`, `play`, `serve`, `mcp`)
 //! and every server (`view` too) treats the three alike: the first one stops it the way
 //! Ctrl-C always did, so an episode in play is still recorded whichever way the process
-//! is told to stop.
+//! is told to stop; a second one quits at once (status [`QUIT_STATUS`]), for the operator
+//! who will not wait for a graceful stop.
 //!
 //! [`Signals::listen`] installs the handlers at once (a signal that arrives before is
 //! the default's: the process dies), so a command listens before it prints the address or
 //! the prompt that tells the world it is ready.
 
 use std::fmt;
+
+/// The exit status of a process a second stop signal quits at once (128 + SIGINT's 2,
+/// as a shell reports Ctrl-C).
+pub const QUIT_STATUS: i32 = 130;
 
 /// One of the signals that stop a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,10 +105,18 @@ impl Signals {
     }
 
     /// A future that completes on the first stop signal (for a server's graceful stop),
-    /// after telling `said` which one came.
+    /// after telling `said` which one came. A second signal quits at once, as it does a
+    /// run: the process exits with status 130 without waiting for the graceful stop (a
+    /// request in progress may hold that for the server's whole grace), and episodes
+    /// still open are not recorded. Call it inside a Tokio runtime.
     pub async fn first(mut self, said: impl FnOnce(Signal) + Send + 'static) {
         let signal = self.recv().await;
         said(signal);
+        tokio::spawn(async move {
+            let again = self.recv().await;
+            eprintln!("quit ({again}): episodes still open were not recorded");
+            std::process::exit(QUIT_STATUS);
+        });
     }
 }
 

@@ -1,6 +1,8 @@
-//! A per-client rate limit: a token bucket per IP address, `per_second` tokens a second
-//! up to `burst`. HTTP requests over the rate are refused (429); WebSocket messages over
-//! it wait for their token, which slows a client down without breaking its session.
+//! A per-client rate limit: a token bucket per IP address (every loopback address one,
+//! an IPv6 address by its /64: [`escapade_web::guard::client_key`]), `per_second` tokens
+//! a second up to `burst`. HTTP requests over the rate are refused (429); WebSocket
+//! messages over it wait for their token, which slows a client down without breaking its
+//! session.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -34,6 +36,7 @@ impl Rate {
         if self.per_second <= 0.0 {
             return Ok(());
         }
+        let client = escapade_web::guard::client_key(client);
         let now = Instant::now();
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         if buckets.len() > FORGET_AFTER {
@@ -74,6 +77,20 @@ mod tests {
         let wait = rate.take(a).unwrap_err();
         assert!(wait > Duration::ZERO && wait <= Duration::from_secs(1));
         assert!(rate.take(b).is_ok(), "another client has its own bucket");
+    }
+
+    #[test]
+    fn one_machine_is_one_client_whatever_its_loopback_address() {
+        let rate = Rate::new(1.0, 3.0);
+        let local = ["127.0.0.2", "127.9.9.9", "::1"];
+        for ip in local {
+            assert!(rate.take(ip.parse().unwrap()).is_ok(), "{ip}");
+        }
+        assert!(rate.take("127.0.0.1".parse().unwrap()).is_err());
+        for ip in ["2001:db8::1", "2001:db8::2", "2001:db8::3"] {
+            assert!(rate.take(ip.parse().unwrap()).is_ok(), "{ip}");
+        }
+        assert!(rate.take("2001:db8::ffff".parse().unwrap()).is_err());
     }
 
     #[test]

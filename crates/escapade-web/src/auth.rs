@@ -174,8 +174,8 @@ fn cookie_token(req: &Request, name: &str) -> Option<String> {
 }
 
 /// The token a request carries, and whether it came in the query: `Authorization:
-/// Bearer`, `Authorization: Basic` with the token as password, the cookie `cookie`, or
-/// `?token=`.
+/// Bearer`, `Authorization: Basic` with the token as password, `?token=`, or the cookie
+/// `cookie`, the first of these it has.
 pub fn token_of(req: &Request, cookie: Option<&str>) -> Option<(String, bool)> {
     let auth = req
         .headers()
@@ -193,10 +193,15 @@ pub fn token_of(req: &Request, cookie: Option<&str>) -> Option<(String, bool)> {
             return text.split_once(':').map(|(_, p)| (p.to_string(), false));
         }
     }
-    if let Some(t) = cookie.and_then(|name| cookie_token(req, name)) {
-        return Some((t, false));
+    // the address's token before the cookie's: a browser keeps the cookie of an earlier
+    // server on this port (restarted with a fresh token), and the address just printed
+    // must open the new one
+    if let Some(t) = query_token(req.uri().query()) {
+        return Some((t, true));
     }
-    query_token(req.uri().query()).map(|t| (t, true))
+    cookie
+        .and_then(|name| cookie_token(req, name))
+        .map(|t| (t, false))
 }
 
 /// The middleware in front of every route of `view` and `play --web`: [`Site::guard`]

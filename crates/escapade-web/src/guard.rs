@@ -16,7 +16,9 @@
 //!    which a browser sends without asking the server first;
 //! 4. its address sent [`FREE_FAILURES`] wrong tokens lately: it is answered `429` for
 //!    a second per wrong token since, whatever it sends (checked before the token, so a
-//!    guesser learns nothing from the answers' speed);
+//!    guesser learns nothing from the answers' speed); every loopback address counts as
+//!    one, and an IPv6 address as its /64 ([`client_key`]), so a guesser cannot spread
+//!    its guesses over addresses of its own;
 //! 5. the server has a token and the request does not carry it (see
 //!    [`crate::auth::token_of`] for where it may).
 //!
@@ -177,10 +179,14 @@ impl Refusal {
     }
 }
 
-/// What an admitted request needs: the cookie to set, when the token came in the query.
+/// What an admitted request needs: the cookie to set, when the token came in the query,
+/// and for a browser's navigation, the address without the token to send it on to.
 #[derive(Debug, Default)]
 pub struct Admitted {
     set_cookie: Option<HeaderValue>,
+    /// `303 See Other` to this address (the request's, without `token=`) instead of
+    /// the page: see [`without_token`].
+    redirect: Option<HeaderValue>,
 }
 
 /// The address of the client that sent `req` (loopback when none is known: a test
@@ -189,6 +195,22 @@ pub fn client(req: &Request) -> IpAddr {
     req.extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip())
+}
+
+/// Whom a per-client count (wrong tokens, a rate) belongs to: the client's address, with
+/// every loopback address one (another user of this machine may connect from any of
+/// 127.0.0.0/8 and `::1`, and would otherwise have 16 million allowances) and an IPv6
+/// address by its /64 (one network's machines, which choose their own addresses in it).
+pub fn client_key(ip: IpAddr) -> IpAddr {
+    let ip = ip.to_canonical();
+    match ip {
+        _ if ip.is_loopback() => IpAddr::from([127, 0, 0, 1]),
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => {
+            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(prefix.into())
+        }
+    }
 }
 
 impl Guard {
@@ -227,7 +249,7 @@ impl Guard {
         if req.method() == Method::GET && self.open_paths.contains(&req.uri().path()) {
             return Ok(Admitted::default());
         }
-        let ip = client(req);
+        let ip = client_key(client(req));
         if let Some(retry_after) = self.slowed(ip) {
             return Err(Refusal::SlowDown { retry_after });
         }
@@ -240,7 +262,16 @@ impl Guard {
                     .ok(),
                     _ => None,
                 };
-                Ok(Admitted { set_cookie })
+                // a token in the address is dropped from it, however the request came in
+                let in_query = crate::auth::query_token(req.uri().query()).is_some();
+                let redirect = match self.cookie.is_some() && in_query && is_navigation(req) {
+                    true => without_token(req.uri()),
+                    false => None,
+                };
+                Ok(Admitted {
+                    set_cookie,
+                    redirect,
+                })
             }
             _ => {
                 self.failed(ip);
@@ -294,7 +325,15 @@ impl Guard {
         });
         let (response, why) = match self.check(access, &req) {
             Ok(admitted) => {
-                let mut response = next.run(req).await;
+                let mut response = match admitted.redirect {
+                    Some(to) => {
+                        let mut r = Response::new(axum::body::Body::empty());
+                        *r.status_mut() = StatusCode::SEE_OTHER;
+                        r.headers_mut().insert(header::LOCATION, to);
+                        r
+                    }
+                    None => next.run(req).await,
+                };
                 if let Some(cookie) = admitted.set_cookie {
                     response.headers_mut().append(header::SET_COOKIE, cookie);
                 }
@@ -322,6 +361,38 @@ impl Guard {
         }
         response
     }
+}
+
+/// Whether `req` is a browser opening a page (typed, clicked, a link from the
+/// terminal): `Sec-Fetch-Mode: navigate`, or, where a browser sends no `Sec-Fetch-*`
+/// (plain HTTP to another machine), an `Accept` that asks for HTML first.
+fn is_navigation(req: &Request) -> bool {
+    let headers = req.headers();
+    match headers.get("sec-fetch-mode") {
+        Some(mode) => mode.as_bytes() == b"navigate",
+        None => headers
+            .get(header::ACCEPT)
+            .and_then(|a| a.to_str().ok())
+            .is_some_and(|a| a.starts_with("text/html")),
+    }
+}
+
+/// The address of `uri` without its `token=` (the path, and the other keys of the
+/// query in their order). A browser server answers a page opened with the token in its
+/// address with a redirect here, the cookie set: the token then stays neither in the
+/// address bar nor in the history, where another person at the screen, a screenshot or
+/// a synced history would show it. `None` when the query cannot be read again.
+pub fn without_token(uri: &axum::http::Uri) -> Option<HeaderValue> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(uri.query().unwrap_or("")).ok()?;
+    let rest: Vec<(String, String)> = pairs.into_iter().filter(|(k, _)| k != "token").collect();
+    // `//host` would be another site's address: one leading slash only
+    let path = format!("/{}", uri.path().trim_start_matches('/'));
+    let to = match rest.is_empty() {
+        true => path,
+        false => format!("{path}?{}", serde_urlencoded::to_string(&rest).ok()?),
+    };
+    HeaderValue::from_str(&to).ok()
 }
 
 /// Writes one request's line to standard error.
@@ -388,6 +459,86 @@ mod tests {
             r = r.header(*k, *v);
         }
         r.body(axum::body::Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn the_token_leaves_the_address_and_nothing_else_does() {
+        let at =
+            |u: &str| without_token(&u.parse().unwrap()).map(|v| v.to_str().unwrap().to_string());
+        assert_eq!(at("/?token=abc").as_deref(), Some("/"));
+        assert_eq!(
+            at("/run?id=0%2Fa+b&token=abc&x=1").as_deref(),
+            Some("/run?id=0%2Fa+b&x=1")
+        );
+        assert_eq!(
+            at("//evil.example/?token=abc").as_deref(),
+            Some("/evil.example/")
+        );
+        assert_eq!(at("/play").as_deref(), Some("/play"));
+    }
+
+    #[test]
+    fn only_a_browsers_navigation_is_sent_on() {
+        let mut guard = Guard::new();
+        guard.cookie = Some("c".into());
+        let access = Access::Token("0123456789abcdef0123456789abcdef".into());
+        let get = |headers: &[(&str, &str)]| {
+            let mut r = axum::http::Request::get("/?token=0123456789abcdef0123456789abcdef");
+            for (k, v) in headers {
+                r = r.header(*k, *v);
+            }
+            guard
+                .check(&access, &r.body(axum::body::Body::empty()).unwrap())
+                .unwrap()
+        };
+        let typed = get(&[("sec-fetch-mode", "navigate"), ("accept", "text/html")]);
+        assert!(typed.redirect.is_some() && typed.set_cookie.is_some());
+        let plain_http = get(&[("accept", "text/html,application/xhtml+xml")]);
+        assert!(plain_http.redirect.is_some());
+        // a script's fetch, curl, a test client: answered in place
+        for headers in [&[("sec-fetch-mode", "cors")][..], &[("accept", "*/*")], &[]] {
+            let a = get(headers);
+            assert!(
+                a.redirect.is_none() && a.set_cookie.is_some(),
+                "{headers:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn wrong_tokens_from_many_addresses_of_one_machine_or_network_count_as_one() {
+        let guard = Guard::new();
+        let access = Access::Token("0123456789abcdef0123456789abcdef".into());
+        let from = |ip: &str| {
+            let mut r = request(&[("authorization", "Bearer nope")]);
+            let addr = SocketAddr::new(ip.parse().unwrap(), 40000);
+            r.extensions_mut().insert(ConnectInfo(addr));
+            guard.check(&access, &r).unwrap_err()
+        };
+        // another user of this machine may connect from any of 127.0.0.0/8 (and ::1);
+        // one network's machines share a /64
+        let local: Vec<String> = (2..14).map(|i| format!("127.0.{i}.9")).collect();
+        let refusals: Vec<Refusal> = local.iter().map(|ip| from(ip)).collect();
+        assert!(
+            matches!(refusals[10], Refusal::SlowDown { .. }),
+            "{refusals:?}"
+        );
+        assert!(matches!(from("::1"), Refusal::SlowDown { .. }));
+        let net: Vec<Refusal> = (1..13).map(|i| from(&format!("2001:db8::{i:x}"))).collect();
+        assert!(matches!(net[10], Refusal::SlowDown { .. }), "{net:?}");
+        assert_eq!(from("2001:db8:0:1::1"), Refusal::Token, "another /64");
+    }
+
+    #[test]
+    fn the_addresss_token_beats_a_stale_cookie() {
+        let mut guard = Guard::new();
+        guard.cookie = Some("c".into());
+        let access = Access::Token("the-new-token-0123456789".into());
+        let r = axum::http::Request::get("/?token=the-new-token-0123456789")
+            .header("cookie", "c=the-old-token-0123456789")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        assert!(guard.check(&access, &r).unwrap().set_cookie.is_some());
     }
 
     #[test]

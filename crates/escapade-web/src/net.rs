@@ -10,10 +10,16 @@
 //! - its body must arrive within [`Limits::body_timeout`] of its head, else the handler
 //!   reading it gets an error (a 400) and the connection is closed;
 //! - at most [`Limits::max_connections`] connections are open at once, a WebSocket
-//!   counted until it closes; one more is answered `503` and closed at once, so the
-//!   process never runs out of descriptors and the clients over the cap learn why;
+//!   counted until it closes. One more makes room by closing the oldest connection with
+//!   no request in progress (idle, or still sending its head: what a flood of clients
+//!   that never finish a request holds, token or not), and is answered `503` and closed
+//!   at once only when every connection is busy, so the process never runs out of
+//!   descriptors, a client that sends its request promptly is served through a flood,
+//!   and the clients over the cap learn why;
 //! - a stop stops accepting, lets requests in progress finish for [`Limits::grace`],
-//!   then drops what is left (a live page's event stream never ends by itself).
+//!   then drops what is left (a live page's event stream never ends by itself). A
+//!   connection with no request in progress — idle, or still sending a head — is
+//!   dropped at once: a client that never finishes its head cannot hold the stop.
 //!
 //! [`raise_fd_limit`] lifts the soft limit on open files to the hard one (the usual
 //! 1,024 is low for a server) and [`Limits::connections_for`] sizes the cap from it. Each
@@ -57,6 +63,10 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const GRACE: Duration = Duration::from_secs(10);
 /// The most connections a server allows, however many descriptors it may open.
 pub const MAX_CONNECTIONS: usize = 4096;
+/// Connections over [`Limits::max_connections`] while the ones closed to make room for
+/// them let go of their descriptors (well within [`SPARE_FDS`]).
+const CLOSING: usize = 16;
+
 /// Descriptors a server keeps for itself beside its connections and its sessions'
 /// records (the listener, the runtime, files read for a page, a picture written).
 pub const SPARE_FDS: usize = 64;
@@ -144,6 +154,7 @@ pub async fn serve(
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let open = Arc::new(AtomicUsize::new(0));
+    let idle = Arc::new(Connections::default());
     // every connection's task holds a receiver: the sender's `closed` is all of them done
     let (stopping, stopped) = tokio::sync::watch::channel(false);
     let mut stop = std::pin::pin!(stop);
@@ -167,17 +178,24 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        if open.load(Ordering::SeqCst) >= limits.max_connections {
+        // a closed connection lets go of its descriptor a moment later: no more than
+        // `CLOSING` of them beyond the cap at once
+        let now = open.load(Ordering::SeqCst);
+        if now >= limits.max_connections
+            && (now >= limits.max_connections + CLOSING || !idle.close_oldest())
+        {
             tokio::spawn(refuse(stream, limits.max_connections));
             continue;
         }
         let io = Counted::new(stream, open.clone());
+        let (busy, closing) = idle.add();
         tokio::spawn(connection(
             io,
             addr,
             router.clone(),
             limits,
             stopped.clone(),
+            (busy, closing),
         ));
     }
     drop(listener);
@@ -196,8 +214,13 @@ async fn connection(
     router: Router,
     limits: Limits,
     mut stop: tokio::sync::watch::Receiver<bool>,
+    (busy, mut closing): (Arc<AtomicUsize>, Closing),
 ) {
+    // `busy`: requests of this connection whose head came and whose answer is not all
+    // sent; `closing`: the accept loop closes it to make room for another
+    let counted = busy.clone();
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let held = Counter::new(counted.clone());
         let mut req = req.map(|body| {
             axum::body::Body::new(TimedBody {
                 body,
@@ -206,7 +229,12 @@ async fn connection(
         });
         req.extensions_mut().insert(ConnectInfo(addr));
         let mut router = router.clone();
-        async move { router.call(req).await }
+        async move {
+            let response = router.call(req).await?;
+            Ok::<_, std::convert::Infallible>(
+                response.map(|body| axum::body::Body::new(HeldBody { body, _held: held })),
+            )
+        }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
@@ -219,7 +247,11 @@ async fn connection(
     let mut conn = std::pin::pin!(conn);
     tokio::select! {
         _ = conn.as_mut() => return,
+        _ = closing.wait() => return,
         _ = stop.wait_for(|s| *s) => {}
+    }
+    if busy.load(Ordering::SeqCst) == 0 {
+        return; // nothing to finish: an idle connection, or a head still on its way
     }
     conn.as_mut().graceful_shutdown();
     let _ = conn.await;
@@ -262,6 +294,125 @@ impl hyper::body::Body for TimedBody {
             Poll::Ready(()) => Poll::Ready(Some(Err("the request body took too long".into()))),
             Poll::Pending => Poll::Pending,
         }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// The open connections, oldest first, with what the accept loop needs to close the
+/// oldest one that has no request in progress.
+#[derive(Default)]
+struct Connections {
+    next: AtomicUsize,
+    table: std::sync::Mutex<std::collections::BTreeMap<usize, Entry>>,
+}
+
+/// A connection in [`Connections`]: its requests in progress, and how to close it.
+struct Entry {
+    busy: Arc<AtomicUsize>,
+    close: tokio::sync::oneshot::Sender<()>,
+}
+
+/// A connection's side of [`Connections`]: told when to close, and out of the table
+/// when dropped.
+struct Closing {
+    id: usize,
+    table: Arc<Connections>,
+    told: tokio::sync::oneshot::Receiver<()>,
+}
+
+impl Closing {
+    /// Completes when the accept loop closes this connection.
+    async fn wait(&mut self) {
+        if (&mut self.told).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        self.table.lock().remove(&self.id);
+    }
+}
+
+impl Connections {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<usize, Entry>> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A new connection: its count of requests in progress, and its [`Closing`].
+    fn add(self: &Arc<Self>) -> (Arc<AtomicUsize>, Closing) {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let busy = Arc::new(AtomicUsize::new(0));
+        let (close, told) = tokio::sync::oneshot::channel();
+        self.lock().insert(
+            id,
+            Entry {
+                busy: busy.clone(),
+                close,
+            },
+        );
+        let closing = Closing {
+            id,
+            table: self.clone(),
+            told,
+        };
+        (busy, closing)
+    }
+
+    /// Closes the oldest connection with no request in progress; `false` when every
+    /// one has a request in progress.
+    fn close_oldest(&self) -> bool {
+        let mut table = self.lock();
+        let oldest = table
+            .iter()
+            .find(|(_, e)| e.busy.load(Ordering::SeqCst) == 0)
+            .map(|(id, _)| *id);
+        match oldest.and_then(|id| table.remove(&id)) {
+            Some(entry) => entry.close.send(()).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// One more in a count while it lives (a request in progress on its connection).
+struct Counter(Arc<AtomicUsize>);
+
+impl Counter {
+    fn new(count: Arc<AtomicUsize>) -> Counter {
+        count.fetch_add(1, Ordering::SeqCst);
+        Counter(count)
+    }
+}
+
+impl Drop for Counter {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// An answer's body, its request counted in progress until the body is sent or dropped.
+struct HeldBody {
+    body: axum::body::Body,
+    _held: Counter,
+}
+
+impl hyper::body::Body for HeldBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
     }
 
     fn is_end_stream(&self) -> bool {
@@ -348,6 +499,22 @@ mod tests {
             assert!(fd_headroom().unwrap() < now);
         }
         let _ = now;
+    }
+
+    #[tokio::test]
+    async fn room_is_made_by_closing_the_oldest_connection_without_a_request() {
+        let table = Arc::new(Connections::default());
+        let (first, mut first_closing) = table.add();
+        let (_second, mut second_closing) = table.add();
+        first.fetch_add(1, Ordering::SeqCst); // a request in progress: kept
+        assert!(table.close_oldest());
+        second_closing.wait().await;
+        assert!(!table.close_oldest(), "the busy one is never closed");
+        first.fetch_sub(1, Ordering::SeqCst);
+        assert!(table.close_oldest());
+        first_closing.wait().await;
+        drop(second_closing);
+        assert!(table.lock().is_empty());
     }
 
     #[test]

@@ -1,13 +1,37 @@
 //! The Markdown that `escapade report` writes (headings, pipe tables, lists, paragraphs)
 //! as HTML, so the report page shows the very tables the terminal shows. pulldown-cmark
 //! parses it (tables on); raw HTML in the text — a model's name, a scenario id — is shown
-//! as text, never interpreted, and headings move one level down under the page's own.
+//! as text, never interpreted, and so are links and pictures (`[a](javascript:…)`,
+//! `![a](http://elsewhere/…)`, `<http://…>`): the report writes none of its own, and the
+//! names in it may be anyone's (a `serve` client names its participant and its inline
+//! scenario), so a link would run another's script in the viewer's pages and a picture
+//! would fetch from another site when the page opens. Headings move one level down under
+//! the page's own.
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd, html};
 
-/// The report's Markdown as HTML, nothing in it interpreted as HTML.
+/// The report's Markdown as HTML, nothing in it interpreted as HTML, and its links and
+/// pictures shown as they are written.
 pub fn to_html(markdown: &str) -> String {
-    let events = Parser::new_ext(markdown, Options::ENABLE_TABLES).map(|event| match event {
+    // inside a link or a picture (how deep): its events are left out, its source shown
+    let mut inside = 0usize;
+    let parsed = Parser::new_ext(markdown, Options::ENABLE_TABLES).into_offset_iter();
+    let events = parsed.filter_map(move |(event, range)| {
+        match &event {
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => {
+                inside += 1;
+                return (inside == 1).then(|| Event::Text(markdown[range].to_string().into()));
+            }
+            Event::End(TagEnd::Link | TagEnd::Image) => {
+                inside = inside.saturating_sub(1);
+                return None;
+            }
+            _ if inside > 0 => return None,
+            _ => {}
+        }
+        Some(event)
+    });
+    let events = events.map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
         Event::Start(Tag::Heading {
             level,
@@ -77,5 +101,23 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("&lt;script&gt;"), "{html}");
+    }
+
+    #[test]
+    fn links_and_pictures_are_text() {
+        let md = "| agent |\n|---|\n| remote ![p](http://evil.example/q.png) [d](javascript:alert(2)) |\n\n\
+                  <http://evil.example/a> [![i](x.png)](http://e) [`c`](http://e)";
+        let html = to_html(md);
+        for bad in ["<img", "<a ", "href"] {
+            assert!(!html.contains(bad), "{bad}: {html}");
+        }
+        for shown in [
+            "remote ![p](http://evil.example/q.png) [d](javascript:alert(2))",
+            "&lt;http://evil.example/a&gt;",
+            "[![i](x.png)](http://e)",
+            "[`c`](http://e)",
+        ] {
+            assert!(html.contains(shown), "{shown}: {html}");
+        }
     }
 }

@@ -619,3 +619,130 @@ async fn an_episode_shows_its_distance_curve_and_how_to_continue_it() {
     browser.screenshot("episode-distance").await;
     browser.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_in_the_printed_address_leaves_the_address_bar_and_the_history() {
+    let (tmp, vis, _) = support::two_runs(("vis", "oracle", 1), ("comma", "oracle", 1)).await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let token = "a-token-for-the-browser-0123456789";
+    let options = escapade_web::ViewOptions {
+        dirs: dirs.to_vec(),
+        port: 0,
+        token: escapade_web::auth::TokenChoice::Given(token.into()),
+        ..Default::default()
+    };
+    let site = support::site(&dirs, escapade_web::auth::Access::Token(token.into()));
+    let server = escapade_web::Server::bind(&options, site)
+        .await
+        .expect("binds");
+    let printed = server.url().to_string();
+    let base = printed.split("/?").next().unwrap().to_string();
+    tokio::spawn(server.serve());
+    // the address the server printed, and a deep link with the token beside other keys
+    let run = format!("/run?id={}&token={token}", support::id_of(&vis));
+    for url in [printed.clone(), format!("{base}{run}")] {
+        browser.client.goto(&url).await.unwrap();
+        browser.wait_for("main").await;
+        let now = browser.client.current_url().await.unwrap().to_string();
+        assert!(
+            !now.contains(token),
+            "the address bar shows the token: {now}"
+        );
+        let title = browser.client.title().await.unwrap();
+        assert!(
+            !title.contains("token"),
+            "{url}: the page was refused: {title}"
+        );
+        // what the history holds: only addresses without the token
+        let history = browser
+            .client
+            .execute(
+                "return [document.URL, document.referrer, history.length]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(!history.to_string().contains(token), "{history}");
+    }
+    // the run's page was reached with its id kept
+    let now = browser.client.current_url().await.unwrap();
+    assert_eq!(now.path(), "/run");
+    assert!(
+        now.query().unwrap_or("").contains("id="),
+        "{now}: the other keys of the query were lost"
+    );
+    browser.close().await;
+}
+
+/// A view server with `token` on `port` (0: any), until `stop` is sent; its port.
+async fn serve_with_token(
+    dirs: &[PathBuf],
+    token: &str,
+    port: u16,
+    stop: tokio::sync::oneshot::Receiver<()>,
+) -> (u16, tokio::task::JoinHandle<()>) {
+    let options = escapade_web::ViewOptions {
+        dirs: dirs.to_vec(),
+        port,
+        token: escapade_web::auth::TokenChoice::Given(token.into()),
+        ..Default::default()
+    };
+    let site = support::site(dirs, escapade_web::auth::Access::Token(token.into()));
+    let mut server = escapade_web::Server::bind(&options, site)
+        .await
+        .expect("binds");
+    server.limits_mut().grace = Duration::from_millis(200);
+    let port = server.port();
+    let task = tokio::spawn(async move {
+        let _ = server
+            .serve_until(async move {
+                let _ = stop.await;
+            })
+            .await;
+    });
+    (port, task)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_server_opens_with_its_new_token_in_the_same_browser() {
+    let (tmp, _, _) = support::two_runs(("vis", "oracle", 1), ("comma", "oracle", 1)).await;
+    let dirs = [tmp.path().to_path_buf()];
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    // the first server: its address opened, its cookie kept by the browser
+    let (old, new) = (
+        "the-first-servers-token-0123",
+        "the-second-servers-token-456",
+    );
+    let (stop, stopped) = tokio::sync::oneshot::channel();
+    let (port, task) = serve_with_token(&dirs, old, 0, stopped).await;
+    browser
+        .client
+        .goto(&format!("http://127.0.0.1:{port}/?token={old}"))
+        .await
+        .unwrap();
+    browser.wait_for("#runs").await;
+    let _ = stop.send(());
+    task.await.unwrap();
+    // the same command again, on the same port, with a fresh token: its printed address
+    let (_stop, stopped) = tokio::sync::oneshot::channel();
+    let (again, _task) = serve_with_token(&dirs, new, port, stopped).await;
+    assert_eq!(again, port);
+    browser
+        .client
+        .goto(&format!("http://127.0.0.1:{port}/?token={new}"))
+        .await
+        .unwrap();
+    browser.wait_for("main").await;
+    let title = browser.client.title().await.unwrap();
+    assert!(
+        !title.contains("token"),
+        "the new address was refused for the old cookie: {title}"
+    );
+    browser.wait_for("#runs").await;
+    browser.close().await;
+}

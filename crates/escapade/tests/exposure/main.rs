@@ -4,8 +4,10 @@
 //!
 //! - signals: SIGTERM and SIGHUP stop every command as Ctrl-C does, and every episode in
 //!   play is recorded (`serve`, `mcp`, `play` in the terminal and in the browser, `run`);
+//!   a second signal quits a server at once, however long its graceful stop would wait;
 //! - slow clients: idle, half-sent and slow-bodied connections are cut off, and a flood of
-//!   them under a low file-descriptor limit leaves the server reachable;
+//!   them under a low file-descriptor limit leaves the server reachable, even while the
+//!   flood is renewed, and none of them holds a stop;
 //! - descriptors: `serve --record` raises its limit, holds few descriptors per session,
 //!   and refuses cleanly when out of them;
 //! - origins: a page of another origin, a `text/plain` body, a foreign WebSocket are
@@ -190,6 +192,105 @@ fn sigterm_stops_view_cleanly() {
     assert!(status.is_some_and(|s| s.success()), "{status:?}");
 }
 
+/// A request whose body never finishes: it holds a server's stop for the whole grace.
+fn hold_a_request(r: &Running, path: &str, content_type: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(&r.addr).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: {content_type}\r\n{}\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{",
+        r.addr,
+        r.auth()
+    )
+    .unwrap();
+    s
+}
+
+#[test]
+fn a_second_signal_stops_every_server_at_once() {
+    let dir = tmp();
+    let record = dir.path().join("runs");
+    let servers = [
+        (
+            vec![
+                "play",
+                "--web",
+                "visescape@4",
+                "--port",
+                "0",
+                "--record",
+                s(&record),
+            ],
+            "/play/start",
+            "application/x-www-form-urlencoded",
+        ),
+        (
+            vec!["serve", "--port", "0", "--record", s(&record)],
+            "/reset",
+            "application/json",
+        ),
+        (
+            vec!["mcp", "--http", "--port", "0"],
+            "/mcp",
+            "application/json",
+        ),
+    ];
+    std::thread::scope(|scope| {
+        for (args, path, content_type) in &servers {
+            scope.spawn(move || {
+                let mut r = start(args, &[], None);
+                // a request in progress: the first signal waits for it (up to the grace)
+                let _held = hold_a_request(&r, path, content_type);
+                std::thread::sleep(Duration::from_millis(300));
+                kit::send_signal(&r.child, "TERM");
+                std::thread::sleep(Duration::from_millis(1000));
+                let at = Instant::now();
+                let status = r.signal("INT", Duration::from_secs(5));
+                assert_eq!(
+                    status.and_then(|s| s.code()),
+                    Some(130),
+                    "{args:?}: a second signal did not stop it at once ({:?})\n{}",
+                    at.elapsed(),
+                    r.stderr()
+                );
+                assert!(r.stderr().contains("quit"), "{}", r.stderr());
+            });
+        }
+    });
+}
+
+#[test]
+fn a_half_sent_request_head_does_not_hold_a_stop() {
+    use std::io::Write;
+    let dir = tmp();
+    let servers = [
+        vec!["view", s(dir.path()), "--port", "0"],
+        vec!["serve", "--port", "0"],
+        vec!["mcp", "--http", "--port", "0"],
+    ];
+    std::thread::scope(|scope| {
+        for args in &servers {
+            scope.spawn(move || {
+                let mut r = start(args, &[], None);
+                // anyone who can connect: a head never finished, and an idle connection
+                let mut half = std::net::TcpStream::connect(&r.addr).unwrap();
+                write!(half, "GET / HTTP/1.1\r\nHost: {}\r\n", r.addr).unwrap();
+                let _idle = std::net::TcpStream::connect(&r.addr).unwrap();
+                std::thread::sleep(Duration::from_millis(300));
+                let at = Instant::now();
+                let status = r.signal("TERM", Duration::from_secs(30));
+                assert!(status.is_some_and(|s| s.success()), "{args:?}: {status:?}");
+                assert!(
+                    at.elapsed() < Duration::from_secs(5),
+                    "{args:?}: the stop waited {:?} for a request that never came",
+                    at.elapsed()
+                );
+            });
+        }
+    });
+}
+
 #[test]
 fn sigterm_stops_a_run_and_records_the_episodes_in_flight() {
     let dir = tmp();
@@ -357,6 +458,33 @@ fn a_flood_of_idle_connections_under_a_low_fd_limit_leaves_view_reachable() {
         "view stayed unreachable (last status {last:?})\n{}",
         r.stderr()
     );
+}
+
+#[test]
+fn a_flood_of_unfinished_heads_does_not_lock_a_client_out() {
+    use std::io::Write;
+    let dir = tmp();
+    // a cap of 64 connections: 128 descriptors, less what the server keeps for itself
+    let r = start(&["view", s(dir.path()), "--port", "0"], &[], Some("-n 128"));
+    let to = r.addr.parse().unwrap();
+    // anyone who can connect, without the token: more heads begun than the cap, each
+    // kept within the head timeout
+    let flood: Vec<std::net::TcpStream> = (0..150)
+        .filter_map(|_| {
+            let mut s = std::net::TcpStream::connect_timeout(&to, Duration::from_secs(3)).ok()?;
+            write!(s, "GET / HTTP/1.1\r\nHost: {}\r\n", r.addr).ok()?;
+            Some(s)
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let a = get(&r.addr, &format!("/{}", r.query(true)), "");
+    assert_eq!(
+        a.status,
+        200,
+        "a client with the token was locked out by {} unfinished heads: {a:?}",
+        flood.len()
+    );
+    drop(flood);
 }
 
 // -------------------------------------------------------------------- 6. descriptors
@@ -747,4 +875,50 @@ fn a_long_participant_name_reveals_no_server_path() {
     let a = serve_reset(&r, 0, json!({"participant": long}));
     assert!(!a.body.contains(s(dir.path())), "{}", a.body);
     assert_eq!(a.status, 200, "{}", a.body);
+}
+
+#[test]
+fn a_serve_clients_names_are_text_in_the_viewers_report() {
+    let dir = tmp();
+    let record = dir.path().join("runs");
+    let serve = start(&["serve", "--port", "0", "--record", s(&record)], &[], None);
+    // what a client of `serve` names: its participant, and an inline scenario's id
+    let lure = "![p](http://evil.example/q.png) [d](javascript:alert(2)) <http://evil.example/a>";
+    let opened = serve_reset(&serve, 0, json!({"participant": lure}));
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let session: Value = serde_json::from_str(&opened.body).unwrap();
+    let close = json!({"session_id": session["session_id"]}).to_string();
+    let closed = post(&serve.addr, "/close", &json_headers(&serve), &close);
+    assert_eq!(closed.status, 200, "{closed:?}");
+    let run = std::fs::read_dir(&record)
+        .unwrap()
+        .next()
+        .expect("the episode is recorded")
+        .unwrap()
+        .path();
+    let view = start(&["view", s(&run), "--port", "0"], &[], None);
+    let report = get(
+        &view.addr,
+        &format!("/report?run=0{}", view.query(false)),
+        "",
+    );
+    assert_eq!(report.status, 200, "{report:?}");
+    let page = report.body.to_ascii_lowercase();
+    for bad in [
+        "src=\"http://evil",
+        "href=\"javascript:",
+        "href=\"http://evil",
+    ] {
+        assert!(
+            !page.contains(bad),
+            "the report page holds `{bad}`:\n{}",
+            report.body
+        );
+    }
+    // the name is shown as written
+    assert!(
+        report.body.contains("javascript:alert(2)"),
+        "{}",
+        report.body
+    );
 }
