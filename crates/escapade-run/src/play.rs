@@ -458,7 +458,8 @@ fn record_dir(
         shard: None,
         fork: options.from.as_ref().map(|f| f.origin.clone()),
     };
-    RunDir::create_named(parent, &config, &name)
+    // a person's or a client's recording: no other local user reads its answers
+    RunDir::create_private(parent, &config, &name)
 }
 
 fn print_ending(out: &mut dyn Write, played: &Played, quit: bool, eof: bool) {

@@ -605,6 +605,18 @@ impl RunDir {
     /// Like [`RunDir::create`], naming the directory after `agent_name` (for example the
     /// model name of an LLM agent) instead of the agent spec.
     pub fn create_named(parent: &Path, config: &RunConfig, agent_name: &str) -> Result<RunDir> {
+        Self::make(parent, config, agent_name, false)
+    }
+
+    /// Like [`RunDir::create_named`], the directory readable by this user only (mode
+    /// 0700 on Unix): a recording made for a server's clients or for people at `play`,
+    /// whose scenarios (their answers with them) another local user must not read while
+    /// the episode is being played.
+    pub fn create_private(parent: &Path, config: &RunConfig, agent_name: &str) -> Result<RunDir> {
+        Self::make(parent, config, agent_name, true)
+    }
+
+    fn make(parent: &Path, config: &RunConfig, agent_name: &str, private: bool) -> Result<RunDir> {
         std::fs::create_dir_all(parent).map_err(|e| RunError::io("cannot create", parent, e))?;
         let now = chrono::Utc::now();
         let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
@@ -624,7 +636,7 @@ impl RunDir {
                 .as_bytes(),
             )[..6];
             let path = parent.join(format!("{stamp}-{suite}-{agent}-{id}"));
-            match std::fs::create_dir(&path) {
+            match new_dir(&path, private) {
                 Ok(()) => break path,
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
                     attempt += 1;
@@ -959,6 +971,19 @@ impl RunDir {
         )?;
         Ok(report)
     }
+}
+
+/// Makes the directory `path` (its parent exists), for this user only when `private`.
+fn new_dir(path: &Path, private: bool) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    builder.create(path)
 }
 
 /// `checkpoints/<scenario>/<epoch>.json` of the run directory `dir`.

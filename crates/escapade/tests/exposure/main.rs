@@ -69,6 +69,29 @@ fn sigterm_stops_serve_and_records_every_open_episode_as_stopped_by_the_server()
     }
 }
 
+/// A recording holds the scenario, its answers with it, while the episode is played:
+/// another local user must not read it (the run directory is the owner's only, whatever
+/// the umask gives other directories).
+#[cfg(unix)]
+#[test]
+fn another_local_user_cannot_read_a_recording_in_play() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmp();
+    let record = dir.path().join("runs");
+    let mut r = start(&["serve", "--port", "0", "--record", s(&record)], &[], None);
+    let a = serve_reset(&r, 0, json!({}));
+    assert_eq!(a.status, 200, "{a:?}");
+    let runs: Vec<std::path::PathBuf> = std::fs::read_dir(&record)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let mode = std::fs::metadata(&runs[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "the run directory's mode is {mode:o}");
+    let status = r.signal("TERM", Duration::from_secs(60));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+}
+
 #[test]
 fn sighup_stops_mcp_over_http_and_records_every_episode() {
     let dir = tmp();
