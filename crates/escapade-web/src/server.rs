@@ -134,7 +134,39 @@ pub fn router(site: Arc<Site>) -> Router {
             site.clone(),
             crate::auth::admit,
         ))
+        // outermost: refusals carry them too
+        .layer(axum::middleware::map_response(protect))
         .with_state(site)
+}
+
+/// What every answer tells the browser, beside the access check: run only this server's
+/// own scripts (a name a client chose that slipped into a page still could not run), never
+/// be framed by another site (a play page's buttons under a foreign page's clicks), never
+/// send an address, a token in it, on to another site as a Referer, and never guess a
+/// type.
+const PROTECTIONS: [(&str, &str); 4] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; \
+         form-action 'self'; frame-ancestors 'none'",
+    ),
+    // not `no-referrer`: under it a browser sends `Origin: null` with a form's POST,
+    // which the access check refuses as a foreign origin
+    ("referrer-policy", "same-origin"),
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+];
+
+async fn protect(mut response: axum::response::Response) -> axum::response::Response {
+    let headers = response.headers_mut();
+    for (name, value) in PROTECTIONS {
+        headers.insert(
+            axum::http::HeaderName::from_static(name),
+            axum::http::HeaderValue::from_static(value),
+        );
+    }
+    response
 }
 
 async fn not_found(

@@ -615,3 +615,33 @@ async fn an_episode_page_opens_on_how_it_ended() {
         );
     }
 }
+
+/// Every answer, page or refusal, tells the browser to run only this server's own
+/// scripts, never to be framed by another site (a play page's buttons under a foreign
+/// page's clicks), never to send the address (and a token in it) on to another site as
+/// a Referer, and not to guess a type.
+#[tokio::test]
+async fn pages_carry_the_browser_protections() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = support::app(&[tmp.path().to_path_buf()]);
+    for uri in ["/", "/assets/app.js", "/no/such/page"] {
+        let (_, headers, _) = get(&app, uri).await;
+        let of = |name: &str| {
+            headers
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_string())
+                .unwrap_or_else(|| panic!("{uri}: no {name} header in {headers:?}"))
+        };
+        let csp = of("content-security-policy");
+        for part in [
+            "script-src 'self'",
+            "frame-ancestors 'none'",
+            "object-src 'none'",
+        ] {
+            assert!(csp.contains(part), "{uri}: {csp}");
+        }
+        assert_eq!(of("referrer-policy"), "same-origin", "{uri}");
+        assert_eq!(of("x-content-type-options"), "nosniff", "{uri}");
+        assert_eq!(of("x-frame-options"), "DENY", "{uri}");
+    }
+}
