@@ -303,7 +303,7 @@ impl Backend for Capture {
     }
 }
 
-fn lock(state: &Mutex<CaptureState>) -> std::sync::MutexGuard<'_, CaptureState> {
+fn lock<T>(state: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     state.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -657,7 +657,7 @@ fn rebuild_all(jobs: &[(&RunInput<'_>, &EpisodeRow)]) -> Vec<Result<Rebuilt>> {
                             format!("cannot start an async runtime: {e}"),
                         )),
                     };
-                    lock_done(&done)[i] = Some(rebuilt);
+                    lock(&done)[i] = Some(rebuilt);
                 }
             });
         }
@@ -667,10 +667,6 @@ fn rebuild_all(jobs: &[(&RunInput<'_>, &EpisodeRow)]) -> Vec<Result<Rebuilt>> {
     done.into_iter()
         .map(|r| r.expect("every episode was rebuilt"))
         .collect()
-}
-
-fn lock_done<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// One SFT line per conversation ([`Rebuilt::conversations`]): its messages and reply in
