@@ -273,15 +273,28 @@ fn error(e: &ServeError) -> Message {
     reply("error", e.data())
 }
 
+/// Sends `message` on `socket`, waiting at most `bound`: whether it went. A client that
+/// does not take its answers (it stopped reading, its buffers are full) would otherwise
+/// hold the session's task, and its socket, until TCP gives up.
+async fn send(socket: &mut WebSocket, message: Message, bound: std::time::Duration) -> bool {
+    matches!(
+        tokio::time::timeout(bound, socket.send(message)).await,
+        Ok(Ok(()))
+    )
+}
+
 /// One WebSocket connection: one session, from the first message to the close (or the
-/// reaper, or the server's stop).
+/// reaper, or the server's stop). A client that does not take an answer within the idle
+/// timeout is let go as the reaper lets an idle one go.
 async fn session_loop(shared: Shared, mut socket: WebSocket, ip: IpAddr) {
     let app = shared.app.clone();
+    let bound = app.sessions.limits().idle_timeout;
     let session = match app.sessions.open() {
         Ok(s) => s,
         Err(e) => {
-            let _ = socket.send(error(&e)).await;
-            let _ = socket.send(Message::Close(None)).await;
+            if send(&mut socket, error(&e), bound).await {
+                send(&mut socket, Message::Close(None), bound).await;
+            }
             return;
         }
     };
@@ -297,7 +310,7 @@ async fn session_loop(shared: Shared, mut socket: WebSocket, ip: IpAddr) {
             Some(Ok(Message::Text(t))) => t,
             Some(Ok(Message::Binary(_))) => {
                 let e = ServeError::Invalid("messages are JSON text, not binary".into());
-                if socket.send(error(&e)).await.is_err() {
+                if !send(&mut socket, error(&e), bound).await {
                     break;
                 }
                 continue;
@@ -310,7 +323,7 @@ async fn session_loop(shared: Shared, mut socket: WebSocket, ip: IpAddr) {
         let (answer, close) = handle(&app, &session, text.as_str()).await;
         session.touch();
         if let Some(a) = answer
-            && socket.send(a).await.is_err()
+            && !send(&mut socket, a, bound).await
         {
             break;
         }
@@ -324,7 +337,7 @@ async fn session_loop(shared: Shared, mut socket: WebSocket, ip: IpAddr) {
         false => escapade_run::remote::GONE,
     };
     app.close_because(&session.id, why).await;
-    let _ = socket.send(Message::Close(None)).await;
+    send(&mut socket, Message::Close(None), bound).await;
 }
 
 /// One message of a session: the answer, and whether the client asked to close.

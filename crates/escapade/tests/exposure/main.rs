@@ -945,3 +945,68 @@ fn a_serve_clients_names_are_text_in_the_viewers_report() {
         report.body
     );
 }
+
+/// The sockets `pid` holds open.
+#[cfg(target_os = "linux")]
+fn sockets_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+                .filter(|target| target.to_string_lossy().starts_with("socket:"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// A WebSocket client that asks and never reads its answers (its buffers full, the
+/// server's send waits) is let go within the idle timeout, its socket closed: it does
+/// not hold a descriptor until TCP gives up.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_websocket_client_that_never_reads_is_let_go() {
+    use std::io::{Read, Write};
+    let r = start(
+        &["serve", "--port", "0", "--idle-timeout", "2", "--rate", "0"],
+        &[],
+        None,
+    );
+    let pid = r.child.id();
+    let before = sockets_of(pid);
+    let mut ws = std::net::TcpStream::connect(&r.addr).unwrap();
+    write!(
+        ws,
+        "GET /ws HTTP/1.1\r\nHost: {}\r\n{}Upgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        r.addr,
+        r.auth()
+    )
+    .unwrap();
+    let mut head = [0u8; 12];
+    ws.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 101", "the upgrade was refused");
+    // resets answered with a picture each, far more than the socket buffers hold; a
+    // client's frame is masked (with a zero key, which leaves the bytes as they are)
+    let reset = json!({"type": "reset", "data": {"suite": "visescape@4", "index": 0}}).to_string();
+    let mut frame = vec![0x81, 0x80 | 126];
+    frame.extend_from_slice(&(reset.len() as u16).to_be_bytes());
+    frame.extend_from_slice(&[0, 0, 0, 0]);
+    frame.extend_from_slice(reset.as_bytes());
+    ws.set_write_timeout(Some(Duration::from_secs(2))).unwrap();
+    for _ in 0..400 {
+        if ws.write_all(&frame).is_err() {
+            break;
+        }
+    }
+    assert!(sockets_of(pid) > before, "the session's socket is open");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while sockets_of(pid) > before && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(
+        sockets_of(pid),
+        before,
+        "the server still holds the socket of a client that stopped reading 15 s ago\n{}",
+        r.stderr()
+    );
+    drop(ws);
+}
