@@ -470,7 +470,7 @@ impl LlmConfig {
                 (Some(t), None) => t.to_string(),
             },
         );
-        put("max_tokens", self.max_tokens_sent(self.max_tokens, client));
+        put("max_tokens", self.max_tokens_sent(provider, client));
         put("top_p", NOT_SENT.to_string());
         put("stop", NOT_SENT.to_string());
         put(
@@ -591,11 +591,11 @@ impl LlmConfig {
         )
     }
 
-    /// The output cap a request with cap `cap` sends to this agent's backend, as
+    /// The output cap this agent's requests send to `provider`'s backend, as
     /// [`LlmConfig::sent`] words it.
-    pub fn max_tokens_sent(&self, cap: Option<u32>, client: &ClientOptions) -> String {
+    fn max_tokens_sent(&self, provider: &str, client: &ClientOptions) -> String {
         use escapade_llm::anthropic;
-        let provider = self.model.split_once('/').map_or("", |(p, _)| p);
+        let cap = self.max_tokens;
         if provider == "anthropic" {
             let wire = anthropic::wire_max_tokens(cap, client.thinking_budget);
             let answer = match cap {

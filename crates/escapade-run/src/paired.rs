@@ -352,18 +352,11 @@ fn paired_metric(
         leaning = per_scenario.iter().filter(|(a, b)| a != b).count();
         let only_a = per_scenario.iter().map(|d| d.0).sum();
         let only_b = per_scenario.iter().map(|d| d.1).sum();
-        match clustered {
-            true => (
-                "mcnemar clustered".to_string(),
-                stats::mcnemar_clustered(&per_scenario),
-                Some((only_a, only_b)),
-            ),
-            false => (
-                "mcnemar".to_string(),
-                stats::mcnemar_exact(only_a, only_b),
-                Some((only_a, only_b)),
-            ),
-        }
+        let (test, p) = match clustered {
+            true => ("mcnemar clustered", stats::mcnemar_clustered(&per_scenario)),
+            false => ("mcnemar", stats::mcnemar_exact(only_a, only_b)),
+        };
+        (test.to_string(), p, Some((only_a, only_b)))
     } else {
         ("paired bootstrap".to_string(), boot.p, None)
     };
